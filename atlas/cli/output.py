@@ -1,0 +1,50 @@
+"""How the CLI talks: data on stdout (deterministic JSON or plain text), messages and progress on stderr, colour
+only on a terminal and never with NO_COLOR."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn
+
+FORMATS = ("human", "json")
+
+
+def _colour() -> bool:
+    return sys.stderr.isatty() and not os.environ.get("NO_COLOR")
+
+
+err = Console(stderr=True, highlight=False, no_color=not _colour(), soft_wrap=True)
+
+
+def data(obj) -> None:
+    """Write machine-readable output: sorted keys, stable across runs."""
+    sys.stdout.write(json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+
+
+def text(line: str = "") -> None:
+    sys.stdout.write(line + "\n")
+
+
+def message(line: str) -> None:
+    err.print(line, markup=False)
+
+
+@contextmanager
+def progress(label: str):
+    """A callback (stage, fraction) drawing a rich progress bar on stderr; silent when stderr is not a terminal."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
+                  console=err, transient=True) as bar:
+        task = bar.add_task(label, total=1.0)
+
+        def report(stage: str, fraction: float) -> None:
+            bar.update(task, description=f"{label}: {stage}", completed=fraction)
+
+        yield report

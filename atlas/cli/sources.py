@@ -1,0 +1,48 @@
+"""`atlas sync` and `atlas pin`: thin bodies over atlas.sources."""
+
+from __future__ import annotations
+
+from atlas.cli import output
+from atlas.sources import load_all, repin, sync_pin
+
+
+def register(sub) -> None:
+    p = sub.add_parser("sync", help="clone and check out the pinned commits (read-only, one worktree per commit)")
+    p.add_argument("frameworks", nargs="*", metavar="FRAMEWORK", help="default: every manifest in pinned_sources/")
+    p.add_argument("--repair", action="store_true", help="discard the cached clone and checkouts, fetch again")
+    p.set_defaults(func=sync)
+
+    p = sub.add_parser("pin", help="resolve a new ref and rewrite the manifest's pin set and lock")
+    p.add_argument("framework")
+    p.add_argument("ref", help="tag, branch, or full or abbreviated commit")
+    p.set_defaults(func=pin)
+
+
+def sync(args, settings) -> int:
+    rows = []
+    for manifest in load_all(settings.root, args.frameworks or None):
+        for pin_set in args.pin_sets:
+            with output.progress(f"{manifest.name} {manifest.pin_entry(pin_set)['ref']}") as report:
+                checkout = sync_pin(manifest, pin_set, settings, report, repair=args.repair)
+            rows.append({"name": manifest.name, "pins": pin_set, "ref": checkout.pin.ref,
+                         "commit": checkout.pin.commit, "path": str(checkout.path), "source": checkout.source})
+            if args.format == "human":
+                state = "checked out" if checkout.fetched else "up to date"
+                output.text(f"{manifest.name:8} {checkout.pin.ref:10} {checkout.pin.commit[:12]}  {state}  "
+                            f"{checkout.path}")
+    if args.format == "json":
+        output.data(rows)
+    return 0
+
+
+def pin(args, settings) -> int:
+    (manifest,) = load_all(settings.root, [args.framework])
+    pin_set = args.pin_sets[0]
+    with output.progress(f"{manifest.name} {args.ref}") as report:
+        new = repin(manifest, pin_set, args.ref, settings, report)
+    if args.format == "json":
+        output.data({"name": new.framework, "pins": pin_set, "ref": new.ref, "commit": new.commit,
+                     "upstream_commit": new.upstream_commit, "manifest": str(manifest.path)})
+    else:
+        output.text(f"{new.framework} {pin_set}: {new.ref} -> {new.commit}  ({manifest.path})")
+    return 0

@@ -1,0 +1,117 @@
+"""The data model every stage of atlas shares: pins, spans, symbols, call sites, edges, findings.
+
+Frozen, slotted dataclasses; no IO here. Parsers fill them, the graph stores them, renderers read them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+@dataclass(frozen=True, slots=True)
+class Pin:
+    """One framework at one commit: what every symbol is anchored to."""
+
+    framework: str  # "vllm" | "sglang"
+    ref: str  # what the user asked for: a tag, branch or commit
+    commit: str  # the full commit it resolved to (the lock)
+    url: str  # upstream repository, e.g. https://github.com/vllm-project/vllm
+    upstream_commit: str = ""  # upstream commit the release was cut from, where recorded
+
+    @property
+    def permalink_ref(self) -> str:
+        """What upstream links point at: the recorded upstream commit, else the ref (a release tag)."""
+        return self.upstream_commit or self.ref
+
+    def permalink(self, path: str, start: int = 0, end: int = 0) -> str:
+        url = f"{self.url.rstrip('/')}/blob/{self.permalink_ref}/{path}"
+        if start and end and end != start:
+            return f"{url}#L{start}-L{end}"
+        return f"{url}#L{start}" if start else url
+
+    @property
+    def key(self) -> str:
+        return f"{self.framework}@{self.commit[:12]}"
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Span:
+    """Lines (1-based, inclusive) of one file, its path relative to the repository root."""
+
+    path: str
+    start: int
+    end: int
+
+
+class SymbolKind(str, Enum):
+    MODULE = "module"
+    CLASS = "class"
+    FUNCTION = "function"
+    METHOD = "method"
+    ATTRIBUTE = "attribute"
+    TRITON_KERNEL = "triton_kernel"
+    OP = "op"  # a registered torch op (schema)
+    CPP_FUNCTION = "cpp_function"
+    CUDA_KERNEL = "cuda_kernel"  # a __global__ function
+    EXTERNAL = "external"  # outside the analysed tree: a library entry point, a compiled op
+
+
+class Provenance(str, Enum):
+    """How an edge was found; its value is the human wording."""
+
+    STATIC = "static"  # direct or imported name, self/cls method, constructor
+    TYPE_INFERRED = "type-inferred"  # through an attribute or variable whose type was inferred
+    DISPATCH = "dispatch"  # may dispatch to an override of the resolved method (lower confidence)
+    REGISTRATION = "registration"  # torch op registration, load_jit wrapper, plugin registry
+    LAUNCH = "launch"  # a kernel launch: kernel[grid](...), <<<...>>>, LaunchKernel
+    NAME_MATCH = "name-match"  # linked by name only
+    RUNTIME = "runtime-observed"  # seen by a probe in a live engine
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol:
+    id: str  # dotted path Python would use; C++ and ops get a stable qualified id too
+    kind: SymbolKind
+    span: Span | None  # None for external symbols
+    signature: str = ""
+    decorators: tuple[str, ...] = ()
+    bases: tuple[str, ...] = ()
+    component: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.id.rsplit(".", 1)[-1]
+
+
+@dataclass(frozen=True, slots=True)
+class CallSite:
+    """A call in the source, resolved or not; unresolved ones are kept and counted."""
+
+    caller: str
+    expression: str  # the callee as written, e.g. "self.kv_cache_manager.allocate_slots"
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    caller: str
+    callee: str
+    provenance: Provenance
+    confidence: float
+    site: Span | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One problem a check found: a result for the user, not an error of atlas."""
+
+    kind: str
+    message: str
+    path: str = ""
+    line: int = 0
+    details: dict = field(default_factory=dict, hash=False, compare=False)
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.line}" if self.line else self.path

@@ -1,0 +1,198 @@
+"""Git through gitpython: the bare cache repository per framework, ref resolution against the remote, shallow
+fetches of one commit, and one read-only worktree per commit. Every git failure becomes a SourceError that says
+what to do."""
+
+from __future__ import annotations
+
+import errno
+import re
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import git
+
+from atlas.errors import SourceError
+
+HEX = re.compile(r"^[0-9a-f]{4,40}$")
+Progress = Callable[[str, float], None]  # (message, fraction 0..1)
+
+
+def no_space(exc: BaseException) -> bool:
+    text = str(exc)
+    return (isinstance(exc, OSError) and exc.errno == errno.ENOSPC) or "No space left on device" in text
+
+
+def explain(exc: BaseException, doing: str) -> SourceError:
+    if no_space(exc):
+        return SourceError(f"no space left on the device while {doing}; free some space (or point --cache elsewhere) "
+                           "and run the command again: nothing half-written was kept")
+    detail = getattr(exc, "stderr", "") or str(exc)
+    detail = " ".join(line.strip() for line in str(detail).splitlines() if line.strip()).replace("stderr: ", "")
+    return SourceError(f"git failed while {doing}: {detail[:300]}")
+
+
+def make_writable(path: Path) -> None:
+    for p in [path, *path.rglob("*")]:
+        if not p.is_symlink():
+            p.chmod(p.stat().st_mode | 0o200)
+
+
+def make_read_only(path: Path, skip: str = ".git") -> None:
+    for p in path.rglob("*"):
+        if p.name == skip and p.parent == path or p.is_symlink():
+            continue
+        p.chmod(p.stat().st_mode & ~0o222)
+
+
+def remove_tree(path: Path) -> None:
+    if path.exists() or path.is_symlink():
+        make_writable(path)
+        shutil.rmtree(path)
+
+
+def open_cache_repo(repo_dir: Path, url: str) -> git.Repo:
+    """The bare repository that holds every fetched commit of one framework; created on first use."""
+    if repo_dir.exists():
+        try:
+            repo = git.Repo(repo_dir)
+            repo.git.rev_parse("--git-dir")
+        except (git.InvalidGitRepositoryError, git.NoSuchPathError, git.GitCommandError):
+            raise SourceError(f"the cache repository {repo_dir} is corrupt; run `atlas sync --repair` "
+                              "(or delete that folder) to fetch it again") from None
+    else:
+        repo_dir.parent.mkdir(parents=True, exist_ok=True)
+        tmp = repo_dir.with_name(repo_dir.name + ".partial")
+        remove_tree(tmp)
+        try:
+            git.Repo.init(tmp, bare=True)
+            tmp.rename(repo_dir)
+        except OSError as exc:
+            remove_tree(tmp)
+            raise explain(exc, f"creating {repo_dir}") from None
+        repo = git.Repo(repo_dir)
+    for lock in ("shallow.lock", "index.lock", "config.lock"):  # left by an interrupted fetch
+        (repo_dir / lock).unlink(missing_ok=True)
+    with repo.config_writer() as cfg:
+        cfg.set_value('remote "origin"', "url", url)
+    return repo
+
+
+def ls_remote(repo: git.Repo, url: str) -> dict[str, str]:
+    """Refs of the remote `origin` (called `url` in messages): name -> commit (annotated tags peeled)."""
+    try:
+        out = repo.git.ls_remote("origin")
+    except git.GitCommandError as exc:
+        raise SourceError(f"cannot reach the remote {url}: {_first_line(exc)}; check the network, "
+                          "or set ATLAS_MIRROR=DIR (--mirror DIR) to use a local mirror") from None
+    refs: dict[str, str] = {}
+    for line in out.splitlines():
+        sha, _, name = line.partition("\t")
+        if name.endswith("^{}"):
+            refs[name[:-3]] = sha  # the peeled commit wins over the tag object
+        else:
+            refs.setdefault(name, sha)
+    return refs
+
+
+def resolve(repo: git.Repo, url: str, ref: str, progress: Progress | None = None) -> str:
+    """The full commit `ref` names at the remote `origin` (called `url` in messages): a tag, a branch, a full or
+    abbreviated commit."""
+    refs = ls_remote(repo, url)
+    for candidate in (f"refs/tags/{ref}", f"refs/heads/{ref}", ref):
+        if candidate in refs:
+            return refs[candidate]
+    if not HEX.match(ref):
+        raise SourceError(f"unknown ref {ref!r} at {url}: no such tag or branch; list them with `git ls-remote {url}`")
+    if len(ref) == 40:
+        return ref
+    matches = sorted({sha for sha in refs.values() if sha.startswith(ref)})
+    if len(matches) == 1:
+        return matches[0]
+    # An abbreviated commit no ref points at: fetch the history (no blobs) and ask git to expand it.
+    fetch(repo, "+refs/heads/*:refs/remotes/origin/*", progress, depth=None, blobless=True, extra=["--tags"])
+    try:
+        out = repo.git.rev_parse("--disambiguate=" + ref)
+    except git.GitCommandError as exc:
+        raise explain(exc, f"resolving {ref}") from None
+    commits = [sha for sha in out.split() if repo.git.cat_file("-t", sha) == "commit"]
+    if len(commits) > 1:
+        raise SourceError(f"ambiguous commit {ref!r} at {url}: it matches {', '.join(c[:12] for c in commits)}; "
+                          "give more hex digits")
+    if not commits:
+        raise SourceError(f"unknown ref {ref!r} at {url}: no tag, branch or commit matches; "
+                          f"list refs with `git ls-remote {url}`")
+    return commits[0]
+
+
+def has_commit(repo: git.Repo, sha: str) -> bool:
+    try:
+        return repo.git.cat_file("-t", sha) == "commit"
+    except git.GitCommandError:
+        return False
+
+
+class _GitProgress(git.RemoteProgress):
+    def __init__(self, report: Progress):
+        super().__init__()
+        self.report = report
+
+    def update(self, op_code, cur_count, max_count=None, message=""):
+        stage = {self.COUNTING: "counting", self.COMPRESSING: "compressing", self.RECEIVING: "receiving",
+                 self.RESOLVING: "resolving"}.get(op_code & self.OP_MASK, "fetching")
+        self.report(stage, (cur_count / max_count) if max_count else 0.0)
+
+
+def fetch(repo: git.Repo, refspec: str, progress: Progress | None, depth: int | None = 1,
+          blobless: bool = False, extra: list[str] | None = None) -> None:
+    kwargs: dict = {}
+    if depth:
+        kwargs["depth"] = depth
+    if blobless:
+        kwargs["filter"] = "blob:none"
+    try:
+        repo.remote("origin").fetch(refspec, progress=_GitProgress(progress) if progress else None,
+                                    *(extra or []), **kwargs)
+    except git.GitCommandError as exc:
+        raise explain(exc, f"fetching {refspec} from {repo.remote('origin').url}") from None
+
+
+def add_worktree(repo: git.Repo, path: Path, sha: str) -> None:
+    """Check `sha` out at `path` (via a temporary folder, so an interruption leaves nothing that looks done)."""
+    tmp = path.with_name("." + path.name + ".partial")
+    remove_tree(tmp)
+    repo.git.worktree("prune")
+    try:
+        repo.git.worktree("add", "--detach", "--force", str(tmp), sha)
+        repo.git.worktree("move", str(tmp), str(path))
+    except (git.GitCommandError, OSError) as exc:
+        remove_tree(tmp)
+        repo.git.worktree("prune")
+        raise explain(exc, f"checking out {sha[:12]}") from None
+    make_read_only(path)
+
+
+def remove_worktree(repo: git.Repo, path: Path) -> None:
+    remove_tree(path)
+    repo.git.worktree("prune")
+
+
+def worktree_problem(path: Path, sha: str) -> str:
+    """Why the checkout at `path` is not a clean copy of `sha`, or '' when it is."""
+    try:
+        tree = git.Repo(path)
+        head = tree.head.commit.hexsha
+        if head != sha:
+            return f"is at {head[:12]}, not {sha[:12]}"
+        dirty = tree.git.status("--porcelain", "--untracked-files=no")
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError, git.GitCommandError, ValueError) as exc:
+        return f"is not a readable git checkout ({_first_line(exc)})"
+    if dirty:
+        return "has local changes: " + ", ".join(line[3:] for line in dirty.splitlines()[:3])
+    return ""
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(getattr(exc, "stderr", "") or exc).strip()
+    lines = [line.strip() for line in text.splitlines() if line.strip() and "stderr:" not in line]
+    return lines[-1] if lines else text[:200]

@@ -1,0 +1,153 @@
+"""`atlas sync` and `atlas pin`: bring each pinned commit into the cache as a read-only checkout, and re-pin.
+
+Locked pins never touch the network once fetched, so a second sync is a few stat calls and one `git status`."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import git
+
+from atlas.env import Settings
+from atlas.errors import SourceError
+from atlas.model import Pin
+from atlas.sources import gitops
+from atlas.sources.manifest import MIRROR, UPSTREAM, Manifest, write_pin
+
+
+@dataclass(frozen=True, slots=True)
+class Checkout:
+    pin: Pin
+    pin_set: str
+    path: Path
+    source: str  # mirror | upstream
+    fetched: bool  # whether this run had to fetch or check out
+
+
+@dataclass(frozen=True, slots=True)
+class Remote:
+    url: str  # what git talks to
+    source: str  # mirror | upstream
+    label: str = ""  # what the user named (a mirror's own path, when a shim stands in for it)
+
+
+def remote_of(manifest: Manifest, settings: Settings) -> Remote:
+    """Upstream, or `<mirror>/<name>.git` when a mirror stands in for it."""
+    if settings.mirror is None:
+        return Remote(manifest.url, UPSTREAM, manifest.url)
+    mirror = settings.mirror / f"{manifest.name}.git"
+    if not mirror.is_dir():
+        raise SourceError(f"no mirror of {manifest.name} at {mirror}; ATLAS_MIRROR (--mirror) must name a folder "
+                          f"holding {manifest.name}.git")
+    if (mirror / "refs").is_dir():
+        return Remote(str(mirror), MIRROR, str(mirror))
+    shim = _shim(mirror, settings.cache / "mirror-shims" / f"{manifest.name}.git")
+    return Remote(str(shim), MIRROR, str(mirror))
+
+
+def _shim(mirror: Path, shim: Path) -> Path:
+    """A mirror copied without its empty refs/ folder (git then refuses it): a writable stand-in that borrows the
+    mirror's objects through `alternates` and copies its packed refs. Costs a few small files, no object copies."""
+    if not (mirror / "objects").is_dir() or not (mirror / "HEAD").is_file():
+        raise SourceError(f"{mirror} is not a git repository (no objects/ or HEAD); point ATLAS_MIRROR elsewhere")
+    (shim / "refs").mkdir(parents=True, exist_ok=True)
+    (shim / "objects" / "info").mkdir(parents=True, exist_ok=True)
+    (shim / "objects" / "info" / "alternates").write_text(str((mirror / "objects").resolve()) + "\n")
+    for name in ("HEAD", "packed-refs"):
+        if (mirror / name).is_file():
+            shutil.copyfile(mirror / name, shim / name)
+    (shim / "config").write_text("[core]\n\trepositoryformatversion = 0\n\tbare = true\n"
+                                 "[uploadpack]\n\tallowFilter = true\n\tallowAnySHA1InWant = true\n")
+    return shim
+
+
+def checkout_path(settings: Settings, pin: Pin) -> Path:
+    return settings.checkouts / pin.framework / pin.commit[:12]
+
+
+def _done_marker(path: Path) -> Path:
+    return path.with_name(path.name + ".ok")
+
+
+def is_ready(settings: Settings, pin: Pin) -> bool:
+    """Whether the checkout of `pin` is complete (the marker is written last)."""
+    return _done_marker(checkout_path(settings, pin)).exists()
+
+
+def sync_pin(manifest: Manifest, pin_set: str, settings: Settings, progress=None, repair: bool = False) -> Checkout:
+    remote = remote_of(manifest, settings)
+    entry = manifest.pin_entry(pin_set)
+    pin = manifest.locked_pin(pin_set, remote.source)
+    repo_dir = settings.cache / "repos" / f"{manifest.name}.git"
+    if repair:
+        gitops.remove_tree(repo_dir)
+        gitops.remove_tree(settings.checkouts / manifest.name)
+    if pin is not None:
+        path = checkout_path(settings, pin)
+        if _done_marker(path).exists() and path.is_dir():
+            problem = gitops.worktree_problem(path, pin.commit)
+            if problem:
+                raise SourceError(f"the checkout {path} {problem}; run `atlas sync --repair {manifest.name}` "
+                                  "to discard it and check the pin out again")
+            return Checkout(pin, pin_set, path, remote.source, fetched=False)
+    repo = gitops.open_cache_repo(repo_dir, remote.url)
+    if pin is None:
+        commit = gitops.resolve(repo, remote.label, entry["ref"], progress)
+        upstream = entry.get("upstream_commit") or ""
+        if remote.source == UPSTREAM and upstream and not commit.startswith(upstream):
+            raise SourceError(f"{manifest.name} {entry['ref']} resolves to {commit[:12]} at {remote.label}, but the "
+                              f"release was cut from {upstream}; check the manifest {manifest.path}")
+        pin = Pin(manifest.name, entry["ref"], commit, manifest.url, upstream)
+        locks = dict(entry.get("locks") or {}, **{remote.source: commit})
+        write_pin(manifest, pin_set, entry["ref"], upstream, locks)
+    path = checkout_path(settings, pin)
+    marker = _done_marker(path)
+    marker.unlink(missing_ok=True)
+    if not gitops.has_commit(repo, pin.commit):
+        gitops.fetch(repo, pin.commit, progress)
+        if not gitops.has_commit(repo, pin.commit):
+            raise SourceError(f"{remote.label} did not send commit {pin.commit[:12]} of {manifest.name}; "
+                              "the lock may be stale: run `atlas pin` again")
+    _keep(repo, pin.commit)
+    gitops.remove_worktree(repo, path)  # a leftover from an interrupted run
+    path.parent.mkdir(parents=True, exist_ok=True)
+    gitops.add_worktree(repo, path, pin.commit)
+    problem = gitops.worktree_problem(path, pin.commit)
+    if problem:
+        raise SourceError(f"the fresh checkout {path} {problem}; run `atlas sync --repair {manifest.name}`")
+    marker.write_text(pin.commit + "\n")
+    return Checkout(pin, pin_set, path, remote.source, fetched=True)
+
+
+def _keep(repo: git.Repo, sha: str) -> None:
+    """A ref per pinned commit, so that git never prunes it."""
+    repo.git.update_ref(f"refs/atlas/{sha}", sha)
+
+
+def repin(manifest: Manifest, pin_set: str, ref: str, settings: Settings, progress=None) -> Pin:
+    """Resolve `ref` at the remote and rewrite the pin set; the new lock replaces the old ones."""
+    remote = remote_of(manifest, settings)
+    repo = gitops.open_cache_repo(settings.cache / "repos" / f"{manifest.name}.git", remote.url)
+    commit = gitops.resolve(repo, remote.label, ref, progress)
+    if not gitops.has_commit(repo, commit):
+        gitops.fetch(repo, commit, progress)
+    upstream = recorded_upstream_commit(repo, commit, manifest.name) or manifest.releases.get(ref, "")
+    write_pin(manifest, pin_set, ref, upstream, {remote.source: commit})
+    return Pin(manifest.name, ref, commit, manifest.url, upstream)
+
+
+def recorded_upstream_commit(repo: git.Repo, commit: str, name: str) -> str:
+    """The commit a release records it was cut from (`<pkg>/_version.py`'s commit id), or ''."""
+    for path in (f"{name}/_version.py", f"python/{name}/_version.py"):
+        try:
+            text = repo.git.show(f"{commit}:{path}")
+        except git.GitCommandError:
+            continue
+        for line in text.splitlines():
+            if "commit_id" in line and "=" in line:
+                value = line.rsplit("=", 1)[1].strip().strip("'\"")
+                if gitops.HEX.match(value) and len(value) >= 7:
+                    return value[:9]
+    return ""
