@@ -4,14 +4,21 @@
 from __future__ import annotations
 
 import argparse
+import importlib
+import pkgutil
 import sys
 
 from atlas import __version__
-from atlas.cli import output, sources
+from atlas.cli import output
 from atlas.env import settings as load_settings
 from atlas.errors import AtlasError
 
-COMMANDS = [sources]
+
+
+def commands() -> list:
+    """Every module of this package with a `register(subparsers)` function: one module per verb family."""
+    modules = [importlib.import_module(f"atlas.cli.{m.name}") for m in pkgutil.iter_modules(__path__)]
+    return [m for m in modules if hasattr(m, "register")]
 
 
 def parser() -> argparse.ArgumentParser:
@@ -34,7 +41,7 @@ def parser() -> argparse.ArgumentParser:
         return original(name, **kwargs)
 
     sub.add_parser = add_parser
-    for module in COMMANDS:
+    for module in commands():
         module.register(sub)
     return top
 

@@ -23,6 +23,7 @@ SCHEMA: dict[str, Any] = {
         "schema": {"const": 1},
         "name": {"type": "string", "pattern": "^[a-z][a-z0-9_-]*$"},
         "url": {"type": "string", "pattern": "^(https?|file|ssh|git)://|^/"},
+        "package_root": {"type": "string", "description": "folder holding the top-level Python package"},
         "include": {"type": "array", "items": {"type": "string"}, "minItems": 1},
         "exclude": {"type": "array", "items": {"type": "string"}},
         "releases": {
@@ -58,6 +59,7 @@ class Manifest:
     path: Path
     name: str
     url: str
+    package_root: str  # "" for vllm (vllm/ at the root), "python" for sglang
     include: tuple[str, ...]
     exclude: tuple[str, ...]
     releases: dict[str, str]
@@ -101,6 +103,7 @@ def load_manifest(path: Path) -> Manifest:
         path=path,
         name=str(data["name"]),
         url=str(data["url"]),
+        package_root=str(data.get("package_root") or "").strip("/"),
         include=tuple(data["include"]),
         exclude=tuple(data.get("exclude") or ()),
         releases={str(k): str(v) for k, v in (data.get("releases") or {}).items()},

@@ -11,7 +11,7 @@ from pathlib import Path
 import git
 
 from atlas.env import Settings
-from atlas.errors import SourceError
+from atlas.errors import BuildMissing, SourceError
 from atlas.model import Pin
 from atlas.sources import gitops
 from atlas.sources.manifest import MIRROR, UPSTREAM, Manifest, write_pin
@@ -151,3 +151,26 @@ def recorded_upstream_commit(repo: git.Repo, commit: str, name: str) -> str:
                 if gitops.HEX.match(value) and len(value) >= 7:
                     return value[:9]
     return ""
+
+
+def locate(manifest: Manifest, pin_set: str, settings: Settings) -> Checkout:
+    """The checkout of a pin set that `atlas sync` already made; never fetches."""
+    remote = remote_of(manifest, settings)
+    pin = manifest.locked_pin(pin_set, remote.source)
+    if pin is None or not is_ready(settings, pin):
+        raise BuildMissing(f"{manifest.name} ({pin_set} pins) is not synced yet; run `atlas sync {manifest.name} "
+                           f"--pins {pin_set}` first")
+    return Checkout(pin, pin_set, checkout_path(settings, pin), remote.source, fetched=False)
+
+
+def analysed_files(manifest: Manifest, checkout: Checkout, suffixes: tuple[str, ...]) -> list[tuple[str, str]]:
+    """(path, git blob id) of every file of the checkout that the manifest's globs select, with one of `suffixes`.
+    The blob id is the content hash: per-file caches key on it."""
+    out = git.Repo(checkout.path).git.ls_files("-s", "--", *[f"*{s}" for s in suffixes])
+    files = []
+    for line in out.splitlines():
+        meta, _, path = line.partition("\t")
+        blob = meta.split()[1]
+        if manifest.is_analysed(path):
+            files.append((path, blob))
+    return files
