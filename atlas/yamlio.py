@@ -35,6 +35,8 @@ def load(path: Path) -> Any:
         return _yaml().load(text)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
+        if exc.context_mark and mark and mark.line >= len(text.splitlines()):  # "got end of stream": blame the opener
+            mark = exc.context_mark
         line = mark.line + 1 if mark else 0
         raise ConfigError(f"{path}:{line}: invalid YAML: {exc.problem or exc.context}; fix the syntax") from None
 
@@ -78,11 +80,14 @@ def line_of(data: Any, path: tuple) -> int:
 def schema_problems(data: Any, schema: dict, file: Path) -> Iterator[str]:
     """Every JSON-Schema violation of `data`, as 'file:line: message', in document order."""
     validator = jsonschema.Draft202012Validator(schema)
-    errors = sorted(validator.iter_errors(data), key=lambda e: line_of(data, tuple(e.absolute_path)))
+    errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
     for error in errors:
         where = tuple(error.absolute_path)
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            extra = [k for k in error.instance if k not in error.schema.get("properties", {})]
+            where += tuple(extra[:1])  # point at the unknown key itself
         line = line_of(data, where)
-        field = ".".join(str(p) for p in where) or "(top level)"
+        field = ".".join(str(p) for p in error.absolute_path) or "(top level)"
         yield f"{file}:{line}: {field}: {_explain(error)}"
 
 

@@ -27,9 +27,7 @@ def explain(exc: BaseException, doing: str) -> SourceError:
     if no_space(exc):
         return SourceError(f"no space left on the device while {doing}; free some space (or point --cache elsewhere) "
                            "and run the command again: nothing half-written was kept")
-    detail = getattr(exc, "stderr", "") or str(exc)
-    detail = " ".join(line.strip() for line in str(detail).splitlines() if line.strip()).replace("stderr: ", "")
-    return SourceError(f"git failed while {doing}: {detail[:300]}")
+    return SourceError(f"git failed while {doing}: {_first_line(exc)}")
 
 
 def make_writable(path: Path) -> None:
@@ -110,7 +108,7 @@ def resolve(repo: git.Repo, url: str, ref: str, progress: Progress | None = None
     if len(matches) == 1:
         return matches[0]
     # An abbreviated commit no ref points at: fetch the history (no blobs) and ask git to expand it.
-    fetch(repo, "+refs/heads/*:refs/remotes/origin/*", progress, depth=None, blobless=True, extra=["--tags"])
+    fetch(repo, "+refs/heads/*:refs/remotes/origin/*", progress, depth=None, blobless=True, history=True)
     try:
         out = repo.git.rev_parse("--disambiguate=" + ref)
     except git.GitCommandError as exc:
@@ -144,15 +142,19 @@ class _GitProgress(git.RemoteProgress):
 
 
 def fetch(repo: git.Repo, refspec: str, progress: Progress | None, depth: int | None = 1,
-          blobless: bool = False, extra: list[str] | None = None) -> None:
+          blobless: bool = False, history: bool = False) -> None:
+    """Fetch `refspec` from origin: shallow by default; `history` fetches every branch and tag in full."""
     kwargs: dict = {}
     if depth:
         kwargs["depth"] = depth
     if blobless:
         kwargs["filter"] = "blob:none"
+    if history:
+        kwargs["tags"] = True
+        if repo.git.rev_parse("--is-shallow-repository") == "true":
+            kwargs["unshallow"] = True
     try:
-        repo.remote("origin").fetch(refspec, progress=_GitProgress(progress) if progress else None,
-                                    *(extra or []), **kwargs)
+        repo.remote("origin").fetch(refspec, progress=_GitProgress(progress) if progress else None, **kwargs)
     except git.GitCommandError as exc:
         raise explain(exc, f"fetching {refspec} from {repo.remote('origin').url}") from None
 
@@ -164,12 +166,12 @@ def add_worktree(repo: git.Repo, path: Path, sha: str) -> None:
     repo.git.worktree("prune")
     try:
         repo.git.worktree("add", "--detach", "--force", str(tmp), sha)
+        make_read_only(tmp)
         repo.git.worktree("move", str(tmp), str(path))
     except (git.GitCommandError, OSError) as exc:
         remove_tree(tmp)
         repo.git.worktree("prune")
         raise explain(exc, f"checking out {sha[:12]}") from None
-    make_read_only(path)
 
 
 def remove_worktree(repo: git.Repo, path: Path) -> None:
@@ -193,6 +195,7 @@ def worktree_problem(path: Path, sha: str) -> str:
 
 
 def _first_line(exc: BaseException) -> str:
-    text = str(getattr(exc, "stderr", "") or exc).strip()
-    lines = [line.strip() for line in text.splitlines() if line.strip() and "stderr:" not in line]
-    return lines[-1] if lines else text[:200]
+    """The last meaningful line git printed, without gitpython's quoting."""
+    text = str(getattr(exc, "stderr", "") or exc).strip().removeprefix("stderr:").strip().strip("'").strip()
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return (lines[-1] if lines else text)[:300].removeprefix("fatal: ")
