@@ -115,3 +115,32 @@ class Finding:
     @property
     def where(self) -> str:
         return f"{self.path}:{self.line}" if self.line else self.path
+
+
+class ChangeKind(str, Enum):
+    """What happened to a symbol between two pins; the value is the human wording."""
+
+    ADDED = "added"
+    REMOVED = "removed"
+    RENAMED = "renamed"
+    MOVED = "moved"
+    SPLIT = "split"
+    SIGNATURE = "signature changed"
+    BODY = "body changed"
+    CALLEE_ADDED = "new callee"
+    CALLEE_REMOVED = "callee gone"
+    OP_ADDED = "kernel registration added"
+    OP_REMOVED = "kernel registration removed"
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One change between two pins: `symbol` at OLD (or NEW, for additions), `new_symbol` where it went."""
+
+    kind: ChangeKind
+    symbol: str
+    new_symbol: str = ""
+    old: Span | None = None
+    new: Span | None = None
+    detail: str = ""
+    similarity: float = 1.0
