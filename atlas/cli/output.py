@@ -11,7 +11,15 @@ from contextlib import contextmanager
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn
 
-FORMATS = ("human", "json")
+FORMATS = ("human", "json", "markdown", "github", "dot", "mermaid", "pycg")
+
+
+def require(args, *supported: str) -> None:
+    """Refuse a --format this command does not produce, naming the ones it does."""
+    if args.format not in supported:
+        from atlas.errors import ConfigError
+        raise ConfigError(f"atlas {args.command} does not produce --format {args.format}; choose one of: "
+                          f"{', '.join(supported)}")
 
 
 def _colour() -> bool:

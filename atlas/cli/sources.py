@@ -19,6 +19,7 @@ def register(sub) -> None:
 
 
 def sync(args, settings) -> int:
+    output.require(args, "human", "json")
     rows = []
     for manifest in load_all(settings.root, args.frameworks or None):
         for pin_set in args.pin_sets:
@@ -36,6 +37,7 @@ def sync(args, settings) -> int:
 
 
 def pin(args, settings) -> int:
+    output.require(args, "human", "json")
     (manifest,) = load_all(settings.root, [args.framework])
     pin_set = args.pin_sets[0]
     with output.progress(f"{manifest.name} {args.ref}") as report:
