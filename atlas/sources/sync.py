@@ -102,13 +102,20 @@ def sync_pin(manifest: Manifest, pin_set: str, settings: Settings, progress=None
         pin = Pin(manifest.name, entry["ref"], commit, manifest.url, upstream)
         locks = dict(entry.get("locks") or {}, **{remote.source: commit})
         write_pin(manifest, pin_set, entry["ref"], upstream, locks)
+    return _ensure_checkout(repo, remote, pin, pin_set, settings, progress)
+
+
+def _ensure_checkout(repo, remote: Remote, pin: Pin, pin_set: str, settings: Settings, progress) -> Checkout:
+    """Fetch the pin's commit if the cache lacks it and check it out read-only; the marker is written last."""
     path = checkout_path(settings, pin)
     marker = _done_marker(path)
+    if marker.exists() and path.is_dir() and not gitops.worktree_problem(path, pin.commit):
+        return Checkout(pin, pin_set, path, remote.source, fetched=False)
     marker.unlink(missing_ok=True)
     if not gitops.has_commit(repo, pin.commit):
         gitops.fetch(repo, pin.commit, progress)
         if not gitops.has_commit(repo, pin.commit):
-            raise SourceError(f"{remote.label} did not send commit {pin.commit[:12]} of {manifest.name}; "
+            raise SourceError(f"{remote.label} did not send commit {pin.commit[:12]} of {pin.framework}; "
                               "the lock may be stale: run `atlas pin` again")
     _keep(repo, pin.commit)
     gitops.remove_worktree(repo, path)  # a leftover from an interrupted run
@@ -116,9 +123,24 @@ def sync_pin(manifest: Manifest, pin_set: str, settings: Settings, progress=None
     gitops.add_worktree(repo, path, pin.commit)
     problem = gitops.worktree_problem(path, pin.commit)
     if problem:
-        raise SourceError(f"the fresh checkout {path} {problem}; run `atlas sync --repair {manifest.name}`")
+        raise SourceError(f"the fresh checkout {path} {problem}; run `atlas sync --repair {pin.framework}`")
     marker.write_text(pin.commit + "\n")
     return Checkout(pin, pin_set, path, remote.source, fetched=True)
+
+
+def sync_ref(manifest: Manifest, ref: str, settings: Settings, progress=None) -> Checkout:
+    """A checkout of any ref, for `atlas diff`: a pin set's name or ref uses that set (and its lock); anything
+    else is resolved at the remote and checked out beside the pins, without touching the manifest."""
+    if ref in manifest.pins:
+        return sync_pin(manifest, ref, settings, progress)
+    for name, entry in manifest.pins.items():
+        if entry["ref"] == ref:
+            return sync_pin(manifest, name, settings, progress)
+    remote = remote_of(manifest, settings)
+    repo = gitops.open_cache_repo(settings.cache / "repos" / f"{manifest.name}.git", remote.url)
+    commit = gitops.resolve(repo, remote.label, ref, progress)
+    pin = Pin(manifest.name, ref, commit, manifest.url, manifest.releases.get(ref, ""))
+    return _ensure_checkout(repo, remote, pin, ref, settings, progress)
 
 
 def _keep(repo: git.Repo, sha: str) -> None:
