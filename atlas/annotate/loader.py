@@ -1,0 +1,133 @@
+"""Read annotations/**/*.yaml: YAML syntax, the JSON Schema, then the rules a schema cannot say (folder matches
+framework, ids unique everywhere, patterns parse, related ids exist). Every problem of every file is collected,
+each with file:line, before one AnnotationError reports them all."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from atlas import yamlio
+from atlas.annotate.model import Annotation, Anchor, Bottleneck, Claim, Contract, Cost, Evidence
+from atlas.annotate.pattern import compile_pattern
+from atlas.annotate.schema import SCHEMA
+from atlas.annotate.vocabulary import FRAMEWORKS
+from atlas.errors import ConfigError
+
+FOLDER = "annotations"
+
+
+class AnnotationError(ConfigError):
+    """One or more annotation files are malformed; `problems` holds every 'file:line: message'."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        super().__init__(f"{len(problems)} problem(s) in annotation files:\n" + "\n".join(problems))
+
+
+def annotation_files(root: Path) -> list[Path]:
+    folder = root / FOLDER
+    return sorted(p for p in folder.rglob("*.yaml") if "schema" not in p.relative_to(folder).parts)
+
+
+def load_annotations(root: Path, framework: str | None = None) -> list[Annotation]:
+    """Every annotation under <root>/annotations (of one framework if given), in file order.
+    Raises AnnotationError listing all problems found in all files."""
+    if framework is not None and framework not in FRAMEWORKS:
+        raise ConfigError(f"unknown framework {framework!r}; choose one of: {', '.join(FRAMEWORKS)}")
+    problems: list[str] = []
+    out: list[Annotation] = []
+    for path in annotation_files(Path(root)):
+        rel = path.relative_to(root).as_posix()
+        out.extend(_load_file(path, rel, framework, problems))
+    problems.extend(_cross_file_problems(out, framework))
+    if problems:
+        raise AnnotationError(problems)
+    return out
+
+
+def _load_file(path: Path, rel: str, framework: str | None, problems: list[str]) -> list[Annotation]:
+    try:
+        data = yamlio.load(path)
+    except ConfigError as exc:
+        problems.append(str(exc).replace(str(path), rel))
+        return []
+    found = list(yamlio.schema_problems(data, SCHEMA, Path(rel)))
+    if found:
+        problems.extend(found)
+        return []
+    fw = data["framework"]
+    folder = Path(rel).parts[1] if len(Path(rel).parts) > 2 else ""
+    if folder in FRAMEWORKS and folder != fw:
+        problems.append(f"{rel}:{yamlio.line_of(data, ('framework',))}: framework: {fw!r} in the {folder}/ "
+                        f"folder; move the file to {FOLDER}/{fw}/ or set framework: {folder}")
+    if framework is not None and fw != framework:
+        return []
+    return [_annotation(data, i, rel, problems) for i in range(len(data["annotations"]))]
+
+
+def _annotation(data, i: int, rel: str, problems: list[str]) -> Annotation:
+    raw = data["annotations"][i]
+    fw = data["framework"]
+
+    def at(*keys) -> int:
+        return yamlio.line_of(data, ("annotations", i, *keys))
+
+    def pattern_ok(text: str, line: int) -> None:
+        try:
+            compile_pattern(text)
+        except ValueError as exc:
+            problems.append(f"{rel}:{line}: {exc}")
+
+    if not raw["id"].startswith(f"{fw}."):
+        problems.append(f"{rel}:{at('id')}: id: {raw['id']!r} must start with '{fw}.' "
+                        f"(<framework>.<mechanism>.<name>)")
+    anchor = None
+    if "anchor" in raw:
+        anchor = Anchor(pattern=raw["anchor"]["pattern"], occurrence=raw["anchor"].get("occurrence", 1),
+                        line=at("anchor"))
+        pattern_ok(anchor.pattern, at("anchor", "pattern"))
+    claims = []
+    seen_claims: set[str] = set()
+    for j, c in enumerate(raw.get("claims", [])):
+        if c["id"] in seen_claims:
+            problems.append(f"{rel}:{at('claims', j, 'id')}: claim id {c['id']!r} appears twice in {raw['id']}")
+        seen_claims.add(c["id"])
+        evidence = []
+        for k, e in enumerate(c["evidence"]):
+            line = at("claims", j, "evidence", k)
+            if "pattern" in e:
+                pattern_ok(e["pattern"], line)
+            evidence.append(Evidence(symbol=e.get("symbol", raw["symbol"]), pattern=e.get("pattern", ""),
+                                     occurrence=e.get("occurrence", 1), expect=e.get("expect", "present"),
+                                     note=e.get("note", ""), line=line))
+        claims.append(Claim(id=c["id"], article=c["article"], claim=c["claim"], verdict=c["verdict"],
+                            evidence=tuple(evidence), note=c.get("note", ""), line=at("claims", j)))
+    return Annotation(
+        id=raw["id"], framework=fw, mechanism=raw["mechanism"], symbol=raw["symbol"], role=raw["role"],
+        summary=raw["summary"], anchor=anchor, contract=_contract(raw.get("contract", {})), claims=tuple(claims),
+        notes=raw.get("notes", ""), capture=tuple(raw.get("probe", {}).get("capture", ())),
+        bottlenecks=tuple(Bottleneck(**b) for b in raw.get("bottlenecks", ())),
+        questions=tuple(raw.get("questions", ())), related=tuple(raw.get("related", ())), file=rel, line=at())
+
+
+def _contract(raw) -> Contract:
+    return Contract(input=tuple(raw.get("input", ())), reads=tuple(raw.get("reads", ())),
+                    writes=tuple(raw.get("writes", ())), output=raw.get("output", ""),
+                    consumer=raw.get("consumer", ""), allocated=raw.get("allocated", ""),
+                    committed=raw.get("committed", ""), invariants=tuple(raw.get("invariants", ())),
+                    cost=tuple(Cost(**c) for c in raw.get("cost", ())))
+
+
+def _cross_file_problems(annotations: list[Annotation], framework: str | None) -> list[str]:
+    problems = []
+    first: dict[str, Annotation] = {}
+    for a in annotations:
+        if a.id in first:
+            problems.append(f"{a.where}: id {a.id!r} is already used at {first[a.id].where}; ids must be unique")
+        else:
+            first[a.id] = a
+    for a in annotations:
+        for ref in a.related:
+            if ref not in first and (framework is None or ref.startswith(f"{framework}.")):
+                problems.append(f"{a.where}: related: no annotation has id {ref!r}")
+    return problems

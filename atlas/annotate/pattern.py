@@ -1,0 +1,89 @@
+"""Statement anchors: a code pattern written as Python, matched structurally against the syntax tree of the
+anchored symbol at each pin, so no line number is ever stored by hand.
+
+The language (annotations/README.md has examples): the pattern is one Python expression or statement; names,
+attributes, constants and operators must be equal; `...` matches any one expression, or any run of items in a
+list (arguments, elements, statements); a call's keyword arguments in the pattern must be present, others may be
+added; an empty or `...` block matches any block. `....attr` matches an attribute `attr` of anything."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+_IGNORED = frozenset({"ctx", "type_comment", "kind", "lineno", "col_offset", "end_lineno", "end_col_offset"})
+_BLOCKS = frozenset({"body", "orelse", "finalbody", "handlers", "decorator_list", "cases", "type_params"})
+
+
+@dataclass(frozen=True, slots=True)
+class Pattern:
+    text: str
+    node: ast.AST  # an expression, or a statement when the pattern is one
+
+
+def compile_pattern(text: str) -> Pattern:
+    """Parse a pattern; a ValueError says what is wrong with it."""
+    try:
+        module = ast.parse(text.strip())
+    except SyntaxError as exc:
+        raise ValueError(f"pattern {text!r} is not Python ({exc.msg}); write one expression or statement, "
+                         "using ... for the parts that may vary") from None
+    if len(module.body) != 1:
+        raise ValueError(f"pattern {text!r} holds {len(module.body)} statements; write exactly one")
+    stmt = module.body[0]
+    node = stmt.value if isinstance(stmt, ast.Expr) else stmt
+    if _is_wild(node):
+        raise ValueError("pattern `...` alone matches everything; name the call, assignment or statement")
+    return Pattern(text=text, node=node)
+
+
+def find(pattern: Pattern, tree: ast.AST, start: int, end: int) -> list[ast.AST]:
+    """Every node of `tree` lying within lines start..end (1-based, inclusive) that the pattern matches, in
+    source order."""
+    kind = type(pattern.node)
+    hits = [n for n in ast.walk(tree)
+            if isinstance(n, kind) and start <= n.lineno and n.end_lineno <= end and _match(pattern.node, n)]
+    return sorted(hits, key=lambda n: (n.lineno, n.col_offset))
+
+
+def _is_wild(node) -> bool:
+    if isinstance(node, ast.Expr):
+        node = node.value
+    return isinstance(node, ast.Constant) and node.value is Ellipsis
+
+
+def _match(p, n) -> bool:
+    if _is_wild(p) and not isinstance(p, ast.stmt):
+        return True
+    if p is None or n is None or not isinstance(p, ast.AST):
+        return p == n and type(p) is type(n)
+    if type(p) is not type(n):
+        return False
+    for name in p._fields:
+        if name in _IGNORED:
+            continue
+        pv, nv = getattr(p, name, None), getattr(n, name, None)
+        if name in _BLOCKS and (pv == [] or (isinstance(pv, list) and len(pv) == 1 and _is_wild(pv[0]))):
+            continue
+        if isinstance(p, ast.Call) and name == "keywords":
+            if not _match_keywords(pv, nv):
+                return False
+        elif isinstance(pv, list):
+            if not isinstance(nv, list) or not _match_list(pv, nv):
+                return False
+        elif not _match(pv, nv):
+            return False
+    return True
+
+
+def _match_list(ps: list, ns: list) -> bool:
+    if not ps:
+        return not ns
+    if _is_wild(ps[0]):
+        return any(_match_list(ps[1:], ns[i:]) for i in range(len(ns) + 1))
+    return bool(ns) and _match(ps[0], ns[0]) and _match_list(ps[1:], ns[1:])
+
+
+def _match_keywords(ps: list[ast.keyword], ns: list[ast.keyword]) -> bool:
+    by_name = {k.arg: k.value for k in ns}
+    return all(k.arg in by_name and _match(k.value, by_name[k.arg]) for k in ps)

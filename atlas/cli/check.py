@@ -1,0 +1,111 @@
+"""`atlas check`: validate every annotation file against the schema, resolve every symbol, statement anchor and
+piece of claim evidence at the pinned commits, and list the article's claims with their verdicts (--claims)."""
+
+from __future__ import annotations
+
+from atlas.annotate import AnnotationError, check as run_check, load_annotations, schema_json
+from atlas.annotate.schema import PUBLISHED
+from atlas.annotate.vocabulary import FRAMEWORKS
+from atlas.cli import output
+from atlas.errors import BuildMissing, ConfigError
+from atlas.yamlio import write_atomic
+
+
+def register(sub) -> None:
+    p = sub.add_parser("check", help="validate annotations and resolve their anchors at the pinned commits "
+                                     "(exit 1: an anchor does not resolve, 2: a file is malformed)")
+    p.add_argument("frameworks", nargs="*", metavar="FRAMEWORK",
+                   help=f"default: every framework ({', '.join(FRAMEWORKS)})")
+    p.add_argument("--claims", action="store_true", help="list the article's claims with verdicts and evidence lines")
+    p.add_argument("--write-schema", action="store_true", help=f"(re)write {PUBLISHED} from the loader's schema")
+    p.set_defaults(func=check)
+
+
+def _index(settings, framework: str, pin_set: str):
+    try:
+        from atlas.graph import load_index
+    except ImportError:
+        raise BuildMissing("atlas.graph.load_index is not available in this install; update atlas") from None
+    return load_index(settings, framework, pin_set)
+
+
+def check(args, settings) -> int:
+    output.require(args, "human", "json", "github")
+    if args.write_schema:
+        write_atomic(settings.root / PUBLISHED, schema_json())
+        output.message(f"wrote {PUBLISHED}")
+    unknown = sorted(set(args.frameworks) - set(FRAMEWORKS))
+    if unknown:
+        raise ConfigError(f"unknown framework(s) {', '.join(unknown)}; choose from: {', '.join(FRAMEWORKS)}")
+    try:
+        annotations = load_annotations(settings.root)
+    except AnnotationError as exc:
+        for problem in exc.problems:
+            if args.format == "github":
+                where, _, text = problem.partition(": ")
+                path, _, line = where.rpartition(":")
+                output.text(f"::error file={path},line={line}::{text}")
+            else:
+                output.message(problem)
+        output.message(f"atlas check: {len(exc.problems)} problem(s) in annotation files; nothing resolved")
+        return 2
+    frameworks = args.frameworks or sorted({a.framework for a in annotations})
+    reports = [run_check(annotations, _index(settings, fw, pin_set)) for fw in frameworks for pin_set in args.pin_sets]
+    by_id = {a.id: a for a in annotations}
+    num_findings = sum(len(r.findings) for r in reports)
+    if args.format == "json":
+        output.data({"reports": [_report_json(r, by_id, args.claims) for r in reports], "findings": num_findings})
+    else:
+        for report in reports:
+            for f in report.findings:
+                if args.format == "github":
+                    output.text(f"::error file={f.path},line={f.line}::{f.kind}: {f.message}")
+                else:
+                    output.text(f"{f.where}: {f.kind}: {f.message}")
+            if args.claims:
+                _print_claims(report, by_id)
+    for report in reports:
+        num = len(report.resolutions)
+        ok = sum(1 for r in report.resolutions if r.is_resolved)
+        ev_ok = sum(1 for e in report.evidence if e.finding is None)
+        output.message(f"{report.pin.key} ({report.pin.ref}): {ok}/{num} annotations resolve, "
+                       f"{ev_ok}/{len(report.evidence)} evidence items hold, {len(report.findings)} finding(s)")
+    return 1 if num_findings else 0
+
+
+def _claim_rows(report, by_id):
+    evidence = {}
+    for e in report.evidence:
+        evidence.setdefault((e.annotation, e.claim), []).append(e)
+    for r in report.resolutions:
+        a = by_id[r.annotation]
+        for c in a.claims:
+            yield a, c, evidence.get((a.id, c.id), [])
+
+
+def _print_claims(report, by_id) -> None:
+    output.text(f"# claims at {report.pin.key} ({report.pin.ref})")
+    for a, c, items in _claim_rows(report, by_id):
+        output.text(f"{a.id}#{c.id}  [{c.verdict}]  {c.claim}")
+        output.text(f"    article: {c.article}")
+        for e in items:
+            where = f"{e.path}:{e.line}-{e.end_line}" if e.line else ("absent" if e.evidence.is_absent else "?")
+            state = f"  !! {e.finding.kind}" if e.finding else ""
+            output.text(f"    evidence: {where}  {e.evidence.pattern or e.evidence.symbol}{state}")
+
+
+def _report_json(report, by_id, with_claims: bool) -> dict:
+    out = {"pin": report.pin.key, "ref": report.pin.ref, "commit": report.pin.commit,
+           "findings": [{"kind": f.kind, "message": f.message, "path": f.path, "line": f.line}
+                        for f in report.findings],
+           "annotations": [{"id": r.annotation, "symbol": r.symbol, "path": r.path, "line": r.line,
+                            "end_line": r.end_line, "anchor_line": r.anchor_line, "resolved": r.is_resolved}
+                           for r in report.resolutions]}
+    if with_claims:
+        out["claims"] = [{"annotation": a.id, "claim": c.id, "verdict": c.verdict, "text": c.claim,
+                          "article": c.article,
+                          "evidence": [{"symbol": e.evidence.symbol, "pattern": e.evidence.pattern,
+                                        "expect": e.evidence.expect, "path": e.path, "line": e.line,
+                                        "end_line": e.end_line, "holds": e.finding is None} for e in items]}
+                         for a, c, items in _claim_rows(report, by_id)]
+    return out

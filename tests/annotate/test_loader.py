@@ -1,0 +1,129 @@
+"""Loading annotation files: every malformed input is reported with file:line, all problems at once."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from atlas.annotate import AnnotationError, load_annotations, schema_json
+from atlas.annotate.schema import PUBLISHED
+
+PROJECT = Path(__file__).resolve().parents[2]
+
+GOOD = """\
+schema: 1
+framework: vllm
+annotations:
+  - id: vllm.preemption.preempt
+    mechanism: preemption-retraction
+    symbol: pkg.sched.Scheduler.preempt
+    anchor: {pattern: "self.free(req)"}
+    role: release
+    summary: frees a request
+    contract:
+      input: [a request]
+      cost:
+        - {dimension: flops, effect: adds, detail: recompute}
+    claims:
+      - id: frees
+        article: "释放其 KV"
+        claim: preempt frees the request
+        verdict: holds
+        evidence:
+          - pattern: "self.free(...)"
+          - symbol: pkg.sched.Other
+            expect: absent
+    probe: {capture: [preempted]}
+"""
+
+
+def write(root: Path, rel: str, text: str) -> None:
+    path = root / "annotations" / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def problems(root: Path) -> list[str]:
+    with pytest.raises(AnnotationError) as info:
+        load_annotations(root)
+    return info.value.problems
+
+
+def test_good_file_loads_into_frozen_annotations(tmp_path):
+    write(tmp_path, "vllm/preemption.yaml", GOOD)
+    (a,) = load_annotations(tmp_path)
+    assert (a.id, a.framework, a.section, a.role, a.capture) == (
+        "vllm.preemption.preempt", "vllm", 9, "release", ("preempted",))
+    assert a.anchor.pattern == "self.free(req)" and a.anchor.line == 7
+    assert a.where == "annotations/vllm/preemption.yaml:4"
+    (claim,) = a.claims
+    assert [e.symbol for e in claim.evidence] == ["pkg.sched.Scheduler.preempt", "pkg.sched.Other"]
+    assert claim.evidence[1].is_absent and a.contract.cost[0].dimension == "flops"
+    assert load_annotations(tmp_path, "sglang") == []
+
+
+# (file text, expected 'file:line: ...' fragment)
+MALFORMED = [
+    ("schema: 1\nframework: vllm\nannotations: [\n", "preemption.yaml:4: invalid YAML"),
+    (GOOD.replace("    role: release\n", "    role: release\n    colour: red\n"),
+     "preemption.yaml:9: annotations.0: unknown field(s) colour"),
+    (GOOD.replace("framework: vllm", "framework: vlm"), "preemption.yaml:2: framework: 'vlm' is not one of: vllm, sglang"),
+    (GOOD.replace("role: release", "role: free"), "preemption.yaml:8: annotations.0.role: 'free' is not one of"),
+    (GOOD.replace("verdict: holds", "verdict: true-ish"), "preemption.yaml:18: annotations.0.claims.0.verdict"),
+    (GOOD.replace("[preempted]", "[preempted, temperature]"), "preemption.yaml:23: annotations.0.probe.capture.1"),
+    (GOOD.replace("    summary: frees a request\n", ""), "preemption.yaml:4: annotations.0: 'summary' is a required"),
+    (GOOD.replace('"self.free(req)"', '"self.free(req"'), "preemption.yaml:7: pattern 'self.free(req' is not Python"),
+    (GOOD.replace("id: vllm.preemption.preempt", "id: sglang.preemption.preempt"),
+     "preemption.yaml:4: id: 'sglang.preemption.preempt' must start with 'vllm.'"),
+    (GOOD.replace("id: frees", "id: frees").replace("    probe:", "      - id: frees\n        article: a\n"
+                  "        claim: c\n        verdict: holds\n        evidence: [{pattern: 'x()'}]\n    probe:"),
+     "preemption.yaml:23: claim id 'frees' appears twice"),
+    (GOOD + "    related: [vllm.nothing.here]\n", "preemption.yaml:4: related: no annotation has id 'vllm.nothing.here'"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), MALFORMED)
+def test_each_malformation_is_named_with_file_and_line(tmp_path, text, expected):
+    write(tmp_path, "vllm/preemption.yaml", text)
+    found = problems(tmp_path)
+    assert any(expected in p for p in found), found
+    assert all(p.startswith("annotations/vllm/preemption.yaml:") for p in found), found
+
+
+def test_duplicate_id_names_both_places(tmp_path):
+    write(tmp_path, "vllm/a.yaml", GOOD)
+    write(tmp_path, "vllm/b.yaml", GOOD)
+    assert problems(tmp_path) == ["annotations/vllm/b.yaml:4: id 'vllm.preemption.preempt' is already used at "
+                                  "annotations/vllm/a.yaml:4; ids must be unique"]
+
+
+def test_folder_must_match_framework(tmp_path):
+    write(tmp_path, "sglang/x.yaml", GOOD)
+    (p,) = problems(tmp_path)
+    assert p.startswith("annotations/sglang/x.yaml:2: framework: 'vllm' in the sglang/ folder")
+
+
+def test_all_problems_of_all_files_are_reported_together(tmp_path):
+    write(tmp_path, "vllm/a.yaml", GOOD.replace("role: release", "role: free"))
+    write(tmp_path, "vllm/b.yaml", "schema: 1\nframework: [\n")
+    write(tmp_path, "vllm/c.yaml", GOOD.replace("vllm.preemption.preempt", "vllm.preemption.other")
+          .replace("mechanism: preemption-retraction", "mechanism: nope"))
+    found = problems(tmp_path)
+    assert [p.split(":")[0] for p in found] == ["annotations/vllm/a.yaml", "annotations/vllm/b.yaml",
+                                                "annotations/vllm/c.yaml"]
+
+
+def test_unknown_framework_filter_names_the_choices(tmp_path):
+    with pytest.raises(Exception, match="choose one of: vllm, sglang"):
+        load_annotations(tmp_path, "trt")
+
+
+def test_published_schema_is_the_one_the_loader_uses():
+    published = (PROJECT / PUBLISHED).read_text(encoding="utf-8")
+    assert published == schema_json(), "run `atlas check --write-schema`"
+    assert json.loads(published)["properties"]["schema"] == {"const": 1}
+
+
+def test_project_annotations_load_clean():
+    annotations = load_annotations(PROJECT)
+    assert annotations, "annotations/ holds no annotation"
