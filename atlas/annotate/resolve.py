@@ -22,7 +22,7 @@ class SymbolIndex(Protocol):
 
     def get(self, id: str) -> Symbol | None: ...
 
-    def find(self, suffix: str) -> list[Symbol]: ...
+    def find(self, suffix: str) -> list[str]: ...  # ids equal to suffix or ending with .suffix
 
     def source(self, path: str) -> str: ...
 
@@ -85,7 +85,7 @@ class Resolver:
         parts = symbol_id.split(".")
         for suffix in (".".join(parts[-2:]), parts[-1]):
             try:
-                found = [s.id for s in self.index.find(suffix)]
+                found = list(self.index.find(suffix))
             except (AtlasError, KeyError):
                 found = []
             if found:

@@ -25,12 +25,12 @@ class FolderIndex:
                 break
         return self.symbols.get(id)
 
-    def find(self, suffix: str) -> list[Symbol]:
+    def find(self, suffix: str) -> list[str]:
         base = self.root / self.package_root
         for path in base.rglob("*.py"):
             rel = path.relative_to(base).with_suffix("").parts
             self._load(".".join(rel[:-1] if rel[-1] == "__init__" else rel))
-        return [s for k, s in self.symbols.items() if k == suffix or k.endswith("." + suffix)]
+        return sorted(k for k in self.symbols if k == suffix or k.endswith("." + suffix))
 
     def _load(self, module: str) -> bool:
         if module in self._loaded:
