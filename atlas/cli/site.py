@@ -1,0 +1,54 @@
+"""`atlas build` and `atlas serve`: thin bodies over atlas.render."""
+
+from __future__ import annotations
+
+from atlas.cli import output
+from atlas.errors import BuildMissing
+from atlas.render import build_site, check_site, out_dir
+
+
+def register(sub) -> None:
+    p = sub.add_parser("build", help="render the static site (Markdown + data via jinja2, HTML via mkdocs-material)")
+    p.add_argument("frameworks", nargs="*", metavar="FRAMEWORK", help="default: every manifest in pinned_sources/")
+    p.add_argument("--out", help="output folder (default: site_build/ in the project); HTML goes to OUT/html")
+    p.add_argument("--no-check", action="store_true", help="skip the link and offline checks after the build")
+    p.set_defaults(func=build)
+
+    p = sub.add_parser("serve", help="preview the built site on http://127.0.0.1:PORT (run `atlas build` first)")
+    p.add_argument("--out", help="the folder `atlas build --out` wrote (default: site_build/)")
+    p.add_argument("--port", type=int, default=8000)
+    p.set_defaults(func=serve)
+
+
+def build(args, settings) -> int:
+    output.require(args, "human", "json")
+    report = build_site(settings, args.frameworks or None, args.pin_sets[0], args.out)
+    findings = [] if args.no_check else list(check_site(report.html))
+    if args.format == "json":
+        output.data({"html": str(report.html), "pages": report.num_pages, "files": report.num_files,
+                     "symbol_pages": report.num_symbol_pages, "seconds": {k: round(v, 2) for k, v in
+                                                                          report.seconds.items()},
+                     "findings": [{"kind": f.kind, "message": f.message, "where": f.where} for f in findings]})
+    else:
+        split = ", ".join(f"{k} {v:.1f}s" for k, v in report.seconds.items())
+        output.text(f"built {report.num_pages} pages ({report.num_symbol_pages} symbol pages) into {report.html}")
+        output.text(f"time: {split}")
+        for f in findings:
+            output.text(f"{f.where}: {f.kind}: {f.message}")
+        output.text(f"open {report.html / 'index.html'} or run `atlas serve`")
+    return 1 if findings else 0
+
+
+def serve(args, settings) -> int:
+    output.require(args, "human")
+    import functools
+    import http.server
+
+    html = out_dir(settings, args.out) / "html"
+    if not (html / "index.html").is_file():
+        raise BuildMissing(f"no built site in {html}; run `atlas build` first")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(html))
+    with http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler) as server:
+        output.message(f"serving {html} on http://127.0.0.1:{args.port}/ (Ctrl-C stops)")
+        server.serve_forever()
+    return 0

@@ -1,0 +1,54 @@
+"""Component pages (scheduler, KV cache, runner, attention backends, kernels: whatever components the graph's nodes
+carry) with an interactive call graph fed by a data file, and the component's symbols listed."""
+
+from __future__ import annotations
+
+from atlas.render import graphdata, urls
+from atlas.render.linker import Linker
+from atlas.render.pages import engine_label
+
+GRAPH_KEY = "{engine}/graph/{component}"
+
+
+def graph_file(engine: str, component: str) -> str:
+    return f"assets/atlas/data/{engine}/graph-{urls.slug(component)}.js"
+
+
+def component_members(linker: Linker) -> dict[str, list[str]]:
+    graph = linker.engine.graph
+    if graph is None:
+        return {}
+    return {c: graphdata.members(graph, c) for c in graphdata.components(graph)}
+
+
+def component_outputs(env, linker: Linker) -> list[tuple[str, str]]:
+    """(path, text) of each component page and its graph data file."""
+    graph = linker.engine.graph
+    name = linker.engine.name
+    out = []
+    for component in (graphdata.components(graph) if graph is not None else []):
+        page = urls.component_page(name, component)
+        data = graphdata.component_graph(graph, component, linker.from_root)
+        key = GRAPH_KEY.format(engine=name, component=component)
+        out.append((graph_file(name, component), graphdata.as_script(key, data)))
+        members = sorted(data["nodes"], key=lambda n: (n["path"], n["line"]))
+        for node in members:
+            node["href"] = linker.href(page, node["id"])
+        root = urls.rel(page, "index.md").rsplit("index.html", 1)[0]
+        out.append((page, env.get_template("component.md.j2").render(
+            engine=engine_label(name), component=component, key=key, data_file=urls.rel(page, graph_file(name,
+                                                                                                          component)),
+            root=root, num_shown=len(data["nodes"]), num_members=data["num_members"],
+            num_edges=len(data["edges"]), members=members, pin=linker.engine.pin)))
+    return out
+
+
+def components_index(env, linkers: dict[str, Linker]) -> tuple[str, str]:
+    page = "components/index.md"
+    rows = []
+    for name, linker in linkers.items():
+        graph = linker.engine.graph
+        for component in (graphdata.components(graph) if graph is not None else []):
+            rows.append((engine_label(name), component, urls.rel_md(page, urls.component_page(name, component))))
+    missing = sorted({m for linker in linkers.values() for m in linker.engine.missing})
+    return page, env.get_template("components.md.j2").render(rows=rows, missing=missing)

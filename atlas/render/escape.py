@@ -1,0 +1,24 @@
+"""Text from the analysed trees made inert for Markdown pages: HTML-escaped, and the characters Markdown would act
+on turned into entities. Every template value passes through `inert` unless it is already trusted Markup."""
+
+from __future__ import annotations
+
+from markupsafe import Markup, escape
+
+_MARKDOWN = {"|": "&#124;", "*": "&#42;", "_": "&#95;", "`": "&#96;", "[": "&#91;", "]": "&#93;", "\\": "&#92;",
+             "#": "&#35;", "~": "&#126;", "\n": " ", "\r": " "}
+_TABLE = str.maketrans(_MARKDOWN)
+
+
+def inert(value) -> Markup:
+    """Any value as Markdown-and-HTML-inert text; Markup (trusted fragments built here) passes unchanged."""
+    if isinstance(value, Markup):
+        return value
+    if value is None:
+        return Markup("")
+    return Markup(str(escape(str(value))).translate(_TABLE))
+
+
+def attr(value) -> Markup:
+    """A value for an HTML attribute inside a raw HTML block."""
+    return escape(str(value))

@@ -1,0 +1,74 @@
+"""Source excerpts: the pinned file's own lines, highlighted and escaped, each with a line anchor, under a header
+that links to the same lines upstream at the pinned commit. Pure: the caller hands in the file's text."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from markupsafe import Markup, escape
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_for_filename
+from pygments.util import ClassNotFound
+
+from atlas.model import Pin
+
+MAX_LINES = 400  # longer spans are cut here; the header links to the whole span upstream
+
+
+@dataclass(frozen=True, slots=True)
+class Excerpt:
+    pin: Pin
+    path: str
+    start: int  # first line shown (1-based)
+    lines: tuple[str, ...]  # the file's lines, verbatim, from `start`
+    end: int  # last line of the span asked for (may be past the lines shown when cut)
+
+    @property
+    def last_shown(self) -> int:
+        return self.start + len(self.lines) - 1
+
+    @property
+    def permalink(self) -> str:
+        return self.pin.permalink(self.path, self.start, self.end)
+
+
+def cut(pin: Pin, path: str, text: str, start: int, end: int) -> Excerpt:
+    """The lines start..end (1-based, inclusive) of `text`, at most MAX_LINES of them."""
+    file_lines = text.splitlines()
+    start = max(1, start)
+    end = min(max(start, end), len(file_lines))
+    shown = file_lines[start - 1:min(end, start + MAX_LINES - 1)]
+    return Excerpt(pin, path, start, tuple(shown), end)
+
+
+def _highlighted(path: str, lines: tuple[str, ...]) -> list[str]:
+    """One HTML fragment per source line (spans closed at each line end), escaped by pygments."""
+    source = "\n".join(lines) + "\n"
+    try:
+        lexer = get_lexer_for_filename(path, stripnl=False, stripall=False, ensurenl=True)
+    except ClassNotFound:
+        return [str(escape(line)) for line in lines]
+    formatted = highlight(source, lexer, HtmlFormatter(nowrap=True))
+    out = formatted.split("\n")[:len(lines)]
+    return out + [""] * (len(lines) - len(out))
+
+
+def to_html(excerpt: Excerpt, anchor: str = "L") -> Markup:
+    """The excerpt as one raw-HTML block without blank lines (Markdown leaves it alone). Line n gets the id
+    `{anchor}{n}`; pass a distinct anchor per excerpt when a page holds several."""
+    rows = []
+    for number, code in zip(range(excerpt.start, excerpt.last_shown + 1), _highlighted(excerpt.path, excerpt.lines)):
+        rows.append(f'<tr id="{anchor}{number}"><td class="atlas-ln"><a href="#{anchor}{number}">{number}</a></td>'
+                    f'<td class="atlas-code"><code>{code or " "}</code></td></tr>')
+    cut_note = ""
+    if excerpt.last_shown < excerpt.end:
+        cut_note = (f'<div class="atlas-src-cut">lines {excerpt.last_shown + 1}-{excerpt.end} not shown; '
+                    f'<a href="{escape(excerpt.permalink)}">read them upstream</a></div>')
+    header = (f'<div class="atlas-src-head"><span class="atlas-src-path">{escape(excerpt.path)}</span> '
+              f'<span class="atlas-src-lines">L{excerpt.start}-L{excerpt.end}</span> '
+              f'<a class="atlas-permalink" href="{escape(excerpt.permalink)}" title="the same lines upstream at '
+              f'{escape(excerpt.pin.permalink_ref)}">upstream @ {escape(excerpt.pin.permalink_ref)}</a></div>')
+    body = "".join(rows)
+    return Markup(f'<div class="atlas-src highlight" data-path="{escape(excerpt.path)}" data-start="{excerpt.start}">'
+                  f'{header}<table class="atlas-src-table"><tbody>{body}</tbody></table>{cut_note}</div>')

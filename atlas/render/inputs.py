@@ -1,0 +1,123 @@
+"""What the site is rendered from, per engine: the pin and its checkout, the symbol index and call graph (when
+built), and the annotations with their lines at the pin. The IO edge of the render stage; the pages are pure
+functions of these values."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from atlas.env import Settings
+from atlas.errors import AtlasError
+from atlas.model import Pin, Span, Symbol
+from atlas.sources import load_all, locate
+
+
+@dataclass(frozen=True, slots=True)
+class Anchored:
+    """One annotation with the span it resolved to at the pin (None when it did not resolve)."""
+
+    annotation: object  # atlas.annotate Annotation
+    span: Span | None
+    problem: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class EngineData:
+    name: str  # vllm | sglang
+    pin: Pin
+    pin_set: str
+    checkout: Path
+    package_root: str  # "" for vllm, "python" for sglang
+    symbols: Mapping[str, Symbol] = field(default_factory=dict)
+    graph: object | None = None  # networkx MultiDiGraph, node id = symbol id
+    anchored: tuple[Anchored, ...] = ()
+    missing: tuple[str, ...] = ()  # inputs not built yet, in words, shown on the pages
+
+    def source(self, path: str) -> str:
+        return (self.checkout / path).read_text(encoding="utf-8", errors="replace")
+
+    def module_of(self, path: str) -> str:
+        """`python/sglang/srt/x.py` -> `sglang.srt.x`; non-Python files keep their path."""
+        prefix = f"{self.package_root}/" if self.package_root else ""
+        if not path.endswith(".py") or not path.startswith(prefix):
+            return path
+        parts = path[len(prefix):-3].split("/")
+        return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@dataclass(frozen=True, slots=True)
+class SiteData:
+    engines: tuple[EngineData, ...]
+    results: Mapping[str, object] = field(default_factory=dict)  # probe traces / diff reports, when present
+
+
+def _graph_inputs(settings: Settings, name: str, pin_set: str) -> tuple[object, object | None, list[str]]:
+    """(index, networkx graph, what is missing); the graph stage builds and caches them on first use."""
+    try:
+        from atlas import graph as graph_stage
+    except ImportError:
+        graph_stage = None
+    if graph_stage is None or not hasattr(graph_stage, "load_graph"):
+        return None, None, ["the call graph (issue 3) is not part of this atlas yet"]
+    index = graph_stage.load_index(settings, name, pin_set)
+    graph = graph_stage.load_graph(settings, name, pin_set)
+    return index, getattr(graph, "graph", graph), []
+
+
+CONTEXT = 3  # lines shown around an anchored statement
+MAX_SYMBOL_LINES = 60  # an unanchored annotation shows its symbol's first lines; the rest is a link upstream
+
+
+def _annotation_inputs(settings: Settings, name: str, index) -> tuple[list, list]:
+    try:
+        from atlas import annotate
+    except ImportError:
+        annotate = None
+    if annotate is None or not hasattr(annotate, "load_annotations"):
+        return [], ["annotations (issue 9) are not part of this atlas yet"]
+    annotations = annotate.load_annotations(settings.root, framework=name)
+    if index is None:
+        return [Anchored(a, None, "the symbol index is not built") for a in annotations], []
+    resolver = annotate.Resolver(index)
+    return [anchored_span(a, resolver.resolve(a)) for a in annotations], []
+
+
+def anchored_span(annotation, resolution) -> Anchored:
+    """The lines a mechanism page shows for an annotation: the anchored statement with a little context, else the
+    symbol's first lines."""
+    if resolution.finding is not None:
+        return Anchored(annotation, None, resolution.finding.message)
+    if resolution.anchor_line:
+        start = max(resolution.line, resolution.anchor_line - CONTEXT)
+        end = min(resolution.end_line or resolution.anchor_end_line, (resolution.anchor_end_line or
+                                                                      resolution.anchor_line) + CONTEXT)
+        return Anchored(annotation, Span(resolution.path, start, max(start, end)))
+    end = min(resolution.end_line, resolution.line + MAX_SYMBOL_LINES - 1)
+    return Anchored(annotation, Span(resolution.path, resolution.line, max(resolution.line, end)))
+
+
+def collect(settings: Settings, frameworks: list[str] | None = None, pin_set: str = "default") -> SiteData:
+    """Everything the site needs for the given engines at one pin set; raises BuildMissing when a checkout is not
+    synced. A graph or annotation stage that does not exist yet is noted on the pages, not an error."""
+    engines = []
+    for manifest in load_all(settings.root, frameworks):
+        checkout = locate(manifest, pin_set, settings)
+        index, graph, missing = _graph_inputs(settings, manifest.name, pin_set)
+        symbols = dict(index.symbols) if index is not None else {}
+        anchored, missing_annotations = _annotation_inputs(settings, manifest.name, index)
+        engines.append(EngineData(manifest.name, checkout.pin, pin_set, checkout.path, manifest.package_root,
+                                  symbols, graph, tuple(anchored), tuple(missing + missing_annotations)))
+    return SiteData(tuple(engines), load_results(settings))
+
+
+def load_results(settings: Settings) -> dict[str, object]:
+    """Probe traces (issue 7) and diff reports (issue 6), when their results files exist in the build folder."""
+    import json
+    found = {}
+    for key, name in (("runtime", "runtime/summary.json"), ("diff", "diff/report.json")):
+        path = settings.build / name
+        if path.is_file():
+            found[key] = json.loads(path.read_text(encoding="utf-8"))
+    return found

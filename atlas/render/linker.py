@@ -1,0 +1,58 @@
+"""Where a symbol of one engine is shown: its own page when it has one (annotated, component and pipeline
+symbols), else its entry in the symbol browser. Links are relative to the page they are written on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from atlas.render import urls
+from atlas.render.inputs import EngineData
+
+
+@dataclass(frozen=True, slots=True)
+class Linker:
+    engine: EngineData
+    paged: frozenset[str]  # symbol ids that get a page of their own
+
+    def page(self, symbol_id: str) -> str:
+        """The docs-relative page of a symbol, or "" when it has none."""
+        return urls.symbol_page(self.engine.name, symbol_id) if symbol_id in self.paged else ""
+
+    def path_of(self, symbol_id: str) -> str:
+        symbol = self.engine.symbols.get(symbol_id)
+        if symbol is not None and symbol.span is not None:
+            return symbol.span.path
+        graph = self.engine.graph
+        if graph is not None and symbol_id in graph:
+            return graph.nodes[symbol_id].get("path") or ""
+        return ""
+
+    def href(self, from_page: str, symbol_id: str) -> str:
+        """An HTML link (relative, .html) to the symbol's page or browser entry."""
+        page = self.page(symbol_id)
+        if page:
+            return urls.rel(from_page, page)
+        return urls.browser_link(from_page, self.engine.name, self.path_of(symbol_id), symbol_id)
+
+    def from_root(self, symbol_id: str) -> str:
+        """The same link relative to the site root (for data files the JS resolves against the page's root)."""
+        return self.href("index.md", symbol_id)
+
+    def exists(self, symbol_id: str) -> bool:
+        graph = self.engine.graph
+        return symbol_id in self.engine.symbols or (graph is not None and symbol_id in graph)
+
+    def facts(self, symbol_id: str) -> dict:
+        """What a page says about a symbol: kind, file, lines, signature, component and the upstream permalink."""
+        symbol = self.engine.symbols.get(symbol_id)
+        graph = self.engine.graph
+        node = graph.nodes[symbol_id] if graph is not None and symbol_id in graph else {}
+        kind = symbol.kind.value if symbol else str(getattr(node.get("kind"), "value", node.get("kind") or ""))
+        path = symbol.span.path if symbol and symbol.span else node.get("path") or ""
+        start = symbol.span.start if symbol and symbol.span else int(node.get("start") or 0)
+        end = symbol.span.end if symbol and symbol.span else int(node.get("end") or start)
+        return {"id": symbol_id, "kind": kind, "path": path, "start": start, "end": end,
+                "signature": (symbol.signature if symbol else node.get("signature")) or "",
+                "component": (symbol.component if symbol else "") or node.get("component") or "",
+                "permalink": self.engine.pin.permalink(path, start, end) if path else "",
+                "exists": bool(symbol or node)}

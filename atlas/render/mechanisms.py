@@ -1,0 +1,70 @@
+"""Mechanism pages (the article's sections 2-10): vLLM and SGLang side by side by role, then each annotation with
+its contract, its claims and verdicts, the source lines it anchors to, its call-graph neighbourhood and what the
+probes record there."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from itertools import zip_longest
+
+from atlas.render import urls
+from atlas.render.content import MECHANISMS, Content
+from atlas.render.linker import Linker
+from atlas.render.neighbours import neighbourhood
+from atlas.render.pages import engine_label, source_block
+
+ROLES = ("plan", "allocate", "execute", "validate", "commit", "release")
+
+
+def _contract_rows(contract) -> list[tuple[str, str]]:
+    rows = []
+    for key, value in asdict(contract).items():
+        if key == "cost":
+            value = "; ".join(f"{c['effect']} {c['dimension']}: {c['detail']}" for c in value)
+        elif isinstance(value, (list, tuple)):
+            value = "; ".join(str(v) for v in value)
+        if value:
+            rows.append((key, str(value)))
+    return rows
+
+
+def _entry(linker: Linker, page: str, anchored, number: int, runtime: dict) -> dict:
+    a = anchored.annotation
+    facts = linker.facts(a.symbol)
+    span = anchored.span
+    source = ""
+    if span is not None:
+        source = source_block(linker, span.path, span.start, span.end, anchor=f"{a.framework}-{number}-L")
+    graph = neighbourhood(linker, page, a.symbol)
+    return {"a": a, "facts": facts, "href": linker.href(page, a.symbol) if facts["exists"] else "",
+            "contract": _contract_rows(a.contract), "source": source, "problem": anchored.problem,
+            "graph": graph, "pairs": list(zip_longest(graph["callers"][:12], graph["callees"][:12])), "engine": engine_label(a.framework),
+            "runtime": runtime.get(a.id)}
+
+
+def mechanism_page(env, slug: str, content: Content, linkers: dict[str, Linker], anchored: dict, site) -> tuple:
+    page = urls.mechanism_page(slug)
+    runtime = (site.results.get("runtime") or {}).get("annotations", {}) if site.results.get("runtime") else {}
+    entries = []
+    for name, linker in linkers.items():
+        for number, item in enumerate(anchored.get((name, slug), []), 1):
+            entries.append(_entry(linker, page, item, number, runtime))
+    side = []
+    for role in ROLES:
+        cells = {name: [e for e in entries if e["a"].framework == name and e["a"].role == role] for name in linkers}
+        if any(cells.values()):
+            side.append((role, [cells[name] for name in linkers]))
+    text = env.get_template("mechanism.md.j2").render(
+        slug=slug, title=MECHANISMS[slug], section=content.section(slug),
+        question=(content.article.get("sections") or {}).get(slug, ""),
+        engines=[engine_label(n) for n in linkers], side=side, entries=entries,
+        missing=sorted({m for linker in linkers.values() for m in linker.engine.missing}),
+        pins=[linker.engine.pin for linker in linkers.values()])
+    return page, text
+
+
+def mechanisms_index(env, content: Content, anchored: dict) -> tuple[str, str]:
+    page = "mechanisms/index.md"
+    rows = [(content.section(slug), title, urls.rel_md(page, urls.mechanism_page(slug)),
+             sum(len(v) for (_, m), v in anchored.items() if m == slug)) for slug, title in MECHANISMS.items()]
+    return page, env.get_template("mechanisms.md.j2").render(rows=rows)

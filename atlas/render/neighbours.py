@@ -1,0 +1,34 @@
+"""The call-graph neighbourhood of a symbol: who calls it and what it calls, each edge with its provenance and
+confidence, as rows a page template lists."""
+
+from __future__ import annotations
+
+from atlas.render.linker import Linker
+
+MAX_ROWS = 60
+
+
+def _rows(linker: Linker, from_page: str, pairs) -> list[dict]:
+    best: dict[str, dict] = {}
+    for other, attrs in pairs:
+        provenance = attrs.get("provenance")
+        site = attrs.get("site")
+        row = {"id": other, "href": linker.href(from_page, other),
+               "provenance": str(getattr(provenance, "value", provenance or "")),
+               "confidence": round(float(attrs.get("confidence") or 0.0), 2),
+               "line": getattr(site, "start", 0) or 0}
+        if other not in best or row["confidence"] > best[other]["confidence"]:
+            best[other] = row
+    return sorted(best.values(), key=lambda r: (-r["confidence"], r["id"]))[:MAX_ROWS]
+
+
+def neighbourhood(linker: Linker, from_page: str, symbol_id: str) -> dict:
+    """{callers, callees, num_callers, num_callees}; empty when the graph is not built or lacks the symbol."""
+    graph = linker.engine.graph
+    if graph is None or symbol_id not in graph:
+        return {"callers": [], "callees": [], "num_callers": 0, "num_callees": 0}
+    callers = _rows(linker, from_page, ((c, a) for c, _, a in graph.in_edges(symbol_id, data=True)))
+    callees = _rows(linker, from_page, ((c, a) for _, c, a in graph.out_edges(symbol_id, data=True)))
+    return {"callers": callers, "callees": callees,
+            "num_callers": len({c for c, _ in graph.in_edges(symbol_id)}),
+            "num_callees": len({c for _, c in graph.out_edges(symbol_id)})}

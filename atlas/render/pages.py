@@ -1,0 +1,103 @@
+"""Every page of the site as (docs-relative path, Markdown text), rendered from SiteData with the templates in
+site/templates. Pure: nothing here touches the disk except through the template loader."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from markupsafe import Markup
+
+from atlas.render import excerpt, urls
+from atlas.render.content import MECHANISMS, Content
+from atlas.render.linker import Linker
+from atlas.render.neighbours import neighbourhood
+
+LABELS = {"vllm": "vLLM", "sglang": "SGLang"}
+
+
+def engine_label(name: str) -> str:
+    return LABELS.get(name, name)
+
+
+def symbol_rows(linker: Linker, page: str, ids) -> list[dict]:
+    rows = []
+    for symbol_id in ids:
+        facts = linker.facts(symbol_id)
+        facts["href"] = linker.href(page, symbol_id) if facts["exists"] else ""
+        rows.append(facts)
+    return rows
+
+
+def source_block(linker: Linker, path: str, start: int, end: int, anchor: str = "L") -> Markup:
+    engine = linker.engine
+    cut = excerpt.cut(engine.pin, path, engine.source(path), start, end)
+    return excerpt.to_html(cut, anchor)
+
+
+def home(env, content: Content, linkers: dict[str, Linker], site) -> str:
+    page = "index.md"
+    engines = []
+    for name, linker in linkers.items():
+        spec = content.pipeline["engines"].get(name, {"stages": {}, "steps": {}})
+        engines.append({
+            "name": name, "label": engine_label(name), "pin": linker.engine.pin, "pin_set": linker.engine.pin_set,
+            "missing": linker.engine.missing,
+            "stages": [(stage, symbol_rows(linker, page, spec["stages"].get(stage, [])))
+                       for stage in content.pipeline["stages"]],
+            "steps": [(step, symbol_rows(linker, page, spec["steps"].get(step, [])))
+                      for step in content.pipeline["steps"]],
+            "num_symbols": len(linker.engine.symbols),
+            "num_edges": linker.engine.graph.number_of_edges() if linker.engine.graph is not None else 0,
+            "browser": urls.rel_md(page, urls.browser_page(name)),
+        })
+    return env.get_template("home.md.j2").render(
+        engines=engines, method=content.article.get("method", []),
+        mechanisms=[(slug, title, urls.rel_md(page, urls.mechanism_page(slug))) for slug, title in MECHANISMS.items()],
+        has_runtime="runtime" in site.results, has_diff="diff" in site.results)
+
+
+def symbol_page(env, linker: Linker, symbol_id: str, annotations: list) -> tuple[str, str]:
+    page = urls.symbol_page(linker.engine.name, symbol_id)
+    facts = linker.facts(symbol_id)
+    source = source_block(linker, facts["path"], facts["start"], facts["end"]) if facts["path"] else ""
+    text = env.get_template("symbol.md.j2").render(
+        engine=engine_label(linker.engine.name), pin=linker.engine.pin, s=facts, source=source,
+        graph=neighbourhood(linker, page, symbol_id),
+        browser=urls.browser_link(page, linker.engine.name, facts["path"], symbol_id),
+        annotations=[{"a": a.annotation, "href": urls.rel(page, urls.mechanism_page(a.annotation.mechanism),
+                                                           a.annotation.id)}
+                     for a in annotations if a.annotation.mechanism in MECHANISMS])
+    return page, text
+
+
+def browser_page(env, linker: Linker) -> tuple[str, str]:
+    page = urls.browser_page(linker.engine.name)
+    text = env.get_template("browser.md.j2").render(
+        engine=linker.engine.name, label=engine_label(linker.engine.name), pin=linker.engine.pin,
+        num_symbols=len(linker.engine.symbols), root=urls.rel(page, "index.md").rsplit("index.html", 1)[0],
+        base=linker.engine.pin.permalink(""))
+    return page, text
+
+
+def crossref_pages(env, content: Content, anchored_by_mechanism: dict) -> Iterator[tuple[str, str]]:
+    page = "crossref/bottlenecks.md"
+    rows = []
+    for row in content.article.get("bottlenecks", []):
+        links = [(MECHANISMS[m], urls.rel_md(page, urls.mechanism_page(m)),
+                  [(a.annotation.framework, a.annotation.id, urls.rel(page, urls.mechanism_page(m), a.annotation.id),
+                    a.annotation.capture) for a in anchored_by_mechanism.get(m, [])])
+                 for m in row.get("mechanisms", []) if m in MECHANISMS]
+        rows.append({**row, "links": links})
+    extra = [a.annotation for group in anchored_by_mechanism.values() for a in group if a.annotation.bottlenecks]
+    yield page, env.get_template("bottlenecks.md.j2").render(rows=rows, caution=content.article.get("caution", ""),
+                                                             annotated=extra)
+    page = "crossref/multi-gpu.md"
+    questions = [a.annotation for group in anchored_by_mechanism.values() for a in group if a.annotation.questions]
+    yield page, env.get_template("multi_gpu.md.j2").render(topics=content.article.get("multi_gpu", []),
+                                                           annotated=questions)
+
+
+def result_pages(env, site) -> Iterator[tuple[str, str]]:
+    """The slots later stages fill: probe traces (issue 7) and diff reports (issue 6), from their results files."""
+    yield "runtime.md", env.get_template("runtime.md.j2").render(results=site.results.get("runtime"))
+    yield "diff.md", env.get_template("diff.md.j2").render(results=site.results.get("diff"))

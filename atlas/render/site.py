@@ -1,0 +1,101 @@
+"""All of the site's generated files from SiteData: Markdown pages, data files, and the navigation. Pure; the
+build (atlas.render.build) writes them and runs mkdocs."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from atlas.render import browser, components, mechanisms, pages, urls
+from atlas.render.content import MECHANISMS, Content
+from atlas.render.env import environment
+from atlas.render.graphdata import as_script
+from atlas.render.inputs import SiteData
+from atlas.render.linker import Linker
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    files: dict[str, str]  # docs-relative path -> text
+    nav: list  # mkdocs nav
+    num_symbol_pages: int
+
+
+def _paged(engine, content: Content, members: dict[str, list[str]], anchored) -> frozenset[str]:
+    linker = Linker(engine, frozenset())
+    ids = {a.annotation.symbol for a in anchored}
+    spec = content.pipeline["engines"].get(engine.name, {"stages": {}, "steps": {}})
+    for group in (spec["stages"], spec["steps"]):
+        for symbol_ids in group.values():
+            ids.update(symbol_ids)
+    for shown in members.values():
+        ids.update(shown)
+    return frozenset(i for i in ids if linker.exists(i) and linker.facts(i)["path"])
+
+
+def render_docs(site: SiteData, content: Content, templates: Path) -> Rendered:
+    env = environment(templates)
+    files: dict[str, str] = {}
+    anchored = defaultdict(list)
+    for engine in site.engines:
+        for item in engine.anchored:
+            anchored[(engine.name, item.annotation.mechanism)].append(item)
+    linkers: dict[str, Linker] = {}
+    num_symbol_pages = 0
+    nav_components, nav_browse = [], []
+    for engine in site.engines:
+        members = components.component_members(Linker(engine, frozenset()))
+        linker = Linker(engine, _paged(engine, content, members, engine.anchored))
+        linkers[engine.name] = linker
+        by_symbol = defaultdict(list)
+        for item in engine.anchored:
+            by_symbol[item.annotation.symbol].append(item)
+        for symbol_id in sorted(linker.paged):
+            path, text = pages.symbol_page(env, linker, symbol_id, by_symbol.get(symbol_id, []))
+            files[path] = text
+            num_symbol_pages += 1
+        for path, text in components.component_outputs(env, linker):
+            files[path] = text
+            if path.endswith(".md"):
+                nav_components.append({f"{pages.engine_label(engine.name)} {Path(path).stem}": path})
+        page_of = lambda sid, l=linker: l.from_root(sid) if l.page(sid) else ""  # noqa: E731
+        for key, payload in browser.browser_files(engine.name, engine.symbols, page_of,
+                                                  lambda p, n=engine.name: urls.file_data(n, p)).items():
+            files[_data_path(engine.name, key)] = as_script(key, payload)
+        path, text = pages.browser_page(env, linker)
+        files[path] = text
+        nav_browse.append({pages.engine_label(engine.name): path})
+    files["index.md"] = pages.home(env, content, linkers, site)
+    for slug in MECHANISMS:
+        path, text = mechanisms.mechanism_page(env, slug, content, linkers, anchored, site)
+        files[path] = text
+    path, text = mechanisms.mechanisms_index(env, content, anchored)
+    files[path] = text
+    path, text = components.components_index(env, linkers)
+    files[path] = text
+    by_mechanism = defaultdict(list)
+    for (_, mechanism), items in anchored.items():
+        by_mechanism[mechanism].extend(items)
+    for path, text in pages.crossref_pages(env, content, by_mechanism):
+        files[path] = text
+    for path, text in pages.result_pages(env, site):
+        files[path] = text
+    nav = [{"Home": "index.md"},
+           {"Mechanisms": ["mechanisms/index.md"] + [{t: urls.mechanism_page(s)} for s, t in MECHANISMS.items()]},
+           {"Components": ["components/index.md"] + nav_components},
+           {"Symbols": nav_browse},
+           {"Cross-reference": [{"Reading bottlenecks (s11)": "crossref/bottlenecks.md"},
+                                {"Multi-GPU questions (s12)": "crossref/multi-gpu.md"}]},
+           {"Runtime": [{"Probe traces": "runtime.md"}, {"Diff across pins": "diff.md"}]}]
+    return Rendered(files, nav, num_symbol_pages)
+
+
+def _data_path(engine: str, key: str) -> str:
+    """Where a browser data key lives: files list, one file per source file, and name shards."""
+    kind, _, rest = key[len(engine) + 1:].partition("/")
+    if kind == "file":
+        return urls.file_data(engine, rest)
+    if kind == "names":
+        return f"assets/atlas/data/{engine}/names/{urls.slug(rest)}.js"
+    return f"assets/atlas/data/{engine}/files.js"

@@ -1,0 +1,62 @@
+"""Where each page and data file of the site lives, and relative links between them (the site is opened from
+file:// too, so every link is relative and ends in .html for pages)."""
+
+from __future__ import annotations
+
+import hashlib
+import posixpath
+import re
+
+from markupsafe import Markup
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def slug(text: str) -> str:
+    """A file-name-safe form of a symbol id or path; a short hash keeps two ids that sanitize alike apart."""
+    safe = _UNSAFE.sub("_", text)
+    if safe == text:
+        return safe
+    return f"{safe}-{hashlib.sha1(text.encode()).hexdigest()[:6]}"
+
+
+def symbol_page(engine: str, symbol_id: str) -> str:
+    return f"symbols/{engine}/{slug(symbol_id)}.md"
+
+
+def component_page(engine: str, component: str) -> str:
+    return f"components/{engine}/{slug(component)}.md"
+
+
+def mechanism_page(slug_: str) -> str:
+    return f"mechanisms/{slug_}.md"
+
+
+def browser_page(engine: str) -> str:
+    return f"browse/{engine}.md"
+
+
+def file_data(engine: str, path: str) -> str:
+    """The on-demand data file of one source file's symbols (a .js file: file:// forbids fetch of JSON)."""
+    return f"assets/atlas/data/{engine}/files/{slug(path.replace('/', '.'))}.js"
+
+
+def html(page: str) -> str:
+    return page[:-3] + ".html" if page.endswith(".md") else page
+
+
+def rel(from_page: str, to: str, fragment: str = "") -> str:
+    """Relative link from one docs-relative page to another docs-relative path; .md targets become .html."""
+    target = posixpath.relpath(html(to), posixpath.dirname(from_page) or ".")
+    return f"{target}#{fragment}" if fragment else target
+
+
+def rel_md(from_page: str, to: str, fragment: str = "") -> Markup:
+    """Relative Markdown link (mkdocs checks and rewrites it); page paths are slugs, so it is safe as written."""
+    target = posixpath.relpath(to, posixpath.dirname(from_page) or ".")
+    return Markup(f"{target}#{fragment}" if fragment else target)
+
+
+def browser_link(from_page: str, engine: str, path: str, symbol_id: str = "") -> str:
+    fragment = f"file={path}" + (f"&sym={symbol_id}" if symbol_id else "")
+    return rel(from_page, browser_page(engine), fragment)

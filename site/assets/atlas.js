@@ -1,0 +1,222 @@
+/* atlas site behaviour: component call graphs (cytoscape, bundled) and the symbol browser. Data files register
+   themselves on window.atlasData and are loaded by <script> tags on demand, which works from file:// too. */
+(function () {
+  "use strict";
+  var loading = {};
+
+  function here(rel) { return new URL(rel, document.baseURI).href; }
+
+  function loadScript(src) {
+    if (!loading[src]) {
+      loading[src] = new Promise(function (resolve, reject) {
+        var s = document.createElement("script");
+        s.src = src; s.async = true;
+        s.onload = resolve;
+        s.onerror = function () { reject(new Error("cannot load " + src)); };
+        document.head.appendChild(s);
+      });
+    }
+    return loading[src];
+  }
+
+  function loadData(src, key) {
+    return loadScript(src).then(function () {
+      var data = (window.atlasData || {})[key];
+      if (!data) throw new Error(src + " does not hold " + key);
+      return data;
+    });
+  }
+
+  function text(tag, cls, content) {
+    var el = document.createElement(tag);
+    if (cls) el.className = cls;
+    if (content !== undefined) el.textContent = content;
+    return el;
+  }
+
+  /* ---- component graphs ---- */
+  var KIND_COLOURS = { "class": "#7e57c2", "method": "#3f51b5", "function": "#00897b", "op": "#f4511e",
+    "cpp_function": "#6d4c41", "cuda_kernel": "#e53935", "triton_kernel": "#fb8c00", "external": "#9e9e9e" };
+
+  function nodeElement(n, outside) {
+    return { group: "nodes", data: { id: n.id, label: n.label, kind: n.kind, url: n.url, path: n.path,
+      line: n.line, outside: outside ? 1 : 0 }, position: { x: n.x || 0, y: n.y || 0 } };
+  }
+
+  function edgeElement(e) {
+    return { group: "edges", data: { id: e.source + "->" + e.target, source: e.source, target: e.target,
+      provenance: e.provenance || "", confidence: e.confidence || 0 } };
+  }
+
+  function initGraph(box) {
+    var status = box.querySelector(".atlas-graph-status");
+    var canvas = box.querySelector(".atlas-graph-canvas");
+    var root = box.getAttribute("data-root");
+    loadData(here(box.getAttribute("data-src")), box.getAttribute("data-key")).then(function (data) {
+      var elements = data.nodes.map(function (n) { return nodeElement(n, false); })
+        .concat(data.edges.map(edgeElement));
+      var cy = window.cytoscape({
+        container: canvas, elements: elements, layout: { name: "preset", fit: true, padding: 20 },
+        minZoom: 0.05, maxZoom: 4, wheelSensitivity: 0.3, textureOnViewport: true, hideEdgesOnViewport: true,
+        style: [
+          { selector: "node", style: { "label": "data(label)", "font-size": 9, "width": 14, "height": 14,
+            "background-color": function (n) { return KIND_COLOURS[n.data("kind")] || "#5c6bc0"; },
+            "color": "#555", "text-valign": "bottom", "text-margin-y": 2, "min-zoomed-font-size": 7 } },
+          { selector: "node[outside = 1]", style: { "shape": "diamond", "background-opacity": 0.6 } },
+          { selector: "node:selected", style: { "border-width": 3, "border-color": "#ffb300" } },
+          { selector: "edge", style: { "width": 1, "line-color": "#b0b7c3", "target-arrow-shape": "triangle",
+            "target-arrow-color": "#b0b7c3", "curve-style": "haystack", "arrow-scale": 0.6, "opacity": 0.7 } },
+          { selector: "edge[confidence < 0.6]", style: { "line-style": "dashed" } }
+        ]
+      });
+      var original = cy.elements().jsons();
+      function expand(node) {
+        var more = data.expand[node.id()];
+        if (!more) { status.textContent = node.data("label") + ": no callers or callees outside the view"; return; }
+        var p = node.position(), added = 0;
+        function place(list, dir) {
+          list.forEach(function (other, i) {
+            if (cy.getElementById(other).empty()) {
+              var n = nodeElement(data.outside[other], true);
+              n.position = { x: p.x + dir * 90, y: p.y + (i - list.length / 2) * 22 };
+              cy.add(n); added++;
+            }
+            var e = dir < 0 ? { source: other, target: node.id() } : { source: node.id(), target: other };
+            if (cy.getElementById(e.source + "->" + e.target).empty()) cy.add(edgeElement(e));
+          });
+        }
+        place(more.callers, -1); place(more.callees, 1);
+        status.textContent = node.data("label") + ": " + more.callers.length + " callers, " +
+          more.callees.length + " callees outside the component (" + added + " added)";
+      }
+      cy.on("tap", "node", function (evt) {
+        var url = evt.target.data("url");
+        if (url) window.location.href = here(root + url);
+      });
+      cy.on("cxttap taphold", "node", function (evt) { expand(evt.target); });
+      cy.on("mouseover", "node", function (evt) {
+        var d = evt.target.data();
+        canvas.title = d.id + (d.path ? "  (" + d.path + ":" + d.line + ")" : "");
+      });
+      box.querySelector("[data-action=fit]").onclick = function () { cy.fit(undefined, 20); };
+      box.querySelector("[data-action=reset]").onclick = function () {
+        cy.elements().remove(); cy.add(original); cy.fit(undefined, 20);
+      };
+      cy.ready(function () {
+        requestAnimationFrame(function () {
+          var ms = Math.round(performance.now());
+          box.setAttribute("data-ready-ms", String(ms));
+          window.atlasGraphs = (window.atlasGraphs || []).concat([cy]);
+          status.textContent = data.nodes.length + " nodes, " + data.edges.length + " edges; interactive " +
+            ms + " ms after navigation start";
+        });
+      });
+    }).catch(function (err) { status.textContent = String(err); });
+  }
+
+  /* ---- symbol browser ---- */
+  function parseHash() {
+    var out = {};
+    window.location.hash.replace(/^#/, "").split("&").forEach(function (part) {
+      var i = part.indexOf("=");
+      if (i > 0) out[decodeURIComponent(part.slice(0, i))] = decodeURIComponent(part.slice(i + 1));
+    });
+    return out;
+  }
+
+  function shardOf(name) {
+    var s = name.slice(0, 2).toLowerCase().replace(/[^a-z0-9]/g, "_");
+    while (s.length < 2) s += "_";
+    return s;
+  }
+
+  function initBrowser(box) {
+    var engine = box.getAttribute("data-engine"), root = box.getAttribute("data-root");
+    var base = box.getAttribute("data-base");
+    var list = box.querySelector(".atlas-browser-files"), pane = box.querySelector(".atlas-browser-symbols");
+    var find = box.querySelector(".atlas-browser-find");
+    var dataRoot = root + "assets/atlas/data/" + engine + "/";
+    loadData(here(dataRoot + "files.js"), engine + "/files").then(function (index) {
+      var files = index.files;
+      function showFile(number, symbolId) {
+        var entry = files[number];
+        loadData(here(root + entry[2]), engine + "/file/" + entry[0]).then(function (data) {
+          pane.textContent = "";
+          var head = text("h2", "", entry[0]);
+          var up = document.createElement("a");
+          up.href = base + entry[0]; up.textContent = " upstream"; head.appendChild(up);
+          pane.appendChild(head);
+          var table = text("table", "atlas-browser-table");
+          data.symbols.forEach(function (s) {
+            var tr = document.createElement("tr");
+            tr.id = "sym-" + s.id;
+            var name = text("td"), link;
+            if (s.page) { link = document.createElement("a"); link.href = here(root + s.page); }
+            else { link = document.createElement("span"); }
+            link.appendChild(text("code", "", s.id.slice(s.id.lastIndexOf(".") + 1)));
+            name.appendChild(link);
+            var lines = document.createElement("a");
+            lines.href = base + entry[0] + "#L" + s.start + (s.end > s.start ? "-L" + s.end : "");
+            lines.textContent = "L" + s.start + "-L" + s.end;
+            var where = text("td"); where.appendChild(lines);
+            tr.appendChild(name); tr.appendChild(text("td", "", s.kind)); tr.appendChild(where);
+            tr.appendChild(text("td", "atlas-sig", s.signature));
+            if (s.id === symbolId) tr.className = "atlas-hit";
+            table.appendChild(tr);
+          });
+          pane.appendChild(table);
+          var hit = symbolId && document.getElementById("sym-" + symbolId);
+          if (hit) hit.scrollIntoView({ block: "center" });
+        }).catch(function (err) { pane.textContent = String(err); });
+      }
+      var byPath = {};
+      files.forEach(function (f, i) {
+        byPath[f[0]] = i;
+        var li = text("li"), a = document.createElement("a");
+        a.href = "#file=" + encodeURIComponent(f[0]);
+        a.textContent = f[0] + " (" + f[1] + ")";
+        li.appendChild(a); list.appendChild(li);
+      });
+      function route() {
+        var h = parseHash();
+        if (h.file !== undefined && byPath[h.file] !== undefined) showFile(byPath[h.file], h.sym);
+      }
+      window.addEventListener("hashchange", route);
+      route();
+      find.addEventListener("input", function () {
+        var q = find.value.trim();
+        if (q.length < 2) return;
+        var shard = shardOf(q);
+        loadData(here(dataRoot + "names/" + shard + ".js"), engine + "/names/" + shard).then(function (data) {
+          var lower = q.toLowerCase(), hits = data.names.filter(function (r) {
+            return r[0].toLowerCase().indexOf(lower) === 0;
+          }).slice(0, 100);
+          pane.textContent = "";
+          pane.appendChild(text("h2", "", hits.length + (hits.length === 100 ? "+" : "") + " symbols named " + q + "*"));
+          var ul = text("ul");
+          hits.forEach(function (r) {
+            var li = text("li"), a = document.createElement("a");
+            a.href = "#file=" + encodeURIComponent(files[r[2]][0]) + "&sym=" + encodeURIComponent(r[1]);
+            a.textContent = r[1];
+            li.appendChild(a); ul.appendChild(li);
+          });
+          pane.appendChild(ul);
+        }).catch(function () { pane.textContent = "no symbol starts with " + q; });
+      });
+    }).catch(function (err) { pane.textContent = String(err); });
+  }
+
+  function start() {
+    var graphs = document.querySelectorAll(".atlas-graph");
+    if (graphs.length) {
+      var root = graphs[0].getAttribute("data-root");
+      loadScript(here(root + "assets/atlas/cytoscape.min.js")).then(function () {
+        graphs.forEach(initGraph);
+      });
+    }
+    document.querySelectorAll(".atlas-browser").forEach(initBrowser);
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();
