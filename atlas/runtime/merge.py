@@ -1,0 +1,82 @@
+"""Reading shards back: every complete line of every shard (a torn last line from a kill is skipped and counted),
+merged into one time-ordered list, GPU times folded into their calls, aggregates of one step joined."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True, slots=True)
+class Merged:
+    events: list  # call and agg records, by monotonic start
+    processes: list  # process records
+    marks: list
+    stats: dict  # pid -> the last stats record of that process
+    num_torn: int  # unreadable lines (a kill mid-write)
+
+
+def read_shard(path: Path) -> tuple[list[dict], int]:
+    records, torn = [], 0
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        if not line.strip():
+            continue
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            torn += 1
+    return records, torn
+
+
+def merge(shard_dir: Path) -> Merged:
+    calls, aggs, processes, marks, stats, gpu = [], {}, [], [], {}, {}
+    num_torn = 0
+    for path in sorted(shard_dir.glob("*.jsonl")):
+        records, torn = read_shard(path)
+        num_torn += torn
+        for r in records:
+            kind = r.get("kind")
+            if kind == "call":
+                calls.append(r)
+            elif kind == "agg":
+                key = (r["pid"], r["symbol"], r["step"])
+                if key in aggs:
+                    _join(aggs[key], r)
+                else:
+                    aggs[key] = r
+            elif kind == "gpu":
+                gpu[(r["pid"], r["seq"])] = r["gpu_ns"]
+            elif kind == "process":
+                processes.append(r)
+            elif kind == "mark":
+                marks.append(r)
+            elif kind == "stats":
+                stats[r["pid"]] = r
+    for call in calls:
+        if (call["pid"], call["seq"]) in gpu:
+            call["gpu_ns"] = gpu[(call["pid"], call["seq"])]
+    events = sorted(calls + list(aggs.values()), key=lambda e: (e["mono_ns"], e["pid"], e.get("seq", 0)))
+    return Merged(events, processes, sorted(marks, key=lambda m: m["mono_ns"]), stats, num_torn)
+
+
+def _join(into: dict, more: dict) -> None:
+    into["count"] += more["count"]
+    into["dur_ns"] += more["dur_ns"]
+    into["end_ns"] = max(into.get("end_ns", 0), more.get("end_ns", 0))
+    for name, value in more["values"].items():
+        old = into["values"].get(name)
+        if isinstance(value, list) and isinstance(old, list):
+            old.extend(value)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool) and isinstance(old, (int, float)):
+            into["values"][name] = old + value
+        else:
+            into["values"][name] = value
+    if more.get("request_ids"):
+        into.setdefault("request_ids", []).extend(more["request_ids"])
+
+
+def write_events(merged: Merged, path: Path) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        for record in merged.processes + merged.events + merged.marks:
+            f.write(json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n")

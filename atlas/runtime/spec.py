@@ -1,0 +1,72 @@
+"""The probe spec: the JSON file `atlas trace` writes and the probe reads at start (ATLAS_PROBES). Hooks come from
+the annotations (atlas.annotate.probe_spec) or, only while none exist, from the built-in default list."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from atlas.env import Settings
+from atlas.errors import ConfigError
+from atlas.runtime import defaults, lines
+from atlas.sources import analysed_files, load_all, locate
+
+HOOK_SOURCES = ("auto", "annotations", "builtin")
+# Per-symbol probe flags the annotations do not carry (how to record, not what): kept by qualname.
+FLAGS = {f"{e[0]}.{e[1]}": e[4] for e in defaults.VLLM + defaults.VLLM_CUDA_EXTRA + defaults.SGLANG}
+
+
+def annotated_entries(framework: str, pin_set: str, settings: Settings) -> list[dict] | None:
+    """Entries compiled from the annotations of `framework`, or None when there are none (or no annotate API)."""
+    try:
+        from atlas.annotate import load_annotations, probe_spec
+        from atlas.graph import load_index
+    except ImportError:
+        return None
+    annotations = load_annotations(settings.root, framework)
+    if not annotations:
+        return None
+    entries = [e for e in probe_spec(annotations, load_index(settings, framework, pin_set))
+               if e.get("framework") == framework]
+    return [{**e, **{flag: True for flag in FLAGS.get(e["symbol"], ())}} for e in entries] or None
+
+
+def hook_entries(framework: str, pin_set: str, device: str, settings: Settings, source: str) -> tuple[list, str]:
+    if source not in HOOK_SOURCES:
+        raise ConfigError(f"unknown hook source {source!r}; choose one of: {', '.join(HOOK_SOURCES)}")
+    if source in ("auto", "annotations"):
+        entries = annotated_entries(framework, pin_set, settings)
+        if entries:
+            return entries, "annotations"
+        if source == "annotations":
+            raise ConfigError(f"no annotations for {framework} compile to probe hooks; add some under annotations/ "
+                              "or use --hooks builtin")
+    return defaults.default_hooks(framework, device), "builtin-default"
+
+
+def pick_pin_set(manifest, requested: str, engine_version: str) -> str:
+    """The requested pin set, unless the running engine is another pinned release: then that release's set."""
+    version = engine_version.lstrip("v").split("+", 1)[0]
+    if not version or manifest.pin_entry(requested)["ref"].lstrip("v") == version:
+        return requested
+    return next((name for name, entry in manifest.pins.items() if entry["ref"].lstrip("v") == version), requested)
+
+
+def build_spec(framework: str, pin_set: str, device: str, out: Path, settings: Settings, source: str = "auto",
+               extra: dict | None = None) -> dict:
+    """Everything the probe needs: pin, package layout, blob ids of the pinned files, resolved hooks."""
+    (manifest,) = load_all(settings.root, [framework])
+    checkout = locate(manifest, pin_set, settings)
+    entries, origin = hook_entries(framework, pin_set, device, settings, source)
+    hooks = lines.resolve(entries, checkout.path, manifest.package_root)
+    return {"schema": 1, "framework": framework, "package": framework, "package_root": manifest.package_root,
+            "pin_set": pin_set, "ref": checkout.pin.ref, "commit": checkout.pin.commit, "url": checkout.pin.url,
+            "permalink_ref": checkout.pin.permalink_ref, "engine_version": checkout.pin.ref.lstrip("v"),
+            "source": origin, "device": device, "out": str(out), "control": str(out / "control"), "active": True,
+            "capacity": 200_000, "flush_interval_s": 0.5, "hooks": hooks,
+            "blobs": dict(analysed_files(manifest, checkout, (".py",))), **(extra or {})}
+
+
+def write_spec(spec: dict, path: Path) -> Path:
+    path.write_text(json.dumps(spec, indent=1, sort_keys=True), encoding="utf-8")
+    return path

@@ -1,0 +1,115 @@
+"""The summary of a run, from the events alone: per-request TTFT / TPOT / ITL, steps per batch mode, preemptions
+and retractions, prefix hits, CUDA-graph use, and per hook whether it was installed, fired and sits at the pin."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+
+from atlas.runtime.merge import Merged
+
+ARRIVALS = ("Scheduler.add_request", "Scheduler.handle_generate_request")
+
+
+def token_times(merged: Merged) -> dict[str, list[tuple[int, int]]]:
+    """rid -> [(monotonic ns, new tokens)] from the commit events (vLLM `new_tokens`; SGLang `output_tokens`
+    counts so far, differenced here)."""
+    times: dict[str, list[tuple[int, int]]] = {}
+    seen: dict[str, int] = {}
+    for e in merged.events:
+        if e["role"] != "commit":
+            continue
+        end = e["mono_ns"] + e["dur_ns"]
+        for rid, n in (e["values"].get("new_tokens") or {}).items():
+            if n:
+                times.setdefault(rid, []).append((end, n))
+        for rid, total in (e["values"].get("output_tokens") or {}).items():
+            if total > seen.get(rid, 0):
+                times.setdefault(rid, []).append((end, total - seen.get(rid, 0)))
+                seen[rid] = total
+    return times
+
+
+def per_request(merged: Merged) -> dict[str, dict]:
+    arrivals = {}
+    for e in merged.events:
+        if e["symbol"].endswith(ARRIVALS) and e.get("request_ids"):
+            arrivals.setdefault(e["request_ids"][0], e["mono_ns"])
+    rows = {}
+    for rid, times in token_times(merged).items():
+        tokens = sum(n for _, n in times)
+        stamps = [t for t, _ in times]
+        gaps = [(b - a) / 1e6 for a, b in zip(stamps, stamps[1:])]
+        row = {"output_tokens": tokens, "ttft_ms": round((stamps[0] - arrivals[rid]) / 1e6, 3) if rid in arrivals
+               else None}
+        if tokens > 1:
+            row["tpot_ms"] = round((stamps[-1] - stamps[0]) / 1e6 / (tokens - 1), 3)
+        if gaps:
+            row["itl_ms"] = {"mean": round(statistics.fmean(gaps), 3), "p50": round(statistics.median(gaps), 3),
+                             "max": round(max(gaps), 3)}
+        rows[rid] = row
+    return rows
+
+
+def summarise(merged: Merged, spec: dict, driver: dict | None = None) -> dict:
+    modes, graphs, preempted, retracted = Counter(), Counter(), [], []
+    prefix_hit_tokens = kv_allocated = kv_freed = drafts = accepted = 0
+    fired = Counter()
+    for e in merged.events:
+        fired[e["symbol"]] += e.get("count", 1)
+        v = e["values"]
+        if e["role"] == "plan" and "batch_mode" in v:
+            modes[v["batch_mode"]] += 1
+            preempted += list(v.get("preempted") or [])
+            drafts += v.get("draft_tokens", 0) or 0
+        if "cuda_graph" in v:
+            graphs[v["cuda_graph"]] += 1
+        retracted += list(v.get("retracted") or [])
+        if e["role"] in ("allocate", "plan") and isinstance(v.get("prefix_hit_tokens"), int):
+            prefix_hit_tokens += v["prefix_hit_tokens"]
+        if e["role"] == "allocate" and isinstance(v.get("kv_blocks"), int):
+            kv_allocated += v["kv_blocks"] if e["symbol"].endswith(("allocate_slots", "prepare_for_extend",
+                                                                     "prepare_for_decode")) else 0
+        if e["role"] == "release" and isinstance(v.get("kv_blocks"), int):
+            kv_freed += v["kv_blocks"]
+        if e["role"] == "commit":
+            accepted += v.get("accepted_tokens", 0) or 0
+    hooks = {}
+    for h in spec["hooks"]:
+        state = [s.get("hooks", {}).get(h["symbol"], {}) for s in merged.stats.values()]
+        installed = [s for s in state if s.get("installed")]
+        hooks[h["symbol"]] = {"role": h["role"], "path": h["path"], "line": h["line"], "fired": fired[h["symbol"]],
+                              "installed_in": len(installed), "optional": bool(h.get("optional")),
+                              "at_pin": bool(installed) and all(s.get("at_pin") for s in installed),
+                              "run_line": installed[0].get("run_line") if installed else None}
+    stats = list(merged.stats.values())
+    requests = per_request(merged)
+    ttfts = [r["ttft_ms"] for r in requests.values() if r.get("ttft_ms") is not None]
+    return {"framework": spec["framework"], "ref": spec["ref"], "commit": spec["commit"],
+            "hook_source": spec["source"], "device": spec.get("device"),
+            "processes": [{"pid": p["pid"], "proc": p["proc"], "engine_version": p["engine_version"],
+                           "version_at_pin": p["version_at_pin"]} for p in merged.processes],
+            "num_events": sum(s["num_events"] for s in stats), "num_dropped": sum(s["num_dropped"] for s in stats),
+            "num_torn_lines": merged.num_torn,
+            "capture_errors": {k: v for s in stats for k, v in s.get("capture_errors", {}).items()},
+            "disabled_hooks": sorted({h for s in stats for h in s.get("disabled_hooks", [])}),
+            "steps_by_batch_mode": dict(sorted(modes.items())), "cuda_graph": dict(sorted(graphs.items())),
+            "preempted": len(preempted), "retracted": len(retracted), "prefix_hit_tokens": prefix_hit_tokens,
+            "kv_blocks_allocated": kv_allocated, "kv_blocks_freed": kv_freed, "draft_tokens": drafts,
+            "accepted_tokens": accepted, "hooks": hooks, "requests": requests,
+            "ttft_ms_median": round(statistics.median(ttfts), 3) if ttfts else None,
+            "throughput": throughput(driver) if driver else None}
+
+
+def throughput(driver: dict) -> dict:
+    """Output tok/s per round, and the probes-on / probes-off ratio of the medians (rounds of one run)."""
+    by = {"on": [], "off": []}
+    for r in driver.get("rounds", []):
+        by[r["probes"]].append(r["out_tok_s"])
+    result = {"rounds": [{k: r[k] for k in ("round", "probes", "out_tokens", "seconds", "out_tok_s")}
+                         for r in driver.get("rounds", [])],
+              "median_on": statistics.median(by["on"]) if by["on"] else None,
+              "median_off": statistics.median(by["off"]) if by["off"] else None}
+    if by["on"] and by["off"]:
+        result["on_over_off"] = round(result["median_on"] / result["median_off"], 4)
+    return result

@@ -1,0 +1,132 @@
+"""`atlas trace` end to end: spec -> engine under probes running a workload -> shards -> events.jsonl, trace.json
+(Perfetto), summary.json. Pure orchestration over spec, launch, workloads, merge, perfetto and summary."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from atlas.env import Settings
+from atlas.errors import AtlasError, ConfigError
+from atlas.runtime import launch, spec as specs, workloads
+from atlas.runtime.merge import merge, write_events
+from atlas.runtime.perfetto import chrome_trace
+from atlas.runtime.summary import summarise
+
+MODELS = Path(__file__).resolve().parents[1] / "data" / "models"
+DEFAULT_MODEL = {"cpu": MODELS / "qwen3-tiny", "cuda": MODELS / "qwen3-0.6b"}
+ENGINE_DEFAULTS = {
+    ("vllm", "cpu"): {"load_format": "dummy", "skip_tokenizer_init": True, "enforce_eager": True,
+                      "dtype": "bfloat16", "max_model_len": 512, "max_num_seqs": 8,
+                      "kv_cache_memory_bytes": 64 << 20, "seed": 0},
+    ("vllm", "cuda"): {"load_format": "dummy", "skip_tokenizer_init": True, "dtype": "bfloat16",
+                       "gpu_memory_utilization": 0.5, "max_model_len": 4096, "seed": 0},
+    ("sglang", "cuda"): {"load_format": "dummy", "skip_tokenizer_init": True, "attention_backend": "triton",
+                         "sampling_backend": "pytorch", "mem_fraction_static": 0.5, "context_length": 4096,
+                         "random_seed": 0, "log_level": "warning"},
+}
+
+
+class EngineFailed(AtlasError):
+    """The engine exited with an error or timed out; the message points at its log."""
+
+
+@dataclass(frozen=True, slots=True)
+class TraceOptions:
+    framework: str
+    out: Path
+    device: str = "cpu"
+    model: Path | None = None
+    workload: str = "requests"
+    workload_params: dict = field(default_factory=dict)
+    python: str | None = None
+    pin_set: str = "default"
+    hooks: str = "auto"
+    engine_args: tuple[str, ...] = ()
+    rounds: tuple[str, ...] = ("on",)
+    warmup: bool = True
+    single_process: bool = False
+    timeout_s: float = 600.0
+    probes: bool = True
+
+
+def parse_engine_args(args: tuple[str, ...]) -> dict:
+    """['--max-num-seqs', '4', '--enforce-eager'] -> {'max_num_seqs': 4, 'enforce_eager': True}."""
+    out, i = {}, 0
+    while i < len(args):
+        key = args[i]
+        if not key.startswith("--"):
+            raise ConfigError(f"engine argument {key!r} is not an option; pass engine options after `--` as "
+                              "--name value (e.g. -- --max-num-seqs 4)")
+        name = key[2:].replace("-", "_")
+        if "=" in name:
+            name, raw = name.split("=", 1)
+            i += 1
+        elif i + 1 < len(args) and not args[i + 1].startswith("--"):
+            raw, i = args[i + 1], i + 2
+        else:
+            raw, i = "true", i + 1
+        try:
+            out[name] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[name] = raw
+    return out
+
+
+def model_dir(opts: TraceOptions) -> Path:
+    model = (opts.model or DEFAULT_MODEL[opts.device]).resolve()
+    if not (model / "config.json").is_file():
+        raise ConfigError(f"model folder {model} has no config.json; pass --model with a folder holding one "
+                          f"(atlas ships {', '.join(p.name for p in MODELS.iterdir())} under {MODELS})")
+    return model
+
+
+def run_trace(opts: TraceOptions, settings: Settings) -> dict:
+    """Run the engine under the probes and write the trace folder; returns the summary."""
+    if (opts.framework, opts.device) not in ENGINE_DEFAULTS:
+        raise ConfigError(f"no engine recipe for {opts.framework} on {opts.device}; choose one of: "
+                          + ", ".join(f"{f}/{d}" for f, d in ENGINE_DEFAULTS))
+    out = launch.prepare_out(opts.out.resolve())
+    python = launch.engine_python(opts.python)
+    model = model_dir(opts)
+    from atlas.sources import load_all
+
+    (manifest,) = load_all(settings.root, [opts.framework])
+    version = launch.engine_version(python, opts.framework)
+    if not version:
+        raise ConfigError(f"{python} has no {opts.framework} installed; pass --python (or ATLAS_ENGINE_PYTHON) with "
+                          "the engine's interpreter (bash scripts/setup_cpu_engine.sh makes one for vLLM on the CPU)")
+    pin_set = specs.pick_pin_set(manifest, opts.pin_set, version)
+    spec = specs.build_spec(opts.framework, pin_set, opts.device, out, settings, opts.hooks)
+    spec_path = specs.write_spec(spec, out / "spec.json")
+    (out / "control").write_text("on")
+    vocab = json.loads((model / "config.json").read_text())["vocab_size"]
+    workload = workloads.build(opts.workload, vocab=vocab, **opts.workload_params)
+    engine = {**ENGINE_DEFAULTS[(opts.framework, opts.device)], **parse_engine_args(opts.engine_args)}
+    config = {"model": str(model), "engine": engine, "workload": workload.to_json(), "rounds": list(opts.rounds),
+              "warmup": opts.warmup, "control": str(out / "control"), "result": str(out / "result.json")}
+    boot = launch.make_boot(out)
+    env = launch.engine_env(spec_path, out, boot, opts.probes)
+    if opts.single_process:
+        env["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0"
+    (out / "result.json").unlink(missing_ok=True)
+    status, log = launch.run_driver(python, opts.framework, config, out, boot, env, opts.timeout_s)
+    driver = json.loads((out / "result.json").read_text()) if (out / "result.json").is_file() else None
+    summary = collect(out, spec, driver)
+    summary.update(engine_version=version, pin_set=pin_set, engine_exit=status, workload=workload.name)
+    (out / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True), encoding="utf-8")
+    if status != 0 or driver is None:
+        tail = " | ".join(log.read_text(errors="replace").strip().splitlines()[-3:])
+        raise EngineFailed(f"the {opts.framework} engine {'timed out' if status == 124 else f'exited {status}'}; "
+                           f"the trace up to its last flush is in {out}; see {log}: {tail[-400:]}")
+    return summary
+
+
+def collect(out: Path, spec: dict, driver: dict | None = None) -> dict:
+    """Merge the shards of a trace folder into events.jsonl, trace.json and the summary (also after a crash)."""
+    merged = merge(out / "shards")
+    write_events(merged, out / "events.jsonl")
+    (out / "trace.json").write_text(json.dumps(chrome_trace(merged, spec)), encoding="utf-8")
+    return summarise(merged, spec, driver)

@@ -1,0 +1,95 @@
+"""The wrapper put on each hooked method: times the call, notes the call site, runs the captures, and hands one
+record to the shard. A capture that raises disables its hook (counted); the engine's call is never affected."""
+
+from __future__ import annotations
+
+import functools
+import sys
+import threading
+import time
+
+monotonic_ns = time.monotonic_ns
+time_ns = time.time_ns
+
+
+class Call:
+    """What a capture sees: the hooked call's receiver, arguments, result and the values taken before the call."""
+
+    __slots__ = ("self", "args", "kwargs", "result", "before")
+
+    def __init__(self, args, kwargs, result, before):
+        self.self = args[0] if args else None
+        self.args = args
+        self.kwargs = kwargs
+        self.result = result
+        self.before = before
+
+    def arg(self, index: int, name: str):
+        """A positional-or-keyword argument (index counts `self` as 0)."""
+        if name in self.kwargs:
+            return self.kwargs[name]
+        return self.args[index] if len(self.args) > index else None
+
+
+class Hook:
+    """One spec entry as installed in this process."""
+
+    def __init__(self, entry: dict, captures: dict, befores: dict):
+        self.entry = entry
+        self.symbol = entry["symbol"]
+        self.role = entry["role"]
+        self.path = entry.get("path", "")
+        self.line = int(entry.get("line") or 0)
+        self.end_line = int(entry.get("end_line") or 0)
+        self.is_aggregate = bool(entry.get("aggregate"))
+        self.is_step = bool(entry.get("step"))
+        self.skip_none = bool(entry.get("skip_none"))
+        self.has_gpu_time = "gpu_time" in entry.get("capture", ())
+        self.has_nvtx = bool(entry.get("nvtx"))
+        self.captures = captures  # name -> fn(Call)
+        self.befores = befores  # name -> fn(Call) run before the call; its value lands in Call.before
+        self.at_pin = False
+        self.run_line = 0
+        self.run_path = ""
+        self.is_installed = False
+        self.is_disabled = False
+        self.num_errors = 0
+        self.last_error = ""
+        self.num_calls = 0
+
+
+def wrap(probe, hook: Hook, fn):
+    """A wrapper with the signature of `fn` that records each call through `probe`."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if not probe.is_active or hook.is_disabled:
+            return fn(*args, **kwargs)
+        caller = sys._getframe(1)
+        if hook.is_step:
+            probe.begin_step(hook)
+        before = probe.take_before(hook, args, kwargs) if hook.befores else None
+        timer = probe.gpu_start(hook) if hook.has_gpu_time else None
+        nvtx = probe.nvtx_push(hook) if hook.has_nvtx else False
+        ts = time_ns()
+        t0 = monotonic_ns()
+        try:
+            result = fn(*args, **kwargs)
+        finally:
+            if nvtx:
+                probe.nvtx_pop()
+        t1 = monotonic_ns()
+        if hook.skip_none and result is None:
+            if hook.is_step:
+                probe.undo_step(hook)
+            return result
+        probe.record(hook, Call(args, kwargs, result, before), ts, t0, t1, caller.f_code.co_filename,
+                     caller.f_lineno, timer)
+        return result
+
+    wrapper.__atlas_probe__ = hook
+    return wrapper
+
+
+def current_tid() -> int:
+    return threading.get_native_id()

@@ -1,0 +1,253 @@
+"""One probe per process: reads the spec (ATLAS_PROBES), opens this process's shard, installs the hooks, and turns
+hooked calls into records. `install_from_env(framework)` is what the engines' plugin entry points call."""
+
+from __future__ import annotations
+
+import atexit
+import importlib
+import json
+import multiprocessing
+import os
+import sys
+import time
+
+from probes import patch
+from probes.captures import GENERIC
+from probes.cuda import CudaTimer
+from probes.guard import FileGuard, base_version
+from probes.hooks import Call, Hook, current_tid, monotonic_ns, time_ns
+from probes.schema import CAPTURES
+from probes.shard import Shard
+
+_PROBE = None
+
+
+def capture_tables(framework: str) -> tuple[dict, dict]:
+    """(captures, befores) of a framework: qualname -> {capture name -> fn(Call)}."""
+    module = importlib.import_module(f"probes.captures.{framework}")
+    return module.CAPTURES, module.BEFORES
+
+
+class Probe:
+    def __init__(self, spec: dict, shard: Shard):
+        self.spec = spec
+        self.shard = shard
+        self.framework = spec["framework"]
+        self.commit = spec.get("commit", "")
+        self.guard = FileGuard(spec.get("package", self.framework), spec.get("package_root", ""),
+                               spec.get("blobs", {}))
+        self.is_active = bool(spec.get("active", True))
+        self.control = spec.get("control", "")
+        self._control_mtime = 0.0
+        self.step = 0
+        self.step_leader: Hook | None = None
+        self.seq = 0
+        self.pid = os.getpid()
+        self.proc = multiprocessing.current_process().name
+        self.cuda = CudaTimer()
+        self.aggregates: dict = {}  # hook -> [step, count, dur_ns, first ts, first mono, last end, values]
+        captures, befores = capture_tables(self.framework)
+        self.hooks = [Hook(e, _pick(captures, e), _pick(befores, e)) for e in spec["hooks"]]
+        self.unsupported = {h.symbol: [c for c in h.entry.get("capture", ()) if c not in h.captures
+                                       and c not in h.befores and c != "gpu_time"] for h in self.hooks}
+
+    # -- installing ------------------------------------------------------------------------------------------
+    def try_patch(self, module, hook: Hook) -> None:
+        try:
+            patch.patch(self, module, hook)
+        except Exception as exc:  # a symbol missing from this engine version: reported, never fatal
+            hook.last_error = f"not installed: {type(exc).__name__}: {exc}"
+
+    # -- hot path --------------------------------------------------------------------------------------------
+    def begin_step(self, hook: Hook) -> None:
+        if self.step_leader is None:
+            self.step_leader = hook
+        if hook is self.step_leader:
+            self.step += 1
+            if self.aggregates:
+                self.emit_aggregates(older_than=self.step)
+
+    def undo_step(self, hook: Hook) -> None:
+        if hook is self.step_leader:
+            self.step -= 1
+
+    def take_before(self, hook: Hook, args, kwargs):
+        call = Call(args, kwargs, None, None)
+        try:
+            return {name: fn(call) for name, fn in hook.befores.items()}
+        except Exception as exc:
+            self.fail(hook, exc)
+            return None
+
+    def gpu_start(self, hook: Hook):
+        try:
+            return self.cuda.start()
+        except Exception as exc:
+            self.fail(hook, exc)
+            return None
+
+    def nvtx_push(self, hook: Hook) -> bool:
+        try:
+            return self.cuda.nvtx_push(f"{hook.role}:{hook.entry['qualname']}")
+        except Exception:
+            return False
+
+    def nvtx_pop(self) -> None:
+        self.cuda.nvtx_pop()
+
+    def record(self, hook: Hook, call, ts: int, t0: int, t1: int, call_file: str, call_line: int, timer) -> None:
+        if hook.is_disabled:
+            return
+        try:
+            values = {name: fn(call) for name, fn in hook.captures.items()}
+        except Exception as exc:
+            self.fail(hook, exc)
+            return
+        hook.num_calls += 1
+        request_ids = values.pop("request_ids", None)
+        if hook.is_aggregate:
+            self.accumulate(hook, ts, t0, t1, values, request_ids)
+            return
+        self.seq += 1
+        if timer is not None:
+            self.cuda.stop(self.seq, timer)
+        call_path, call_at_pin = self.guard.locate(call_file)
+        event = {"kind": "call", "seq": self.seq, "pid": self.pid, "tid": current_tid(), "symbol": hook.symbol,
+                 "role": hook.role, "path": hook.path, "line": hook.line, "end_line": hook.end_line,
+                 "run_line": hook.run_line, "at_pin": hook.at_pin, "call_path": call_path, "call_line": call_line,
+                 "call_at_pin": call_at_pin, "ts_ns": ts, "mono_ns": t0, "dur_ns": t1 - t0, "step": self.step,
+                 "values": values}
+        if request_ids is not None:
+            event["request_ids"] = request_ids
+        self.shard.add(event)
+
+    def accumulate(self, hook: Hook, ts: int, t0: int, t1: int, values: dict, request_ids) -> None:
+        agg = self.aggregates.get(hook)
+        if agg is None or agg[0] != self.step:
+            if agg is not None:
+                self.emit_aggregate(hook, agg)
+            agg = self.aggregates[hook] = [self.step, 0, 0, ts, t0, t1, {}, []]
+        agg[1] += 1
+        agg[2] += t1 - t0
+        agg[5] = t1
+        merged = agg[6]
+        for name, value in values.items():
+            if isinstance(value, bool) or not isinstance(value, (int, float, list)):
+                merged[name] = value
+            elif isinstance(value, list):
+                merged.setdefault(name, []).extend(value)
+            else:
+                merged[name] = merged.get(name, 0) + value
+        if request_ids:
+            agg[7].extend(request_ids)
+
+    def fail(self, hook: Hook, exc: BaseException) -> None:
+        """A capture raised: count it and switch the hook to pass-through for the rest of the run."""
+        hook.num_errors += 1
+        hook.is_disabled = True
+        hook.last_error = f"{type(exc).__name__}: {exc}"
+
+    # -- off the hot path (the flusher thread) ---------------------------------------------------------------
+    def emit_aggregate(self, hook: Hook, agg: list) -> None:
+        step, count, dur, ts, t0, t1, values, request_ids = agg
+        record = {"kind": "agg", "pid": self.pid, "tid": current_tid(), "symbol": hook.symbol, "role": hook.role,
+                  "path": hook.path, "line": hook.line, "at_pin": hook.at_pin, "step": step, "count": count,
+                  "dur_ns": dur, "ts_ns": ts, "mono_ns": t0, "end_ns": t1, "values": values}
+        if request_ids:
+            record["request_ids"] = request_ids
+        self.shard.add(record)
+
+    def emit_aggregates(self, older_than: int | None = None) -> None:
+        for hook, agg in list(self.aggregates.items()):
+            if older_than is None or agg[0] < older_than:
+                if self.aggregates.get(hook) is agg:
+                    del self.aggregates[hook]
+                    self.emit_aggregate(hook, agg)
+
+    def tick(self) -> None:
+        for seq, gpu_ns in self.cuda.resolve():
+            self.shard.add({"kind": "gpu", "pid": self.pid, "seq": seq, "gpu_ns": gpu_ns})
+        self.poll_control()
+
+    def poll_control(self) -> None:
+        if not self.control:
+            return
+        try:
+            mtime = os.stat(self.control).st_mtime
+            if mtime != self._control_mtime:
+                self._control_mtime = mtime
+                with open(self.control, encoding="utf-8") as f:
+                    self.is_active = f.read().strip() != "off"
+        except OSError:
+            pass
+
+    def stats(self) -> dict:
+        return {"capture_errors": {h.symbol: h.num_errors for h in self.hooks if h.num_errors},
+                "disabled_hooks": [h.symbol for h in self.hooks if h.is_disabled],
+                "hooks": {h.symbol: {"installed": h.is_installed, "calls": h.num_calls, "at_pin": h.at_pin,
+                                     "run_path": h.run_path, "run_line": h.run_line,
+                                     **({"error": h.last_error} if h.last_error else {})} for h in self.hooks},
+                "step": self.step, "is_active": self.is_active}
+
+    def process_record(self, engine_version: str) -> dict:
+        expected = self.spec.get("engine_version", "")
+        return {"kind": "process", "pid": self.pid, "ppid": os.getppid(), "proc": self.proc, "argv": sys.argv[:3],
+                "framework": self.framework, "commit": self.commit, "pin_ref": self.spec.get("ref", ""),
+                "engine_version": engine_version, "expected_version": expected,
+                "version_at_pin": bool(expected) and base_version(engine_version) == base_version(expected),
+                "hooks": [h.symbol for h in self.hooks], "unsupported_captures":
+                    {k: v for k, v in self.unsupported.items() if v},
+                "ts_ns": time_ns(), "mono_ns": monotonic_ns()}
+
+
+def _pick(table: dict, entry: dict) -> dict:
+    """The captures a spec entry asks for, plus the hook's own extras (names outside schema.CAPTURES, such as the
+    commit's `new_tokens`), which the summary needs whatever the spec says."""
+    wanted = set(entry.get("capture", ()))
+    found = {**GENERIC, **table.get(entry["qualname"], {})}
+    return {name: fn for name, fn in found.items() if name in wanted or (name not in CAPTURES and name in found
+                                                                         and name not in GENERIC)}
+
+
+def trace_dir(spec: dict) -> str:
+    return os.environ.get("ATLAS_TRACE_DIR") or spec["out"]
+
+
+def install(spec: dict, engine_version: str) -> Probe:
+    folder = os.path.join(trace_dir(spec), "shards")
+    os.makedirs(folder, exist_ok=True)
+    proc = multiprocessing.current_process().name.replace(os.sep, "_").replace(" ", "_")
+    shard = Shard(os.path.join(folder, f"{proc}-{os.getpid()}.jsonl"), capacity=int(spec.get("capacity", 200_000)),
+                  interval_s=float(spec.get("flush_interval_s", 0.5)))
+    probe = Probe(spec, shard)
+    shard.tick_callbacks.append(probe.tick)
+    shard.stats_callback = probe.stats
+    shard.add(probe.process_record(engine_version))
+    probe.poll_control()
+    patch.install(probe, probe.hooks)
+    shard.start()
+    atexit.register(probe.emit_aggregates)  # runs before the shard's close (atexit is LIFO)
+    return probe
+
+
+def install_from_env(framework: str):
+    """Install the probe described by $ATLAS_PROBES if it is for `framework`; idempotent; a no-op without it."""
+    global _PROBE
+    path = os.environ.get("ATLAS_PROBES")
+    if not path or _PROBE is not None:
+        return _PROBE
+    with open(path, encoding="utf-8") as f:
+        spec = json.load(f)
+    if spec.get("framework") != framework:
+        return None
+    engine = sys.modules.get(framework)
+    version = str(getattr(engine, "__version__", "")) if engine else ""
+    _PROBE = install(spec, version)
+    return _PROBE
+
+
+def mark(name: str, **values) -> None:
+    """A workload marker in this process's shard (the drivers call it: round begin/end, probes on/off)."""
+    if _PROBE is not None:
+        _PROBE.shard.add({"kind": "mark", "pid": _PROBE.pid, "name": name, "ts_ns": time_ns(),
+                          "mono_ns": monotonic_ns(), "values": values})

@@ -1,0 +1,63 @@
+"""The record schema of probe shards: one JSON object per line. atlas reads it (merge, Perfetto, summary); the
+probe writes it. Plain data, standard library only."""
+
+SCHEMA_VERSION = 1
+
+ROLES = ("plan", "allocate", "execute", "validate", "commit", "release")
+
+CAPTURES = ("num_scheduled_tokens", "num_computed_tokens", "kv_blocks", "prefix_hit_tokens", "batch_mode",
+            "batch_size", "preempted", "retracted", "new_token_ratio", "draft_tokens", "accepted_tokens",
+            "cuda_graph", "request_ids", "gpu_time")
+
+BATCH_MODES = ("EXTEND", "DECODE", "MIXED", "TARGET_VERIFY", "IDLE")
+
+# kind -> (required fields, what one record says)
+KINDS = {
+    "process": (("pid", "proc", "framework", "commit", "engine_version", "version_at_pin", "hooks", "ts_ns",
+                 "mono_ns"),
+                "one per shard, first: who wrote it, the engine version against the pin, which hooks got installed "
+                "(each with at_pin: whether its file's git blob id equals the pin's)"),
+    "call": (("seq", "pid", "tid", "symbol", "role", "path", "line", "at_pin", "ts_ns", "mono_ns", "dur_ns", "step",
+              "values"),
+             "one hooked call: symbol id and definition line at the pin, call site (call_path, call_line, "
+             "call_at_pin), wall and monotonic start, duration, engine step, request ids, captured values"),
+    "agg": (("pid", "symbol", "role", "step", "count", "dur_ns", "mono_ns", "values"),
+            "calls of an aggregated hook within one step (hot per-request hooks): count, total duration, summed "
+            "numeric values and concatenated lists; mono_ns is the first call's start, end_ns the last call's end"),
+    "gpu": (("pid", "seq", "gpu_ns"), "CUDA-event time of call `seq`, resolved off the hot path"),
+    "mark": (("pid", "name", "ts_ns", "mono_ns"), "a workload marker written by the driver (round begin/end, on/off)"),
+    "stats": (("pid", "ts_ns", "num_events", "num_dropped", "capture_errors", "disabled_hooks"),
+              "written at every flush: events so far, events dropped because the buffer was full, capture errors "
+              "per hook, hooks disabled after a capture raised"),
+}
+
+EVENT_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "atlas probe record",
+    "type": "object",
+    "required": ["kind", "v"],
+    "properties": {
+        "kind": {"enum": sorted(KINDS)},
+        "v": {"const": SCHEMA_VERSION},
+        "pid": {"type": "integer"},
+        "tid": {"type": "integer"},
+        "proc": {"type": "string"},
+        "seq": {"type": "integer"},
+        "framework": {"enum": ["vllm", "sglang"]},
+        "commit": {"type": "string"},
+        "symbol": {"type": "string", "description": "dotted id, the same as the static graph's"},
+        "role": {"enum": list(ROLES)},
+        "path": {"type": "string", "description": "repository-relative file of the definition at the pin"},
+        "line": {"type": "integer"}, "end_line": {"type": "integer"},
+        "run_line": {"type": "integer", "description": "first line of the running code object"},
+        "call_path": {"type": "string"}, "call_line": {"type": "integer"}, "call_at_pin": {"type": "boolean"},
+        "at_pin": {"type": "boolean"},
+        "ts_ns": {"type": "integer"}, "mono_ns": {"type": "integer"}, "dur_ns": {"type": "integer"},
+        "end_ns": {"type": "integer"},
+        "step": {"type": "integer"}, "count": {"type": "integer"}, "gpu_ns": {"type": "integer"},
+        "request_ids": {"type": "array", "items": {"type": "string"}},
+        "values": {"type": "object"},
+    },
+    "allOf": [{"if": {"properties": {"kind": {"const": k}}}, "then": {"required": list(req)}}
+              for k, (req, _) in KINDS.items()],
+}
