@@ -1,0 +1,22 @@
+"""The kernel layer: Python -> torch ops -> C++ -> `__global__` kernels, and SGLang JIT exports, for one checkout.
+
+`kernel_layer(checkout, manifest, symbols) -> KernelLayer` (symbols, edges, unresolved call sites, stats); the graph
+builder calls it after the Python layer. Node ids (stable; they never collide with dotted Python ids):
+
+- `op:<namespace>::<op>`            a torch op registered in the tree (C++ `TORCH_LIBRARY*` or Python
+                                    `direct_register_custom_op`), e.g. `op:_C_cache_ops::reshape_and_cache_flash`
+- `ext:<namespace>.<op>`            a torch op nothing in the tree registers (`ext:sgl_kernel.rmsnorm`, `ext:aten.mm`)
+- `cpp:<path>::<qualified name>`    a C++ function, e.g. `cpp:csrc/cache_kernels.cu::reshape_and_cache_flash`
+- `cuda:<path>::<qualified name>`   a `__global__` kernel, e.g. `cuda:csrc/cache_kernels.cu::vllm::..._kernel`
+- `jit:<marker>::<export>`          a function a SGLang `load_jit(marker, ...)` exports to Python
+
+Edges: Python function -> op (STATIC), op -> C++ impl or Python function (REGISTRATION), C++ -> C++ (STATIC; NAME_MATCH
+when only a tree-unique name links), C++ -> kernel (LAUNCH; NAME_MATCH when the kernel is only named, e.g. returned
+to the launcher), loader -> JIT export -> C++ wrapper (REGISTRATION), caller of `.export(...)` -> JIT export
+(NAME_MATCH). Triton launches are the Python layer's.
+"""
+
+from atlas.parse.kernels.layer import KernelLayer, kernel_layer, reaches_kernel
+from atlas.parse.kernels.report import unresolved_report
+
+__all__ = ["KernelLayer", "kernel_layer", "reaches_kernel", "unresolved_report"]

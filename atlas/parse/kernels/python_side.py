@@ -1,0 +1,183 @@
+"""The Python end of the kernel layer, from one module's source: `torch.ops.<ns>.<op>` uses, ops made with
+`direct_register_custom_op(...)`, SGLang `load_jit(...)` calls (files and wrappers), and the calls each line makes
+(to link users of a JIT module to its exports). tree-sitter-python; only files that mention these are parsed."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import tree_sitter_python
+from tree_sitter import Language, Parser, Query, QueryCursor
+
+_LANGUAGE = Language(tree_sitter_python.language())
+MARKERS = ("torch.ops", "direct_register_custom_op", "load_jit", "Library(")
+
+_OPS = Query(_LANGUAGE, """
+(attribute object: (attribute object: (attribute object: (identifier) @torch attribute: (identifier) @ops)
+  attribute: (identifier) @ns) attribute: (identifier) @op) @ref
+""")
+_CALLS = Query(_LANGUAGE, "(call function: [(identifier) @name (attribute attribute: (identifier) @name)] "
+                          "arguments: (argument_list) @args) @call")
+_IMPORTS = Query(_LANGUAGE, "(import_from_statement) @import")
+
+
+@dataclass(frozen=True, slots=True)
+class OpUse:
+    namespace: str
+    op: str
+    line: int
+    is_call: bool  # called (directly or through an overload: torch.ops.ns.op.default(...))
+
+
+@dataclass(frozen=True, slots=True)
+class CustomOp:
+    """`direct_register_custom_op("name", fn, target_lib=lib)`: the op torch.ops.<namespace>.<name> runs fn."""
+
+    namespace: str
+    op: str
+    func: str  # the Python name passed as op_func, as written
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class JitLoad:
+    """`load_jit("marker", ..., cuda_files=[...], cuda_wrappers=[("export", "Cpp<...>::fn")])`."""
+
+    marker: str  # first positional string; "" when computed
+    files: tuple[str, ...]  # as listed, relative to the JIT csrc folder
+    wrappers: tuple[tuple[str, str], ...]  # (export name, C++ target with template arguments dropped)
+    line: int
+    is_dynamic: bool  # files or wrappers built at run time (not literals): cannot be followed statically
+
+
+@dataclass(frozen=True, slots=True)
+class PyFacts:
+    path: str
+    op_uses: tuple[OpUse, ...]
+    custom_ops: tuple[CustomOp, ...]
+    jit_loads: tuple[JitLoad, ...]
+    calls: tuple[tuple[str, int, bool], ...]  # (callee's last name, line, is attribute call)
+    imports: dict  # local name -> "module.name" from `from module import name [as local]`
+    libraries: dict  # variable -> namespace, from `lib = Library("ns", ...)`
+
+
+def mentions_kernels(source: str) -> bool:
+    return any(marker in source for marker in MARKERS)
+
+
+def _string(node) -> str | None:
+    """A literal string's value; f-strings with their `{...}` parts dropped; None for anything else."""
+    if node is None or node.type not in ("string", "concatenated_string"):
+        return None
+    text = node.text.decode()
+    parts = re.findall(r"""[rRbBfFuU]*("{3}|'{3}|"|')(.*?)\1""", text, re.S)
+    return "".join(re.sub(r"\{[^{}]*\}", "", body) for _, body in parts)
+
+
+def _arguments(args_node) -> tuple[list, dict]:
+    positional, keywords = [], {}
+    for child in args_node.named_children:
+        if child.type == "keyword_argument":
+            keywords[child.child_by_field_name("name").text.decode()] = child.child_by_field_name("value")
+        elif child.type not in ("comment", "list_splat", "dictionary_splat"):
+            positional.append(child)
+    return positional, keywords
+
+
+def _cpp_target(text: str) -> str:
+    """`&HiCacheKernel<{args}>::run_one` -> `HiCacheKernel::run_one`."""
+    text = text.strip().lstrip("&").strip()
+    while True:
+        stripped = re.sub(r"<[^<>]*>", "", text)
+        if stripped == text:
+            break
+        text = stripped
+    return re.sub(r"\s+", "", text)
+
+
+def _jit_load(positional: list, keywords: dict, line: int) -> JitLoad:
+    marker = _string(positional[0]) if positional else None
+    files, wrappers, dynamic = [], [], False
+    for key in ("cpp_files", "cuda_files"):
+        value = keywords.get(key)
+        if value is None:
+            continue
+        items = value.named_children if value.type == "list" else [None]
+        for item in items:
+            text = _string(item)
+            dynamic |= text is None
+            if text:
+                files.append(text)
+    for key in ("cpp_wrappers", "cuda_wrappers"):
+        value = keywords.get(key)
+        if value is None:
+            continue
+        items = value.named_children if value.type == "list" else [None]
+        for item in items:
+            pair = item.named_children if item is not None and item.type == "tuple" else []
+            export, target = (_string(pair[0]), _string(pair[1])) if len(pair) == 2 else (None, None)
+            if export is None or target is None:
+                dynamic = True
+                continue
+            wrappers.append((export, _cpp_target(target)))
+    return JitLoad(marker or "", tuple(files), tuple(wrappers), line, dynamic)
+
+
+def _imports(root) -> dict:
+    found = {}
+    for _, captures in QueryCursor(_IMPORTS).matches(root):
+        node = captures["import"][0]
+        module = node.child_by_field_name("module_name")
+        if module is None:
+            continue
+        base = module.text.decode()
+        for name in node.children_by_field_name("name"):
+            if name.type == "aliased_import":
+                found[name.child_by_field_name("alias").text.decode()] = \
+                    f"{base}.{name.child_by_field_name('name').text.decode()}"
+            else:
+                found[name.text.decode().split(".")[-1]] = f"{base}.{name.text.decode()}"
+    return found
+
+
+def python_facts(path: str, source: str) -> PyFacts:
+    """The kernel-layer facts of one Python module."""
+    root = Parser(_LANGUAGE).parse(source.encode()).root_node
+    uses = []
+    for _, captures in QueryCursor(_OPS).matches(root):
+        if captures["torch"][0].text != b"torch" or captures["ops"][0].text != b"ops":
+            continue
+        ref = captures["ref"][0]
+        parent = ref.parent
+        if parent is not None and parent.type == "attribute" and parent.child_by_field_name("object") == ref:
+            parent = parent.parent  # an overload: torch.ops.ns.op.default
+        is_call = parent is not None and parent.type == "call"
+        uses.append(OpUse(captures["ns"][0].text.decode(), captures["op"][0].text.decode(),
+                          ref.start_point[0] + 1, is_call))
+    custom_ops, jit_loads, calls, libraries = [], [], [], {}
+    for _, captures in QueryCursor(_CALLS).matches(root):
+        name = captures["name"][0].text.decode()
+        call = captures["call"][0]
+        line = call.start_point[0] + 1
+        calls.append((name, line, captures["name"][0].parent.type == "attribute"))
+        if name not in ("direct_register_custom_op", "load_jit", "Library"):
+            continue
+        positional, keywords = _arguments(captures["args"][0])
+        if name == "Library":
+            target = call.parent
+            ns = _string(positional[0]) if positional else None
+            if target is not None and target.type == "assignment" and ns:
+                libraries[target.child_by_field_name("left").text.decode()] = ns
+        elif name == "load_jit":
+            jit_loads.append(_jit_load(positional, keywords, line))
+        else:
+            op = _string(keywords.get("op_name") or (positional[0] if positional else None))
+            func = keywords.get("op_func") or (positional[1] if len(positional) > 1 else None)
+            lib = keywords.get("target_lib")
+            if op:
+                custom_ops.append(CustomOp(lib.text.decode() if lib is not None else "", op,
+                                           func.text.decode().strip("() \n") if func is not None else "", line))
+    custom_ops = [CustomOp(libraries.get(c.namespace, "vllm") if c.namespace else "vllm", c.op, c.func, c.line)
+                  for c in custom_ops]
+    return PyFacts(path, tuple(uses), tuple(custom_ops), tuple(jit_loads), tuple(calls), _imports(root), libraries)
