@@ -50,6 +50,7 @@ class TraceOptions:
     single_process: bool = False
     timeout_s: float = 600.0
     probes: bool = True
+    inject_fault: str = ""  # fault injection (tests): this hook also runs the capture `fail`, which raises
 
 
 def parse_engine_args(args: tuple[str, ...]) -> dict:
@@ -100,6 +101,9 @@ def run_trace(opts: TraceOptions, settings: Settings) -> dict:
                           "the engine's interpreter (bash scripts/setup_cpu_engine.sh makes one for vLLM on the CPU)")
     pin_set = specs.pick_pin_set(manifest, opts.pin_set, version)
     spec = specs.build_spec(opts.framework, pin_set, opts.device, out, settings, opts.hooks)
+    for hook in spec["hooks"]:
+        if hook["symbol"] == opts.inject_fault:
+            hook["capture"] = [*hook["capture"], "fail"]
     spec_path = specs.write_spec(spec, out / "spec.json")
     (out / "control").write_text("on")
     vocab = json.loads((model / "config.json").read_text())["vocab_size"]

@@ -1,0 +1,85 @@
+"""`atlas trace`: run vLLM or SGLang under the runtime probes on a built-in workload and write the trace folder
+(events.jsonl, trace.json for Perfetto, summary.json). Thin body over atlas.runtime."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from atlas.cli import output
+from atlas.errors import ConfigError
+from atlas.runtime import TraceOptions, collect, run_trace
+from atlas.runtime.spec import HOOK_SOURCES
+from atlas.runtime.workloads import BUILTIN
+
+
+def register(sub) -> None:
+    p = sub.add_parser("trace", help="run an engine under the probes on a workload; write events, a Perfetto "
+                                     "trace and a summary")
+    p.add_argument("--framework", required=True, choices=("vllm", "sglang"))
+    p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    p.add_argument("--model", type=Path, help="folder with a config.json (default: atlas's qwen3-tiny on cpu, "
+                                              "qwen3-0.6b on cuda; random weights)")
+    p.add_argument("--workload", choices=sorted(BUILTIN), default="requests")
+    p.add_argument("--requests", type=int, dest="n", help="number of requests (workload 'requests')")
+    p.add_argument("--input-len", type=int, help="prompt tokens per request")
+    p.add_argument("--output-len", type=int, help="output tokens per request")
+    p.add_argument("--concurrency", type=int, help="requests in flight at most")
+    p.add_argument("--out", type=Path, default=Path("trace-out"), help="trace folder (default ./trace-out)")
+    p.add_argument("--python", help="the engine's interpreter (default $ATLAS_ENGINE_PYTHON, else this one)")
+    p.add_argument("--hooks", choices=HOOK_SOURCES, default="auto",
+                   help="hooks from the annotations, or the built-in list (auto: annotations when any exist)")
+    p.add_argument("--rounds", default="on", help="probe state per timed round, e.g. off,on,off,on,off,on")
+    p.add_argument("--no-warmup", action="store_true", help="skip the untimed warm-up round")
+    p.add_argument("--single-process", action="store_true",
+                   help="vLLM: VLLM_ENABLE_V1_MULTIPROCESSING=0 (front end, EngineCore and worker in one process)")
+    p.add_argument("--no-probes", action="store_true", help="run the same workload with no probe installed")
+    p.add_argument("--timeout", type=float, default=600.0, help="seconds before the engine is stopped")
+    p.add_argument("--collect-only", action="store_true",
+                   help="only merge the shards already in --out (e.g. after a crash) into events/trace/summary")
+    p.add_argument("engine_args", nargs="*", metavar="-- ENGINE ARGS",
+                   help="engine options after `--`, e.g. -- --max-num-seqs 4")
+    p.set_defaults(func=trace)
+
+
+def trace(args, settings) -> int:
+    if args.collect_only:
+        spec_path = args.out / "spec.json"
+        if not spec_path.is_file():
+            raise ConfigError(f"{args.out} holds no spec.json; point --out at a folder `atlas trace` wrote")
+        summary = collect(args.out, json.loads(spec_path.read_text()))
+        (args.out / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True))
+        return report(summary, args)
+    rounds = tuple(s.strip() for s in args.rounds.split(",") if s.strip())
+    if not rounds or set(rounds) - {"on", "off"}:
+        raise ConfigError(f"--rounds {args.rounds!r}: give a comma-separated list of on/off, e.g. off,on,off,on")
+    params = {k: getattr(args, k) for k in ("n", "input_len", "output_len", "concurrency")}
+    opts = TraceOptions(framework=args.framework, out=args.out, device=args.device, model=args.model,
+                        workload=args.workload, workload_params={k: v for k, v in params.items() if v is not None},
+                        python=args.python, pin_set=args.pin_sets[0], hooks=args.hooks,
+                        engine_args=tuple(args.engine_args), rounds=rounds, warmup=not args.no_warmup,
+                        single_process=args.single_process, timeout_s=args.timeout, probes=not args.no_probes)
+    return report(run_trace(opts, settings), args)
+
+
+def report(summary: dict, args) -> int:
+    if args.format == "json":
+        output.data(summary)
+        return 0
+    output.text(f"{summary['framework']} {summary['ref']} ({summary['commit'][:12]}), hooks: {summary['hook_source']}")
+    output.text(f"events {summary['num_events']}  dropped {summary['num_dropped']}  capture errors "
+                f"{sum(summary['capture_errors'].values())}  steps by mode {summary['steps_by_batch_mode']}  "
+                f"cuda graph {summary['cuda_graph']}")
+    output.text(f"preempted {summary['preempted']}  retracted {summary['retracted']}  prefix hit tokens "
+                f"{summary['prefix_hit_tokens']}  median TTFT {summary['ttft_ms_median']} ms")
+    for symbol, hook in summary["hooks"].items():
+        where = f"{hook['path']}:{hook['line']}"
+        output.text(f"  {hook['role']:9} {hook['fired']:6}  {'at pin' if hook['at_pin'] else 'NOT at pin':10}  "
+                    f"{symbol}  ({where})")
+    tput = summary.get("throughput") or {}
+    for r in tput.get("rounds", []):
+        output.text(f"  round {r['round']} probes {r['probes']:3}: {r['out_tok_s']} out tok/s")
+    if "on_over_off" in tput:
+        output.text(f"  probes on / off (median output tok/s): {tput['on_over_off']}")
+    output.message(f"trace folder: {args.out} (trace.json opens in ui.perfetto.dev)")
+    return 0

@@ -1,0 +1,93 @@
+"""The probe in a fresh interpreter against a stand-in engine: events map to definition and call site, the version
+guard, a capture that raises, flushes on SIGTERM and after SIGKILL."""
+
+from __future__ import annotations
+
+import signal
+import time
+
+import pytest
+
+from tests.probes.fakeengine import RUN, SCHED, make_engine, records, run, spec
+
+
+def _calls(rows):
+    return [r for r in rows if r["kind"] == "call"]
+
+
+def test_events_map_to_definition_and_call_site(tmp_path):
+    blobs = make_engine(tmp_path)
+    done = run(tmp_path, spec(tmp_path, tmp_path / "out", blobs), "from fakeengine.run import drive\ndrive(3)\n")
+    assert done.returncode == 0, done.stderr
+    rows = records(tmp_path / "out")
+    (proc,) = [r for r in rows if r["kind"] == "process"]
+    assert proc["version_at_pin"] is True and proc["engine_version"] == "1.2.3+local"
+    calls = _calls(rows)
+    assert [c["step"] for c in calls] == [0, 0, 0]
+    def_line = SCHED.splitlines().index("    def schedule(self, n):") + 1
+    call_line = RUN.splitlines().index("        out.append(s.schedule(i))") + 1
+    for c in calls:
+        assert (c["path"], c["line"], c["run_line"], c["at_pin"]) == ("fakeengine/sched.py", def_line, def_line, True)
+        assert (c["call_path"], c["call_line"], c["call_at_pin"]) == ("fakeengine/run.py", call_line, True)
+        assert c["dur_ns"] >= 0 and c["ts_ns"] > 0 and c["tid"] > 0
+    stats = [r for r in rows if r["kind"] == "stats"][-1]
+    assert stats["hooks"]["fakeengine.sched.Scheduler.schedule"] == {
+        "installed": True, "calls": 3, "at_pin": True, "run_path": "fakeengine/sched.py", "run_line": def_line}
+
+
+@pytest.mark.parametrize("change, version, at_pin, version_at_pin", [
+    ("none", "1.2.3", True, True),
+    ("file", "1.2.3", False, True),
+    ("version", "1.3.0", True, False),
+])
+def test_version_guard_marks_not_at_pin(tmp_path, change, version, at_pin, version_at_pin):
+    blobs = make_engine(tmp_path)
+    if change == "file":
+        blobs["fakeengine/sched.py"] = "0" * 40
+    s = dict(spec(tmp_path, tmp_path / "out", blobs), engine_version=version)
+    done = run(tmp_path, s, "from fakeengine.run import drive\ndrive(1)\n")
+    assert done.returncode == 0, done.stderr
+    rows = records(tmp_path / "out")
+    (call,) = _calls(rows)
+    assert call["symbol"] == "fakeengine.sched.Scheduler.schedule" and call["at_pin"] is at_pin
+    assert [r for r in rows if r["kind"] == "process"][0]["version_at_pin"] is version_at_pin
+
+
+def test_capture_that_raises_disables_only_that_hook(tmp_path):
+    blobs = make_engine(tmp_path)
+    body = "from fakeengine.run import drive\nassert drive(4) == [[], [0], [0, 1], [0, 1, 2]]\nprint('engine ok')\n"
+    done = run(tmp_path, spec(tmp_path, tmp_path / "out", blobs, captures=["fail"]), body)
+    assert done.returncode == 0 and "engine ok" in done.stdout, done.stderr
+    rows = records(tmp_path / "out")
+    assert _calls(rows) == []
+    stats = [r for r in rows if r["kind"] == "stats"][-1]
+    assert stats["capture_errors"] == {"fakeengine.sched.Scheduler.schedule": 1}
+    assert stats["disabled_hooks"] == ["fakeengine.sched.Scheduler.schedule"]
+    assert "fault injection" in stats["hooks"]["fakeengine.sched.Scheduler.schedule"]["error"]
+
+
+def test_skip_none_and_step_hooks(tmp_path):
+    blobs = make_engine(tmp_path)
+    s = spec(tmp_path, tmp_path / "out", blobs, step=True)
+    s["hooks"].append({**s["hooks"][0], "symbol": "fakeengine.sched.Scheduler.idle", "qualname": "Scheduler.idle",
+                       "skip_none": True, "step": False})
+    done = run(tmp_path, s, "from fakeengine.sched import Scheduler\nx = Scheduler()\n"
+                            "for i in range(3):\n    x.idle(); x.schedule(i)\n")
+    assert done.returncode == 0, done.stderr
+    calls = _calls(records(tmp_path / "out"))
+    assert [(c["symbol"].rsplit(".", 1)[1], c["step"]) for c in calls] == [("schedule", 1), ("schedule", 2),
+                                                                          ("schedule", 3)]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_killed_process_leaves_flushed_events(tmp_path, sig):
+    blobs = make_engine(tmp_path)
+    body = ("import sys, time\nfrom fakeengine.run import drive\ndrive(5)\nprint('ready', flush=True)\n"
+            "time.sleep(60)\n")
+    proc = run(tmp_path, spec(tmp_path, tmp_path / "out", blobs), body, wait=False)
+    assert proc.stdout.readline().strip() == "ready"
+    if sig == signal.SIGKILL:
+        time.sleep(0.5)  # the flusher runs every 0.1 s; SIGKILL leaves what it flushed
+    proc.send_signal(sig)
+    proc.wait(timeout=30)
+    assert len(_calls(records(tmp_path / "out"))) == 5
