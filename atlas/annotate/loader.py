@@ -4,12 +4,14 @@ each with file:line, before one AnnotationError reports them all."""
 
 from __future__ import annotations
 
+import hashlib
+import pickle
 from pathlib import Path
 
 from atlas import yamlio
 from atlas.annotate.model import Annotation, Anchor, Bottleneck, Claim, Contract, Cost, Evidence
 from atlas.annotate.pattern import compile_pattern
-from atlas.annotate.schema import SCHEMA
+from atlas.annotate.schema import SCHEMA, schema_json
 from atlas.annotate.vocabulary import FRAMEWORKS
 from atlas.errors import ConfigError
 
@@ -29,23 +31,56 @@ def annotation_files(root: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*.yaml") if "schema" not in p.relative_to(folder).parts)
 
 
-def load_annotations(root: Path, framework: str | None = None) -> list[Annotation]:
+def load_annotations(root: Path, framework: str | None = None, cache: Path | None = None) -> list[Annotation]:
     """Every annotation under <root>/annotations (of one framework if given), in file order.
-    Raises AnnotationError listing all problems found in all files."""
+    Raises AnnotationError listing all problems found in all files. With `cache` (a file), each file's result is
+    kept by content hash, so an unchanged file is not parsed again (round-trip YAML is the slow part)."""
     if framework is not None and framework not in FRAMEWORKS:
         raise ConfigError(f"unknown framework {framework!r}; choose one of: {', '.join(FRAMEWORKS)}")
+    known = _read_cache(cache)
+    fresh: dict[str, tuple[list[Annotation], list[str]]] = {}
     problems: list[str] = []
     out: list[Annotation] = []
     for path in annotation_files(Path(root)):
         rel = path.relative_to(root).as_posix()
-        out.extend(_load_file(path, rel, framework, problems))
+        key = hashlib.sha256(rel.encode() + b"\0" + path.read_bytes()).hexdigest()
+        if key not in known:
+            found: list[str] = []
+            known[key] = (_load_file(path, rel, found), found)
+        fresh[key] = known[key]
+        annotations, found = known[key]
+        problems.extend(found)
+        out.extend(a for a in annotations if framework is None or a.framework == framework)
     problems.extend(_cross_file_problems(out, framework))
+    if cache is not None:
+        _write_cache(cache, fresh)
     if problems:
         raise AnnotationError(problems)
     return out
 
 
-def _load_file(path: Path, rel: str, framework: str | None, problems: list[str]) -> list[Annotation]:
+_CACHE_KEY = hashlib.sha256((schema_json() + "loader 1").encode()).hexdigest()
+
+
+def _read_cache(cache: Path | None) -> dict:
+    try:
+        key, entries = pickle.loads(cache.read_bytes())
+        return entries if key == _CACHE_KEY else {}
+    except Exception:  # no cache, or one from another version: parse everything again
+        return {}
+
+
+def _write_cache(cache: Path, entries: dict) -> None:
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache.with_name(f".{cache.name}.tmp")
+        tmp.write_bytes(pickle.dumps((_CACHE_KEY, entries)))
+        tmp.replace(cache)
+    except OSError:
+        pass  # a cache that cannot be written only costs speed
+
+
+def _load_file(path: Path, rel: str, problems: list[str]) -> list[Annotation]:
     try:
         data = yamlio.load(path)
     except ConfigError as exc:
@@ -60,8 +95,6 @@ def _load_file(path: Path, rel: str, framework: str | None, problems: list[str])
     if folder in FRAMEWORKS and folder != fw:
         problems.append(f"{rel}:{yamlio.line_of(data, ('framework',))}: framework: {fw!r} in the {folder}/ "
                         f"folder; move the file to {FOLDER}/{fw}/ or set framework: {folder}")
-    if framework is not None and fw != framework:
-        return []
     return [_annotation(data, i, rel, problems) for i in range(len(data["annotations"]))]
 
 

@@ -3,12 +3,13 @@ anchored symbol at each pin, so no line number is ever stored by hand.
 
 The language (annotations/README.md has examples): the pattern is one Python expression or statement; names,
 attributes, constants and operators must be equal; `...` matches any one expression, or any run of items in a
-list (arguments, elements, statements); a call's keyword arguments in the pattern must be present, others may be
+list (arguments, elements, statements) and `...: ...` any run of dict entries; a call's keyword arguments in the pattern must be present, others may be
 added; an empty or `...` block matches any block. `....attr` matches an attribute `attr` of anything."""
 
 from __future__ import annotations
 
 import ast
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 _IGNORED = frozenset({"ctx", "type_comment", "kind", "lineno", "col_offset", "end_lineno", "end_col_offset"})
@@ -37,28 +38,48 @@ def compile_pattern(text: str) -> Pattern:
     return Pattern(text=text, node=node)
 
 
-def find(pattern: Pattern, tree: ast.AST, start: int, end: int) -> list[ast.AST]:
+class NodeTable:
+    """The nodes of one parsed file by type, in source order, so each pattern looks only at candidates."""
+
+    def __init__(self, tree: ast.AST):
+        by_kind: dict[type, list[ast.AST]] = {}
+        for node in ast.walk(tree):
+            if hasattr(node, "lineno"):
+                by_kind.setdefault(type(node), []).append(node)
+        self._nodes = {k: sorted(v, key=lambda n: (n.lineno, n.col_offset)) for k, v in by_kind.items()}
+        self._starts = {k: [n.lineno for n in v] for k, v in self._nodes.items()}
+
+    def within(self, kind: type, start: int, end: int) -> list[ast.AST]:
+        nodes, starts = self._nodes.get(kind, []), self._starts.get(kind, [])
+        return [n for n in nodes[bisect_left(starts, start):bisect_right(starts, end)] if n.end_lineno <= end]
+
+
+def find(pattern: Pattern, tree: ast.AST | NodeTable, start: int, end: int) -> list[ast.AST]:
     """Every node of `tree` lying within lines start..end (1-based, inclusive) that the pattern matches, in
     source order."""
-    kind = type(pattern.node)
-    hits = [n for n in ast.walk(tree)
-            if isinstance(n, kind) and start <= n.lineno and n.end_lineno <= end and _match(pattern.node, n)]
-    return sorted(hits, key=lambda n: (n.lineno, n.col_offset))
+    table = tree if isinstance(tree, NodeTable) else NodeTable(tree)
+    return [n for n in table.within(type(pattern.node), start, end) if _match(pattern.node, n)]
 
 
 def _is_wild(node) -> bool:
+    if isinstance(node, tuple):  # a dict entry: `...: ...` matches any run of entries
+        return all(_is_wild(part) for part in node)
     if isinstance(node, ast.Expr):
         node = node.value
     return isinstance(node, ast.Constant) and node.value is Ellipsis
 
 
 def _match(p, n) -> bool:
+    if isinstance(p, tuple):
+        return isinstance(n, tuple) and len(p) == len(n) and all(_match(a, b) for a, b in zip(p, n))
     if _is_wild(p) and not isinstance(p, ast.stmt):
         return True
     if p is None or n is None or not isinstance(p, ast.AST):
         return p == n and type(p) is type(n)
     if type(p) is not type(n):
         return False
+    if isinstance(p, ast.Dict):
+        return _match_list(list(zip(p.keys, p.values)), list(zip(n.keys, n.values)))
     for name in p._fields:
         if name in _IGNORED:
             continue

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Protocol
 
 from atlas.annotate.model import Annotation, Claim, Evidence
-from atlas.annotate.pattern import compile_pattern, find
+from atlas.annotate.pattern import NodeTable, compile_pattern, find
 from atlas.errors import AtlasError
 from atlas.model import Finding, Pin, Symbol
 
@@ -61,7 +61,7 @@ class Resolver:
 
     def __init__(self, index: SymbolIndex):
         self.index = index
-        self._trees: dict[str, ast.AST] = {}
+        self._tables: dict[str, NodeTable] = {}
 
     def symbol(self, symbol_id: str) -> Symbol | None:
         try:
@@ -73,9 +73,9 @@ class Resolver:
     def locate(self, symbol: Symbol, pattern: str, occurrence: int) -> tuple[int, int, int]:
         """(start, end, number of matches) of the occurrence-th match of pattern inside symbol; 0, 0, n if none."""
         path = symbol.span.path
-        if path not in self._trees:
-            self._trees[path] = ast.parse(self.index.source(path))
-        hits = find(compile_pattern(pattern), self._trees[path], symbol.span.start, symbol.span.end)
+        if path not in self._tables:
+            self._tables[path] = NodeTable(ast.parse(self.index.source(path)))
+        hits = find(compile_pattern(pattern), self._tables[path], symbol.span.start, symbol.span.end)
         if occurrence > len(hits):
             return 0, 0, len(hits)
         node = hits[occurrence - 1]

@@ -38,7 +38,7 @@ def check(args, settings) -> int:
     if unknown:
         raise ConfigError(f"unknown framework(s) {', '.join(unknown)}; choose from: {', '.join(FRAMEWORKS)}")
     try:
-        annotations = load_annotations(settings.root)
+        annotations = load_annotations(settings.root, cache=settings.build / "annotations.pickle")
     except AnnotationError as exc:
         for problem in exc.problems:
             if args.format == "github":

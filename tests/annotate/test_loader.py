@@ -127,3 +127,20 @@ def test_published_schema_is_the_one_the_loader_uses():
 def test_project_annotations_load_clean():
     annotations = load_annotations(PROJECT)
     assert annotations, "annotations/ holds no annotation"
+
+
+def test_cache_reuses_unchanged_files_and_rereads_changed_ones(tmp_path):
+    write(tmp_path, "vllm/a.yaml", GOOD)
+    cache = tmp_path / "build" / "annotations.pickle"
+    first = load_annotations(tmp_path, cache=cache)
+    assert cache.exists() and load_annotations(tmp_path, cache=cache) == first
+    write(tmp_path, "vllm/a.yaml", GOOD.replace("role: release", "role: free"))
+    assert any("role" in p for p in problems_with_cache(tmp_path, cache))
+    write(tmp_path, "vllm/a.yaml", GOOD)
+    assert load_annotations(tmp_path, cache=cache) == first
+
+
+def problems_with_cache(root: Path, cache: Path) -> list[str]:
+    with pytest.raises(AnnotationError) as info:
+        load_annotations(root, cache=cache)
+    return info.value.problems

@@ -16,6 +16,7 @@ class Scheduler:
             self._preempt_request(req, ts)
         self.block_size: int = 16
         return SamplingParams(logprobs=2 * beam_width, max_tokens=1, temperature=t)
+        CONFIG = {'pass': {}, 'mode': Mode.FULL, 'other': False}
 
     def other(self):
         self._preempt_request(x, ts)
@@ -39,13 +40,17 @@ CASES = [
     ("SamplingParams(..., logprobs=2 * ...)", [(9, 9)]),
     ("return SamplingParams(...)", [(9, 9)]),
     ("x = 1", []),
+    ("{...: ..., 'mode': Mode.FULL, ...: ...}", [(10, 10)]),
+    ("{'mode': Mode.FULL, ...: ...}", []),
+    ("{...: ..., 'mode': Mode.NONE, ...: ...}", []),
+    ("CONFIG = {...: ...}", [(10, 10)]),
 ]
 
 
 @pytest.mark.parametrize(("pattern", "lines"), CASES)
 def test_pattern_matches_lines_within_the_symbol(pattern, lines):
     tree = ast.parse(SOURCE)
-    hits = find(compile_pattern(pattern), tree, 2, 9)  # Scheduler.schedule only: line 12 is outside
+    hits = find(compile_pattern(pattern), tree, 2, 10)  # Scheduler.schedule only: line 13 is outside
     assert [(n.lineno, n.end_lineno) for n in hits] == lines
 
 
