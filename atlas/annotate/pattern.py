@@ -27,8 +27,10 @@ def compile_pattern(text: str) -> Pattern:
     try:
         module = ast.parse(text.strip())
     except SyntaxError as exc:
-        raise ValueError(f"pattern {text!r} is not Python ({exc.msg}); write one expression or statement, "
-                         "using ... for the parts that may vary") from None
+        hint = ("; drop the `...` after keyword arguments: a call pattern's keywords need not be all of them"
+                if "follows keyword argument" in (exc.msg or "") else
+                "; write one expression or statement, using ... for the parts that may vary")
+        raise ValueError(f"pattern {text!r} is not Python ({exc.msg}){hint}") from None
     if len(module.body) != 1:
         raise ValueError(f"pattern {text!r} holds {len(module.body)} statements; write exactly one")
     stmt = module.body[0]
