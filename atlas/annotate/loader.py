@@ -38,7 +38,7 @@ def load_annotations(root: Path, framework: str | None = None, cache: Path | Non
     if framework is not None and framework not in FRAMEWORKS:
         raise ConfigError(f"unknown framework {framework!r}; choose one of: {', '.join(FRAMEWORKS)}")
     known = _read_cache(cache)
-    fresh: dict[str, tuple[list[Annotation], list[str]]] = {}
+    fresh: dict[str, tuple[list[Annotation], list[str], str | None]] = {}
     problems: list[str] = []
     out: list[Annotation] = []
     for path in annotation_files(Path(root)):
@@ -46,10 +46,12 @@ def load_annotations(root: Path, framework: str | None = None, cache: Path | Non
         key = hashlib.sha256(rel.encode() + b"\0" + path.read_bytes()).hexdigest()
         if key not in known:
             found: list[str] = []
-            known[key] = (_load_file(path, rel, found), found)
+            annotations, fw = _load_file(path, rel, found)
+            known[key] = (annotations, found, fw)
         fresh[key] = known[key]
-        annotations, found = known[key]
-        problems.extend(found)
+        annotations, found, fw = known[key]
+        if framework is None or fw in (framework, None):  # a file of another framework is not this check's
+            problems.extend(found)
         out.extend(a for a in annotations if framework is None or a.framework == framework)
     problems.extend(_cross_file_problems(out, framework))
     if cache is not None:
@@ -59,7 +61,7 @@ def load_annotations(root: Path, framework: str | None = None, cache: Path | Non
     return out
 
 
-_CACHE_KEY = hashlib.sha256((schema_json() + "loader 1").encode()).hexdigest()
+_CACHE_KEY = hashlib.sha256((schema_json() + "loader 2").encode()).hexdigest()
 
 
 def _read_cache(cache: Path | None) -> dict:
@@ -80,22 +82,24 @@ def _write_cache(cache: Path, entries: dict) -> None:
         pass  # a cache that cannot be written only costs speed
 
 
-def _load_file(path: Path, rel: str, problems: list[str]) -> list[Annotation]:
+def _load_file(path: Path, rel: str, problems: list[str]) -> tuple[list[Annotation], str | None]:
+    """The annotations of one file and its framework (None when unreadable); problems are appended."""
     try:
         data = yamlio.load(path)
     except ConfigError as exc:
         problems.append(str(exc).replace(str(path), rel))
-        return []
+        return [], None
     found = list(yamlio.schema_problems(data, SCHEMA, Path(rel)))
+    declared = data.get("framework") if isinstance(data, dict) else None
     if found:
         problems.extend(found)
-        return []
+        return [], declared if declared in FRAMEWORKS else None
     fw = data["framework"]
     folder = Path(rel).parts[1] if len(Path(rel).parts) > 2 else ""
     if folder in FRAMEWORKS and folder != fw:
         problems.append(f"{rel}:{yamlio.line_of(data, ('framework',))}: framework: {fw!r} in the {folder}/ "
                         f"folder; move the file to {FOLDER}/{fw}/ or set framework: {folder}")
-    return [_annotation(data, i, rel, problems) for i in range(len(data["annotations"]))]
+    return [_annotation(data, i, rel, problems) for i in range(len(data["annotations"]))], fw
 
 
 def _annotation(data, i: int, rel: str, problems: list[str]) -> Annotation:

@@ -144,3 +144,11 @@ def problems_with_cache(root: Path, cache: Path) -> list[str]:
     with pytest.raises(AnnotationError) as info:
         load_annotations(root, cache=cache)
     return info.value.problems
+
+
+def test_framework_filter_ignores_problems_of_other_frameworks(tmp_path):
+    write(tmp_path, "vllm/a.yaml", GOOD)
+    write(tmp_path, "sglang/b.yaml", GOOD.replace("framework: vllm", "framework: sglang")
+          .replace("vllm.preemption", "sglang.preemption").replace("role: release", "role: free"))
+    assert [a.id for a in load_annotations(tmp_path, "vllm")] == ["vllm.preemption.preempt"]
+    assert problems(tmp_path)[0].startswith("annotations/sglang/b.yaml:8: annotations.0.role")
