@@ -1,0 +1,66 @@
+"""The parse stage of a build: every analysed .py file of a checkout -> ModuleFacts, spread over the machine's cores,
+each result cached in the build folder under its git blob id (and module id), so a rebuild parses changed files only."""
+
+from __future__ import annotations
+
+import os
+import pickle
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from atlas.parse.python import ModuleFacts, extract, module_name, parser
+
+FACTS_VERSION = "5"  # bump when the extractor's output changes: old cached facts are then ignored
+_PARSER = None
+
+
+def cache_dir(build: Path) -> Path:
+    return build / "pyfacts" / f"v{FACTS_VERSION}"
+
+
+def _cache_file(folder: Path, blob: str, module: str) -> Path:
+    return folder / blob[:2] / f"{blob}-{module}.pickle"
+
+
+def _parse_one(job: tuple[str, str, str, bool, str]) -> ModuleFacts:
+    global _PARSER
+    if _PARSER is None:
+        _PARSER = parser()
+    root, path, module, is_package, out = job
+    facts = extract(Path(root, path).read_bytes(), path, module, is_package, _PARSER)
+    target = Path(out)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_bytes(pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL))
+    tmp.replace(target)
+    return facts
+
+
+def parse_files(root: Path, files: list[tuple[str, str]], package_root: str, build: Path,
+                progress=None, workers: int | None = None) -> tuple[list[ModuleFacts], int]:
+    """Facts of every (path, blob) file; returns (facts in file order, number of files actually parsed)."""
+    folder = cache_dir(build)
+    results: dict[str, ModuleFacts] = {}
+    jobs = []
+    for path, blob in files:
+        module, is_package = module_name(path, package_root)
+        cached = _cache_file(folder, blob, module)
+        if cached.exists():
+            try:
+                results[path] = pickle.loads(cached.read_bytes())
+                continue
+            except (pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+                pass  # a damaged or stale entry: parse again
+        jobs.append((str(root), path, module, is_package, str(cached)))
+    workers = workers or os.cpu_count() or 1
+    if len(jobs) > 8 and workers > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for n, facts in enumerate(pool.map(_parse_one, jobs, chunksize=16), 1):
+                results[facts.path] = facts
+                if progress and n % 50 == 0:
+                    progress("parse", n / len(jobs))
+    else:
+        for job in jobs:
+            facts = _parse_one(job)
+            results[facts.path] = facts
+    return [results[p] for p, _ in files], len(jobs)

@@ -1,0 +1,47 @@
+"""The call graph of any Python package folder in PyCG's JSON format ({caller: [callee, ...]}), so atlas can be
+scored on PyCG's own micro-benchmark. Same parser and resolver as the pinned trees, in PyCG naming mode."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from atlas.errors import ConfigError
+from atlas.graph.resolve import Solver
+from atlas.parse.python import extract, module_name, parser
+
+
+def callgraph(folder: Path, entries: list[str] | None = None) -> dict[str, list[str]]:
+    """Every .py file under `folder` is analysed (its modules named relative to it); `entries` (paths relative
+    to the folder or absolute) pick the modules whose reachable functions are listed; default: all."""
+    folder = folder.resolve()
+    if not folder.is_dir():
+        raise ConfigError(f"{folder} is not a folder; give the package folder to analyse")
+    p = parser()
+    facts = []
+    for path in sorted(folder.rglob("*.py")):
+        rel = path.relative_to(folder).as_posix()
+        module, is_package = module_name(rel)
+        facts.append(extract(path.read_bytes(), rel, module, is_package, p))
+    resolution = Solver(facts, pycg=True).solve()
+    adjacency: dict[str, set[str]] = {}
+    for (caller, callee) in resolution.edges:
+        adjacency.setdefault(caller, set()).add(callee)
+    starts = [_entry_module(folder, e) for e in entries] if entries else sorted({f.module for f in facts})
+    reached, todo = set(), list(starts)
+    while todo:
+        node = todo.pop()
+        if node in reached:
+            continue
+        reached.add(node)
+        todo.extend(adjacency.get(node, ()))
+    return {n: sorted(adjacency.get(n, ())) for n in sorted(reached)}
+
+
+def _entry_module(folder: Path, entry: str) -> str:
+    path = Path(entry)
+    if not path.is_absolute():
+        path = folder / path if (folder / path).exists() else path.resolve()
+    try:
+        return module_name(path.resolve().relative_to(folder).as_posix())[0]
+    except ValueError:
+        raise ConfigError(f"entry point {entry} is not inside {folder}; give entries relative to the folder") from None

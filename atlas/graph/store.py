@@ -1,0 +1,210 @@
+"""The call graph of one pinned tree: a networkx MultiDiGraph (node id = symbol id, edge attrs = provenance,
+confidence, site path/line) plus the unresolved call sites, kept and counted per component."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import time
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from atlas.graph import components
+from atlas.graph.resolve import Solver
+from atlas.model import CallSite, Edge, Pin, Provenance, Span, Symbol, SymbolKind
+from atlas.parse.python import ModuleFacts
+
+CONFIDENCE = {Provenance.STATIC: 1.0, Provenance.TYPE_INFERRED: 0.9, Provenance.LAUNCH: 1.0,
+              Provenance.DISPATCH: 0.5, Provenance.REGISTRATION: 0.9, Provenance.NAME_MATCH: 0.3,
+              Provenance.RUNTIME: 1.0}
+_COMMON = frozenset({"get", "items", "keys", "values", "append", "extend", "pop", "update", "copy", "format", "join",
+                     "split", "add", "remove", "clear", "insert", "index", "count", "sort", "startswith", "endswith",
+                     "strip", "replace", "lower", "upper", "to", "view", "size", "item", "numel", "contiguous",
+                     "reshape", "tolist", "cpu", "cuda", "fill_", "copy_", "zero_", "sum", "max", "min", "mean",
+                     "dim", "float", "int", "long", "half", "type", "wait", "result", "read", "write", "close",
+                     "put", "set", "send", "recv", "flatten", "unsqueeze", "squeeze", "permute", "transpose",
+                     "expand", "repeat", "narrow", "chunk", "split_with_sizes", "clone", "detach", "numpy"})
+MAX_OVERRIDES = 40  # a base method with more overrides than this gets no dispatch edges (nn.Module.forward, ...)
+
+
+@dataclass(slots=True)
+class AtlasGraph:
+    """What `atlas.graph.load_graph` returns."""
+
+    pin: Pin
+    graph: nx.MultiDiGraph
+    symbols: dict[str, Symbol]
+    unresolved: list[CallSite] = field(default_factory=list)
+    stats: dict = field(default_factory=dict)
+
+    def node(self, sid: str) -> dict:
+        return self.graph.nodes[sid]
+
+    def callees(self, sid: str, depth: int = 1) -> list[tuple[int, str, str, dict]]:
+        """(depth, caller, callee, edge attrs) breadth-first from `sid`, each edge once."""
+        return _walk(self.graph, sid, depth, forward=True)
+
+    def callers(self, sid: str, depth: int = 1) -> list[tuple[int, str, str, dict]]:
+        return _walk(self.graph, sid, depth, forward=False)
+
+    def path(self, source: str, target: str) -> list[str]:
+        """The shortest call chain from `source` to `target` ([] when none)."""
+        try:
+            return nx.shortest_path(self.graph, source, target)
+        except (nx.NetworkXNoPath, nx.NodeNotFound):
+            return []
+
+    def edges(self) -> list[Edge]:
+        out = []
+        for a, b, attrs in self.graph.edges(data=True):
+            site = Span(attrs["path"], attrs["line"], attrs["line"]) if attrs.get("path") else None
+            out.append(Edge(a, b, Provenance(attrs["provenance"]), attrs["confidence"], site))
+        return out
+
+
+def _walk(graph: nx.MultiDiGraph, start: str, depth: int, forward: bool) -> list:
+    if start not in graph:
+        return []
+    out, seen, frontier = [], {start}, [start]
+    for level in range(1, depth + 1):
+        nxt = []
+        for node in frontier:
+            items = graph.out_edges(node, data=True) if forward else graph.in_edges(node, data=True)
+            for a, b, attrs in sorted(items, key=lambda e: (e[0], e[1], e[2].get("line", 0))):
+                out.append((level, a, b, attrs))
+                other = b if forward else a
+                if other not in seen:
+                    seen.add(other)
+                    nxt.append(other)
+        frontier = nxt
+    return out
+
+
+def assemble(facts: list[ModuleFacts], checkout, manifest, timings: dict | None = None, max_rounds: int = 6
+             ) -> AtlasGraph:
+    """Resolve calls over all facts, run the kernel layer when present, tag components, build the graph."""
+    timings = timings if timings is not None else {}
+    framework = manifest.name
+    symbols: dict[str, Symbol] = {}
+    path_of: dict[str, str] = {}
+    for f in facts:
+        for s in f.symbols:
+            if s.id not in symbols:
+                symbols[s.id] = dataclasses.replace(s, component=components.component_of(framework, s.id))
+        for s in f.scopes:
+            path_of[s.id] = f.path
+    t = time.perf_counter()
+    solver = Solver(facts, pycg=False, max_rounds=max_rounds)
+    resolution = solver.solve()
+    timings["resolve"] = time.perf_counter() - t
+    t = time.perf_counter()
+    kernel = _kernel_layer(checkout, manifest, symbols)
+    timings["kernels"] = time.perf_counter() - t
+    g = nx.MultiDiGraph()
+    for sid, s in symbols.items():
+        g.add_node(sid, **_node_attrs(s))
+    num_edges = {p.value: 0 for p in Provenance}
+    for (caller, callee), lines in resolution.edges.items():
+        if callee.startswith("<") or caller not in symbols:
+            continue
+        if callee not in symbols:
+            if callee in solver.scopes or "." not in callee:
+                continue
+            g.add_node(callee, kind=SymbolKind.EXTERNAL.value, path="", start=0, end=0, signature="",
+                       component="", decorators=(), bases=())
+        for line, prov in lines.items():
+            g.add_edge(caller, callee, provenance=prov.value, confidence=CONFIDENCE[prov],
+                       path=path_of.get(caller, ""), line=line)
+            num_edges[prov.value] += 1
+    num_edges[Provenance.DISPATCH.value] += _dispatch_edges(g, solver, symbols, path_of)
+    for s in kernel.symbols if kernel else ():
+        symbols.setdefault(s.id, s)
+        g.add_node(s.id, **_node_attrs(symbols[s.id]))
+    for e in kernel.edges if kernel else ():
+        for end in (e.caller, e.callee):
+            if end not in g:
+                g.add_node(end, kind=SymbolKind.EXTERNAL.value, path="", start=0, end=0, signature="",
+                           component="", decorators=(), bases=())
+        g.add_edge(e.caller, e.callee, provenance=e.provenance.value, confidence=e.confidence,
+                   path=e.site.path if e.site else "", line=e.site.start if e.site else 0)
+        num_edges[e.provenance.value] += 1
+    unresolved = [CallSite(caller, text, Span(path_of.get(caller, ""), line, line))
+                  for (caller, line, text), hit in resolution.sites.items() if not hit]
+    unresolved.extend(kernel.unresolved if kernel else ())
+    stats = {"rounds": resolution.rounds, "num_sites": len(resolution.sites),
+             "num_resolved": sum(1 for hit in resolution.sites.values() if hit), "num_edges": num_edges,
+             "per_component": per_component(resolution.sites, symbols),
+             "internal": internal_resolution(resolution.sites, symbols),
+             "num_kernel_symbols": len(kernel.symbols) if kernel else 0}
+    return AtlasGraph(checkout.pin, g, symbols, unresolved, stats)
+
+
+def _node_attrs(s: Symbol) -> dict:
+    return {"kind": s.kind.value, "path": s.span.path if s.span else "", "start": s.span.start if s.span else 0,
+            "end": s.span.end if s.span else 0, "signature": s.signature, "component": s.component,
+            "decorators": s.decorators, "bases": s.bases}
+
+
+def _kernel_layer(checkout, manifest, symbols):
+    """Issue 4's hook: atlas.parse.kernels.kernel_layer(checkout, manifest, symbols), when that module exists."""
+    try:
+        module = importlib.import_module("atlas.parse.kernels")
+    except ModuleNotFoundError as exc:
+        if exc.name in ("atlas.parse.kernels",):
+            return None
+        raise
+    layer = getattr(module, "kernel_layer", None)
+    return layer(checkout, manifest, symbols) if layer else None
+
+
+def _dispatch_edges(g: nx.MultiDiGraph, solver: Solver, symbols: dict, path_of: dict) -> int:
+    """For each call of a method, lower-confidence edges to the overrides of that method in subclasses."""
+    subclasses: dict[str, set[str]] = {}
+    for cls in solver.bases:
+        for base in solver.mro(cls)[1:]:
+            subclasses.setdefault(base, set()).add(cls)
+    count = 0
+    for caller, callee, attrs in list(g.edges(data=True)):
+        if attrs["provenance"] not in (Provenance.STATIC.value, Provenance.TYPE_INFERRED.value):
+            continue
+        cls, _, name = callee.rpartition(".")
+        if cls not in subclasses or name.startswith("__"):
+            continue
+        overrides = [f"{sub}.{name}" for sub in sorted(subclasses[cls]) if f"{sub}.{name}" in symbols]
+        if len(overrides) > MAX_OVERRIDES:
+            continue
+        for target in overrides:
+            if not g.has_edge(caller, target):
+                g.add_edge(caller, target, provenance=Provenance.DISPATCH.value,
+                           confidence=CONFIDENCE[Provenance.DISPATCH], path=attrs["path"], line=attrs["line"])
+                count += 1
+    return count
+
+
+def per_component(sites: dict, symbols: dict) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = {}
+    for (caller, _, _), hit in sites.items():
+        s = symbols.get(caller)
+        comp = (s.component if s else "") or "other"
+        row = out.setdefault(comp, {"resolved": 0, "unresolved": 0})
+        row["resolved" if hit else "unresolved"] += 1
+    return out
+
+
+def internal_resolution(sites: dict, symbols: dict) -> dict[str, dict[str, int]]:
+    """Per component: call sites whose callee is defined in the framework. A resolved site counts when it reached
+    a symbol of the tree; an unresolved one when the name it calls is the name of a function or class of the tree
+    (an upper bound on what the resolver missed)."""
+    names = {sid.rsplit(".", 1)[-1] for sid, s in symbols.items()
+             if s.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CLASS, SymbolKind.TRITON_KERNEL)}
+    out: dict[str, dict[str, int]] = {}
+    for (caller, _, text), hit in sites.items():
+        s = symbols.get(caller)
+        comp = (s.component if s else "") or "other"
+        name = text.rsplit(".", 1)[-1].split("[")[0]
+        if hit == 2:
+            out.setdefault(comp, {"resolved": 0, "missed": 0})["resolved"] += 1
+        elif not hit and name in names and name not in _COMMON:
+            out.setdefault(comp, {"resolved": 0, "missed": 0})["missed"] += 1
+    return out
