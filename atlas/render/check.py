@@ -75,3 +75,46 @@ def check_site(html: Path) -> Iterator[Finding]:
             if _CSS_URL.search(text):
                 yield Finding("remote-request", "a stylesheet url() points at another host",
                               css.relative_to(html).as_posix(), number)
+
+
+class _Excerpts(HTMLParser):
+    """The source excerpts of one page: (framework, path, first line, [line texts])."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[tuple[str, str, int, list[str]]] = []
+        self._in_code = False
+
+    def handle_starttag(self, tag, attrs):
+        values = dict(attrs)
+        if tag == "div" and "atlas-src" in (values.get("class") or "").split():
+            self.found.append((values.get("data-framework", ""), values.get("data-path", ""),
+                               int(values.get("data-start", "0")), []))
+        elif tag == "td" and values.get("class") == "atlas-code" and self.found:
+            self.found[-1][3].append("")
+            self._in_code = True
+
+    def handle_endtag(self, tag):
+        if tag == "td":
+            self._in_code = False
+
+    def handle_data(self, data):
+        if self._in_code:
+            self.found[-1][3][-1] += data
+
+
+def check_excerpts(html: Path, checkouts: dict[str, Path]) -> Iterator[Finding]:
+    """Every source excerpt's lines against the pinned file's lines (checkouts: framework -> checkout folder)."""
+    for page in sorted(html.rglob("*.html")):
+        parser = _Excerpts()
+        parser.feed(page.read_text(encoding="utf-8", errors="replace"))
+        rel = page.relative_to(html).as_posix()
+        for framework, path, start, shown in parser.found:
+            if framework not in checkouts:
+                yield Finding("excerpt-unknown-pin", f"an excerpt of {path} names no known pin ({framework})", rel)
+                continue
+            lines = (checkouts[framework] / path).read_text(encoding="utf-8", errors="replace").splitlines()
+            expected = lines[start - 1:start - 1 + len(shown)]
+            if shown != expected:
+                yield Finding("excerpt-mismatch", f"the excerpt of {path} from line {start} differs from the pinned "
+                              "file", rel)

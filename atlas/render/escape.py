@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from markupsafe import Markup, escape
 
-_MARKDOWN = {"|": "&#124;", "*": "&#42;", "_": "&#95;", "`": "&#96;", "[": "&#91;", "]": "&#93;", "\\": "&#92;",
+_MARKDOWN = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;","|": "&#124;", "*": "&#42;", "_": "&#95;", "`": "&#96;", "[": "&#91;", "]": "&#93;", "\\": "&#92;",
              "#": "&#35;", "~": "&#126;", "\n": " ", "\r": " "}
 _TABLE = str.maketrans(_MARKDOWN)
 
@@ -16,7 +16,7 @@ def inert(value) -> Markup:
         return value
     if value is None:
         return Markup("")
-    return Markup(str(escape(str(value))).translate(_TABLE))
+    return Markup(str(value).translate(_TABLE))
 
 
 def attr(value) -> Markup:

@@ -60,7 +60,7 @@ def to_html(excerpt: Excerpt, anchor: str = "L") -> Markup:
     rows = []
     for number, code in zip(range(excerpt.start, excerpt.last_shown + 1), _highlighted(excerpt.path, excerpt.lines)):
         rows.append(f'<tr id="{anchor}{number}"><td class="atlas-ln"><a href="#{anchor}{number}">{number}</a></td>'
-                    f'<td class="atlas-code"><code>{code or " "}</code></td></tr>')
+                    f'<td class="atlas-code"><code>{code}</code></td></tr>')
     cut_note = ""
     if excerpt.last_shown < excerpt.end:
         cut_note = (f'<div class="atlas-src-cut">lines {excerpt.last_shown + 1}-{excerpt.end} not shown; '
@@ -70,5 +70,6 @@ def to_html(excerpt: Excerpt, anchor: str = "L") -> Markup:
               f'<a class="atlas-permalink" href="{escape(excerpt.permalink)}" title="the same lines upstream at '
               f'{escape(excerpt.pin.permalink_ref)}">upstream @ {escape(excerpt.pin.permalink_ref)}</a></div>')
     body = "".join(rows)
-    return Markup(f'<div class="atlas-src highlight" data-path="{escape(excerpt.path)}" data-start="{excerpt.start}">'
+    return Markup(f'<div class="atlas-src highlight" data-framework="{escape(excerpt.pin.framework)}" '
+                  f'data-path="{escape(excerpt.path)}" data-start="{excerpt.start}">'
                   f'{header}<table class="atlas-src-table"><tbody>{body}</tbody></table>{cut_note}</div>')

@@ -16,7 +16,7 @@ def _rows(linker: Linker, from_page: str, pairs) -> list[dict]:
         row = {"id": other, "href": linker.href(from_page, other),
                "provenance": str(getattr(provenance, "value", provenance or "")),
                "confidence": round(float(attrs.get("confidence") or 0.0), 2),
-               "line": getattr(site, "start", 0) or 0}
+               "line": attrs.get("line") or getattr(site, "start", 0) or 0}
         if other not in best or row["confidence"] > best[other]["confidence"]:
             best[other] = row
     return sorted(best.values(), key=lambda r: (-r["confidence"], r["id"]))[:MAX_ROWS]

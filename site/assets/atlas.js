@@ -38,6 +38,23 @@
   var KIND_COLOURS = { "class": "#7e57c2", "method": "#3f51b5", "function": "#00897b", "op": "#f4511e",
     "cpp_function": "#6d4c41", "cuda_kernel": "#e53935", "triton_kernel": "#fb8c00", "external": "#9e9e9e" };
 
+  function graphStyle() {
+    var style = [
+      { selector: "node", style: { "label": "data(label)", "font-size": 9, "width": 14, "height": 14,
+        "background-color": "#5c6bc0", "color": "#777", "text-valign": "bottom", "text-margin-y": 2,
+        "min-zoomed-font-size": 8 } },
+      { selector: "node[outside = 1]", style: { "shape": "diamond", "background-opacity": 0.6 } },
+      { selector: "node:selected", style: { "border-width": 3, "border-color": "#ffb300" } },
+      { selector: "edge", style: { "width": 1, "line-color": "#b0b7c3", "curve-style": "haystack",
+        "haystack-radius": 0, "opacity": 0.7 } },
+      { selector: "edge[confidence < 0.6]", style: { "line-style": "dashed" } }
+    ];
+    Object.keys(KIND_COLOURS).forEach(function (kind) {
+      style.splice(1, 0, { selector: "node[kind = '" + kind + "']", style: { "background-color": KIND_COLOURS[kind] } });
+    });
+    return style;
+  }
+
   function nodeElement(n, outside) {
     return { group: "nodes", data: { id: n.id, label: n.label, kind: n.kind, url: n.url, path: n.path,
       line: n.line, outside: outside ? 1 : 0 }, position: { x: n.x || 0, y: n.y || 0 } };
@@ -48,28 +65,23 @@
       provenance: e.provenance || "", confidence: e.confidence || 0 } };
   }
 
-  function initGraph(box) {
+  function initGraph(box, t0) {
     var status = box.querySelector(".atlas-graph-status");
     var canvas = box.querySelector(".atlas-graph-canvas");
     var root = box.getAttribute("data-root");
+    var marks = { library: Math.round(performance.now() - t0) };
     loadData(here(box.getAttribute("data-src")), box.getAttribute("data-key")).then(function (data) {
+      marks.data = Math.round(performance.now() - t0);
       var elements = data.nodes.map(function (n) { return nodeElement(n, false); })
         .concat(data.edges.map(edgeElement));
       var cy = window.cytoscape({
-        container: canvas, elements: elements, layout: { name: "preset", fit: true, padding: 20 },
+        container: canvas, elements: [], /* adding after construction is about twice as fast */
         minZoom: 0.05, maxZoom: 4, wheelSensitivity: 0.3, textureOnViewport: true, hideEdgesOnViewport: true,
-        style: [
-          { selector: "node", style: { "label": "data(label)", "font-size": 9, "width": 14, "height": 14,
-            "background-color": function (n) { return KIND_COLOURS[n.data("kind")] || "#5c6bc0"; },
-            "color": "#555", "text-valign": "bottom", "text-margin-y": 2, "min-zoomed-font-size": 7 } },
-          { selector: "node[outside = 1]", style: { "shape": "diamond", "background-opacity": 0.6 } },
-          { selector: "node:selected", style: { "border-width": 3, "border-color": "#ffb300" } },
-          { selector: "edge", style: { "width": 1, "line-color": "#b0b7c3", "target-arrow-shape": "triangle",
-            "target-arrow-color": "#b0b7c3", "curve-style": "haystack", "arrow-scale": 0.6, "opacity": 0.7 } },
-          { selector: "edge[confidence < 0.6]", style: { "line-style": "dashed" } }
-        ]
+        style: graphStyle()
       });
-      var original = cy.elements().jsons();
+      cy.add(elements);
+      cy.fit(undefined, 20);
+      marks.built = Math.round(performance.now() - t0);
       function expand(node) {
         var more = data.expand[node.id()];
         if (!more) { status.textContent = node.data("label") + ": no callers or callees outside the view"; return; }
@@ -100,15 +112,18 @@
       });
       box.querySelector("[data-action=fit]").onclick = function () { cy.fit(undefined, 20); };
       box.querySelector("[data-action=reset]").onclick = function () {
-        cy.elements().remove(); cy.add(original); cy.fit(undefined, 20);
+        cy.remove("node[outside = 1]"); cy.fit(undefined, 20);
       };
       cy.ready(function () {
         requestAnimationFrame(function () {
           var ms = Math.round(performance.now());
+          box.setAttribute("data-graph-ms", String(ms - Math.round(t0)));
+          marks.frame = ms - Math.round(t0);
+          box.setAttribute("data-marks", JSON.stringify(marks));
           box.setAttribute("data-ready-ms", String(ms));
           window.atlasGraphs = (window.atlasGraphs || []).concat([cy]);
-          status.textContent = data.nodes.length + " nodes, " + data.edges.length + " edges; interactive " +
-            ms + " ms after navigation start";
+          status.textContent = data.nodes.length + " nodes, " + data.edges.length + " edges; interactive in " +
+            (ms - Math.round(t0)) + " ms (" + ms + " ms after navigation start)";
         });
       });
     }).catch(function (err) { status.textContent = String(err); });
@@ -209,9 +224,9 @@
   function start() {
     var graphs = document.querySelectorAll(".atlas-graph");
     if (graphs.length) {
-      var root = graphs[0].getAttribute("data-root");
+      var root = graphs[0].getAttribute("data-root"), t0 = performance.now();
       loadScript(here(root + "assets/atlas/cytoscape.min.js")).then(function () {
-        graphs.forEach(initGraph);
+        graphs.forEach(function (box) { initGraph(box, t0); });
       });
     }
     document.querySelectorAll(".atlas-browser").forEach(initBrowser);
