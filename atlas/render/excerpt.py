@@ -56,7 +56,9 @@ def _highlighted(path: str, lines: tuple[str, ...]) -> list[str]:
 
 def to_html(excerpt: Excerpt, anchor: str = "L") -> Markup:
     """The excerpt as one raw-HTML block without blank lines (Markdown leaves it alone). Line n gets the id
-    `{anchor}{n}`; pass a distinct anchor per excerpt when a page holds several."""
+    `{anchor}{n}`; pass a distinct anchor per excerpt when a page holds several. The code stays out of the search
+    index (data-search-exclude on the table: the search plugin's exclusion ends at the first closing tag of the
+    same name, so it must sit on an element with no nested twin)."""
     rows = []
     for number, code in zip(range(excerpt.start, excerpt.last_shown + 1), _highlighted(excerpt.path, excerpt.lines)):
         rows.append(f'<tr id="{anchor}{number}"><td class="atlas-ln"><a href="#{anchor}{number}">{number}</a></td>'
@@ -72,4 +74,4 @@ def to_html(excerpt: Excerpt, anchor: str = "L") -> Markup:
     body = "".join(rows)
     return Markup(f'<div class="atlas-src highlight" data-framework="{escape(excerpt.pin.framework)}" '
                   f'data-path="{escape(excerpt.path)}" data-start="{excerpt.start}">'
-                  f'{header}<table class="atlas-src-table"><tbody>{body}</tbody></table>{cut_note}</div>')
+                  f'{header}<table class="atlas-src-table" data-search-exclude><tbody>{body}</tbody></table>{cut_note}</div>')

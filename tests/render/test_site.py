@@ -103,3 +103,11 @@ def test_bundled_assets_and_no_cdn(built):
     assert (assets / "cytoscape.min.js").stat().st_size > 100_000
     assert (assets / "iframe-worker-shim.js").is_file()
     assert "unpkg.com" not in (report.html / "index.html").read_text()
+
+
+def test_search_index_has_symbols_but_not_their_code(built):
+    import json
+    report, _ = built
+    docs = json.loads((report.html / "search" / "search_index.json").read_text())["docs"]
+    assert any(d["location"].endswith("KVCacheManager.allocate_slots.html") for d in docs)
+    assert not [d["location"] for d in docs if "self.pool" in d["text"]]
