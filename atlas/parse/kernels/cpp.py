@@ -4,6 +4,7 @@ each of them references (calls, launches). tree-sitter-cpp gives the structure; 
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -16,7 +17,7 @@ CPP_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".h", ".hpp", ".hxx", ".in
 
 _LANGUAGE = Language(tree_sitter_cpp.language())
 _CUDA_ATTR = re.compile(r"\b__[a-z][a-z0-9_]*__\b(\s*\((?:[^()]|\([^()]*\))*\))?")
-_MARKER_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+[^\n]*\b__global__\b", re.M)
+_MARKER_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+[^\n]*\b__global__\b[^\n]*", re.M)
 _CHEVRON = re.compile(r"<<<.*?>>>", re.S)
 _LAUNCH_API = re.compile(r"\b(LaunchKernel|cudaLaunchKernel(?:ExC?)?|cudaLaunchCooperativeKernel|hipLaunchKernelGGL)\b")
 _CASTS = frozenset({"reinterpret_cast", "static_cast", "const_cast", "void", "const", "auto", "decltype"})
@@ -77,18 +78,22 @@ class CppFile:
     includes: tuple[str, ...]
 
 
-def prepare(source: str, prefer_rocm: bool = False) -> tuple[str, str, set[int], set[int]]:
+def prepare(source: str, prefer_rocm: bool = False) -> tuple[str, str, set[int], set[int], list[int]]:
     """(masked source, text the grammar can parse, offsets where a `<<<` launch begins, offsets of the kernels
-    launch-API calls name). Both texts have the length and line breaks of `source`; one build's preprocessor branches kept.
-    In the masked source, uses of kernel-marker macros (`#define K_KERNEL __global__ ...`) read `__global__`."""
+    launch-API calls name, offsets of `__global__` and of the macros standing for it). Both texts have the length
+    and line breaks of `source`; one build's preprocessor branches are kept."""
     masked = select_branches(mask(source), prefer_rocm)
-    markers = _MARKER_DEFINE.findall(masked)
-    if markers:
-        uses = re.compile(r"\b(" + "|".join(map(re.escape, markers)) + r")\b")
-        masked = "\n".join(line if line.lstrip().startswith("#") else
-                           uses.sub(lambda m: "__global__".ljust(len(m.group(0)))[:len(m.group(0))], line)
-                           for line in masked.split("\n"))
     text = _CUDA_ATTR.sub(lambda m: " " * len(m.group(0)), _NON_ASCII.sub(" ", masked))
+    marks = [m.start() for m in re.finditer(r"\b__global__\b", masked)]
+    markers = _MARKER_DEFINE.findall(masked)
+    if markers:  # uses of `#define K_KERNEL __global__ ...` mark kernels too; the grammar sees them blank
+        uses = re.compile(r"^(?![ \t]*#).*?\b(" + "|".join(map(re.escape, markers)) + r")\b", re.M)
+        for match in uses.finditer(masked):
+            a, b = match.span(1)
+            marks.append(a)
+            text = text[:a] + " " * (b - a) + text[b:]
+        for match in _MARKER_DEFINE.finditer(masked):
+            text = text[:match.start()] + " " * len(match.group(0)) + text[match.end():]
     launches = set()
 
     def blank_chevron(match: re.Match) -> str:
@@ -97,7 +102,7 @@ def prepare(source: str, prefer_rocm: bool = False) -> tuple[str, str, set[int],
 
     text = _CHEVRON.sub(blank_chevron, text)
     targets = {t for t in (_launch_target(text, m) for m in _LAUNCH_API.finditer(text)) if t >= 0}
-    return masked, text, launches, targets
+    return masked, text, launches, targets, sorted(marks)
 
 
 def _launch_target(text: str, match: re.Match) -> int:
@@ -209,7 +214,7 @@ def is_rocm_path(path: str) -> bool:
 
 def parse_cpp(path: str, source: str) -> CppFile:
     """Parse one C++/CUDA file (its text as read) into functions, macros and includes."""
-    masked, text, launches, targets = prepare(source, prefer_rocm=is_rocm_path(path))
+    masked, text, launches, targets, marks = prepare(source, prefer_rocm=is_rocm_path(path))
     lines = Lines(text)
     tree = Parser(_LANGUAGE).parse(text.encode())
     functions, macros, includes = [], [], []
@@ -223,7 +228,7 @@ def parse_cpp(path: str, source: str) -> CppFile:
             if declared and body is not None:
                 name, declarator = declared
                 refs, has_launch = scan_refs(text, body.start_byte, body.end_byte, lines, launches, targets)
-                is_kernel = _is_kernel(masked, node.start_byte, declarator.start_byte)
+                is_kernel = _is_kernel(masked, marks, node.start_byte, declarator.start_byte)
                 functions.append(CppFunction(scope + name, node.start_point[0] + 1, node.end_point[0] + 1,
                                              is_kernel, refs, has_launch))
                 continue
@@ -261,11 +266,12 @@ def parse_cpp(path: str, source: str) -> CppFile:
     return CppFile(path, tuple(functions), tuple(macros), tuple(includes))
 
 
-def _is_kernel(masked: str, start: int, declarator: int) -> bool:
-    """Whether `__global__` stands among the specifiers: between the statement boundary before the definition (the
-    grammar starts it after the blanked attribute) and its declarator."""
+def _is_kernel(masked: str, marks: list[int], start: int, declarator: int) -> bool:
+    """Whether a `__global__` (or a macro standing for it) is among the specifiers: between the statement boundary
+    before the definition (the grammar starts it after the blanked attribute) and its declarator."""
     boundary = max(masked.rfind(ch, 0, start) for ch in ";{}>")
-    return "__global__" in masked[boundary + 1:declarator]
+    i = bisect.bisect_right(marks, boundary)
+    return i < len(marks) and marks[i] < declarator
 
 
 def _alias(node, text: str, lines: Lines, launches, targets, macros: list) -> None:

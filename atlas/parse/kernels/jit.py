@@ -5,6 +5,7 @@ export (NAME_MATCH)."""
 
 from __future__ import annotations
 
+import fnmatch
 import re
 
 from atlas.model import CallSite, Edge, Provenance, Span, Symbol, SymbolKind
@@ -20,12 +21,27 @@ def jit_id(marker: str, export: str) -> str:
 
 
 def _files(index: CppIndex, listed: tuple[str, ...]) -> list[str]:
+    """The tree's files a load_jit lists (relative to the JIT csrc folder); a `*` (a name computed at run time)
+    matches every file it could be."""
     found = []
     for name in listed:
+        if "*" in name:
+            found += sorted(p for p in index.files if fnmatch.fnmatchcase(p, f"*/jit/csrc/{name}"))
+            continue
         path = index.find_file(f"jit/csrc/{name}") or index.find_file(name)
         if path:
             found.append(path)
     return found
+
+
+def _wrapper_targets(index: CppIndex, target: str, visible: frozenset[str]):
+    if "*" not in target:
+        return index.lookup_qualified(target, visible) or index.lookup_qualified(target)
+    name = target.rsplit("::", 1)[-1]
+    pool = index.by_name.get(name, []) if "*" not in name else [d for ds in index.by_name.values() for d in ds]
+    matches = [d for d in pool if fnmatch.fnmatchcase(d.function.qualname, target)
+               or fnmatch.fnmatchcase(d.function.qualname, "*::" + target)]
+    return [d for d in matches if d.path in visible] or matches
 
 
 def jit_layer(facts: list[PyFacts], scopes: Scopes, index: CppIndex, sources: dict[str, str]):
@@ -46,7 +62,8 @@ def jit_layer(facts: list[PyFacts], scopes: Scopes, index: CppIndex, sources: di
                 for path in files:
                     wrappers += [(m.group(1), re.sub(r"<.*>|\s+", "", m.group(2)))
                                  for m in _EXPORT_MACRO.finditer(sources.get(path, ""))]
-            linked = bool(wrappers) and not load.is_dynamic and len(files) == len(load.files)
+            complete = len(files) >= len(load.files) and not load.is_dynamic
+            linked = bool(wrappers) and complete
             for export, target in wrappers:
                 num_wrappers += 1
                 jid = jit_id(marker, export)
@@ -54,7 +71,7 @@ def jit_layer(facts: list[PyFacts], scopes: Scopes, index: CppIndex, sources: di
                 edges.append(Edge(loader, jid, Provenance.REGISTRATION, 1.0, site))
                 loader_name = loader.rsplit(".", 1)[-1]
                 exports_by_path.setdefault(fact.path, {}).setdefault(loader_name, []).append(jid)
-                definitions = index.lookup_qualified(target, visible) or index.lookup_qualified(target)
+                definitions = _wrapper_targets(index, target, visible)
                 if not definitions:
                     linked = False
                     unresolved.append(CallSite(jid, f"load_jit wrapper {target}", site))
@@ -62,7 +79,7 @@ def jit_layer(facts: list[PyFacts], scopes: Scopes, index: CppIndex, sources: di
                 num_wrappers_linked += 1
                 for d in definitions:
                     edges.append(Edge(jid, d.id, Provenance.REGISTRATION, 1.0 / len(definitions), site))
-            if not wrappers or load.is_dynamic or len(files) != len(load.files):
+            if not wrappers or not complete:
                 missing = [f for f in load.files if not _files(index, (f,))]
                 what = f"files {missing}" if missing else "wrappers built at run time"
                 unresolved.append(CallSite(loader, f"load_jit({marker!r}): {what}", site))

@@ -66,13 +66,38 @@ def mentions_kernels(source: str) -> bool:
     return any(marker in source for marker in MARKERS)
 
 
-def _string(node) -> str | None:
-    """A literal string's value; f-strings with their `{...}` parts dropped; None for anything else."""
+def _string(node, env: dict | None = None) -> str | None:
+    """A literal string's value; in f-strings a `{name}` is the string a local assignment gave `name` (from `env`),
+    anything else `*` (a wildcard); None when the node is no string."""
     if node is None or node.type not in ("string", "concatenated_string"):
         return None
+    env = env or {}
     text = node.text.decode()
     parts = re.findall(r"""[rRbBfFuU]*("{3}|'{3}|"|')(.*?)\1""", text, re.S)
-    return "".join(re.sub(r"\{[^{}]*\}", "", body) for _, body in parts)
+    return "".join(re.sub(r"\{([^{}]*)\}", lambda m: env.get(m.group(1).strip(), "*"), body) for _, body in parts)
+
+
+def _local_strings(call) -> dict:
+    """`name = "..."` / `name = f"..."` assignments in the function around `call`, in order (later ones win)."""
+    scope = call.parent
+    while scope is not None and scope.type not in ("function_definition", "module"):
+        scope = scope.parent
+    env: dict = {}
+    if scope is None:
+        return env
+    todo = [scope]
+    found = []
+    while todo:
+        node = todo.pop()
+        if node.type == "assignment":
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if left is not None and left.type == "identifier" and right is not None and right.type == "string":
+                found.append((node.start_byte, left.text.decode(), right))
+        elif node.type not in ("function_definition", "class_definition") or node == scope:
+            todo.extend(node.children)
+    for _, name, right in sorted(found, key=lambda f: f[0]):
+        env[name] = _string(right, env)
+    return env
 
 
 def _arguments(args_node) -> tuple[list, dict]:
@@ -96,8 +121,9 @@ def _cpp_target(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
-def _jit_load(positional: list, keywords: dict, line: int) -> JitLoad:
+def _jit_load(positional: list, keywords: dict, line: int, env: dict) -> JitLoad:
     marker = _string(positional[0]) if positional else None
+    marker = None if marker is None or "*" in marker else marker
     files, wrappers, dynamic = [], [], False
     for key in ("cpp_files", "cuda_files"):
         value = keywords.get(key)
@@ -105,7 +131,7 @@ def _jit_load(positional: list, keywords: dict, line: int) -> JitLoad:
             continue
         items = value.named_children if value.type == "list" else [None]
         for item in items:
-            text = _string(item)
+            text = _string(item, env)
             dynamic |= text is None
             if text:
                 files.append(text)
@@ -116,7 +142,7 @@ def _jit_load(positional: list, keywords: dict, line: int) -> JitLoad:
         items = value.named_children if value.type == "list" else [None]
         for item in items:
             pair = item.named_children if item is not None and item.type == "tuple" else []
-            export, target = (_string(pair[0]), _string(pair[1])) if len(pair) == 2 else (None, None)
+            export, target = (_string(pair[0]), _string(pair[1], env)) if len(pair) == 2 else (None, None)
             if export is None or target is None:
                 dynamic = True
                 continue
@@ -170,7 +196,7 @@ def python_facts(path: str, source: str) -> PyFacts:
             if target is not None and target.type == "assignment" and ns:
                 libraries[target.child_by_field_name("left").text.decode()] = ns
         elif name == "load_jit":
-            jit_loads.append(_jit_load(positional, keywords, line))
+            jit_loads.append(_jit_load(positional, keywords, line, _local_strings(call)))
         else:
             op = _string(keywords.get("op_name") or (positional[0] if positional else None))
             func = keywords.get("op_func") or (positional[1] if len(positional) > 1 else None)

@@ -1,0 +1,46 @@
+"""atlas.parse.kernels.python_side: torch.ops uses, Python-made ops and SGLang load_jit calls."""
+
+import pytest
+
+from atlas.parse.kernels.python_side import python_facts
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("import torch\ndef f(x):\n    torch.ops._C.silu(x)\n", [("_C", "silu", 3, True)]),
+    ("def f(x):\n    return torch.ops._C_cache_ops.reshape.default(x)\n", [("_C_cache_ops", "reshape", 2, True)]),
+    ("OPS = [torch.ops.vllm.unified_attention]\n", [("vllm", "unified_attention", 1, False)]),
+    ("def f():\n    my.ops._C.silu()\n", []),
+])
+def test_op_uses(source, expected):
+    facts = python_facts("vllm/x.py", source)
+    assert [(u.namespace, u.op, u.line, u.is_call) for u in facts.op_uses] == expected
+
+
+def test_custom_ops_and_their_library():
+    source = ('from torch.library import Library\naiter = Library("vllm_aiter", "FRAGMENT")\n'
+              'direct_register_custom_op(op_name="attn", op_func=attn_impl, fake_impl=fake)\n'
+              'direct_register_custom_op("fused", (fused_impl), target_lib=aiter)\n')
+    facts = python_facts("vllm/x.py", source)
+    assert [(c.namespace, c.op, c.func, c.line) for c in facts.custom_ops] == [
+        ("vllm", "attn", "attn_impl", 3), ("vllm_aiter", "fused", "fused_impl", 4)]
+
+
+def test_load_jit_follows_local_strings_and_marks_unknowns():
+    source = '''
+def _module(ratio, *args):
+    kernel_class = f"FlashCompress{ratio}Kernel<{args}>"
+    return load_jit(
+        "compress",
+        *args,
+        cuda_files=[f"deepseek_v4/c{ratio}.cuh", "common.cuh"],
+        cuda_wrappers=[("decode", f"&{kernel_class}::run_decode"), ("plan", "plan_fn")],
+    )
+
+def _dynamic(names):
+    return load_jit("dyn", cuda_files=names, cuda_wrappers=[(n, n) for n in names])
+'''
+    first, second = python_facts("python/sglang/k.py", source).jit_loads
+    assert first.marker == "compress" and first.line == 4 and not first.is_dynamic
+    assert first.files == ("deepseek_v4/c*.cuh", "common.cuh")
+    assert first.wrappers == (("decode", "FlashCompress*Kernel::run_decode"), ("plan", "plan_fn"))
+    assert second.is_dynamic
