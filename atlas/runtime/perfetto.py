@@ -16,7 +16,7 @@ def _us(ns: int, origin: int) -> float:
 
 def chrome_trace(merged: Merged, spec: dict) -> dict:
     """A dict ready for json.dump; open it in ui.perfetto.dev or chrome://tracing."""
-    origin = min((e["mono_ns"] for e in merged.events), default=0)
+    origin = min((e["mono_ns"] for e in merged.events + merged.marks), default=0)
     base = f"{spec.get('url', '').rstrip('/')}/blob/{spec.get('permalink_ref', '')}/"
     out: list[dict] = []
     for proc in merged.processes:

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from atlas.env import Settings
-from atlas.errors import ConfigError
+from atlas.errors import BuildMissing, ConfigError
 from atlas.runtime import defaults, lines
 from atlas.sources import analysed_files, load_all, locate
 
@@ -26,8 +26,13 @@ def annotated_entries(framework: str, pin_set: str, settings: Settings) -> list[
     annotations = load_annotations(settings.root, framework)
     if not annotations:
         return None
-    entries = [e for e in probe_spec(annotations, load_index(settings, framework, pin_set))
-               if e.get("framework") == framework]
+    try:
+        index = load_index(settings, framework, pin_set, on_demand=False)
+    except BuildMissing:
+        raise BuildMissing(f"annotations for {framework} exist but the {pin_set} pins have no symbol index to "
+                           f"resolve them; run `atlas index {framework} --pins {pin_set}` first, or pass "
+                           "--hooks builtin") from None
+    entries = [e for e in probe_spec(annotations, index) if e.get("framework") == framework]
     return [{**e, **{flag: True for flag in FLAGS.get(e["symbol"], ())}} for e in entries] or None
 
 

