@@ -3,9 +3,11 @@ piece of claim evidence at the pinned commits, and list the article's claims wit
 
 from __future__ import annotations
 
+from collections import Counter
+
 from atlas.annotate import AnnotationError, check as run_check, load_annotations, schema_json
 from atlas.annotate.schema import PUBLISHED
-from atlas.annotate.vocabulary import FRAMEWORKS
+from atlas.annotate.vocabulary import FRAMEWORKS, VERDICTS
 from atlas.cli import output
 from atlas.errors import BuildMissing, ConfigError
 from atlas.yamlio import write_atomic
@@ -70,6 +72,10 @@ def check(args, settings) -> int:
         ev_ok = sum(1 for e in report.evidence if e.finding is None)
         output.message(f"{report.pin.key} ({report.pin.ref}): {ok}/{num} annotations resolve, "
                        f"{ev_ok}/{len(report.evidence)} evidence items hold, {len(report.findings)} finding(s)")
+        if args.claims:
+            verdicts = Counter(c.verdict for _, c, _ in _claim_rows(report, by_id))
+            output.message(f"{report.pin.key}: {sum(verdicts.values())} claims: "
+                           + ", ".join(f"{v} {verdicts[v]}" for v in VERDICTS))
     return 1 if num_findings else 0
 
 
