@@ -40,7 +40,8 @@ class Probe:
         self.guard = FileGuard(spec.get("package", self.framework), spec.get("package_root", ""),
                                spec.get("blobs", {}))
         self.is_active = bool(spec.get("active", True))
-        self.control = spec.get("control", "")
+        control = spec.get("control", "")
+        self.control = os.path.join(trace_dir(spec), control) if control and not os.path.isabs(control) else control
         self._control_mtime = 0.0
         self.step = 0
         self.step_leader: Hook | None = None

@@ -67,7 +67,7 @@ def build_spec(framework: str, pin_set: str, device: str, out: Path, settings: S
     return {"schema": 1, "framework": framework, "package": framework, "package_root": manifest.package_root,
             "pin_set": pin_set, "ref": checkout.pin.ref, "commit": checkout.pin.commit, "url": checkout.pin.url,
             "permalink_ref": checkout.pin.permalink_ref, "engine_version": checkout.pin.ref.lstrip("v"),
-            "source": origin, "device": device, "out": str(out), "control": str(out / "control"), "active": True,
+            "source": origin, "device": device, "out": str(out), "control": "control", "active": True,
             "capacity": 200_000, "flush_interval_s": 0.5, "hooks": hooks,
             "blobs": dict(analysed_files(manifest, checkout, (".py",))), **(extra or {})}
 

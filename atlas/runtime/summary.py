@@ -102,14 +102,20 @@ def summarise(merged: Merged, spec: dict, driver: dict | None = None) -> dict:
 
 
 def throughput(driver: dict) -> dict:
-    """Output tok/s per round, and the probes-on / probes-off ratio of the medians (rounds of one run)."""
-    by = {"on": [], "off": []}
-    for r in driver.get("rounds", []):
-        by[r["probes"]].append(r["out_tok_s"])
-    result = {"rounds": [{k: r[k] for k in ("round", "probes", "out_tokens", "seconds", "out_tok_s")}
-                         for r in driver.get("rounds", [])],
-              "median_on": statistics.median(by["on"]) if by["on"] else None,
-              "median_off": statistics.median(by["off"]) if by["off"] else None}
-    if by["on"] and by["off"]:
-        result["on_over_off"] = round(result["median_on"] / result["median_off"], 4)
+    """Output tok/s per round, and per phase the probes-on / probes-off ratio of the medians (rounds of one run)."""
+    rounds = driver.get("rounds", [])
+    result = {"rounds": [{k: r.get(k) for k in ("phase", "round", "probes", "out_tokens", "seconds", "out_tok_s")}
+                         for r in rounds], "phases": {}}
+    for phase in dict.fromkeys(r.get("phase", "") for r in rounds):
+        by = {"on": [], "off": []}
+        for r in rounds:
+            if r.get("phase", "") == phase:
+                by[r["probes"]].append(r["out_tok_s"])
+        row = {"median_on": statistics.median(by["on"]) if by["on"] else None,
+               "median_off": statistics.median(by["off"]) if by["off"] else None, "num_pairs": min(map(len, by.values()))}
+        if by["on"] and by["off"]:
+            row["on_over_off"] = round(row["median_on"] / row["median_off"], 4)
+        result["phases"][phase] = row
+    if len(result["phases"]) == 1:
+        result.update(next(iter(result["phases"].values())))
     return result

@@ -7,7 +7,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import load_config, mark, run_rounds, switch, write_result  # noqa: E402
+from common import load_config, mark, run_rounds, write_result  # noqa: E402
 
 
 def main() -> None:
@@ -18,9 +18,7 @@ def main() -> None:
     t1 = time.time()
     engine = sglang.Engine(model_path=config["model"], **config["engine"])
     t2 = time.time()
-    workload = config["workload"]
-
-    async def replay(prefix: str):
+    async def replay(prefix: str, workload: dict):
         start = time.perf_counter()
         limit = asyncio.Semaphore(workload["concurrency"])
         done = {"n": 0}
@@ -48,15 +46,11 @@ def main() -> None:
         counts = await asyncio.gather(*(one(r) for r in workload["requests"]))
         return sum(counts), time.perf_counter() - start, timings
 
-    def run_once(prefix: str):
-        return engine.loop.run_until_complete(replay(prefix)) if hasattr(engine, "loop") \
-            else asyncio.run(replay(prefix))
+    def run_once(prefix: str, workload: dict):
+        return engine.loop.run_until_complete(replay(prefix, workload)) if hasattr(engine, "loop") \
+            else asyncio.run(replay(prefix, workload))
 
-    if config.get("warmup", True):
-        switch(config, "off")
-        run_once("warmup-")
     rounds = run_rounds(config, run_once)
-    switch(config, "on")
     mark("done")
     write_result(config, {"engine": "sglang", "version": getattr(sglang, "__version__", "?"),
                           "import_s": round(t1 - t0, 2), "init_s": round(t2 - t1, 2), "rounds": rounds})

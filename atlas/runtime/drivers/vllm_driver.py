@@ -6,7 +6,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import load_config, mark, run_rounds, switch, write_result  # noqa: E402
+from common import load_config, mark, run_rounds, write_result  # noqa: E402
 
 
 def main() -> None:
@@ -19,9 +19,7 @@ def main() -> None:
     llm = LLM(model=config["model"], **config["engine"])
     engine = llm.llm_engine
     t2 = time.time()
-    workload = config["workload"]
-
-    def run_once(prefix: str):
+    def run_once(prefix: str, workload: dict):
         pending = list(workload["requests"])
         in_flight, finished, timings = {}, 0, {}
         start = time.perf_counter()
@@ -53,11 +51,7 @@ def main() -> None:
                     finished += 1
         return tokens, time.perf_counter() - start, timings
 
-    if config.get("warmup", True):
-        switch(config, "off")
-        run_once("warmup-")
     rounds = run_rounds(config, run_once)
-    switch(config, "on")
     mark("done")
     write_result(config, {"engine": "vllm", "version": vllm.__version__, "import_s": round(t1 - t0, 2),
                           "init_s": round(t2 - t1, 2), "rounds": rounds})
