@@ -10,6 +10,7 @@ import sys
 import tarfile
 from pathlib import Path
 
+from atlas.env import settings as load_settings
 from atlas.runtime import collect
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,7 +41,7 @@ def main() -> None:
             shutil.copy(back / name, folder / name)
     spec = json.loads((folder / "spec.json").read_text())
     driver = json.loads((folder / "result.json").read_text()) if (folder / "result.json").exists() else None
-    summary = collect(folder, spec, driver)
+    summary = collect(folder, spec, driver, load_settings())
     summary["driver"] = {k: driver[k] for k in ("version", "import_s", "init_s")} if driver else None
     results = ROOT / "results"
     results.mkdir(exist_ok=True)

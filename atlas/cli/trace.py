@@ -47,7 +47,7 @@ def trace(args, settings) -> int:
         spec_path = args.out / "spec.json"
         if not spec_path.is_file():
             raise ConfigError(f"{args.out} holds no spec.json; point --out at a folder `atlas trace` wrote")
-        summary = collect(args.out, json.loads(spec_path.read_text()))
+        summary = collect(args.out, json.loads(spec_path.read_text()), settings=settings)
         (args.out / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True))
         return report(summary, args)
     rounds = tuple(s.strip() for s in args.rounds.split(",") if s.strip())

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from atlas.env import Settings
-from atlas.errors import AtlasError, ConfigError
-from atlas.runtime import launch, spec as specs, workloads
+from atlas.errors import AtlasError, BuildMissing, ConfigError
+from atlas.runtime import edges, launch, spec as specs, workloads
 from atlas.runtime.merge import merge, write_events
 from atlas.runtime.perfetto import chrome_trace
 from atlas.runtime.summary import summarise
@@ -118,7 +118,7 @@ def run_trace(opts: TraceOptions, settings: Settings) -> dict:
     (out / "result.json").unlink(missing_ok=True)
     status, log = launch.run_driver(python, opts.framework, config, out, boot, env, opts.timeout_s)
     driver = json.loads((out / "result.json").read_text()) if (out / "result.json").is_file() else None
-    summary = collect(out, spec, driver)
+    summary = collect(out, spec, driver, settings)
     summary.update(engine_version=version, pin_set=pin_set, engine_exit=status, workload=workload.name)
     (out / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True), encoding="utf-8")
     if status != 0 or driver is None:
@@ -128,9 +128,32 @@ def run_trace(opts: TraceOptions, settings: Settings) -> dict:
     return summary
 
 
-def collect(out: Path, spec: dict, driver: dict | None = None) -> dict:
-    """Merge the shards of a trace folder into events.jsonl, trace.json and the summary (also after a crash)."""
+def collect(out: Path, spec: dict, driver: dict | None = None, settings: Settings | None = None) -> dict:
+    """Merge the shards of a trace folder into events.jsonl, trace.json and the summary (also after a crash); with
+    settings, also the call edges seen at runtime, checked against the static graph when one is built."""
     merged = merge(out / "shards")
     write_events(merged, out / "events.jsonl")
     (out / "trace.json").write_text(json.dumps(chrome_trace(merged, spec)), encoding="utf-8")
-    return summarise(merged, spec, driver)
+    summary = summarise(merged, spec, driver)
+    if settings is not None:
+        summary["runtime_edges"] = runtime_edges(merged, spec, settings)
+    return summary
+
+
+def runtime_edges(merged, spec: dict, settings: Settings) -> dict:
+    from atlas.graph import load_graph
+    from atlas.sources import load_all, locate
+
+    (manifest,) = load_all(settings.root, [spec["framework"]])
+    checkout = locate(manifest, spec["pin_set"], settings)
+    observed = edges.observed_edges(merged.events, checkout.path, manifest.package_root)
+    result = {"observed": [{"caller": e.caller, "callee": e.callee, "site": f"{e.site.path}:{e.site.start}",
+                            "count": n} for e, n in observed], "graph_checked": False, "missing": []}
+    try:
+        graph = load_graph(settings, spec["framework"], spec["pin_set"], on_demand=False)
+    except BuildMissing:
+        return result  # no static graph built for this pin yet: nothing to check against
+    result["graph_checked"] = True
+    result["missing"] = [{"message": f.message, "where": f.where, **f.details}
+                         for f in edges.missing_from_graph(observed, graph)]
+    return result
