@@ -86,6 +86,8 @@ def summarise(merged: Merged, spec: dict, driver: dict | None = None) -> dict:
     requests = per_request(merged)
     ttfts = [r["ttft_ms"] for r in requests.values() if r.get("ttft_ms") is not None]
     return {"framework": spec["framework"], "ref": spec["ref"], "commit": spec["commit"],
+            "engine": f"{spec['framework']} {spec['ref']}", "annotations": per_annotation(spec, hooks),
+            "timeline": timeline(merged, spec),
             "hook_source": spec["source"], "device": spec.get("device"),
             "processes": [{"pid": p["pid"], "proc": p["proc"], "engine_version": p["engine_version"],
                            "version_at_pin": p["version_at_pin"]} for p in merged.processes],
@@ -99,6 +101,34 @@ def summarise(merged: Merged, spec: dict, driver: dict | None = None) -> dict:
             "accepted_tokens": accepted, "hooks": hooks, "requests": requests,
             "ttft_ms_median": round(statistics.median(ttfts), 3) if ttfts else None,
             "throughput": throughput(driver) if driver else None}
+
+
+def per_annotation(spec: dict, hooks: dict) -> dict:
+    """annotation id -> what its hook recorded (the site shows it beside the annotation); built-in hooks have none."""
+    out = {}
+    for h in spec["hooks"]:
+        if h.get("annotation") and h["annotation"] != "builtin-default":
+            row = hooks[h["symbol"]]
+            out[h["annotation"]] = {"events": row["fired"], "symbol": h["symbol"], "role": h["role"],
+                                    "at_pin": row["at_pin"], "capture": h.get("capture", [])}
+    return out
+
+
+def timeline(merged: Merged, spec: dict, num_steps: int = 6) -> list[dict]:
+    """The first steps of the first probes-on round, one row per event, each linked to its line at the pin."""
+    start = next((m["mono_ns"] for m in merged.marks if m["name"] == "round_begin"
+                  and m.get("values", {}).get("probes") == "on"), None)
+    events = [e for e in merged.events if start is None or e["mono_ns"] >= start]
+    if not events:
+        return []
+    first = min(e["step"] for e in events if e["step"] > 0) if any(e["step"] > 0 for e in events) else 0
+    base = f"{spec.get('url', '').rstrip('/')}/blob/{spec.get('permalink_ref', '')}/"
+    origin = events[0]["mono_ns"]
+    return [{"step": e["step"], "role": e["role"], "symbol": e["symbol"], "t_ms": round((e["mono_ns"] - origin) / 1e6, 3),
+             "dur_ms": round(e["dur_ns"] / 1e6, 3), "count": e.get("count", 1),
+             "source": f"{base}{e.get('path', '')}#L{e.get('line', 0)}", "where": f"{e.get('path', '')}:{e.get('line', 0)}",
+             "values": {k: v for k, v in e["values"].items() if not isinstance(v, (dict, list)) or len(v) <= 8}}
+            for e in events if first <= e["step"] < first + num_steps]
 
 
 def throughput(driver: dict) -> dict:

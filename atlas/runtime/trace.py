@@ -121,6 +121,7 @@ def run_trace(opts: TraceOptions, settings: Settings) -> dict:
     summary = collect(out, spec, driver, settings)
     summary.update(engine_version=version, pin_set=pin_set, engine_exit=status, workload=workload.name)
     (out / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True), encoding="utf-8")
+    publish(summary, settings)
     if status != 0 or driver is None:
         tail = " | ".join(log.read_text(errors="replace").strip().splitlines()[-3:])
         raise EngineFailed(f"the {opts.framework} engine {'timed out' if status == 124 else f'exited {status}'}; "
@@ -138,6 +139,14 @@ def collect(out: Path, spec: dict, driver: dict | None = None, settings: Setting
     if settings is not None:
         summary["runtime_edges"] = runtime_edges(merged, spec, settings)
     return summary
+
+
+def publish(summary: dict, settings: Settings) -> Path:
+    """The latest trace's summary where `atlas build` looks for it (build/runtime/summary.json)."""
+    path = settings.build / "runtime" / "summary.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(summary, indent=1, sort_keys=True), encoding="utf-8")
+    return path
 
 
 def runtime_edges(merged, spec: dict, settings: Settings) -> dict:
