@@ -99,8 +99,10 @@ def _stats(symbols, edges, unresolved, facts, gpu_ops, tree_namespaces, registra
     cpp_uses = [(p, u) for p, u in tree_uses if u.namespace in cpp_namespaces]
     resolved = [(p, u) for p, u in cpp_uses if f"op:{u.namespace}::{u.op}" in symbols]
     gpu_linked = [o for o in gpu_ops if reaches_kernel(o, adjacency, kinds)]
-    launch_sites = sum(1 for e in edges if e.provenance.value == "launch" and e.confidence == 1.0)
-    open_launch_sites = sum(1 for c in unresolved if c.expression.endswith("<<<...>>>"))
+    launch_sites = {(e.site.path, e.site.start) for e in edges if e.provenance.value == "launch" and e.confidence == 1.0}
+    open_launch_sites = {(c.span.path, c.span.start) for c in unresolved if c.expression.endswith("<<<...>>>")}
+    wrappers = {e.callee for e in edges if e.caller.startswith("jit:") and e.callee.startswith(("cpp:", "cuda:"))}
+    wrappers_linked = [w for w in wrappers if reaches_kernel(w, adjacency, kinds)]
     return {
         "cpp_functions": sum(1 for k in kinds.values() if k == SymbolKind.CPP_FUNCTION),
         "cuda_kernels": sum(1 for k in kinds.values() if k == SymbolKind.CUDA_KERNEL),
@@ -114,6 +116,8 @@ def _stats(symbols, edges, unresolved, facts, gpu_ops, tree_namespaces, registra
         "cuda_ops": len(gpu_ops),
         "cuda_ops_reaching_kernel": len(gpu_linked),
         "cuda_ops_without_kernel": sorted(set(gpu_ops) - set(gpu_linked)),
-        "launch_sites_named": launch_sites,
-        "launch_sites_unresolved": open_launch_sites,
+        "launch_sites_named": len(launch_sites),
+        "launch_sites_unresolved": len(open_launch_sites - launch_sites),
+        "jit_wrapper_functions": len(wrappers),
+        "jit_wrapper_functions_reaching_kernel": len(wrappers_linked),
     }
