@@ -1,0 +1,74 @@
+"""atlas.parse.kernels.kernel_layer on a fixture tree: Python -> op -> C++ impl -> __global__, JIT, unresolved."""
+
+from pathlib import Path
+
+from gitfixtures import git
+
+from atlas.model import Pin, Provenance, Span, Symbol, SymbolKind
+from atlas.parse.kernels import kernel_layer, unresolved_report
+from atlas.sources import Checkout, load_manifest
+
+FILES = {
+    "csrc/torch_bindings.cpp":
+        'STABLE_TORCH_LIBRARY_FRAGMENT(_C_cache_ops, ops) {\n  ops.def("write(Tensor k, Tensor! c) -> ()");\n'
+        '  ops.def("lost(Tensor k) -> ()");\n}\nSTABLE_TORCH_LIBRARY_IMPL(_C_cache_ops, CUDA, ops) {\n'
+        '  ops.impl("write", TORCH_BOX(&write));\n  ops.impl("lost", TORCH_BOX(&nowhere));\n}\n',
+    "csrc/cache.cu":
+        'namespace vllm {\ntemplate <typename T>\n__global__ void write_kernel(T* c) {}\n}\n'
+        '#define CALL(T) vllm::write_kernel<T><<<grid, block, 0, stream>>>(ptr);\n'
+        'static void helper(int n) { DISPATCH(n, CALL); }\nvoid write(Tensor& k, Tensor& c) { helper(1); }\n',
+    "pkg/ops.py": "import torch\n\ndef write(k, c):\n    torch.ops._C_cache_ops.write(k, c)\n    torch.ops._C_cache_ops.gone(k)\n"
+                  "    torch.ops.sgl_kernel.rmsnorm(k)\n",
+    "pkg/jit/csrc/store.cuh":
+        'template <int B> __global__ void store_kernel(int x) {}\n'
+        'template <int B> struct Store {\n  static void run(int x) { LaunchKernel(1, 2, d)(store_kernel<B>, x); }\n};\n',
+    "pkg/store.py": 'def _module(b):\n    return load_jit("store", cuda_files=["store.cuh"], '
+                    'cuda_wrappers=[("store", f"Store<{b}>::run")])\n\ndef store(x):\n    _module(4).store(x)\n',
+}
+MANIFEST = ("schema: 1\nname: fixture\nurl: https://example.invalid/fixture\ninclude: [pkg/**, csrc/**]\n"
+            "pins:\n  default:\n    ref: v1\n")
+
+
+def fixture(tmp_path: Path):
+    repo = tmp_path / "repo"
+    for rel, text in FILES.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    (tmp_path / "fixture.yaml").write_text(MANIFEST)
+    manifest = load_manifest(tmp_path / "fixture.yaml")
+    checkout = Checkout(Pin("fixture", "v1", "0" * 40, manifest.url), "default", repo, "mirror", False)
+    symbols = {sid: Symbol(sid, SymbolKind.FUNCTION, Span(path, a, b)) for sid, path, a, b in [
+        ("pkg.ops.write", "pkg/ops.py", 3, 6), ("pkg.store._module", "pkg/store.py", 1, 2),
+        ("pkg.store.store", "pkg/store.py", 4, 5)]}
+    return kernel_layer(checkout, manifest, symbols)
+
+
+def test_the_chain_from_python_to_the_kernel(tmp_path):
+    layer = fixture(tmp_path)
+    edges = {(e.caller, e.callee): e.provenance for e in layer.edges}
+    kernel = "cuda:csrc/cache.cu::vllm::write_kernel"
+    assert edges[("pkg.ops.write", "op:_C_cache_ops::write")] == Provenance.STATIC
+    assert edges[("op:_C_cache_ops::write", "cpp:csrc/cache.cu::write")] == Provenance.REGISTRATION
+    assert edges[("cpp:csrc/cache.cu::write", "cpp:csrc/cache.cu::helper")] == Provenance.STATIC
+    assert edges[("cpp:csrc/cache.cu::helper", kernel)] == Provenance.LAUNCH
+    assert edges[("pkg.ops.write", "ext:sgl_kernel.rmsnorm")] == Provenance.STATIC
+    kinds = {s.id: s.kind for s in layer.symbols}
+    assert kinds[kernel] == SymbolKind.CUDA_KERNEL and kinds["ext:sgl_kernel.rmsnorm"] == SymbolKind.EXTERNAL
+    assert layer.stats["cuda_ops"] == 2 and layer.stats["cuda_ops_reaching_kernel"] == 1
+
+
+def test_the_jit_chain(tmp_path):
+    edges = {(e.caller, e.callee): e.provenance for e in fixture(tmp_path).edges}
+    assert edges[("pkg.store._module", "jit:store::store")] == Provenance.REGISTRATION
+    assert edges[("jit:store::store", "cpp:pkg/jit/csrc/store.cuh::Store::run")] == Provenance.REGISTRATION
+    assert edges[("cpp:pkg/jit/csrc/store.cuh::Store::run", "cuda:pkg/jit/csrc/store.cuh::store_kernel")] \
+        == Provenance.LAUNCH
+    assert edges[("pkg.store.store", "jit:store::store")] == Provenance.NAME_MATCH
+
+
+def test_what_cannot_be_linked_is_listed(tmp_path):
+    rows = {(r["kind"], r["expression"]) for r in unresolved_report(fixture(tmp_path))}
+    assert rows == {("op not registered in the tree", "torch.ops._C_cache_ops.gone"),
+                    ("registered function not found", "CUDA impl nowhere")}
