@@ -45,14 +45,32 @@
         "min-zoomed-font-size": 8 } },
       { selector: "node[outside = 1]", style: { "shape": "diamond", "background-opacity": 0.6 } },
       { selector: "node:selected", style: { "border-width": 3, "border-color": "#ffb300" } },
-      { selector: "edge", style: { "width": 1, "line-color": "#b0b7c3", "curve-style": "haystack",
-        "haystack-radius": 0, "opacity": 0.7 } },
+      { selector: "edge", style: { "width": 1, "line-color": "#b0b7c3", "curve-style": "straight",
+        "target-arrow-shape": "triangle", "target-arrow-color": "#b0b7c3", "arrow-scale": 0.6, "opacity": 0.7 } },
+      /* large graphs start with arrowless haystack edges and no labels (about half the first-frame cost);
+         zooming in brings arrows and labels back */
+      { selector: "edge.atlas-fast", style: { "curve-style": "haystack", "haystack-radius": 0 } },
+      { selector: "node.atlas-fast", style: { "label": "" } },
       { selector: "edge[confidence < 0.6]", style: { "line-style": "dashed" } }
     ];
     Object.keys(KIND_COLOURS).forEach(function (kind) {
       style.splice(1, 0, { selector: "node[kind = '" + kind + "']", style: { "background-color": KIND_COLOURS[kind] } });
     });
     return style;
+  }
+
+  /* cy.fit() measures every label (hundreds of ms for 500 nodes); node centres are enough to frame the graph */
+  function fitPositions(cy) {
+    var x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    cy.nodes().forEach(function (n) {
+      var p = n.position();
+      x0 = Math.min(x0, p.x); y0 = Math.min(y0, p.y); x1 = Math.max(x1, p.x); y1 = Math.max(y1, p.y);
+    });
+    if (x0 === Infinity) return;
+    var w = cy.width(), h = cy.height(), pad = 40;
+    var zoom = Math.min((w - 2 * pad) / Math.max(x1 - x0, 1), (h - 2 * pad) / Math.max(y1 - y0, 1), 2);
+    zoom = Math.max(zoom, cy.minZoom());
+    cy.viewport({ zoom: zoom, pan: { x: w / 2 - zoom * (x0 + x1) / 2, y: h / 2 - zoom * (y0 + y1) / 2 } });
   }
 
   function nodeElement(n, outside) {
@@ -79,8 +97,18 @@
         minZoom: 0.05, maxZoom: 4, wheelSensitivity: 0.3, textureOnViewport: true, hideEdgesOnViewport: true,
         style: graphStyle()
       });
+      if (data.nodes.length > 200) {
+        elements.forEach(function (e) { e.classes = "atlas-fast"; });
+        cy.on("zoom", function () {
+          var detail = cy.zoom() >= 0.9;
+          if (detail !== cy.scratch("detail")) {
+            cy.scratch("detail", detail);
+            cy.elements()[detail ? "removeClass" : "addClass"]("atlas-fast");
+          }
+        });
+      }
       cy.add(elements);
-      cy.fit(undefined, 20);
+      fitPositions(cy);
       marks.built = Math.round(performance.now() - t0);
       function expand(node) {
         var more = data.expand[node.id()];
@@ -110,9 +138,9 @@
         var d = evt.target.data();
         canvas.title = d.id + (d.path ? "  (" + d.path + ":" + d.line + ")" : "");
       });
-      box.querySelector("[data-action=fit]").onclick = function () { cy.fit(undefined, 20); };
+      box.querySelector("[data-action=fit]").onclick = function () { fitPositions(cy); };
       box.querySelector("[data-action=reset]").onclick = function () {
-        cy.remove("node[outside = 1]"); cy.fit(undefined, 20);
+        cy.remove("node[outside = 1]"); fitPositions(cy);
       };
       cy.ready(function () {
         requestAnimationFrame(function () {
