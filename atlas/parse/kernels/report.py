@@ -6,7 +6,8 @@ from __future__ import annotations
 from atlas.model import CallSite
 
 
-def _reason(site: CallSite) -> str:
+def reason(site: CallSite) -> str:
+    """Why a kernel-layer site stayed unresolved, in words (also tells kernel sites from Python ones: "")."""
     expression = site.expression
     if expression.startswith("torch.ops."):
         return "op not registered in the tree"
@@ -18,11 +19,11 @@ def _reason(site: CallSite) -> str:
         return "JIT load not followable"
     if expression.endswith("<<<...>>>"):
         return "launched kernel not named"
-    return "unresolved"
+    return "unresolved" if site.caller.startswith(("op:", "jit:", "cpp:", "cuda:")) else ""
 
 
 def unresolved_report(layer) -> list[dict]:
     """One row per unresolved site: kind, caller, expression, path, line; sorted by path and line."""
-    rows = [{"kind": _reason(site), "caller": site.caller, "expression": site.expression,
+    rows = [{"kind": reason(site), "caller": site.caller, "expression": site.expression,
              "path": site.span.path, "line": site.span.start} for site in layer.unresolved]
     return sorted(rows, key=lambda r: (r["path"], r["line"], r["expression"]))
