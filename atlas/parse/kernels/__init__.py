@@ -17,6 +17,6 @@ to the launcher), loader -> JIT export -> C++ wrapper (REGISTRATION), caller of 
 """
 
 from atlas.parse.kernels.layer import KernelLayer, kernel_layer, reaches_kernel
-from atlas.parse.kernels.report import unresolved_report
+from atlas.parse.kernels.report import reason, unresolved_report
 
-__all__ = ["KernelLayer", "kernel_layer", "reaches_kernel", "unresolved_report"]
+__all__ = ["KernelLayer", "kernel_layer", "reaches_kernel", "reason", "unresolved_report"]
