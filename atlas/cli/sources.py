@@ -15,6 +15,8 @@ def register(sub) -> None:
     p = sub.add_parser("pin", help="resolve a new ref and rewrite the manifest's pin set and lock")
     p.add_argument("framework")
     p.add_argument("ref", help="tag, branch, or full or abbreviated commit")
+    p.add_argument("--accept", action="store_true",
+                   help="write the new pin even when `atlas diff` finds drifted or broken annotations")
     p.set_defaults(func=pin)
 
 
@@ -37,9 +39,21 @@ def sync(args, settings) -> int:
 
 
 def pin(args, settings) -> int:
+    """Diff the current pin against the new ref first; refuse (exit 1) when annotations drift or break."""
     output.require(args, "human", "json")
     (manifest,) = load_all(settings.root, [args.framework])
     pin_set = args.pin_sets[0]
+    if manifest.pin_entry(pin_set)["ref"] != args.ref and (settings.root / "annotations").is_dir():
+        from atlas.diff import diff, render_human, save
+
+        report = diff(settings, manifest, pin_set, args.ref)
+        save(report, settings.build)
+        broken = [s for s in report.statuses if s.needs_attention]
+        if broken and not args.accept:
+            output.text(render_human(report))
+            output.message(f"atlas: {len(broken)} annotation(s) drifted or broke at {args.ref}; fix them "
+                           "(atlas diff --apply-suggestions) or pass --accept to pin anyway")
+            return 1
     with output.progress(f"{manifest.name} {args.ref}") as report:
         new = repin(manifest, pin_set, args.ref, settings, report)
     if args.format == "json":

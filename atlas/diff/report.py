@@ -148,3 +148,14 @@ def to_json(report: DiffReport) -> dict:
 
 def render_json(report: DiffReport) -> str:
     return json.dumps(to_json(report), indent=2, sort_keys=True)
+
+
+def save(report: DiffReport, build) -> None:
+    """Keep the report as JSON in `<build>/diff/`, also as `last-<framework>.json` for the site's diff page."""
+    from atlas.yamlio import write_atomic
+
+    folder = build / "diff"
+    folder.mkdir(parents=True, exist_ok=True)
+    text = render_json(report) + "\n"
+    write_atomic(folder / f"{report.framework}-{report.old.ref}-{report.new.ref}.json", text)
+    write_atomic(folder / f"last-{report.framework}.json", text)

@@ -4,6 +4,7 @@ Locked pins never touch the network once fetched, so a second sync is a few stat
 
 from __future__ import annotations
 
+import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -140,7 +141,22 @@ def sync_ref(manifest: Manifest, ref: str, settings: Settings, progress=None) ->
     repo = gitops.open_cache_repo(settings.cache / "repos" / f"{manifest.name}.git", remote.url)
     commit = gitops.resolve(repo, remote.label, ref, progress)
     pin = Pin(manifest.name, ref, commit, manifest.url, manifest.releases.get(ref, ""))
-    return _ensure_checkout(repo, remote, pin, ref, settings, progress)
+    checkout = _ensure_checkout(repo, remote, pin, ref, settings, progress)
+    refs = _synced_refs(settings, manifest.name)
+    if refs.get(ref) != commit:
+        refs[ref] = commit
+        _refs_file(settings, manifest.name).write_text(json.dumps(refs, indent=1, sort_keys=True) + "\n")
+    return checkout
+
+
+def _refs_file(settings: Settings, name: str) -> Path:
+    return settings.checkouts / name / "refs.json"
+
+
+def _synced_refs(settings: Settings, name: str) -> dict[str, str]:
+    """Refs outside the pin sets that sync_ref checked out: ref -> commit."""
+    path = _refs_file(settings, name)
+    return json.loads(path.read_text()) if path.exists() else {}
 
 
 def _keep(repo: git.Repo, sha: str) -> None:
@@ -176,8 +192,14 @@ def recorded_upstream_commit(repo: git.Repo, commit: str, name: str) -> str:
 
 
 def locate(manifest: Manifest, pin_set: str, settings: Settings) -> Checkout:
-    """The checkout of a pin set that `atlas sync` already made; never fetches."""
+    """The checkout of a pin set that `atlas sync` already made (or of a ref `sync_ref` checked out); never
+    fetches."""
     remote = remote_of(manifest, settings)
+    if pin_set not in manifest.pins and pin_set in _synced_refs(settings, manifest.name):
+        commit = _synced_refs(settings, manifest.name)[pin_set]
+        pin = Pin(manifest.name, pin_set, commit, manifest.url, manifest.releases.get(pin_set, ""))
+        if is_ready(settings, pin):
+            return Checkout(pin, pin_set, checkout_path(settings, pin), remote.source, fetched=False)
     pin = manifest.locked_pin(pin_set, remote.source)
     if pin is None or not is_ready(settings, pin):
         raise BuildMissing(f"{manifest.name} ({pin_set} pins) is not synced yet; run `atlas sync {manifest.name} "

@@ -1,0 +1,32 @@
+"""`atlas diff FRAMEWORK OLD NEW`: what changed between two refs, and which annotations need a look."""
+
+from __future__ import annotations
+
+from atlas.cli import output
+from atlas.diff import apply_suggestions, diff, render_github, render_human, render_json, render_markdown, save
+from atlas.sources import load_all
+
+RENDER = {"human": render_human, "json": render_json, "markdown": render_markdown, "github": render_github}
+
+
+def register(sub) -> None:
+    p = sub.add_parser("diff", help="what moved, changed or vanished between two refs; which annotations broke")
+    p.add_argument("framework")
+    p.add_argument("old", help="pin set name (default, latest), tag, branch or commit")
+    p.add_argument("new", help="pin set name, tag, branch or commit")
+    p.add_argument("--apply-suggestions", action="store_true",
+                   help="rewrite drifted anchors in the annotation YAML (comments and layout kept)")
+    p.set_defaults(func=run)
+
+
+def run(args, settings) -> int:
+    output.require(args, *RENDER)
+    (manifest,) = load_all(settings.root, [args.framework])
+    with output.progress(f"diff {manifest.name}") as report_progress:
+        report = diff(settings, manifest, args.old, args.new, report_progress)
+    save(report, settings.build)
+    output.text(RENDER[args.format](report))
+    if args.apply_suggestions:
+        for status in apply_suggestions(settings.root, list(report.statuses)):
+            output.message(f"{status.file}:{status.line}: {status.symbol} -> {status.proposed}")
+    return report.exit_code

@@ -1,0 +1,40 @@
+"""Run a diff end to end: check both refs out side by side, load (or build) both graphs, detect, and assess the
+annotations at NEW. The orchestration lives here; detection (symbols, calls, annotations) stays pure."""
+
+from __future__ import annotations
+
+import time
+
+from atlas.annotate import load_annotations
+from atlas.diff.annotations import annotation_statuses
+from atlas.diff.calls import call_changes, registration_changes
+from atlas.diff.report import DiffReport
+from atlas.diff.symbols import symbol_changes
+from atlas.env import Settings
+from atlas.graph import load_graph, load_index
+from atlas.model import ChangeKind
+from atlas.sources import Manifest, analysed_files, sync_ref
+
+
+def diff(settings: Settings, manifest: Manifest, old_ref: str, new_ref: str, progress=None) -> DiffReport:
+    """The report for `manifest`'s framework between two refs (pin set names, tags, branches or commits)."""
+    start = time.perf_counter()
+    old_co = sync_ref(manifest, old_ref, settings, progress)
+    new_co = sync_ref(manifest, new_ref, settings, progress)
+    old_files = dict(analysed_files(manifest, old_co, (".py",)))
+    new_files = dict(analysed_files(manifest, new_co, (".py",)))
+    same = {path for path, blob in old_files.items() if new_files.get(path) == blob}
+    old_index = load_index(settings, manifest.name, old_co.pin_set)
+    new_index = load_index(settings, manifest.name, new_co.pin_set)
+    changes = list(symbol_changes(old_index, new_index, same))
+    renames = {c.symbol: c.new_symbol for c in changes if c.kind in (ChangeKind.RENAMED, ChangeKind.MOVED)}
+    old_graph = load_graph(settings, manifest.name, old_co.pin_set).graph
+    new_graph = load_graph(settings, manifest.name, new_co.pin_set).graph
+    changes += call_changes(old_graph, new_graph, renames)
+    changes += registration_changes(old_graph, new_graph)
+    annotations = load_annotations(settings.root, manifest.name)
+    statuses = list(annotation_statuses(annotations, new_index, changes))
+    num_changed = len(set(new_files) ^ set(old_files)) + sum(
+        1 for path in new_files.keys() & old_files.keys() if path not in same)
+    return DiffReport(manifest.name, old_co.pin, new_co.pin, tuple(changes), tuple(statuses), num_changed,
+                      time.perf_counter() - start)
