@@ -11,7 +11,7 @@ GRAPH_KEY = "{engine}/graph/{component}"
 
 
 def graph_file(engine: str, component: str) -> str:
-    return f"assets/atlas/data/{engine}/graph-{urls.slug(component)}.js"
+    return f"assets/atlas/data/{engine}/graph-{urls.name_slug(component)}.js"
 
 
 def component_members(linker: Linker) -> dict[str, list[str]]:

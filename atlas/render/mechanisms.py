@@ -36,7 +36,7 @@ def _entry(linker: Linker, page: str, anchored, number: int, runtime: dict) -> d
     if span is not None:
         source = source_block(linker, span.path, span.start, span.end, anchor=f"{a.framework}-{number}-L")
     graph = neighbourhood(linker, page, a.symbol)
-    return {"a": a, "facts": facts, "href": linker.href(page, a.symbol) if facts["exists"] else "",
+    return {"a": a, "facts": facts, "anchor": urls.anchor(a.id), "href": linker.href(page, a.symbol) if facts["exists"] else "",
             "contract": _contract_rows(a.contract), "source": source, "problem": anchored.problem,
             "graph": graph, "pairs": list(zip_longest(graph["callers"][:12], graph["callees"][:12])), "engine": engine_label(a.framework),
             "runtime": runtime.get(a.id)}
@@ -68,3 +68,13 @@ def mechanisms_index(env, content: Content, anchored: dict) -> tuple[str, str]:
     rows = [(content.section(slug), title, urls.rel_md(page, urls.mechanism_page(slug)),
              sum(len(v) for (_, m), v in anchored.items() if m == slug)) for slug, title in MECHANISMS.items()]
     return page, env.get_template("mechanisms.md.j2").render(rows=rows)
+
+
+def multi_gpu_page(env, content: Content, linkers: dict[str, Linker], anchored: dict, site) -> tuple[str, str]:
+    """Section 12: the open multi-GPU questions, and the annotations that anchor each to code."""
+    page = "crossref/multi-gpu.md"
+    runtime = (site.results.get("runtime") or {}).get("annotations", {}) if site.results.get("runtime") else {}
+    entries = [_entry(linker, page, item, number, runtime) for name, linker in linkers.items()
+               for number, item in enumerate(anchored.get((name, "multi-gpu"), []), 1)]
+    return page, env.get_template("multi_gpu.md.j2").render(topics=content.article.get("multi_gpu", []),
+                                                            entries=entries)

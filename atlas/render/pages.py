@@ -64,9 +64,8 @@ def symbol_page(env, linker: Linker, symbol_id: str, annotations: list) -> tuple
         engine=engine_label(linker.engine.name), pin=linker.engine.pin, s=facts, source=source,
         graph=neighbourhood(linker, page, symbol_id),
         browser=urls.browser_link(page, linker.engine.name, facts["path"], symbol_id),
-        annotations=[{"a": a.annotation, "href": urls.rel(page, urls.mechanism_page(a.annotation.mechanism),
-                                                           a.annotation.id)}
-                     for a in annotations if a.annotation.mechanism in MECHANISMS])
+        annotations=[{"a": a.annotation, "href": urls.rel(page, urls.annotation_page(a.annotation.mechanism),
+                                                           urls.anchor(a.annotation.id))} for a in annotations])
     return page, text
 
 
@@ -79,22 +78,19 @@ def browser_page(env, linker: Linker) -> tuple[str, str]:
     return page, text
 
 
-def crossref_pages(env, content: Content, anchored_by_mechanism: dict) -> Iterator[tuple[str, str]]:
+def bottlenecks_page(env, content: Content, anchored_by_mechanism: dict) -> Iterator[tuple[str, str]]:
     page = "crossref/bottlenecks.md"
     rows = []
     for row in content.article.get("bottlenecks", []):
         links = [(MECHANISMS[m], urls.rel_md(page, urls.mechanism_page(m)),
-                  [(a.annotation.framework, a.annotation.id, urls.rel(page, urls.mechanism_page(m), a.annotation.id),
+                  [(a.annotation.framework, a.annotation.id,
+                    urls.rel(page, urls.mechanism_page(m), urls.anchor(a.annotation.id)),
                     a.annotation.capture) for a in anchored_by_mechanism.get(m, [])])
                  for m in row.get("mechanisms", []) if m in MECHANISMS]
         rows.append({**row, "links": links})
     extra = [a.annotation for group in anchored_by_mechanism.values() for a in group if a.annotation.bottlenecks]
     yield page, env.get_template("bottlenecks.md.j2").render(rows=rows, caution=content.article.get("caution", ""),
                                                              annotated=extra)
-    page = "crossref/multi-gpu.md"
-    questions = [a.annotation for group in anchored_by_mechanism.values() for a in group if a.annotation.questions]
-    yield page, env.get_template("multi_gpu.md.j2").render(topics=content.article.get("multi_gpu", []),
-                                                           annotated=questions)
 
 
 def result_pages(env, site) -> Iterator[tuple[str, str]]:

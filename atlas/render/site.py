@@ -77,8 +77,10 @@ def render_docs(site: SiteData, content: Content, templates: Path) -> Rendered:
     by_mechanism = defaultdict(list)
     for (_, mechanism), items in anchored.items():
         by_mechanism[mechanism].extend(items)
-    for path, text in pages.crossref_pages(env, content, by_mechanism):
+    for path, text in pages.bottlenecks_page(env, content, by_mechanism):
         files[path] = text
+    path, text = mechanisms.multi_gpu_page(env, content, linkers, anchored, site)
+    files[path] = text
     for path, text in pages.result_pages(env, site):
         files[path] = text
     nav = [{"Home": "index.md"},

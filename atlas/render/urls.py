@@ -20,12 +20,29 @@ def slug(text: str) -> str:
     return f"{safe}-{hashlib.sha1(text.encode()).hexdigest()[:6]}"
 
 
+def anchor(annotation_id: str) -> Markup:
+    """The HTML id an annotation's section gets on its page (safe characters only, so trusted as written)."""
+    return Markup(re.sub(r"[^A-Za-z0-9_-]", "-", annotation_id))
+
+
+def name_slug(name: str) -> str:
+    """A readable file name for a component name ("KV-cache manager" -> "kv-cache-manager")."""
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "component"
+
+
+def annotation_page(mechanism: str) -> str:
+    """The page an annotation is shown on: its mechanism's page, or the cross-reference page of s11/s12."""
+    if mechanism in ("multi-gpu", "bottlenecks"):
+        return f"crossref/{mechanism}.md"
+    return mechanism_page(mechanism)
+
+
 def symbol_page(engine: str, symbol_id: str) -> str:
     return f"symbols/{engine}/{slug(symbol_id)}.md"
 
 
 def component_page(engine: str, component: str) -> str:
-    return f"components/{engine}/{slug(component)}.md"
+    return f"components/{engine}/{name_slug(component)}.md"
 
 
 def mechanism_page(slug_: str) -> str:

@@ -25,7 +25,7 @@ def test_home_opens_from_file(fixture_site, open_page):
 def test_mechanism_page_shows_escaped_excerpt(fixture_site, open_page):
     page, _ = open_page()
     page.goto((fixture_site / "html" / "mechanisms" / "prefix-cache.html").as_uri())
-    assert page.locator("h2#vllm-allocate-slots").count() == 1
+    assert page.locator("h2#vllm-prefix_cache-allocate-slots").count() == 1
     row = page.locator("tr#vllm-1-L9")
     assert "get_new_blocks" in row.inner_text()
     assert page.evaluate("document.title") != "pwned"  # the <script> in the fixture's docstrings stayed text
@@ -71,7 +71,7 @@ def test_500_node_graph_interactive_within_a_second(fixture_site, open_page):
     page, _ = open_page()
     runs = []
     for _ in range(3):
-        page.goto((fixture_site / "html" / "components" / "vllm" / "kv_cache.html").as_uri())
+        page.goto((fixture_site / "html" / "components" / "vllm" / "kv-cache.html").as_uri())
         page.wait_for_selector(".atlas-graph[data-ready-ms]", timeout=15000)
         runs.append((int(page.get_attribute(".atlas-graph", "data-graph-ms")),
                      int(page.get_attribute(".atlas-graph", "data-ready-ms"))))

@@ -90,7 +90,7 @@ def make_engine(tmp_path: Path, num_extra: int = 0) -> EngineData:
             graph.add_edge(sid, f"vllm.core.pool.BlockPool.helper_{n - 1}", provenance=Provenance.STATIC,
                            confidence=1.0)
     annotation = Annotation(
-        id="vllm-allocate-slots", framework="vllm", mechanism="prefix-cache",
+        id="vllm.prefix_cache.allocate-slots", framework="vllm", mechanism="prefix-cache",
         symbol="vllm.core.sched.KVCacheManager.allocate_slots", role="allocate",
         summary="Reserves KV slots <script>alert(3)</script> for new tokens.",
         anchor=Anchor("blocks = self.pool.get_new_blocks(...)"),

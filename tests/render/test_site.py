@@ -43,7 +43,7 @@ def test_pages_exist(built):
     report, _ = built
     html = report.html
     for page in ["index.html", "mechanisms/index.html", "mechanisms/prefix-cache.html",
-                 "components/vllm/kv_cache.html", "browse/vllm.html", "crossref/bottlenecks.html",
+                 "components/vllm/kv-cache.html", "browse/vllm.html", "crossref/bottlenecks.html",
                  "crossref/multi-gpu.html", "runtime.html", "diff.html",
                  "symbols/vllm/vllm.core.sched.KVCacheManager.allocate_slots.html"]:
         assert (html / page).is_file(), page
