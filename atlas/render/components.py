@@ -8,17 +8,19 @@ from atlas.render.linker import Linker
 from atlas.render.pages import engine_label
 
 GRAPH_KEY = "{engine}/graph/{component}"
+PAGED = 80  # per component, the most connected symbols get a page of their own; the rest open in the browser
 
 
 def graph_file(engine: str, component: str) -> str:
     return f"assets/atlas/data/{engine}/graph-{urls.name_slug(component)}.js"
 
 
-def component_members(linker: Linker) -> dict[str, list[str]]:
+def paged_members(linker: Linker) -> dict[str, list[str]]:
+    """Per component, the symbols that get a page of their own (the most connected)."""
     graph = linker.engine.graph
     if graph is None:
         return {}
-    return {c: graphdata.members(graph, c) for c in graphdata.components(graph)}
+    return {c: graphdata.members(graph, c, PAGED) for c in graphdata.components(graph)}
 
 
 def component_outputs(env, linker: Linker) -> list[tuple[str, str]]:

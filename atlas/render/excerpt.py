@@ -33,12 +33,12 @@ class Excerpt:
         return self.pin.permalink(self.path, self.start, self.end)
 
 
-def cut(pin: Pin, path: str, text: str, start: int, end: int) -> Excerpt:
-    """The lines start..end (1-based, inclusive) of `text`, at most MAX_LINES of them."""
+def cut(pin: Pin, path: str, text: str, start: int, end: int, max_lines: int = MAX_LINES) -> Excerpt:
+    """The lines start..end (1-based, inclusive) of `text`, at most `max_lines` of them."""
     file_lines = text.splitlines()
     start = max(1, start)
     end = min(max(start, end), len(file_lines))
-    shown = file_lines[start - 1:min(end, start + MAX_LINES - 1)]
+    shown = file_lines[start - 1:min(end, start + max_lines - 1)]
     return Excerpt(pin, path, start, tuple(shown), end)
 
 

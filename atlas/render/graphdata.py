@@ -29,7 +29,7 @@ def label(node_id: str, kind: str = "") -> str:
 
 
 def members(graph, component: str, limit: int = MAX_NODES) -> list[str]:
-    """The component's nodes, most connected first, at most `limit`."""
+    """The component's `limit` most connected nodes (by call edges in and out), sorted by id."""
     nodes = [n for n, d in graph.nodes(data=True) if d.get("component") == component]
     nodes.sort(key=lambda n: (-graph.degree(n), n))
     return sorted(nodes[:limit])

@@ -4,12 +4,14 @@ functions of these values."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from atlas import annotate
+from atlas import graph as graph_stage
 from atlas.env import Settings
-from atlas.errors import AtlasError
 from atlas.model import Pin, Span, Symbol
 from atlas.sources import load_all, locate
 
@@ -33,10 +35,10 @@ class EngineData:
     symbols: Mapping[str, Symbol] = field(default_factory=dict)
     graph: object | None = None  # networkx MultiDiGraph, node id = symbol id
     anchored: tuple[Anchored, ...] = ()
-    missing: tuple[str, ...] = ()  # inputs not built yet, in words, shown on the pages
+    missing: tuple[str, ...] = ()  # inputs not available, in words, shown on the pages
 
     def source(self, path: str) -> str:
-        return (self.checkout / path).read_text(encoding="utf-8", errors="replace")
+        return _read(self.checkout, path)
 
     def module_of(self, path: str) -> str:
         """`python/sglang/srt/x.py` -> `sglang.srt.x`; non-Python files keep their path."""
@@ -47,41 +49,31 @@ class EngineData:
         return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+@functools.lru_cache(maxsize=256)
+def _read(checkout: Path, path: str) -> str:
+    """A pinned file's text (the checkouts are read-only, so caching is safe for the process)."""
+    return (checkout / path).read_text(encoding="utf-8", errors="replace")
+
+
 @dataclass(frozen=True, slots=True)
 class SiteData:
     engines: tuple[EngineData, ...]
     results: Mapping[str, object] = field(default_factory=dict)  # probe traces / diff reports, when present
 
 
-def _graph_inputs(settings: Settings, name: str, pin_set: str) -> tuple[object, object | None, list[str]]:
-    """(index, networkx graph, what is missing); the graph stage builds and caches them on first use."""
-    try:
-        from atlas import graph as graph_stage
-    except ImportError:
-        graph_stage = None
-    if graph_stage is None or not hasattr(graph_stage, "load_graph"):
-        return None, None, ["the call graph (issue 3) is not part of this atlas yet"]
+def _graph_inputs(settings: Settings, name: str, pin_set: str) -> tuple[object, object]:
+    """(index, networkx graph); the graph stage builds and caches them on first use."""
     index = graph_stage.load_index(settings, name, pin_set)
-    graph = graph_stage.load_graph(settings, name, pin_set)
-    return index, getattr(graph, "graph", graph), []
+    return index, graph_stage.load_graph(settings, name, pin_set).graph
 
 
 CONTEXT = 3  # lines shown around an anchored statement
 MAX_SYMBOL_LINES = 60  # an unanchored annotation shows its symbol's first lines; the rest is a link upstream
 
 
-def _annotation_inputs(settings: Settings, name: str, index) -> tuple[list, list]:
-    try:
-        from atlas import annotate
-    except ImportError:
-        annotate = None
-    if annotate is None or not hasattr(annotate, "load_annotations"):
-        return [], ["annotations (issue 9) are not part of this atlas yet"]
-    annotations = annotate.load_annotations(settings.root, framework=name)
-    if index is None:
-        return [Anchored(a, None, "the symbol index is not built") for a in annotations], []
+def _annotation_inputs(settings: Settings, name: str, index) -> list[Anchored]:
     resolver = annotate.Resolver(index)
-    return [anchored_span(a, resolver.resolve(a)) for a in annotations], []
+    return [anchored_span(a, resolver.resolve(a)) for a in annotate.load_annotations(settings.root, framework=name)]
 
 
 def anchored_span(annotation, resolution) -> Anchored:
@@ -100,15 +92,14 @@ def anchored_span(annotation, resolution) -> Anchored:
 
 def collect(settings: Settings, frameworks: list[str] | None = None, pin_set: str = "default") -> SiteData:
     """Everything the site needs for the given engines at one pin set; raises BuildMissing when a checkout is not
-    synced. A graph or annotation stage that does not exist yet is noted on the pages, not an error."""
+    synced. The graph is built on first use (atlas.graph), annotations come from annotations/."""
     engines = []
     for manifest in load_all(settings.root, frameworks):
         checkout = locate(manifest, pin_set, settings)
-        index, graph, missing = _graph_inputs(settings, manifest.name, pin_set)
-        symbols = dict(index.symbols) if index is not None else {}
-        anchored, missing_annotations = _annotation_inputs(settings, manifest.name, index)
+        index, graph = _graph_inputs(settings, manifest.name, pin_set)
+        anchored = _annotation_inputs(settings, manifest.name, index)
         engines.append(EngineData(manifest.name, checkout.pin, pin_set, checkout.path, manifest.package_root,
-                                  symbols, graph, tuple(anchored), tuple(missing + missing_annotations)))
+                                  index.symbols, graph, tuple(anchored)))
     return SiteData(tuple(engines), load_results(settings))
 
 

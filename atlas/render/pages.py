@@ -28,9 +28,13 @@ def symbol_rows(linker: Linker, page: str, ids) -> list[dict]:
     return rows
 
 
-def source_block(linker: Linker, path: str, start: int, end: int, anchor: str = "L") -> Markup:
+CONTAINER_LINES = 80  # a class or module page shows its head; its methods have pages or browser entries
+
+
+def source_block(linker: Linker, path: str, start: int, end: int, anchor: str = "L",
+                 max_lines: int = excerpt.MAX_LINES) -> Markup:
     engine = linker.engine
-    cut = excerpt.cut(engine.pin, path, engine.source(path), start, end)
+    cut = excerpt.cut(engine.pin, path, engine.source(path), start, end, max_lines)
     return excerpt.to_html(cut, anchor)
 
 
@@ -59,7 +63,9 @@ def home(env, content: Content, linkers: dict[str, Linker], site) -> str:
 def symbol_page(env, linker: Linker, symbol_id: str, annotations: list) -> tuple[str, str]:
     page = urls.symbol_page(linker.engine.name, symbol_id)
     facts = linker.facts(symbol_id)
-    source = source_block(linker, facts["path"], facts["start"], facts["end"]) if facts["path"] else ""
+    max_lines = CONTAINER_LINES if facts["kind"] in ("class", "module") else excerpt.MAX_LINES
+    source = source_block(linker, facts["path"], facts["start"], facts["end"], max_lines=max_lines) \
+        if facts["path"] else ""
     text = env.get_template("symbol.md.j2").render(
         engine=engine_label(linker.engine.name), pin=linker.engine.pin, s=facts, source=source,
         graph=neighbourhood(linker, page, symbol_id),

@@ -45,7 +45,7 @@ def render_docs(site: SiteData, content: Content, templates: Path) -> Rendered:
     num_symbol_pages = 0
     nav_components, nav_browse = [], []
     for engine in site.engines:
-        members = components.component_members(Linker(engine, frozenset()))
+        members = components.paged_members(Linker(engine, frozenset()))
         linker = Linker(engine, _paged(engine, content, members, engine.anchored))
         linkers[engine.name] = linker
         by_symbol = defaultdict(list)
