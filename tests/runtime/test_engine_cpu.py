@@ -37,7 +37,7 @@ def _check_hooks_at_pin(summary: dict, settings) -> None:
 
 
 def test_single_process_trace_every_hook_fires_at_its_pinned_line(tmp_path):
-    settings = load_settings()
+    settings = load_settings(build=str(tmp_path / "build"))
     s = run_trace(TraceOptions("vllm", tmp_path, python=engine_python(), single_process=True, warmup=False,
                                workload_params=SMALL, hooks="builtin"), settings)
     assert (s["pin_set"], s["engine_version"], s["hook_source"]) == ("cpu", "0.32.0", "builtin-default")
@@ -52,11 +52,16 @@ def test_single_process_trace_every_hook_fires_at_its_pinned_line(tmp_path):
     plans = [e for e in events if e.get("symbol", "").endswith("Scheduler.schedule")]
     assert all(e["call_at_pin"] and e["call_path"] == "vllm/v1/engine/core.py" for e in plans)
     check_trace_file(tmp_path / "trace.json")
+    published = json.loads((tmp_path / "build" / "runtime" / "summary.json").read_text())
+    assert published["engine"] == "vllm v0.32.0" and published["timeline"]
+    observed = {(e["caller"].rsplit(".", 2)[-2:][0], e["callee"].rsplit(".", 1)[1])
+                for e in s["runtime_edges"]["observed"]}
+    assert ("EngineCore", "schedule") in observed and ("EngineCore", "update_from_output") in observed
 
 
 def test_multiprocess_trace_with_a_faulty_capture(tmp_path):
     """Default mode: front end, EngineCore and worker each write a shard; KVCacheManager.free's capture raises."""
-    settings = load_settings()
+    settings = load_settings(build=str(tmp_path / "build"))
     free = "vllm.v1.core.kv_cache_manager.KVCacheManager.free"
     s = run_trace(TraceOptions("vllm", tmp_path, python=engine_python(), warmup=False, workload_params=SMALL,
                                hooks="builtin", inject_fault=free), settings)
@@ -74,13 +79,13 @@ def test_killed_mid_run_leaves_a_trace_that_opens(tmp_path):
     env = dict(os.environ, ATLAS_ENGINE_PYTHON=engine_python())
     argv = [*ATLAS, "trace", "--framework", "vllm", "--single-process", "--no-warmup",
             "--requests", "64", "--output-len", "64", "--concurrency", "4", "--hooks", "builtin",
-            "--out", str(tmp_path)]
+            "--out", str(tmp_path / "trace"), "--build", str(tmp_path / "build")]
     proc = subprocess.Popen(argv, env=env, start_new_session=True, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 150
     try:
         while time.monotonic() < deadline and proc.poll() is None:
-            shards = list((tmp_path / "shards").glob("*.jsonl")) if (tmp_path / "shards").is_dir() else []
+            shards = list((tmp_path / "trace" / "shards").glob("*.jsonl"))
             if sum(s.read_text().count('"kind":"call"') for s in shards) >= 40:
                 break
             time.sleep(0.5)
@@ -88,10 +93,11 @@ def test_killed_mid_run_leaves_a_trace_that_opens(tmp_path):
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
-    assert not (tmp_path / "summary.json").exists()
-    done = subprocess.run([*ATLAS, "trace", "--format", "json", "--framework", "vllm",
-                           "--collect-only", "--out", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert not (tmp_path / "trace" / "summary.json").exists()
+    done = subprocess.run([*ATLAS, "trace", "--format", "json", "--framework", "vllm", "--collect-only",
+                           "--out", str(tmp_path / "trace"), "--build", str(tmp_path / "build")],
+                          capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
     assert summary["num_events"] >= 40 and summary["hooks"]["vllm.v1.core.sched.scheduler.Scheduler.schedule"]["fired"]
-    check_trace_file(Path(tmp_path) / "trace.json")
+    check_trace_file(Path(tmp_path) / "trace" / "trace.json")
