@@ -11,7 +11,7 @@ from collections.abc import Callable
 import networkx as nx
 
 MAX_NODES = 500
-MAX_NEIGHBOURS = 40  # per direction, kept for "expand"
+MAX_NEIGHBOURS = 15  # per direction, kept for "expand" (the most connected first would need more data)
 
 
 def components(graph) -> list[str]:
