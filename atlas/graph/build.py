@@ -41,8 +41,18 @@ def folder(settings: Settings, framework: str, commit: str) -> Path:
     return settings.build / "graph" / f"{framework}-{commit[:12]}"
 
 
+def code_version() -> str:
+    """A hash of the parser and graph code: a build made by other code is rebuilt."""
+    h = hashlib.sha1()
+    for folder in (Path(__file__).parent, Path(__file__).parents[1] / "parse" / "python"):
+        for path in sorted(folder.glob("*.py")):
+            h.update(path.read_bytes())
+    return h.hexdigest()[:12]
+
+
 def _key(files: list[tuple[str, str]], manifest: Manifest) -> str:
-    h = hashlib.sha1(f"{FACTS_VERSION}/{GRAPH_VERSION}/{components.rules_version(manifest.name)}".encode())
+    h = hashlib.sha1(f"{FACTS_VERSION}/{GRAPH_VERSION}/{code_version()}/{components.rules_version(manifest.name)}"
+                     .encode())
     for path, blob in files:
         h.update(f"{path}\0{blob}\n".encode())
     return h.hexdigest()

@@ -20,6 +20,7 @@ from atlas.parse.python.facts import ModuleFacts, Scope
 BUILTINS = frozenset(dir(builtins))
 _NOTHING: frozenset = frozenset()
 _TYPE_PREFIX = {str: "<**PyStr**>", bytes: "<**PyStr**>"}
+_PLAIN_BASES = frozenset({"abc", "typing", "typing_extensions", "enum", "dataclasses", "builtins", "collections"})
 _CONTAINER_PREFIX = {"dict": "<**PyDict**>", "list": "<**PyList**>"}
 
 
@@ -46,6 +47,8 @@ class Solver:
                 self.modules.add(".".join(parts[:i]))
             for s in f.scopes:
                 self.scopes[s.id] = s
+        self.star_modules = {s.module for s in self.scopes.values() for st in s.statements
+                             if st[0] == "from" and any(n == "*" for n, _ in st[2])}
         self.caller_of = {sid: self._caller(s) for sid, s in self.scopes.items()}
         self.class_of = {sid: self._enclosing_class(s) for sid, s in self.scopes.items()}
         self.cells: dict = {}
@@ -53,8 +56,11 @@ class Solver:
         self.mro_memo: dict[str, tuple] = {}
         self.stars: dict[str, list[str]] = {}
         self.kinds: dict[str, str] = {}
+        self.slot_keys: dict[str, list] = {}  # alloc -> its slot cell keys
         self.out = Resolution()
         self.changed = False
+        self.dirty: set = set()  # cells that grew this round: scopes that read them run again next round
+        self.deps: set = set()  # cells the scope being evaluated reads
         self.ctx: tuple = ("", 0, "", True)  # (scope id, idx, caller id, strong)
 
     # -- scope helpers ------------------------------------------------------------------------------------------
@@ -77,16 +83,22 @@ class Solver:
         return ""
 
     # -- running ------------------------------------------------------------------------------------------------
-    def solve(self) -> Resolution:
+    def solve(self, on_round=None) -> Resolution:
         order = sorted(self.scopes.values(), key=lambda s: (s.module, s.start))
+        deps: dict[str, set] = {}
         for n in range(1, self.max_rounds + 1):
             self.changed = False
-            self.mro_memo.clear()
+            dirty, self.dirty = self.dirty, set()
             for scope in order:
+                if n > 1 and deps.get(scope.id, _NOTHING).isdisjoint(dirty):
+                    continue
+                self.deps = deps[scope.id] = set()
                 caller = self.caller_of[scope.id]
                 for stmt in scope.statements:
                     self.statement(scope, caller, stmt)
             self.out.rounds = n
+            if on_round:
+                on_round(n, len(self.dirty))
             if not self.changed:
                 break
         return self.out
@@ -138,11 +150,15 @@ class Solver:
                     stars = self.stars.setdefault(scope.module, [])
                     if mod not in stars:
                         stars.append(mod)
+                        self.dirty.add(("stars", scope.module))
+                        self.changed = True
                 continue
             if internal:
                 values = self.module_attr(mod, name)
-                if not values:
-                    values = {("x", f"{mod}.{name}")} if not self.pycg else values
+                target = self.scopes.get(mod)
+                if not values and not self.pycg and (target is None or name not in target.local_names) and \
+                        mod not in self.star_modules:
+                    values = {("x", f"{mod}.{name}")}  # not defined in Python: a compiled extension, say
             else:
                 values = {("x", f"{mod}.{name}")}
             self.assign(("n", alias or name), values)
@@ -158,17 +174,23 @@ class Solver:
         cell = self.cells.get(key)
         if cell is None:
             cell = self.cells[key] = {}
+            if key[0] == "s":
+                self.slot_keys.setdefault(key[1], []).append(key)
+                self.dirty.add(("slots", key[1]))
         w = (scope, idx, strong)
         have = cell.get(w)
         if have is None:
             cell[w] = set(values)
             self.changed = True
+            self.dirty.add(key)
         elif not have.issuperset(values):
             have.update(values)
             self.changed = True
+            self.dirty.add(key)
 
     def read(self, key: tuple, local: bool = True):
         """The values of a cell as seen from the current statement."""
+        self.deps.add(key)
         cell = self.cells.get(key)
         if not cell:
             return _NOTHING
@@ -221,6 +243,7 @@ class Solver:
         sub = f"{module}.{name}"
         if sub in self.modules:
             out.add(("m", sub))
+        self.deps.add(("stars", module))
         if not out and self.stars.get(module):
             seen = seen or set()
             seen.add(module)
@@ -236,11 +259,15 @@ class Solver:
         return got
 
     def class_attr(self, cls: str, name: str, receiver: tuple | None, start_after: str = ""):
+        self.deps.add("BASES")
+        self.deps.add(("a", cls, name))
         mro = self.mro(cls)
         if start_after:
             mro = mro[mro.index(start_after) + 1:] if start_after in mro else ()
         for k in mro:
             if k.startswith("x:"):
+                if k[2:].split(".")[0] in _PLAIN_BASES:
+                    continue
                 return {("x", f"{k[2:]}.{name}")}
             if k.startswith("b:"):
                 return _NOTHING
@@ -248,6 +275,7 @@ class Solver:
             if scope is None:
                 continue
             defined = name in scope.local_names
+            self.deps.add(("a", k, name))
             if not defined and ("a", k, name) not in self.cells:
                 continue
             vals = set(self.read(("v", k, name), local=False)) if defined else set()
@@ -278,10 +306,14 @@ class Solver:
             elif t == "x":
                 out.add(("x", f"{v[1]}.{name}"))
             elif t == "i":
+                found = set()
                 for k in self.mro(v[1]):
                     if not k.startswith(("x:", "b:")):
-                        out |= self.read(("a", k, name), local=False)
-                out |= self.class_attr(v[1], name, v)
+                        found |= self.read(("a", k, name), local=False)
+                from_class = self.class_attr(v[1], name, v)
+                if found and not self.pycg:  # an instance attribute hides an external base's guess
+                    from_class = {c for c in from_class if c[0] != "x"}
+                out |= found | from_class
             elif t == "c":
                 out |= self.class_attr(v[1], name, None)
             elif t == "sup":
@@ -365,12 +397,12 @@ class Solver:
     def copy_slots(self, values, alloc: str) -> None:
         for v in values:
             if v[0] == "o":
-                for key in [k for k in self.cells if k[0] == "s" and k[1] == v[1]] if self.pycg else [
-                        ("s", v[1], "*")]:
+                for key in list(self.slots(v[1])):
                     self.write(("s", alloc, key[2]), self.read(key), strong=self.ctx[3] and key[2] != "*")
 
     def slots(self, alloc: str):
-        return [k for k in self.cells if k[0] == "s" and k[1] == alloc]
+        self.deps.add(("slots", alloc))
+        return self.slot_keys.get(alloc, ())
 
     def subscript(self, values, key_expr: tuple):
         out = set()
@@ -402,7 +434,8 @@ class Solver:
         for v in values:
             if v[0] != "o":
                 continue
-            if len(lo) == 1 and len(hi) == 1 and all(isinstance(x[1], int) or x[1] is None for x in lo | hi):
+            if "[" not in v[1] and len(lo) == 1 and len(hi) == 1 and all(
+                    isinstance(x[1], int) or x[1] is None for x in lo | hi):
                 a, b = next(iter(lo))[1] or 0, next(iter(hi))[1]
                 alloc = f"{v[1]}[{a}:{b}]"
                 self.kinds[alloc] = "list"
@@ -486,7 +519,7 @@ class Solver:
         if t == "x":
             self.edge(v[1], site, fexpr, Provenance.STATIC if fexpr[0] == "n" else Provenance.TYPE_INFERRED)
             self.eval_args(args, kwargs)
-            return {v}
+            return {v} if self.pycg else _NOTHING  # what a library call returns is unknown to the real-code pass
         if t == "b":
             return self.call_builtin(v[1], args, kwargs, site, fexpr)
         if t == "bt":
@@ -510,6 +543,9 @@ class Solver:
     def eval_args(self, args, kwargs):
         vals = [self.eval(a[1] if a[0] == "*" else a) for a in args]
         kvals = [(k, self.eval(a)) for k, a in kwargs]
+        if not self.pycg:  # constants matter for PyCG's dict and list cases; in real code they only bloat cells
+            vals = [{v for v in val if v[0] != "k"} if val else val for val in vals]
+            kvals = [(k, {v for v in val if v[0] != "k"} if val else val) for k, val in kvals]
         return vals, kvals
 
     def call_function(self, fid: str, receiver, args, kwargs, site, fexpr):
@@ -698,13 +734,15 @@ class Solver:
             decorated = set()
             internal = False
             for d in self.eval(deco):
-                if d[0] in ("f", "bm", "c") and d[1] != fid:
+                if d[0] in ("f", "bm", "c") and d[1] != fid and not self.pycg:
+                    self.edge(d[1], (scope.start, 0, ""), deco)  # the name keeps the function (see below)
+                elif d[0] in ("f", "bm", "c") and d[1] != fid:
                     internal = True
                     decorated |= self.invoke_with_values(d, value, deco)
                 elif d[0] == "x":
                     self.edge(d[1], (scope.start, 0, ""), deco)
-            if internal:
-                value = decorated if self.pycg else value | decorated
+            if internal:  # PyCG mode only: real code keeps the decorated function itself, since passing every
+                value = decorated  # function through one identity decorator would merge them all
         self.assign(("n", name), value)
 
     def invoke_with_values(self, callee: tuple, values, fexpr: tuple):
@@ -742,6 +780,7 @@ class Solver:
             self.bases[cid] = bases
             self.mro_memo.clear()
             self.changed = True
+            self.dirty.add("BASES")
         for deco in scope.decorators:
             for d in self.eval(deco):
                 if d[0] in ("f", "bm") and d[1] != cid:

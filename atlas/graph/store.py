@@ -81,7 +81,7 @@ def _walk(graph: nx.MultiDiGraph, start: str, depth: int, forward: bool) -> list
     return out
 
 
-def assemble(facts: list[ModuleFacts], checkout, manifest, timings: dict | None = None, max_rounds: int = 6
+def assemble(facts: list[ModuleFacts], checkout, manifest, timings: dict | None = None, max_rounds: int = 4
              ) -> AtlasGraph:
     """Resolve calls over all facts, run the kernel layer when present, tag components, build the graph."""
     timings = timings if timings is not None else {}

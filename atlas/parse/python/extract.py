@@ -177,6 +177,7 @@ class _Walker:
 
     def definition(self, node) -> None:
         decorators = []
+        outer = node  # the span covers the decorators too
         if node.type == "decorated_definition":
             decorators = [d for d in node.named_children if d.type == "decorator"]
             node = node.child_by_field_name("definition")
@@ -192,7 +193,7 @@ class _Walker:
             base_exprs = tuple(self.expr(b) for b in bases)
             for kw in (c for c in (supers.named_children if supers else []) if c.type == "keyword_argument"):
                 self.emit(("e", self.expr(kw.child_by_field_name("value")), self.idx))
-            self.add_symbol(sid, SymbolKind.CLASS, node, f"class {name}" + (self.text(supers) if supers else ""),
+            self.add_symbol(sid, SymbolKind.CLASS, outer, f"class {name}" + (self.text(supers) if supers else ""),
                             deco_names, tuple(self.text(b) for b in bases))
             scope = Scope(sid, "class", parent.id, self.module, node.start_point[0] + 1, node.end_point[0] + 1,
                           decorators=deco_exprs, decorator_names=deco_names, bases=base_exprs)
@@ -208,7 +209,7 @@ class _Walker:
         is_async = self.src[node.start_byte:node.start_byte + 5] == b"async"
         signature = ("async def " if is_async else "def ") + name + self.text(params_node) + (
             f" -> {self.text(ret)}" if ret is not None else "")
-        self.add_symbol(sid, kind, node, signature, deco_names)
+        self.add_symbol(sid, kind, outer, signature, deco_names)
         scope = Scope(sid, "function", parent.id, self.module, node.start_point[0] + 1, node.end_point[0] + 1,
                       params=params, decorators=deco_exprs, decorator_names=deco_names,
                       returns=self.annotation(ret) if ret is not None else ())

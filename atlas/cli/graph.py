@@ -1,0 +1,207 @@
+"""`atlas index`, `atlas show`, `atlas graph callees|callers|path|export` and `atlas callgraph`: thin bodies over
+atlas.graph. Queries build the graph on demand; formats human, json, dot, mermaid (pycg for callgraph)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from atlas.cli import output
+from atlas.errors import SymbolNotFound
+from atlas.graph import build, load_graph, load_index
+from atlas.graph.pycg import callgraph
+from atlas.sources import load_all
+
+GRAPH_FORMATS = ("human", "json", "dot", "mermaid")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("index", help="build (or refresh) the Python index and call graph of pinned trees")
+    p.add_argument("frameworks", nargs="*", metavar="FRAMEWORK", help="default: every manifest")
+    p.add_argument("--force", action="store_true", help="resolve again even when no file changed")
+    p.set_defaults(func=index)
+
+    p = sub.add_parser("show", help="a symbol: location, signature, permalink, component, callers and callees")
+    p.add_argument("symbol", help="dotted id or a unique suffix, e.g. Scheduler.schedule")
+    p.add_argument("--framework", help="vllm or sglang (default: whichever has the symbol)")
+    p.set_defaults(func=show)
+
+    p = sub.add_parser("graph", help="query the call graph: callees, callers, path, export")
+    verbs = p.add_subparsers(dest="verb", required=True, metavar="QUERY")
+    for name, text in (("callees", "what SYMBOL calls"), ("callers", "who calls SYMBOL")):
+        q = verbs.add_parser(name, help=text, parents=p._atlas_parents if hasattr(p, "_atlas_parents") else [])
+        q.add_argument("symbol")
+        q.add_argument("--depth", type=int, default=1, help="levels to follow (default 1)")
+        q.add_argument("--framework", help="vllm or sglang (default: whichever has the symbol)")
+        q.set_defaults(func=walk)
+    q = verbs.add_parser("path", help="the shortest call chain FROM -> TO")
+    q.add_argument("source", metavar="FROM")
+    q.add_argument("target", metavar="TO")
+    q.add_argument("--framework", help="vllm or sglang (default: whichever has FROM)")
+    q.set_defaults(func=path)
+    q = verbs.add_parser("export", help="every node and edge of a framework's graph, with provenance")
+    q.add_argument("framework")
+    q.set_defaults(func=export)
+
+    p = sub.add_parser("callgraph", help="the call graph of any Python package folder (PyCG's JSON with --format pycg)")
+    p.add_argument("folder", metavar="DIR")
+    p.add_argument("entries", nargs="*", metavar="ENTRY.py", help="entry modules (default: every module)")
+    p.set_defaults(func=run_callgraph)
+
+
+def index(args, settings) -> int:
+    rows = []
+    for manifest in load_all(settings.root, args.frameworks or None):
+        for pin_set in args.pin_sets:
+            with output.progress(f"index {manifest.name} ({pin_set})") as report:
+                r = build(settings, manifest.name, pin_set, report, force=args.force)
+            rows.append({"framework": r.framework, "pins": pin_set, "ref": r.ref, "files": r.num_files,
+                         "parsed": r.num_parsed, "seconds": round(r.seconds, 2), "rebuilt": r.rebuilt})
+            if args.format == "human":
+                state = f"built, {r.num_parsed} files parsed" if r.rebuilt else "up to date"
+                output.text(f"{r.framework:8} {r.ref:10} {r.num_files} files  {state}  {r.seconds:.1f}s")
+    if args.format == "json":
+        output.data(rows)
+    return 0
+
+
+def _locate(settings, name: str, framework: str | None, pin_set: str):
+    """(framework, graph, symbol id) for a name; an ambiguous or unknown name raises SymbolNotFound."""
+    frameworks = [framework] if framework else [m.name for m in load_all(settings.root)]
+    hits, errors = [], []
+    for fw in frameworks:
+        idx = load_index(settings, fw, pin_set)
+        found = idx.find(name)
+        hits.extend((fw, sid) for sid in found)
+    if len(hits) == 1:
+        fw, sid = hits[0]
+        return fw, load_graph(settings, fw, pin_set), sid
+    if not hits:
+        raise SymbolNotFound(f"no symbol {name!r} in {', '.join(frameworks)} ({pin_set} pins); give a dotted "
+                             "suffix such as Scheduler.schedule and check --framework")
+    shown = "\n  ".join(f"{fw}: {sid}" for fw, sid in hits[:25]) + ("\n  ..." if len(hits) > 25 else "")
+    raise SymbolNotFound(f"{name!r} names {len(hits)} symbols; give a longer suffix or --framework:\n  {shown}"
+                         + "".join(errors))
+
+
+def show(args, settings) -> int:
+    output.require(args, "human", "json")
+    fw, g, sid = _locate(settings, args.symbol, args.framework, args.pin_sets[0])
+    attrs = g.node(sid)
+    link = g.pin.permalink(attrs["path"], attrs["start"], attrs["end"]) if attrs["path"] else ""
+    callees = _edge_rows(g.callees(sid), forward=True)
+    callers = _edge_rows(g.callers(sid), forward=False)
+    if args.format == "json":
+        output.data({"id": sid, "framework": fw, "ref": g.pin.ref, **{k: attrs[k] for k in (
+            "kind", "path", "start", "end", "signature", "component")}, "decorators": list(attrs["decorators"]),
+            "permalink": link, "callees": callees, "callers": callers})
+        return 0
+    output.text(f"{sid}  ({attrs['kind']}{', ' + attrs['component'] if attrs['component'] else ''})")
+    if attrs["signature"]:
+        output.text(f"  {attrs['signature']}")
+    if attrs["path"]:
+        output.text(f"  {attrs['path']}:{attrs['start']}-{attrs['end']}  ({fw} {g.pin.ref})")
+        output.text(f"  {link}")
+    for title, rows in (("callees", callees), ("callers", callers)):
+        output.text(f"{title} ({len(rows)}):")
+        for r in rows:
+            output.text(f"  {r['symbol']}  [{r['provenance']} {r['confidence']:.1f}]  line {r['line']}")
+    return 0
+
+
+def _edge_rows(walked, forward: bool) -> list[dict]:
+    rows = {}
+    for depth, a, b, attrs in walked:
+        key = (b if forward else a, attrs["provenance"])
+        if key not in rows:
+            rows[key] = {"symbol": key[0], "provenance": attrs["provenance"], "confidence": attrs["confidence"],
+                         "path": attrs["path"], "line": attrs["line"], "depth": depth}
+    return sorted(rows.values(), key=lambda r: (r["depth"], r["symbol"]))
+
+
+def walk(args, settings) -> int:
+    output.require(args, *GRAPH_FORMATS)
+    _, g, sid = _locate(settings, args.symbol, args.framework, args.pin_sets[0])
+    forward = args.verb == "callees"
+    walked = g.callees(sid, args.depth) if forward else g.callers(sid, args.depth)
+    _print_edges(args.format, [(a, b, attrs) for _, a, b, attrs in walked], _edge_rows(walked, forward))
+    return 0
+
+
+def path(args, settings) -> int:
+    output.require(args, *GRAPH_FORMATS)
+    fw, g, source = _locate(settings, args.source, args.framework, args.pin_sets[0])
+    _, _, target = _locate(settings, args.target, fw, args.pin_sets[0])
+    chain = g.path(source, target)
+    if not chain:
+        output.message(f"no call path from {source} to {target} in {fw} {g.pin.ref}")
+        return 1
+    edges = [(a, b, min(g.graph.get_edge_data(a, b).values(), key=lambda e: -e["confidence"]))
+             for a, b in zip(chain, chain[1:])]
+    rows = [{"symbol": b, "provenance": e["provenance"], "confidence": e["confidence"], "path": e["path"],
+             "line": e["line"], "depth": i} for i, (_, b, e) in enumerate(edges, 1)]
+    if args.format == "human":
+        output.text(chain[0])
+        for r in rows:
+            output.text(f"{'  ' * r['depth']}-> {r['symbol']}  [{r['provenance']}]  {r['path']}:{r['line']}")
+        return 0
+    _print_edges(args.format, edges, rows)
+    return 0
+
+
+def export(args, settings) -> int:
+    output.require(args, *GRAPH_FORMATS)
+    g = load_graph(settings, args.framework, args.pin_sets[0])
+    edges = sorted(g.graph.edges(data=True), key=lambda e: (e[0], e[1], e[2]["line"]))
+    if args.format == "json":
+        output.data({"framework": args.framework, "ref": g.pin.ref, "commit": g.pin.commit,
+                     "nodes": [{"id": n, **{k: (list(v) if isinstance(v, tuple) else v) for k, v in a.items()}}
+                               for n, a in sorted(g.graph.nodes(data=True))],
+                     "edges": [{"caller": a, "callee": b, **attrs} for a, b, attrs in edges],
+                     "unresolved": [{"caller": c.caller, "expression": c.expression, "path": c.span.path,
+                                     "line": c.span.start} for c in g.unresolved],
+                     "stats": g.stats})
+        return 0
+    if args.format == "human":
+        for a, b, attrs in edges:
+            output.text(f"{a} -> {b}  [{attrs['provenance']} {attrs['confidence']:.1f}]  {attrs['path']}:{attrs['line']}")
+        return 0
+    _print_edges(args.format, edges, [])
+    return 0
+
+
+def _print_edges(fmt: str, edges: list, rows: list[dict]) -> None:
+    if fmt == "json":
+        output.data([{"caller": a, "callee": b, "provenance": e["provenance"], "confidence": e["confidence"],
+                      "path": e["path"], "line": e["line"]} for a, b, e in edges])
+    elif fmt == "dot":
+        output.text("digraph calls {")
+        for a, b, e in sorted({(a, b, e["provenance"]) for a, b, e in edges}):
+            style = ' style="dashed"' if e in ("dispatch", "name-match") else ""
+            output.text(f'  "{a}" -> "{b}" [label="{e}"{style}];')
+        output.text("}")
+    elif fmt == "mermaid":
+        ids: dict[str, str] = {}
+        output.text("flowchart LR")
+        for a, b, e in sorted({(a, b, e["provenance"]) for a, b, e in edges}):
+            for n in (a, b):
+                if n not in ids:
+                    ids[n] = f"n{len(ids)}"
+                    output.text(f'  {ids[n]}["{n}"]')
+            arrow = "-.->" if e in ("dispatch", "name-match") else "-->"
+            output.text(f"  {ids[a]} {arrow}|{e}| {ids[b]}")
+    else:
+        for r in rows:
+            output.text(f"{'  ' * (r['depth'] - 1)}{r['symbol']}  [{r['provenance']} {r['confidence']:.1f}]  "
+                        f"{r['path']}:{r['line']}")
+
+
+def run_callgraph(args, settings) -> int:
+    output.require(args, "pycg", "json", "human")
+    graph = callgraph(Path(args.folder), args.entries or None)
+    if args.format == "human":
+        for caller, callees in graph.items():
+            for callee in callees:
+                output.text(f"{caller} -> {callee}")
+        return 0
+    output.data(graph)
+    return 0

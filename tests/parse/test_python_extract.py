@@ -1,0 +1,100 @@
+"""The Python extractor: symbols (ids, kinds, spans, signatures) and the statement IR, as tables of tiny sources."""
+
+import pytest
+
+from atlas.model import SymbolKind
+from atlas.parse.python import extract, module_name
+
+
+@pytest.mark.parametrize("path, root, expected", [
+    ("vllm/v1/core/sched/scheduler.py", "", ("vllm.v1.core.sched.scheduler", False)),
+    ("python/sglang/srt/managers/scheduler.py", "python", ("sglang.srt.managers.scheduler", False)),
+    ("vllm/v1/__init__.py", "", ("vllm.v1", True)),
+])
+def test_module_name(path, root, expected):
+    assert module_name(path, root) == expected
+
+
+SOURCE = b'''\
+import os.path as osp
+from . import sibling
+from ..core import KVCacheManager
+from typing import TYPE_CHECKING, Optional
+if TYPE_CHECKING:
+    from vllm.config import VllmConfig
+
+LIMIT = 3
+
+class Scheduler(Base):
+    policy: str = "fcfs"
+
+    def __init__(self, kv: "KVCacheManager", cfg: Optional[VllmConfig] = None) -> None:
+        self.kv_cache_manager = KVCacheManager(1)
+        self.hits: int = 0
+        def inner():
+            return lambda x: x
+        inner()
+
+    @property
+    def size(self):
+        return 1
+
+@triton.jit
+def kernel(x_ptr):
+    pass
+'''
+
+
+@pytest.mark.parametrize("sid, kind, start, end, signature", [
+    ("vllm.v1.core.sched.s", SymbolKind.MODULE, 1, 27, ""),
+    ("vllm.v1.core.sched.s.LIMIT", SymbolKind.ATTRIBUTE, 8, 8, ""),
+    ("vllm.v1.core.sched.s.Scheduler", SymbolKind.CLASS, 10, 22, "class Scheduler(Base)"),
+    ("vllm.v1.core.sched.s.Scheduler.policy", SymbolKind.ATTRIBUTE, 11, 11, "policy: str"),
+    ("vllm.v1.core.sched.s.Scheduler.__init__", SymbolKind.METHOD, 13, 18,
+     'def __init__(self, kv: "KVCacheManager", cfg: Optional[VllmConfig] = None) -> None'),
+    ("vllm.v1.core.sched.s.Scheduler.kv_cache_manager", SymbolKind.ATTRIBUTE, 14, 14, ""),
+    ("vllm.v1.core.sched.s.Scheduler.hits", SymbolKind.ATTRIBUTE, 15, 15, "hits: int"),
+    ("vllm.v1.core.sched.s.Scheduler.__init__.inner", SymbolKind.FUNCTION, 16, 17, "def inner()"),
+    ("vllm.v1.core.sched.s.Scheduler.__init__.inner.<lambda1>", SymbolKind.FUNCTION, 17, 17, "lambda x"),
+    ("vllm.v1.core.sched.s.Scheduler.size", SymbolKind.METHOD, 20, 22, "def size(self)"),
+    ("vllm.v1.core.sched.s.kernel", SymbolKind.TRITON_KERNEL, 24, 26, "def kernel(x_ptr)"),
+])
+def test_symbols(sid, kind, start, end, signature):
+    facts = extract(SOURCE, "vllm/v1/core/sched/s.py", "vllm.v1.core.sched.s", False)
+    symbols = {s.id: s for s in facts.symbols}
+    s = symbols[sid]
+    assert (s.kind, s.span.start, s.span.end, s.signature) == (kind, start, end, signature)
+    assert s.span.path == "vllm/v1/core/sched/s.py"
+
+
+def test_imports_are_absolute_and_type_checking_imports_kept():
+    facts = extract(SOURCE, "vllm/v1/core/sched/s.py", "vllm.v1.core.sched.s", False)
+    module = facts.scopes[0]
+    imports = [st[:3] for st in module.statements if st[0] in ("imp", "from")]
+    assert imports == [
+        ("imp", "os.path", "osp"),
+        ("from", "vllm.v1.core.sched", (("sibling", None),)),
+        ("from", "vllm.v1.core.core", (("KVCacheManager", None),)),  # `..core` from sched/
+        ("from", "typing", (("TYPE_CHECKING", None), ("Optional", None))),
+        ("from", "vllm.config", (("VllmConfig", None),)),
+    ]
+    strong = {st[1]: st[4] for st in module.statements if st[0] == "from"}
+    assert strong["vllm.config"] is False  # under `if TYPE_CHECKING:`: conditional
+
+
+def test_relative_import_from_a_package_init():
+    facts = extract(b"from .mod import f\nfrom .. import g\n", "pkg/sub/__init__.py", "pkg.sub", True)
+    assert [st[1] for st in facts.scopes[0].statements] == ["pkg.sub.mod", "pkg"]
+
+
+def test_parameter_and_return_annotations():
+    facts = extract(SOURCE, "vllm/v1/core/sched/s.py", "vllm.v1.core.sched.s", False)
+    init = next(s for s in facts.scopes if s.id.endswith("Scheduler.__init__"))
+    assert [p[0] for p in init.params] == ["self", "kv", "cfg"]
+    assert init.params[1][2] == (("n", "KVCacheManager"),)  # a string annotation
+    assert init.params[2][2] == (("n", "VllmConfig"),)  # Optional[...] unwrapped
+
+
+def test_broken_source_still_yields_facts():
+    facts = extract(b"def f(:\n    pass\nclass A:\n    def g(self): return 1\n", "m.py", "m", False)
+    assert "m.A.g" in {s.id for s in facts.symbols}
