@@ -68,10 +68,16 @@ def _locate(settings, name: str, framework: str | None, pin_set: str):
     """(framework, graph, symbol id) for a name; an ambiguous or unknown name raises SymbolNotFound."""
     frameworks = [framework] if framework else [m.name for m in load_all(settings.root)]
     hits, errors = [], []
+    tagged = []
     for fw in frameworks:
         idx = load_index(settings, fw, pin_set)
         found = idx.find(name)
         hits.extend((fw, sid) for sid in found)
+        tagged.extend((fw, sid) for sid in found if idx.symbols[sid].component)
+    if len(hits) > 1 and len(tagged) == 1:  # one candidate lies in an engine component: take it, name the rest
+        others = ", ".join(sid for _, sid in hits if (_, sid) != tagged[0])
+        output.message(f"atlas: {name!r} also names {others}; showing the one in an engine component")
+        hits = tagged
     if len(hits) == 1:
         fw, sid = hits[0]
         return fw, load_graph(settings, fw, pin_set), sid

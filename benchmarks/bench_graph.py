@@ -1,0 +1,105 @@
+"""Speed, memory and resolution figures of the Python index and call graph (issue 3's targets).
+
+Usage: ATLAS_MIRROR=... python benchmarks/bench_graph.py [--pins default|latest] [FRAMEWORK ...]
+Prints: cold build of the trees into a fresh build folder, tree-sitter alone parsing the same files in one
+process, their ratio (target <= 2), the rebuild with nothing changed (target < 3 s), peak RSS of this process and
+its workers (target < 4 GiB), call sites resolved per component, and the share of same-framework call sites
+resolved in the scheduler, KV-cache, model-runner and engine-core modules (target >= 90%)."""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from atlas.env import settings as load_settings
+from atlas.graph import build, load_graph
+from atlas.parse.python import parser
+from atlas.sources import analysed_files, load_all, locate
+
+CORE = ("scheduler", "KV-cache manager", "model runner", "engine core")
+
+
+def tree_sitter_alone(root: Path, files: list[tuple[str, str]]) -> tuple[float, int]:
+    p = parser()
+    lines = 0
+    start = time.perf_counter()
+    for path, _ in files:
+        data = (root / path).read_bytes()
+        lines += data.count(b"\n")
+        p.parse(data)
+    return time.perf_counter() - start, lines
+
+
+def peak_rss_gib() -> tuple[float, float]:
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20
+    return own, children
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("frameworks", nargs="*")
+    ap.add_argument("--pins", default="default")
+    args = ap.parse_args()
+    settings = load_settings()
+    manifests = load_all(settings.root, args.frameworks or None)
+    ok = True
+    with tempfile.TemporaryDirectory(prefix="atlas-bench-") as tmp:
+        fresh = replace(settings, build=Path(tmp))
+        cold = parse_alone = 0.0
+        for m in manifests:
+            checkout = locate(m, args.pins, settings)
+            files = analysed_files(m, checkout, (".py",))
+            seconds, lines = tree_sitter_alone(checkout.path, files)
+            parse_alone += seconds
+            report = build(fresh, m.name, args.pins)
+            cold += report.seconds
+            t = {k: round(v, 1) for k, v in report.timings.items()}
+            print(f"{m.name} {report.ref}: {len(files)} files, {lines / 1e6:.2f} M lines; tree-sitter alone "
+                  f"{seconds:.1f} s; cold build {report.seconds:.1f} s {t}")
+        ratio = cold / parse_alone
+        print(f"cold build, all trees: {cold:.1f} s; tree-sitter alone, one process: {parse_alone:.1f} s; "
+              f"ratio {ratio:.2f} (target <= 2.0)")
+        ok &= ratio <= 2.0
+        start = time.perf_counter()
+        for m in manifests:
+            build(fresh, m.name, args.pins)
+        warm = time.perf_counter() - start
+        print(f"rebuild with nothing changed: {warm:.2f} s (target < 3 s)")
+        ok &= warm < 3.0
+        for m in manifests:
+            ok &= report_resolution(load_graph(fresh, m.name, args.pins))
+    own, children = peak_rss_gib()
+    print(f"peak RSS: this process {own:.2f} GiB, largest worker {children:.2f} GiB (target < 4 GiB)")
+    ok &= max(own, children) < 4.0
+    print("targets:", "met" if ok else "NOT all met")
+    return 0 if ok else 1
+
+
+def report_resolution(g) -> bool:
+    stats = g.stats
+    print(f"{g.pin.framework} {g.pin.ref}: {stats['num_resolved']}/{stats['num_sites']} call sites resolved "
+          f"({stats['num_resolved'] / max(stats['num_sites'], 1):.1%}), {g.graph.number_of_edges()} edges "
+          f"{stats['num_edges']}, {len(g.unresolved)} unresolved kept, {stats['rounds']} rounds")
+    for comp, row in sorted(stats["per_component"].items()):
+        total = row["resolved"] + row["unresolved"]
+        print(f"  {comp:22} {row['resolved']:7}/{total:<7} resolved ({row['resolved'] / max(total, 1):.1%})")
+    resolved = missed = 0
+    for comp in CORE:
+        row = stats["internal"].get(comp, {"resolved": 0, "missed": 0})
+        resolved += row["resolved"]
+        missed += row["missed"]
+        print(f"  same-framework callees, {comp:18} {row['resolved']}/{row['resolved'] + row['missed']} "
+              f"({row['resolved'] / max(row['resolved'] + row['missed'], 1):.1%})")
+    share = resolved / max(resolved + missed, 1)
+    print(f"  same-framework callees resolved in {', '.join(CORE)}: {share:.1%} (target >= 90%)")
+    return share >= 0.9
+
+
+if __name__ == "__main__":
+    sys.exit(main())
