@@ -11,7 +11,7 @@ from typing import Protocol
 from atlas.annotate.model import Annotation, Claim, Evidence
 from atlas.annotate.pattern import NodeTable, compile_pattern, find
 from atlas.errors import AtlasError
-from atlas.model import Finding, Pin, Symbol
+from atlas.model import Finding, Pin, Span, Symbol
 
 
 class SymbolIndex(Protocol):
@@ -61,7 +61,8 @@ class Resolver:
 
     def __init__(self, index: SymbolIndex):
         self.index = index
-        self._tables: dict[str, NodeTable] = {}
+        self._tables: dict[Span, NodeTable] = {}
+        self._lines: dict[str, list[str]] = {}
 
     def symbol(self, symbol_id: str) -> Symbol | None:
         try:
@@ -72,14 +73,29 @@ class Resolver:
 
     def locate(self, symbol: Symbol, pattern: str, occurrence: int) -> tuple[int, int, int]:
         """(start, end, number of matches) of the occurrence-th match of pattern inside symbol; 0, 0, n if none."""
-        path = symbol.span.path
-        if path not in self._tables:
-            self._tables[path] = NodeTable(ast.parse(self.index.source(path)))
-        hits = find(compile_pattern(pattern), self._tables[path], symbol.span.start, symbol.span.end)
+        span = symbol.span
+        if span not in self._tables:
+            self._tables[span] = NodeTable(self._parse(span))
+        hits = find(compile_pattern(pattern), self._tables[span], span.start, span.end)
         if occurrence > len(hits):
             return 0, 0, len(hits)
         node = hits[occurrence - 1]
         return node.lineno, node.end_lineno, len(hits)
+
+    def _parse(self, span: Span) -> ast.AST:
+        """The syntax tree of the symbol's lines alone, numbered as in the file (parsing only the symbol keeps
+        big files cheap); an indented symbol is parsed inside `if True:`. Falls back to the whole file."""
+        if span.path not in self._lines:
+            self._lines[span.path] = self.index.source(span.path).splitlines(keepends=True)
+        lines = self._lines[span.path]
+        chunk = "".join(lines[span.start - 1:span.end])
+        indented = chunk[:1] in (" ", "\t")
+        try:
+            tree = ast.parse("if True:\n" + chunk if indented else chunk)
+        except SyntaxError:
+            return ast.parse("".join(lines))
+        ast.increment_lineno(tree, span.start - 2 if indented else span.start - 1)
+        return tree
 
     def candidates(self, symbol_id: str) -> list[str]:
         parts = symbol_id.split(".")
