@@ -16,15 +16,25 @@ from atlas.runtime import collect
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def excerpt(trace: dict, max_ms: float = 60.0) -> dict:
+def excerpt(trace: dict, max_ms: float = 15.0) -> dict:
     """The first `max_ms` of the trace after the first probes-on round of each phase begins."""
     events = trace["traceEvents"]
     starts = [e["ts"] for e in events if e.get("ph") == "i" and e["name"] == "round_begin"
               and e["args"].get("probes") == "on"]
     windows = [(t, t + max_ms * 1000) for t in starts]
-    keep = [e for e in events if e["ph"] == "M" or any(a <= e.get("ts", -1) <= b for a, b in windows)]
-    ids = {e["id"] for e in keep if e["ph"] in "stf"}
-    keep = [e for e in keep if e["ph"] not in "stf" or e["id"] in ids]
+    keep = [dict(e) for e in events if e["ph"] == "M" or any(a <= e.get("ts", -1) <= b for a, b in windows)]
+    phases: dict = {}
+    for e in keep:
+        if e["ph"] in "stf":
+            phases.setdefault(e["id"], []).append(e["ph"])
+    whole = {i for i, p in phases.items() if p[0] == "s" and p[-1] == "f"}  # request flows cut by the window go
+    keep = [e for e in keep if e["ph"] not in "stf" or e["id"] in whole]
+    chains: dict = {}
+    for e in keep:
+        if "bind_id" in e:
+            chains.setdefault(e["bind_id"], []).append(e)
+    for chain in chains.values():  # a step cut by the window starts and ends where the window does
+        chain[0]["flow_in"], chain[-1]["flow_out"] = False, False
     return {**trace, "traceEvents": keep}
 
 

@@ -1,7 +1,7 @@
 """Prepare the H200 runs here (where the pinned trees and atlas live): per engine a trace folder skeleton under
 .carry_run/ with the probe spec (default pins, device cuda, built-in hooks), the boot folder (probes, drivers,
-entry points) and the driver config: overhead phases at concurrency 16 and 1 (probes off/on alternating, 3 pairs)
-and two mechanism phases (shared prefix, long prefill into a stream). usage: python gpu/prepare.py [--pairs 3]"""
+entry points) and the driver config: overhead phases at concurrency 16 and 1 (probes off/on in ABBA order, 4 pairs)
+and two mechanism phases (shared prefix, long prefill into a stream). usage: python gpu/prepare.py [--pairs 4] [--gpu-every 16]"""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ RUN = ROOT / ".carry_run"
 
 
 def phases(pairs: int, vocab: int) -> list[dict]:
-    overhead = ("off", "on") * pairs
+    overhead = ("off", "on", "on", "off") * (pairs // 2) + ("off", "on") * (pairs % 2)  # ABBA: cancels drift
     c16 = workloads.requests(n=64, input_len=256, output_len=128, concurrency=16, vocab=vocab)
     c1 = workloads.requests(n=4, input_len=256, output_len=128, concurrency=1, vocab=vocab, seed=1)
     return [{"name": "c16", "workload": c16.to_json(), "rounds": list(overhead)},
@@ -34,7 +34,8 @@ def phases(pairs: int, vocab: int) -> list[dict]:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--pairs", type=int, default=3)
+    ap.add_argument("--pairs", type=int, default=4)
+    ap.add_argument("--gpu-every", type=int, default=16, help="CUDA-event timing on every Nth execute call")
     a = ap.parse_args()
     settings = load_settings()
     shutil.rmtree(RUN, ignore_errors=True)
@@ -44,7 +45,8 @@ def main() -> None:
     vocab = json.loads((model / "config.json").read_text())["vocab_size"]
     for framework in ("vllm", "sglang"):
         out = launch.prepare_out(RUN / framework)
-        spec = build_spec(framework, "default", "cuda", out, settings, source="builtin")
+        spec = build_spec(framework, "default", "cuda", out, settings, source="builtin",
+                          extra={"gpu_sample_every": a.gpu_every})
         write_spec(spec, out / "spec.json")
         launch.make_boot(out)
         config = {"model": "", "engine": ENGINE_DEFAULTS[(framework, "cuda")], "phases": phases(a.pairs, vocab),

@@ -15,7 +15,7 @@ time_ns = time.time_ns
 class Call:
     """What a capture sees: the hooked call's receiver, arguments, result and the values taken before the call."""
 
-    __slots__ = ("self", "args", "kwargs", "result", "before")
+    __slots__ = ("self", "args", "kwargs", "result", "before", "memo")
 
     def __init__(self, args, kwargs, result, before):
         self.self = args[0] if args else None
@@ -23,6 +23,13 @@ class Call:
         self.kwargs = kwargs
         self.result = result
         self.before = before
+        self.memo = {}  # shared work between the captures of one call
+
+    def once(self, key, fn):
+        """fn(self), computed once per call however many captures need it."""
+        if key not in self.memo:
+            self.memo[key] = fn(self)
+        return self.memo[key]
 
     def arg(self, index: int, name: str):
         """A positional-or-keyword argument (index counts `self` as 0)."""
@@ -34,7 +41,7 @@ class Call:
 class Hook:
     """One spec entry as installed in this process."""
 
-    def __init__(self, entry: dict, captures: dict, befores: dict):
+    def __init__(self, entry: dict, captures: dict, befores: dict, is_idle=None):
         self.entry = entry
         self.symbol = entry["symbol"]
         self.role = entry["role"]
@@ -48,6 +55,7 @@ class Hook:
         self.has_nvtx = bool(entry.get("nvtx"))
         self.captures = captures  # name -> fn(Call)
         self.befores = befores  # name -> fn(Call) run before the call; its value lands in Call.before
+        self.is_idle = is_idle or _is_none  # skip_none: which results are idle polls (no record)
         self.at_pin = False
         self.run_line = 0
         self.run_path = ""
@@ -79,7 +87,7 @@ def wrap(probe, hook: Hook, fn):
             if nvtx:
                 probe.nvtx_pop()
         t1 = monotonic_ns()
-        if hook.skip_none and result is None:
+        if hook.skip_none and hook.is_idle(result):
             if hook.is_step:
                 probe.undo_step(hook)
             return result
@@ -89,6 +97,10 @@ def wrap(probe, hook: Hook, fn):
 
     wrapper.__atlas_probe__ = hook
     return wrapper
+
+
+def _is_none(result) -> bool:
+    return result is None
 
 
 def current_tid() -> int:

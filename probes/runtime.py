@@ -23,12 +23,13 @@ _PROBE = None
 
 
 def capture_tables(framework: str) -> tuple[dict, dict]:
-    """(captures, befores) of a framework: qualname -> {capture name -> fn(Call)}."""
+    """(captures, befores, idle predicates) of a framework: qualname -> {capture name -> fn(Call)}, and
+    qualname -> fn(result) saying which results of a skip_none hook are idle polls."""
     try:
         module = importlib.import_module(f"probes.captures.{framework}")
     except ModuleNotFoundError:  # an engine atlas has no captures for: generic captures only
-        return {}, {}
-    return module.CAPTURES, module.BEFORES
+        return {}, {}, {}
+    return module.CAPTURES, module.BEFORES, getattr(module, "IDLE", {})
 
 
 class Probe:
@@ -50,8 +51,10 @@ class Probe:
         self.proc = multiprocessing.current_process().name
         self.cuda = CudaTimer()
         self.aggregates: dict = {}  # hook -> [step, count, dur_ns, first ts, first mono, last end, values]
-        captures, befores = capture_tables(self.framework)
-        self.hooks = [Hook(e, _pick(captures, e), _pick(befores, e)) for e in spec["hooks"]]
+        captures, befores, idle = capture_tables(self.framework)
+        self.hooks = [Hook(e, _pick(captures, e), _pick(befores, e), idle.get(e["qualname"])) for e in spec["hooks"]]
+        self.gpu_every = max(int(spec.get("gpu_sample_every", 1)), 1)  # CUDA-event timing on every Nth call
+        self._gpu_calls = 0
         self.unsupported = {h.symbol: [c for c in h.entry.get("capture", ()) if c not in h.captures
                                        and c not in h.befores and c != "gpu_time"] for h in self.hooks}
 
@@ -84,6 +87,9 @@ class Probe:
             return None
 
     def gpu_start(self, hook: Hook):
+        self._gpu_calls += 1
+        if self._gpu_calls % self.gpu_every:
+            return None
         try:
             return self.cuda.start()
         except Exception as exc:
@@ -185,6 +191,14 @@ class Probe:
         except OSError:
             pass
 
+    def after_fork(self) -> None:
+        """A forked child (vLLM's EngineCore can be one) is its own process: new pid, counters, process record."""
+        self.pid = os.getpid()
+        self.proc = multiprocessing.current_process().name
+        self.step, self.seq, self.step_leader, self.aggregates = 0, 0, None, {}
+        self.cuda = CudaTimer()
+        self.shard.add(self.process_record(self._engine_version))
+
     def stats(self) -> dict:
         return {"capture_errors": {h.symbol: h.num_errors for h in self.hooks if h.num_errors},
                 "disabled_hooks": [h.symbol for h in self.hooks if h.is_disabled],
@@ -194,6 +208,7 @@ class Probe:
                 "step": self.step, "is_active": self.is_active}
 
     def process_record(self, engine_version: str) -> dict:
+        self._engine_version = engine_version
         expected = self.spec.get("engine_version", "")
         return {"kind": "process", "pid": self.pid, "ppid": os.getppid(), "proc": self.proc, "argv": sys.argv[:3],
                 "framework": self.framework, "commit": self.commit, "pin_ref": self.spec.get("ref", ""),
@@ -230,6 +245,8 @@ def install(spec: dict, engine_version: str) -> Probe:
     probe.poll_control()
     patch.install(probe, probe.hooks)
     shard.start()
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=probe.after_fork)  # runs after the shard's own fork handler
     atexit.register(probe.emit_aggregates)  # runs before the shard's close (atexit is LIFO)
     return probe
 

@@ -87,7 +87,7 @@ class Shard:
     def _after_fork(self) -> None:
         """A forked child gets its own shard (the parent's buffer is the parent's)."""
         root, _ = os.path.splitext(self.path)
-        self.path = f"{root.rsplit('-', 1)[0]}-{os.getpid()}.jsonl"
+        self.path = f"{root.rsplit('-', 1)[0]}-forked-{os.getpid()}.jsonl"
         self.buffer, self.num_events, self.num_dropped = deque(), 0, 0
         self._lock = threading.Lock()
         self._stop = threading.Event()

@@ -23,7 +23,7 @@ VLLM = (
      ("num_scheduled_tokens", "batch_size", "gpu_time"), ("step",)),
     (f"{_V}.worker.gpu_model_runner", "GPUModelRunner._determine_batch_execution_and_padding", EXECUTE,
      ("cuda_graph", "num_scheduled_tokens"), ()),
-    (f"{_V}.worker.gpu_model_runner", "GPUModelRunner.sample_tokens", EXECUTE, ("gpu_time",), ()),
+    (f"{_V}.worker.gpu_model_runner", "GPUModelRunner.sample_tokens", EXECUTE, (), ()),
     (f"{_V}.core.sched.scheduler", "Scheduler.update_from_output", COMMIT,
      ("request_ids", "num_computed_tokens", "draft_tokens", "accepted_tokens", "batch_size"), ()),
     (f"{_V}.core.kv_cache_manager", "KVCacheManager.free", RELEASE, ("kv_blocks", "request_ids"), ("aggregate",)),
@@ -32,7 +32,9 @@ VLLM = (
 VLLM_CUDA_EXTRA = (
     (f"{_V}.worker.gpu.model_runner", "GPUModelRunner.execute_model", EXECUTE,
      ("num_scheduled_tokens", "batch_size", "gpu_time"), ("step", "optional")),
-    (f"{_V}.worker.gpu.model_runner", "GPUModelRunner.sample_tokens", EXECUTE, ("gpu_time",), ("optional",)),
+    (f"{_V}.worker.gpu.model_runner", "GPUModelRunner.sample_tokens", EXECUTE, (), ("optional",)),
+    (f"{_V}.worker.gpu.cudagraph_utils", "CudaGraphManager.dispatch", EXECUTE, ("cuda_graph", "num_scheduled_tokens"),
+     ("optional",)),
 )
 
 _S = "sglang.srt"
@@ -58,6 +60,9 @@ SGLANG = (
 def default_hooks(framework: str, device: str) -> list[dict]:
     """The built-in entries for a framework and device, without lines."""
     rows = {"vllm": VLLM + (VLLM_CUDA_EXTRA if device == "cuda" else ()), "sglang": SGLANG}[framework]
+    if framework == "vllm" and device == "cuda":  # GPUs run model runner V1 or V2: each set is optional there
+        rows = tuple((m, q, r, c, f + ("optional",)) if m == f"{_V}.worker.gpu_model_runner" else (m, q, r, c, f)
+                     for m, q, r, c, f in rows)
     return [{"annotation": "builtin-default", "framework": framework, "symbol": f"{module}.{qualname}",
              "module": module, "qualname": qualname, "role": role, "capture": list(captures),
              **{flag: True for flag in flags}} for module, qualname, role, captures, flags in rows]

@@ -43,18 +43,30 @@ def _new_tokens(call) -> dict:
     return {r.rid: len(r.output_ids) for r in _reqs(batch)}
 
 
+def _next(result):
+    """The batch get_next_batch_to_run chose: v0.5.17 wraps it in a NextBatchPlan (batch_to_run), older returns it."""
+    return getattr(result, "batch_to_run", result)
+
+
+def _is_idle(result) -> bool:
+    batch = _next(result)
+    return batch is None or not _reqs(batch)
+
+
+IDLE = {"Scheduler.get_next_batch_to_run": _is_idle}
+
 CAPTURES = {
     "Scheduler.get_next_batch_to_run": {
-        "batch_mode": lambda c: _mode(c.result),
-        "batch_size": lambda c: len(_reqs(c.result)),
-        "request_ids": lambda c: [r.rid for r in _reqs(c.result)],
-        "num_scheduled_tokens": lambda c: _scheduled(c.result),
-        "num_computed_tokens": lambda c: _computed(c.result),
-        "prefix_hit_tokens": lambda c: sum(_len(getattr(r, "prefix_indices", None)) for r in _reqs(c.result))
-        if _mode(c.result) == "EXTEND" else 0,
+        "batch_mode": lambda c: _mode(_next(c.result)),
+        "batch_size": lambda c: len(_reqs(_next(c.result))),
+        "request_ids": lambda c: [r.rid for r in _reqs(_next(c.result))],
+        "num_scheduled_tokens": lambda c: _scheduled(_next(c.result)),
+        "num_computed_tokens": lambda c: _computed(_next(c.result)),
+        "prefix_hit_tokens": lambda c: sum(_len(getattr(r, "prefix_indices", None)) for r in _reqs(_next(c.result)))
+        if _mode(_next(c.result)) == "EXTEND" else 0,
         "new_token_ratio": lambda c: float(getattr(c.self, "new_token_ratio", 0.0)),
-        "draft_tokens": lambda c: int(getattr(c.result, "spec_num_draft_tokens", 0) or 0)
-        if _mode(c.result) == "TARGET_VERIFY" else 0,
+        "draft_tokens": lambda c: int(getattr(_next(c.result), "spec_num_draft_tokens", 0) or 0)
+        if _mode(_next(c.result)) == "TARGET_VERIFY" else 0,
     },
     "Scheduler.handle_generate_request": {
         "request_ids": lambda c: [c.arg(1, "recv_req").rid],

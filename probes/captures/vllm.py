@@ -24,7 +24,7 @@ def batch_mode(call) -> str:
     out, requests = call.result, getattr(call.self, "requests", {})
     if getattr(out, "scheduled_spec_decode_tokens", None):
         return "TARGET_VERIFY"
-    computed = _computed_before(out)
+    computed = call.once("computed", lambda c: _computed_before(c.result))
     kinds = set()
     for rid in out.num_scheduled_tokens:
         req = requests.get(rid)
@@ -59,7 +59,7 @@ def _drafts(call) -> tuple[int, int]:
     drafts = getattr(so, "scheduled_spec_decode_tokens", None) or {}
     if not drafts:
         return 0, 0
-    sampled = _sampled(call)
+    sampled = call.once("sampled", _sampled)
     proposed = sum(len(v) for v in drafts.values())
     accepted = sum(max(sampled.get(rid, 0) - 1, 0) for rid in drafts)
     return proposed, accepted
@@ -69,7 +69,7 @@ SCHEDULER = "Scheduler."
 CAPTURES = {
     "Scheduler.schedule": {
         "num_scheduled_tokens": lambda c: dict(c.result.num_scheduled_tokens),
-        "num_computed_tokens": lambda c: _computed_before(c.result),
+        "num_computed_tokens": lambda c: c.once("computed", lambda c: _computed_before(c.result)),
         "batch_size": lambda c: len(c.result.num_scheduled_tokens),
         "batch_mode": batch_mode,
         "request_ids": lambda c: list(c.result.num_scheduled_tokens),
@@ -83,14 +83,14 @@ CAPTURES = {
         "num_computed_tokens": lambda c: getattr(c.arg(1, "request"), "num_prompt_tokens", 0),
     },
     "Scheduler.update_from_output": {
-        "request_ids": lambda c: sorted(_emitted(c)["new_tokens"]),
+        "request_ids": lambda c: sorted(c.once("emitted", _emitted)["new_tokens"]),
         "num_computed_tokens": lambda c: {rid: getattr(c.self.requests.get(rid), "num_computed_tokens", 0)
-                                          for rid in _emitted(c)["new_tokens"]},
-        "draft_tokens": lambda c: _drafts(c)[0],
-        "accepted_tokens": lambda c: _drafts(c)[1],
-        "batch_size": lambda c: len(_sampled(c)),
-        "new_tokens": lambda c: _emitted(c)["new_tokens"],
-        "finished": lambda c: _emitted(c)["finished"],
+                                          for rid in c.once("emitted", _emitted)["new_tokens"]},
+        "draft_tokens": lambda c: c.once("drafts", _drafts)[0],
+        "accepted_tokens": lambda c: c.once("drafts", _drafts)[1],
+        "batch_size": lambda c: len(c.once("sampled", _sampled)),
+        "new_tokens": lambda c: c.once("emitted", _emitted)["new_tokens"],
+        "finished": lambda c: c.once("emitted", _emitted)["finished"],
     },
     "KVCacheManager.get_computed_blocks": {
         "prefix_hit_tokens": lambda c: int(c.result[1]),
@@ -114,6 +114,10 @@ CAPTURES = {
         "num_scheduled_tokens": lambda c: int(c.arg(1, "num_tokens") or 0),
     },
     "GPUModelRunner.sample_tokens": {},
+    "CudaGraphManager.dispatch": {  # model runner V2 (vllm/v1/worker/gpu/)
+        "cuda_graph": lambda c: getattr(c.result.cg_mode, "name", str(c.result.cg_mode)),
+        "num_scheduled_tokens": lambda c: int(getattr(c.result, "num_tokens", 0) or 0),
+    },
 }
 
 BEFORES = {

@@ -91,3 +91,16 @@ def test_killed_process_leaves_flushed_events(tmp_path, sig):
     proc.send_signal(sig)
     proc.wait(timeout=30)
     assert len(_calls(records(tmp_path / "out"))) == 5
+
+
+def test_a_forked_child_is_its_own_process(tmp_path):
+    blobs = make_engine(tmp_path)
+    body = ("import os, sys\nfrom fakeengine.run import drive\ndrive(1)\npid = os.fork()\n"
+            "if pid == 0:\n    drive(2)\n    sys.exit(0)\nos.waitpid(pid, 0)\nprint(pid)\n")
+    done = run(tmp_path, spec(tmp_path, tmp_path / "out", blobs), body)
+    assert done.returncode == 0, done.stderr
+    child = int(done.stdout.split()[-1])
+    rows = records(tmp_path / "out")
+    parent = [r for r in rows if r["kind"] == "process" and r["pid"] != child]
+    assert len(parent) == 1 and [r["pid"] for r in rows if r["kind"] == "process"].count(child) == 1
+    assert sorted(r["pid"] == child for r in _calls(rows)) == [False, True, True]  # 1 call before fork, 2 after
