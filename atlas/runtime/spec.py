@@ -13,6 +13,8 @@ from atlas.sources import analysed_files, load_all, locate
 
 HOOK_SOURCES = ("auto", "annotations", "builtin")
 # Per-symbol probe flags the annotations do not carry (how to record, not what): kept by qualname.
+TIMING = ("Scheduler.add_request", "Scheduler.schedule", "Scheduler.update_from_output",
+          "Scheduler.handle_generate_request", "Scheduler.get_next_batch_to_run", "Scheduler.process_batch_result")
 FLAGS = {f"{e[0]}.{e[1]}": e[4] for e in defaults.VLLM + defaults.VLLM_CUDA_EXTRA + defaults.SGLANG}
 
 
@@ -32,8 +34,30 @@ def annotated_entries(framework: str, pin_set: str, settings: Settings) -> list[
         raise BuildMissing(f"annotations for {framework} exist but the {pin_set} pins have no symbol index to "
                            f"resolve them; run `atlas index {framework} --pins {pin_set}` first, or pass "
                            "--hooks builtin") from None
-    entries = [e for e in probe_spec(annotations, index) if e.get("framework") == framework]
+    entries = merge_by_symbol([e for e in probe_spec(annotations, index) if e.get("framework") == framework])
     return [{**e, **{flag: True for flag in FLAGS.get(e["symbol"], ())}} for e in entries] or None
+
+
+def merge_by_symbol(entries: list[dict]) -> list[dict]:
+    """One hook per symbol: several annotations anchored in one function share its wrapper (captures united, every
+    annotation id kept in `annotations`; the role of the first)."""
+    merged: dict[str, dict] = {}
+    for e in entries:
+        if e["symbol"] not in merged:
+            merged[e["symbol"]] = {**e, "annotations": [e["annotation"]], "capture": list(e.get("capture", ()))}
+            continue
+        into = merged[e["symbol"]]
+        into["annotations"].append(e["annotation"])
+        into["capture"] += [c for c in e.get("capture", ()) if c not in into["capture"]]
+    return list(merged.values())
+
+
+def with_timing_hooks(entries: list[dict], framework: str, device: str) -> list[dict]:
+    """Annotation hooks plus the built-in ones the summary cannot do without (arrival, step, commit), where no
+    annotation hooks them already; those stay marked builtin-default."""
+    have = {e["symbol"] for e in entries}
+    needed = [e for e in defaults.default_hooks(framework, device) if e["qualname"] in TIMING and e["symbol"] not in have]
+    return entries + needed
 
 
 def hook_entries(framework: str, pin_set: str, device: str, settings: Settings, source: str) -> tuple[list, str]:
@@ -42,7 +66,7 @@ def hook_entries(framework: str, pin_set: str, device: str, settings: Settings, 
     if source in ("auto", "annotations"):
         entries = annotated_entries(framework, pin_set, settings)
         if entries:
-            return entries, "annotations"
+            return with_timing_hooks(entries, framework, device), "annotations"
         if source == "annotations":
             raise ConfigError(f"no annotations for {framework} compile to probe hooks; add some under annotations/ "
                               "or use --hooks builtin")

@@ -107,10 +107,11 @@ def per_annotation(spec: dict, hooks: dict) -> dict:
     """annotation id -> what its hook recorded (the site shows it beside the annotation); built-in hooks have none."""
     out = {}
     for h in spec["hooks"]:
-        if h.get("annotation") and h["annotation"] != "builtin-default":
-            row = hooks[h["symbol"]]
-            out[h["annotation"]] = {"events": row["fired"], "symbol": h["symbol"], "role": h["role"],
-                                    "at_pin": row["at_pin"], "capture": h.get("capture", [])}
+        for annotation in h.get("annotations") or [h.get("annotation")]:
+            if annotation and annotation != "builtin-default":
+                row = hooks[h["symbol"]]
+                out[annotation] = {"events": row["fired"], "symbol": h["symbol"], "role": h["role"],
+                                   "at_pin": row["at_pin"], "capture": h.get("capture", [])}
     return out
 
 

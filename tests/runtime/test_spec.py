@@ -55,3 +55,17 @@ def test_a_hook_gone_at_a_pin_is_named(tmp_path):
 def test_engine_version_picks_the_pin_set(framework, requested, version, picked):
     (manifest,) = load_all(_settings().root, [framework])
     assert pick_pin_set(manifest, requested, version) == picked
+
+
+def test_annotations_on_one_symbol_share_one_hook():
+    from atlas.runtime.spec import merge_by_symbol, with_timing_hooks
+    entries = [{"annotation": "a1", "symbol": "vllm.x.Scheduler.schedule", "role": "plan", "capture": ["batch_size"]},
+               {"annotation": "a2", "symbol": "vllm.x.Scheduler.schedule", "role": "plan",
+                "capture": ["batch_size", "request_ids"]},
+               {"annotation": "a3", "symbol": "vllm.x.Other.f", "role": "commit", "capture": []}]
+    merged = merge_by_symbol(entries)
+    assert [(e["symbol"], e["annotations"], e["capture"]) for e in merged] == [
+        ("vllm.x.Scheduler.schedule", ["a1", "a2"], ["batch_size", "request_ids"]),
+        ("vllm.x.Other.f", ["a3"], [])]
+    added = [e["qualname"] for e in with_timing_hooks(merged, "vllm", "cpu")[2:]]
+    assert added == ["Scheduler.add_request", "Scheduler.schedule", "Scheduler.update_from_output"]
