@@ -1,7 +1,8 @@
 """Call resolution: an abstract interpreter over the scope IR of every module (atlas.parse.python.facts).
 
 Values are tuples: ('f', id) function, ('bm', id, receiver) bound method, ('c', id) class, ('i', id) instance,
-('m', id) module, ('x', name) external name, ('b', name) builtin, ('bt', name) method of a builtin type,
+('m', id) module, ('x', name) external name, ('xr', library) an object a library call returned,
+('b', name) builtin, ('bt', name) method of a builtin type,
 ('k', constant), ('o', alloc) list/tuple/dict object, ('g', id) generator, ('sup', class id) super().
 Cells hold the values written to variables, attributes, container slots, parameters and returns; each write
 remembers its scope, statement line and whether it ran unconditionally, so a read later in the same scope sees
@@ -305,6 +306,8 @@ class Solver:
                 out |= self.module_attr(v[1], name)
             elif t == "x":
                 out.add(("x", f"{v[1]}.{name}"))
+            elif t == "xr":
+                out.add(v)
             elif t == "i":
                 found = set()
                 for k in self.mro(v[1]):
@@ -420,7 +423,7 @@ class Solver:
                 else:
                     for k in self.slots(v[1]):
                         out |= self.read(k)
-            elif t in ("f", "c", "x", "bm"):
+            elif t in ("f", "c", "x", "bm", "xr"):
                 out.add(v)  # kernel[grid], Generic[T], external[...]
             elif t == "i":
                 out |= self.call_value(v, "__getitem__", key_expr)
@@ -457,6 +460,8 @@ class Solver:
                     out |= self.read(k, local=False)
             elif t == "g":
                 out |= self.read(("y", v[1]), local=False)
+            elif t == "xr":
+                out.add(v)
             elif t == "i":
                 for it in self.call_value(v, "__iter__", None):
                     if it[0] == "i":
@@ -519,9 +524,12 @@ class Solver:
         if t == "x":
             self.edge(v[1], site, fexpr, Provenance.STATIC if fexpr[0] == "n" else Provenance.TYPE_INFERRED)
             self.eval_args(args, kwargs)
-            return {v} if self.pycg else _NOTHING  # what a library call returns is unknown to the real-code pass
+            return {v} if self.pycg else {("xr", v[1].split(".")[0])}  # some object of that library
         if t == "b":
             return self.call_builtin(v[1], args, kwargs, site, fexpr)
+        if t == "xr":  # a method of an object a library returned: resolved outside the tree, no edge
+            self.eval_args(args, kwargs)
+            return {v}
         if t == "bt":
             self.edge(v[1], site, fexpr)
             self.eval_args(args, kwargs)

@@ -1,0 +1,66 @@
+"""Index lookups and graph queries on a tiny hand-made graph, and the dot/mermaid renderings of edges."""
+
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+from atlas.cli.graph import _print_edges
+from atlas.errors import SymbolNotFound
+from atlas.graph import AtlasGraph, Index
+from atlas.model import Pin, Span, Symbol, SymbolKind
+
+PIN = Pin("vllm", "v0.26.0", "b3a370f04a60359cff7e92068539ba88a0a3a086", "https://github.com/vllm-project/vllm")
+IDS = ["vllm.v1.core.sched.scheduler.Scheduler.schedule", "vllm.v1.core.kv_cache_manager.KVCacheManager.allocate_slots",
+       "vllm.v1.engine.core.EngineCore.step", "vllm.v0.Scheduler.schedule"]
+
+
+def make_index() -> Index:
+    return Index(PIN, Path("/nowhere"), {i: Symbol(i, SymbolKind.METHOD, Span("x.py", 1, 2)) for i in IDS})
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("KVCacheManager.allocate_slots", [IDS[1]]),
+    ("allocate_slots", [IDS[1]]),
+    ("sched.scheduler.Scheduler.schedule", [IDS[0]]),
+    ("Scheduler.schedule", sorted([IDS[0], IDS[3]])),
+    ("heduler.schedule", []),  # suffixes are whole dotted parts
+    (IDS[2], [IDS[2]]),
+])
+def test_find(name, expected):
+    assert make_index().find(name) == expected
+
+
+def test_resolve_ambiguous_lists_candidates():
+    with pytest.raises(SymbolNotFound, match="(?s)ambiguous.*vllm.v0.Scheduler.schedule"):
+        make_index().resolve("Scheduler.schedule")
+    with pytest.raises(SymbolNotFound, match="no symbol"):
+        make_index().resolve("Nope.nothing")
+
+
+def make_graph() -> AtlasGraph:
+    g = nx.MultiDiGraph()
+    for i in IDS:
+        g.add_node(i, kind="method", path="x.py", start=1, end=2, signature="", component="")
+    g.add_edge(IDS[2], IDS[0], provenance="type-inferred", confidence=0.9, path="core.py", line=587)
+    g.add_edge(IDS[0], IDS[1], provenance="type-inferred", confidence=0.9, path="scheduler.py", line=564)
+    return AtlasGraph(PIN, g, make_index().symbols)
+
+
+def test_callees_callers_depth_and_path():
+    g = make_graph()
+    assert [(d, b) for d, _, b, _ in g.callees(IDS[2], depth=2)] == [(1, IDS[0]), (2, IDS[1])]
+    assert [a for _, a, _, _ in g.callers(IDS[1])] == [IDS[0]]
+    assert g.path(IDS[2], IDS[1]) == [IDS[2], IDS[0], IDS[1]]
+    assert g.path(IDS[1], IDS[2]) == []
+    assert {e.callee for e in g.edges()} == {IDS[0], IDS[1]}
+
+
+@pytest.mark.parametrize("fmt, expected", [
+    ("dot", ['digraph calls {', f'  "{IDS[2]}" -> "{IDS[0]}" [label="type-inferred"];', "}"]),
+    ("mermaid", ["flowchart LR", f'  n0["{IDS[2]}"]', f'  n1["{IDS[0]}"]', "  n0 -->|type-inferred| n1"]),
+])
+def test_edge_formats(fmt, expected, capsys):
+    g = make_graph()
+    _print_edges(fmt, [(IDS[2], IDS[0], g.graph.get_edge_data(IDS[2], IDS[0])[0])], [])
+    assert capsys.readouterr().out.splitlines() == expected
