@@ -1,6 +1,6 @@
 """Build the index and call graph of one pinned tree into the build folder, and load them back.
 
-Layout: `<build>/graph/<framework>-<commit12>/{index.pickle, graph.pickle, key}`; `key` hashes the analysed
+Layout: `<build>/graph/<framework>-<commit12>/{index-vN.pickle, graph-vN.pickle, key}`; `key` hashes the analysed
 (path, blob) list and the code versions, so a rebuild with nothing changed only lists files and compares keys.
 Per-file parse results live in `<build>/pyfacts/` (see atlas.graph.parsing)."""
 
@@ -19,9 +19,13 @@ from atlas.graph import components
 from atlas.graph.index import Index
 from atlas.graph.parsing import FACTS_VERSION, parse_files
 from atlas.graph.store import AtlasGraph, assemble
+from atlas.model import CallSite, Span, Symbol, SymbolKind
 from atlas.sources import Manifest, analysed_files, load_all, locate
 
-GRAPH_VERSION = "4"
+GRAPH_VERSION = "5"  # part of the file names: files written by another layout are not read
+
+INDEX_FILE = f"index-v{GRAPH_VERSION}.pickle"
+GRAPH_FILE = f"graph-v{GRAPH_VERSION}.pickle"
 
 
 @dataclass(slots=True)
@@ -67,7 +71,7 @@ def build(settings: Settings, framework: str, pin_set: str = "default", progress
     files = analysed_files(manifest, checkout, (".py",))
     out = folder(settings, framework, checkout.pin.commit)
     key = _key(files, manifest)
-    if not force and (out / "key").exists() and (out / "key").read_text() == key:
+    if not force and (out / "key").exists() and (out / "key").read_text() == key and (out / GRAPH_FILE).exists():
         return BuildReport(framework, pin_set, checkout.pin.ref, len(files), 0, 0, time.perf_counter() - start,
                            False)
     timings = {}
@@ -80,8 +84,9 @@ def build(settings: Settings, framework: str, pin_set: str = "default", progress
     index = Index(checkout.pin, checkout.path, graph.symbols)
     out.mkdir(parents=True, exist_ok=True)
     t = time.perf_counter()
-    _write(out / "index.pickle", (index.pin, index.root, index.symbols))
-    _write(out / "graph.pickle", graph)
+    _write(out / INDEX_FILE, (index.pin, str(index.root), [_flat(sym) for sym in index.symbols.values()]))
+    _write(out / GRAPH_FILE, (graph.graph, [(c.caller, c.expression, c.span.path, c.span.start)
+                                                for c in graph.unresolved], graph.stats))
     (out / "key").write_text(key)
     timings["store"] = time.perf_counter() - t
     return BuildReport(framework, pin_set, checkout.pin.ref, len(files), num_parsed,
@@ -106,12 +111,27 @@ def _built(settings: Settings, framework: str, pin_set: str, name: str, on_deman
     return path
 
 
+def _flat(s: Symbol) -> tuple:
+    span = s.span
+    return (s.id, s.kind.value, span.path if span else "", span.start if span else 0, span.end if span else 0,
+            s.signature, s.decorators, s.bases, s.component)
+
+
+def _symbol(row: tuple, kinds={k.value: k for k in SymbolKind}) -> Symbol:
+    sid, kind, path, start, end, signature, decorators, bases, component = row
+    return Symbol(sid, kinds[kind], Span(path, start, end) if path else None, signature, decorators, bases, component)
+
+
 def load_index(settings: Settings, framework: str, pin_set: str = "default", on_demand: bool = True) -> Index:
     """The symbol index of a pinned tree; builds it first when missing (or raises BuildMissing if not on_demand)."""
-    pin, root, symbols = pickle.loads(_built(settings, framework, pin_set, "index.pickle", on_demand).read_bytes())
-    return Index(pin, Path(root), symbols)
+    pin, root, rows = pickle.loads(_built(settings, framework, pin_set, INDEX_FILE, on_demand).read_bytes())
+    return Index(pin, Path(root), {row[0]: _symbol(row) for row in rows})
 
 
 def load_graph(settings: Settings, framework: str, pin_set: str = "default", on_demand: bool = True) -> AtlasGraph:
     """The call graph of a pinned tree; builds it first when missing (or raises BuildMissing if not on_demand)."""
-    return pickle.loads(_built(settings, framework, pin_set, "graph.pickle", on_demand).read_bytes())
+    index = load_index(settings, framework, pin_set, on_demand)
+    graph, unresolved, stats = pickle.loads(_built(settings, framework, pin_set, GRAPH_FILE, on_demand)
+                                            .read_bytes())
+    sites = [CallSite(caller, text, Span(path, line, line)) for caller, text, path, line in unresolved]
+    return AtlasGraph(index.pin, graph, index.symbols, sites, stats)

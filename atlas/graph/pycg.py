@@ -12,7 +12,8 @@ from atlas.parse.python import extract, module_name, parser
 
 def callgraph(folder: Path, entries: list[str] | None = None) -> dict[str, list[str]]:
     """Every .py file under `folder` is analysed (its modules named relative to it); `entries` (paths relative
-    to the folder or absolute) pick the modules whose reachable functions are listed; default: all."""
+    to the folder or absolute) pick the modules whose reachable functions are listed; default: every module and
+    function (a library has no single entry point)."""
     folder = folder.resolve()
     if not folder.is_dir():
         raise ConfigError(f"{folder} is not a folder; give the package folder to analyse")
@@ -26,7 +27,8 @@ def callgraph(folder: Path, entries: list[str] | None = None) -> dict[str, list[
     adjacency: dict[str, set[str]] = {}
     for (caller, callee) in resolution.edges:
         adjacency.setdefault(caller, set()).add(callee)
-    starts = [_entry_module(folder, e) for e in entries] if entries else sorted({f.module for f in facts})
+    starts = [_entry_module(folder, e) for e in entries] if entries else sorted(
+        s.id for f in facts for s in f.scopes if s.kind != "class")  # a library: every module and function
     reached, todo = set(), list(starts)
     while todo:
         node = todo.pop()
