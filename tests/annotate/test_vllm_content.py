@@ -22,7 +22,7 @@ def index() -> FolderIndex:
     try:
         checkout = locate(manifest, "default", s)
     except Exception as exc:  # noqa: BLE001 - any failure to find the checkout means: not synced here
-        pytest.skip(f"vLLM default pin not synced ({exc}); run `atlas sync vllm`")
+        pytest.skip(f"vLLM default pin not found ({exc}); export ATLAS_MIRROR=/work/shared/sources, or run `atlas sync vllm`")
     return FolderIndex(checkout.path, checkout.pin, manifest.package_root)
 
 
