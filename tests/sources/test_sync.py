@@ -238,3 +238,10 @@ def test_an_interrupted_clone_is_recovered(project, capsys):
 def test_cli_version_and_help_exit_cleanly():
     out = subprocess.run(["atlas", "--version"], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.startswith("atlas ")
+
+
+def test_options_before_and_after_the_verb_are_the_same(project, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # outside the project: only --root finds it
+    before = run(capsys, "--root", str(project.root), "--format", "json", "sync")
+    after = run(capsys, "sync", "--root", str(project.root), "--format", "json")
+    assert before[0] == after[0] == 0 and json.loads(before[1]) == json.loads(after[1])
