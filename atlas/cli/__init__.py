@@ -39,7 +39,8 @@ def _common(suppress: bool) -> argparse.ArgumentParser:
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="atlas", description=__doc__.splitlines()[0], parents=[_common(False)])
+    top = argparse.ArgumentParser(prog="atlas", description="A source-annotated code atlas of vLLM and SGLang.",
+                                  epilog="Exit codes: 0 ok, 1 findings, 2 errors.", parents=[_common(False)])
     top.add_argument("--version", action="version", version=f"atlas {__version__}")
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     original = sub.add_parser
