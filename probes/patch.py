@@ -1,5 +1,6 @@
 """Putting wrappers on the hooked symbols: now for modules already imported, else the moment the module's import
-finishes (a meta-path finder), so a process patches only what it actually imports."""
+finishes (a meta-path finder), so a process patches only what it actually imports. `detach`/`attach` put the
+original objects back and the wrappers on again (the 'absent' state: the engine's own code, no wrapper at all)."""
 
 from __future__ import annotations
 
@@ -33,8 +34,27 @@ def patch(probe, module, hook: Hook) -> None:
         hook.run_line = code.co_firstlineno
         hook.at_pin = hook.at_pin and hook.run_path == hook.path
     wrapper = wrap(probe, hook, fn)
-    setattr(owner, name, kind(wrapper) if kind else wrapper)
+    hook.owner, hook.attr, hook.original = owner, name, raw
+    hook.wrapper = kind(wrapper) if kind else wrapper
+    if probe.is_attached:
+        setattr(owner, name, hook.wrapper)
     hook.is_installed = True
+
+
+def detach(hook: Hook) -> None:
+    """Put the engine's own object back (a no-op where something else has replaced the wrapper since)."""
+    if hook.is_installed and _current(hook) is hook.wrapper:
+        setattr(hook.owner, hook.attr, hook.original)
+
+
+def attach(hook: Hook) -> None:
+    if hook.is_installed and _current(hook) is hook.original:
+        setattr(hook.owner, hook.attr, hook.wrapper)
+
+
+def _current(hook: Hook):
+    owner = hook.owner
+    return owner.__dict__.get(hook.attr) if isinstance(owner, type) else getattr(owner, hook.attr, None)
 
 
 class PatchFinder(importlib.abc.MetaPathFinder):

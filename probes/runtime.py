@@ -11,25 +11,32 @@ import os
 import sys
 import time
 
-from probes import patch
+import threading
+
+from probes import patch, records
 from probes.captures import GENERIC
 from probes.cuda import CudaTimer
 from probes.guard import FileGuard, base_version
-from probes.hooks import Call, Hook, current_tid, monotonic_ns, time_ns
+from probes.hooks import Call, Hook, monotonic_ns, time_ns
+from probes.records import AGG, CALL, Deferred
 from probes.schema import CAPTURES
 from probes.shard import Shard
+
+get_native_id = threading.get_native_id
+STATES = ("on", "off", "absent")  # control file: probes recording / wrappers passing through / wrappers removed
 
 _PROBE = None
 
 
-def capture_tables(framework: str) -> tuple[dict, dict]:
-    """(captures, befores, idle predicates) of a framework: qualname -> {capture name -> fn(Call)}, and
-    qualname -> fn(result) saying which results of a skip_none hook are idle polls."""
+def capture_tables(framework: str) -> tuple[dict, dict, dict, dict]:
+    """(captures, befores, idle predicates, later) of a framework: qualname -> {capture name -> fn(Call)};
+    qualname -> fn(result) saying which results of a skip_none hook are idle polls; qualname -> (names,
+    snapshot(Call) or None, values(snapshot) -> dict) for captures the flusher computes."""
     try:
         module = importlib.import_module(f"probes.captures.{framework}")
     except ModuleNotFoundError:  # an engine atlas has no captures for: generic captures only
-        return {}, {}, {}
-    return module.CAPTURES, module.BEFORES, getattr(module, "IDLE", {})
+        return {}, {}, {}, {}
+    return module.CAPTURES, module.BEFORES, getattr(module, "IDLE", {}), getattr(module, "LATER", {})
 
 
 class Probe:
@@ -41,6 +48,8 @@ class Probe:
         self.guard = FileGuard(spec.get("package", self.framework), spec.get("package_root", ""),
                                spec.get("blobs", {}))
         self.is_active = bool(spec.get("active", True))
+        self.is_attached = True  # wrappers on the hooked attributes (False in the 'absent' state)
+        self.wall_offset_ns = time_ns() - monotonic_ns()  # wall = monotonic + offset, taken once per process
         control = spec.get("control", "")
         self.control = os.path.join(trace_dir(spec), control) if control and not os.path.isabs(control) else control
         self._control_mtime = 0.0
@@ -51,12 +60,16 @@ class Probe:
         self.proc = multiprocessing.current_process().name
         self.cuda = CudaTimer()
         self.aggregates: dict = {}  # hook -> [step, count, dur_ns, first ts, first mono, last end, values]
-        captures, befores, idle = capture_tables(self.framework)
-        self.hooks = [Hook(e, _pick(captures, e), _pick(befores, e), idle.get(e["qualname"])) for e in spec["hooks"]]
+        captures, befores, idle, later = capture_tables(self.framework)
+        self.hooks = [Hook(e, _pick(captures, e), _pick(befores, e), idle.get(e["qualname"]), index)
+                      for index, e in enumerate(spec["hooks"])]
+        for hook in self.hooks:
+            hook.later = _pick_later(later, hook.entry)
         self.gpu_every = max(int(spec.get("gpu_sample_every", 1)), 1)  # CUDA-event timing on every Nth call
         self._gpu_calls = 0
         self.unsupported = {h.symbol: [c for c in h.entry.get("capture", ()) if c not in h.captures
-                                       and c not in h.befores and c != "gpu_time"] for h in self.hooks}
+                                       and c not in h.befores and c != "gpu_time"
+                                       and not (h.later and c in h.later[0])] for h in self.hooks}
 
     # -- installing ------------------------------------------------------------------------------------------
     def try_patch(self, module, hook: Hook) -> None:
@@ -105,42 +118,49 @@ class Probe:
     def nvtx_pop(self) -> None:
         self.cuda.nvtx_pop()
 
-    def record(self, hook: Hook, call, ts: int, t0: int, t1: int, call_file: str, call_line: int, timer) -> None:
+    def record(self, hook: Hook, args, kwargs, result, before, t0: int, t1: int, caller, timer) -> None:
+        """Hot path: captures (cheap ones here, `Deferred` ones later), then one tuple into the shard's buffer."""
         if hook.is_disabled:
             return
-        try:
-            values = {name: fn(call) for name, fn in hook.captures.items()}
-        except Exception as exc:
-            self.fail(hook, exc)
-            return
+        values = None
+        if hook.captures or hook.later:
+            call = Call(args, kwargs, result, before)
+            try:
+                values = {name: fn(call) for name, fn in hook.captures.items()}
+                if hook.later:
+                    _, snapshot, later = hook.later
+                    values["*"] = Deferred(later, snapshot(call) if snapshot else call)
+            except Exception as exc:
+                self.fail(hook, exc)
+                return
         hook.num_calls += 1
-        request_ids = values.pop("request_ids", None)
         if hook.is_aggregate:
-            self.accumulate(hook, ts, t0, t1, values, request_ids)
+            self.accumulate(hook, t0, t1, values)
             return
         self.seq += 1
         if timer is not None:
             self.cuda.stop(self.seq, timer)
-        call_path, call_at_pin = self.guard.locate(call_file)
-        event = {"kind": "call", "seq": self.seq, "pid": self.pid, "tid": current_tid(), "symbol": hook.symbol,
-                 "role": hook.role, "path": hook.path, "line": hook.line, "end_line": hook.end_line,
-                 "run_line": hook.run_line, "at_pin": hook.at_pin, "call_path": call_path, "call_line": call_line,
-                 "call_at_pin": call_at_pin, "ts_ns": ts, "mono_ns": t0, "dur_ns": t1 - t0, "step": self.step,
-                 "values": values}
-        if request_ids is not None:
-            event["request_ids"] = request_ids
-        self.shard.add(event)
+        if caller is None:
+            self.shard.add((CALL, hook, self.seq, get_native_id(), t0, t1, self.step, "", 0, values))
+        else:
+            self.shard.add((CALL, hook, self.seq, get_native_id(), t0, t1, self.step, caller.f_code.co_filename,
+                            caller.f_lineno, values))
 
-    def accumulate(self, hook: Hook, ts: int, t0: int, t1: int, values: dict, request_ids) -> None:
+    def accumulate(self, hook: Hook, t0: int, t1: int, values: dict | None) -> None:
         agg = self.aggregates.get(hook)
         if agg is None or agg[0] != self.step:
             if agg is not None:
                 self.emit_aggregate(hook, agg)
-            agg = self.aggregates[hook] = [self.step, 0, 0, ts, t0, t1, {}, []]
+            agg = self.aggregates[hook] = [self.step, 0, 0, t0, t1, {}, []]
         agg[1] += 1
         agg[2] += t1 - t0
-        agg[5] = t1
-        merged = agg[6]
+        agg[4] = t1
+        if not values:
+            return
+        request_ids = values.pop("request_ids", None)
+        if request_ids:
+            agg[6].extend(request_ids)
+        merged = agg[5]
         for name, value in values.items():
             if isinstance(value, bool) or not isinstance(value, (int, float, list)):
                 merged[name] = value
@@ -148,8 +168,6 @@ class Probe:
                 merged.setdefault(name, []).extend(value)
             else:
                 merged[name] = merged.get(name, 0) + value
-        if request_ids:
-            agg[7].extend(request_ids)
 
     def fail(self, hook: Hook, exc: BaseException) -> None:
         """A capture raised: count it and switch the hook to pass-through for the rest of the run."""
@@ -159,13 +177,10 @@ class Probe:
 
     # -- off the hot path (the flusher thread) ---------------------------------------------------------------
     def emit_aggregate(self, hook: Hook, agg: list) -> None:
-        step, count, dur, ts, t0, t1, values, request_ids = agg
-        record = {"kind": "agg", "pid": self.pid, "tid": current_tid(), "symbol": hook.symbol, "role": hook.role,
-                  "path": hook.path, "line": hook.line, "at_pin": hook.at_pin, "step": step, "count": count,
-                  "dur_ns": dur, "ts_ns": ts, "mono_ns": t0, "end_ns": t1, "values": values}
-        if request_ids:
-            record["request_ids"] = request_ids
-        self.shard.add(record)
+        self.shard.add((AGG, hook, tuple(agg)))
+
+    def encode(self, record) -> str:
+        return records.encode(self, record)
 
     def emit_aggregates(self, older_than: int | None = None) -> None:
         for hook, agg in list(self.aggregates.items()):
@@ -187,9 +202,21 @@ class Probe:
             if mtime != self._control_mtime:
                 self._control_mtime = mtime
                 with open(self.control, encoding="utf-8") as f:
-                    self.is_active = f.read().strip() != "off"
+                    self.set_state(f.read().strip())
         except OSError:
             pass
+
+    def set_state(self, state: str) -> None:
+        """'on' records; 'off' leaves the wrappers passing straight through; 'absent' puts the engine's own
+        functions back (no wrapper on any hooked path: the probe-free baseline, in the same process)."""
+        attached = state != "absent"
+        if attached != self.is_attached:
+            if not attached:
+                self.is_active = False
+            for hook in self.hooks:
+                (patch.attach if attached else patch.detach)(hook)
+            self.is_attached = attached
+        self.is_active = state not in ("off", "absent")
 
     def after_fork(self) -> None:
         """A forked child (vLLM's EngineCore can be one) is its own process: new pid, counters, process record."""
@@ -197,6 +224,8 @@ class Probe:
         self.proc = multiprocessing.current_process().name
         self.step, self.seq, self.step_leader, self.aggregates = 0, 0, None, {}
         self.cuda = CudaTimer()
+        for hook in self.hooks:
+            hook.is_announced = False  # the child's shard is a new file
         self.shard.add(self.process_record(self._engine_version))
 
     def stats(self) -> dict:
@@ -204,19 +233,22 @@ class Probe:
                 "disabled_hooks": [h.symbol for h in self.hooks if h.is_disabled],
                 "hooks": {h.symbol: {"installed": h.is_installed, "calls": h.num_calls, "at_pin": h.at_pin,
                                      "run_path": h.run_path, "run_line": h.run_line,
-                                     **({"error": h.last_error} if h.last_error else {})} for h in self.hooks},
-                "step": self.step, "is_active": self.is_active}
+                                     **({"error": h.last_error} if h.last_error else {}),
+                                     **({"stale_calls": h.num_stale_calls} if h.num_stale_calls else {})}
+                          for h in self.hooks},
+                "step": self.step, "is_active": self.is_active, "is_attached": self.is_attached}
 
     def process_record(self, engine_version: str) -> dict:
         self._engine_version = engine_version
         expected = self.spec.get("engine_version", "")
+        now = monotonic_ns()
         return {"kind": "process", "pid": self.pid, "ppid": os.getppid(), "proc": self.proc, "argv": sys.argv[:3],
                 "framework": self.framework, "commit": self.commit, "pin_ref": self.spec.get("ref", ""),
                 "engine_version": engine_version, "expected_version": expected,
                 "version_at_pin": bool(expected) and base_version(engine_version) == base_version(expected),
                 "hooks": [h.symbol for h in self.hooks], "unsupported_captures":
                     {k: v for k, v in self.unsupported.items() if v},
-                "ts_ns": time_ns(), "mono_ns": monotonic_ns()}
+                "ts_ns": now + self.wall_offset_ns, "mono_ns": now}
 
 
 def _pick(table: dict, entry: dict) -> dict:
@@ -226,6 +258,18 @@ def _pick(table: dict, entry: dict) -> dict:
     found = {**GENERIC, **table.get(entry["qualname"], {})}
     return {name: fn for name, fn in found.items() if name in wanted or (name not in CAPTURES and name in found
                                                                          and name not in GENERIC)}
+
+
+def _pick_later(table: dict, entry: dict):
+    """(names kept, snapshot, values) where the hook wants any of the names (extras outside schema.CAPTURES are
+    always kept, as in _pick); None otherwise. Aggregated hooks compute everything on the engine thread."""
+    found = table.get(entry["qualname"])
+    if found is None or entry.get("aggregate"):
+        return None
+    names, snapshot, values = found
+    wanted = set(entry.get("capture", ()))
+    keep = frozenset(n for n in names if n in wanted or n not in CAPTURES)
+    return (keep, snapshot, values) if keep & wanted else None
 
 
 def trace_dir(spec: dict) -> str:
@@ -239,6 +283,7 @@ def install(spec: dict, engine_version: str) -> Probe:
     shard = Shard(os.path.join(folder, f"{proc}-{os.getpid()}.jsonl"), capacity=int(spec.get("capacity", 200_000)),
                   interval_s=float(spec.get("flush_interval_s", 0.5)))
     probe = Probe(spec, shard)
+    shard.encode = probe.encode
     shard.tick_callbacks.append(probe.tick)
     shard.stats_callback = probe.stats
     shard.add(probe.process_record(engine_version))

@@ -1,7 +1,13 @@
 """The record schema of probe shards: one JSON object per line. atlas reads it (merge, Perfetto, summary); the
 probe writes it. Plain data, standard library only."""
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+
+# A hooked call in a shard is a compact JSON array: "c" then these fields (the hook's static fields are in the
+# process's "hook" record of the same index; wall time is mono_ns plus the process record's ts_ns - mono_ns).
+# atlas.runtime.merge expands it into the "call" object of KINDS.
+CALL_FIELDS = ("pid", "hook", "seq", "tid", "mono_ns", "dur_ns", "step", "call_path", "call_line", "call_at_pin",
+               "values", "request_ids")
 
 ROLES = ("plan", "allocate", "execute", "validate", "commit", "release")
 
@@ -17,6 +23,8 @@ KINDS = {
                  "mono_ns"),
                 "one per shard, first: who wrote it, the engine version against the pin, which hooks got installed "
                 "(each with at_pin: whether its file's git blob id equals the pin's)"),
+    "hook": (("pid", "index", "symbol", "role", "path", "line", "end_line", "run_line", "at_pin"),
+             "one per hook and process, before its first call: the static fields compact call records leave out"),
     "call": (("seq", "pid", "tid", "symbol", "role", "path", "line", "at_pin", "ts_ns", "mono_ns", "dur_ns", "step",
               "values"),
              "one hooked call: symbol id and definition line at the pin, call site (call_path, call_line, "
@@ -38,7 +46,7 @@ EVENT_SCHEMA = {
     "required": ["kind", "v"],
     "properties": {
         "kind": {"enum": sorted(KINDS)},
-        "v": {"const": SCHEMA_VERSION},
+        "v": {"enum": [1, SCHEMA_VERSION]},
         "pid": {"type": "integer"},
         "tid": {"type": "integer"},
         "proc": {"type": "string"},

@@ -24,11 +24,12 @@ class Shard:
         self.num_dropped = 0
         self.tick_callbacks: list = []  # run by the flusher before each flush (resolve GPU times, poll control)
         self.stats_callback = None  # -> dict merged into each stats record
+        self.encode = _encode  # record -> JSON line(s); the probe sets its own (compact hot-path tuples)
         self._lock = threading.Lock()  # serialises flushes, never taken on the hot path
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def add(self, record: dict) -> None:
+    def add(self, record) -> None:
         """Hot path: append, or count a drop when the buffer is full. Never blocks, never raises."""
         if len(self.buffer) >= self.capacity:
             self.num_dropped += 1
@@ -44,11 +45,16 @@ class Shard:
                 except Exception:  # a failing tick must not stop flushing
                     pass
             records = [self.buffer.popleft() for _ in range(len(self.buffer))]
-            records.append(self._stats())
             lines = []
             for record in records:
-                record.setdefault("v", SCHEMA_VERSION)
-                lines.append(json.dumps(record, separators=(",", ":"), default=str))
+                try:
+                    line = self.encode(record)
+                except Exception:  # a value JSON cannot take: counted as dropped, the flush goes on
+                    self.num_dropped += 1
+                    continue
+                if line:
+                    lines.append(line)
+            lines.append(self.encode(self._stats()))  # after encoding: it counts what encoding found
             with open(self.path, "a", encoding="utf-8") as f:
                 f.write("\n".join(lines) + "\n")
 
@@ -93,6 +99,11 @@ class Shard:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="atlas-probe-flush", daemon=True)
         self._thread.start()
+
+
+def _encode(record: dict) -> str:
+    record.setdefault("v", SCHEMA_VERSION)
+    return json.dumps(record, separators=(",", ":"), default=str)
 
 
 def _chain_signal(sig: int, flush) -> None:

@@ -1,11 +1,16 @@
 """Reading shards back: every complete line of every shard (a torn last line from a kill is skipped and counted),
-merged into one time-ordered list, GPU times folded into their calls, aggregates of one step joined."""
+compact call records expanded with their hook's static fields, merged into one time-ordered list, GPU times
+folded into their calls, aggregates of one step joined."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
 from pathlib import Path
+
+from probes.schema import CALL_FIELDS
+
+HOOK_FIELDS = ("symbol", "role", "path", "line", "end_line", "run_line", "at_pin")
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,15 +23,46 @@ class Merged:
 
 
 def read_shard(path: Path) -> tuple[list[dict], int]:
+    """The shard's records, compact calls expanded into "call" objects; (records, unreadable lines)."""
     records, torn = [], 0
+    hooks, offsets = {}, {}  # (pid, hook index) -> static fields; pid -> wall minus monotonic clock
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         if not line.strip():
             continue
         try:
-            records.append(json.loads(line))
+            record = json.loads(line)
         except json.JSONDecodeError:
             torn += 1
+            continue
+        if isinstance(record, list):
+            call = expand_call(record, hooks, offsets)
+            if call is None:
+                torn += 1
+            else:
+                records.append(call)
+            continue
+        kind = record.get("kind")
+        if kind == "hook":
+            hooks[(record["pid"], record["index"])] = {k: record.get(k) for k in HOOK_FIELDS}
+            continue
+        if kind == "process":
+            offsets[record["pid"]] = record["ts_ns"] - record["mono_ns"]
+        records.append(record)
     return records, torn
+
+
+def expand_call(row: list, hooks: dict, offsets: dict) -> dict | None:
+    """["c", pid, hook, seq, ...] -> the "call" object of probes.schema.KINDS; None if it cannot be read."""
+    if len(row) != len(CALL_FIELDS) + 1 or row[0] != "c":
+        return None
+    call = dict(zip(CALL_FIELDS, row[1:]))
+    static = hooks.get((call["pid"], call.pop("hook")))
+    if static is None:
+        return None
+    call.update(static, kind="call", ts_ns=call["mono_ns"] + offsets.get(call["pid"], 0))
+    if call["request_ids"] is None:
+        del call["request_ids"]
+    return call
 
 
 def merge(shard_dir: Path) -> Merged:

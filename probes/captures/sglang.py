@@ -56,18 +56,6 @@ def _is_idle(result) -> bool:
 IDLE = {"Scheduler.get_next_batch_to_run": _is_idle}
 
 CAPTURES = {
-    "Scheduler.get_next_batch_to_run": {
-        "batch_mode": lambda c: _mode(_next(c.result)),
-        "batch_size": lambda c: len(_reqs(_next(c.result))),
-        "request_ids": lambda c: [r.rid for r in _reqs(_next(c.result))],
-        "num_scheduled_tokens": lambda c: _scheduled(_next(c.result)),
-        "num_computed_tokens": lambda c: _computed(_next(c.result)),
-        "prefix_hit_tokens": lambda c: sum(_len(getattr(r, "prefix_indices", None)) for r in _reqs(_next(c.result)))
-        if _mode(_next(c.result)) == "EXTEND" else 0,
-        "new_token_ratio": lambda c: float(getattr(c.self, "new_token_ratio", 0.0)),
-        "draft_tokens": lambda c: int(getattr(_next(c.result), "spec_num_draft_tokens", 0) or 0)
-        if _mode(_next(c.result)) == "TARGET_VERIFY" else 0,
-    },
     "Scheduler.handle_generate_request": {
         "request_ids": lambda c: [c.arg(1, "recv_req").rid],
         "num_computed_tokens": lambda c: _len(getattr(c.arg(1, "recv_req"), "input_ids", None)),
@@ -89,12 +77,6 @@ CAPTURES = {
         "batch_size": lambda c: len(_reqs(c.arg(1, "batch"))),
         "cuda_graph": lambda c: "REPLAY" if getattr(c.result, "can_run_cuda_graph", False) else "EAGER",
     },
-    "Scheduler.process_batch_result": {
-        "accepted_tokens": _accepted,
-        "request_ids": lambda c: [r.rid for r in _reqs(c.arg(1, "batch"))],
-        "output_tokens": _new_tokens,
-        "finished": lambda c: [r.rid for r in _reqs(c.arg(1, "batch")) if r.finished()],
-    },
     "RadixCache.match_prefix": {
         "prefix_hit_tokens": lambda c: _len(getattr(c.result, "device_indices", None)),
     },
@@ -102,6 +84,50 @@ CAPTURES = {
         "request_ids": lambda c: [c.arg(1, "req").rid],
         "kv_blocks": lambda c: _len(getattr(c.arg(1, "req"), "fill_ids", None)),
     },
+}
+
+def _plan_snapshot(call) -> tuple:
+    """On the engine thread, one pass over the chosen batch (SGLang reuses and filters its batches in place, and
+    output_ids grow): (mode, rid, tokens this step, computed tokens) per request, the ratio and drafts."""
+    batch = _next(call.result)
+    mode = _mode(batch)
+    if mode == "EXTEND":
+        rows = [(r.rid, int(r.extend_input_len or 0), _len(r.prefix_indices)) for r in batch.reqs]
+    elif mode == "MIXED":
+        rows = [(r.rid, int(r.extend_input_len or 0), len(r.origin_input_ids) + len(r.output_ids) - 1)
+                for r in batch.reqs]
+    else:
+        rows = [(r.rid, 1, len(r.origin_input_ids) + len(r.output_ids) - 1) for r in batch.reqs]
+    drafts = int(getattr(batch, "spec_num_draft_tokens", 0) or 0) if mode == "TARGET_VERIFY" else 0
+    return mode, rows, float(getattr(call.self, "new_token_ratio", 0.0)), drafts
+
+
+def _plan(snapshot) -> dict:
+    mode, rows, ratio, drafts = snapshot
+    return {"batch_mode": mode, "batch_size": len(rows), "request_ids": [r[0] for r in rows],
+            "num_scheduled_tokens": {r[0]: r[1] for r in rows}, "num_computed_tokens": {r[0]: r[2] for r in rows},
+            "prefix_hit_tokens": sum(r[2] for r in rows) if mode == "EXTEND" else 0, "new_token_ratio": ratio,
+            "draft_tokens": drafts}
+
+
+def _commit_snapshot(call) -> tuple:
+    reqs = call.arg(1, "batch").reqs
+    return [(r.rid, len(r.output_ids), r.finished()) for r in reqs], _accepted(call)
+
+
+def _commit(snapshot) -> dict:
+    rows, accepted = snapshot
+    return {"accepted_tokens": accepted, "request_ids": [r[0] for r in rows],
+            "output_tokens": {r[0]: r[1] for r in rows}, "finished": [r[0] for r in rows if r[2]]}
+
+
+# qualname -> (capture names, snapshot(call) on the engine thread, values(snapshot) -> dict in the flusher)
+LATER = {
+    "Scheduler.get_next_batch_to_run": (("batch_mode", "batch_size", "request_ids", "num_scheduled_tokens",
+                                         "num_computed_tokens", "prefix_hit_tokens", "new_token_ratio",
+                                         "draft_tokens"), _plan_snapshot, _plan),
+    "Scheduler.process_batch_result": (("accepted_tokens", "request_ids", "output_tokens", "finished"),
+                                       _commit_snapshot, _commit),
 }
 
 BEFORES: dict = {}

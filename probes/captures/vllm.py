@@ -19,20 +19,36 @@ def _computed_before(out) -> dict:
     return computed
 
 
-def batch_mode(call) -> str:
-    """EXTEND (only prefill chunks), DECODE (only one-token steps), MIXED, TARGET_VERIFY (draft tokens verified)."""
-    out, requests = call.result, getattr(call.self, "requests", {})
+def plan_mode(out) -> str:
+    """EXTEND (only prefill chunks), DECODE (only one-token steps), MIXED, TARGET_VERIFY (draft tokens verified),
+    IDLE, from the SchedulerOutput alone: a new request is prefilling; a running one is still prefilling while it
+    has no output token yet (vLLM's num_output_tokens, where this version has it) or when more than one token is
+    scheduled for it without drafts (a later chunk, or a recompute after preemption)."""
     if getattr(out, "scheduled_spec_decode_tokens", None):
         return "TARGET_VERIFY"
-    computed = call.once("computed", lambda c: _computed_before(c.result))
-    kinds = set()
-    for rid in out.num_scheduled_tokens:
-        req = requests.get(rid)
-        prompt = getattr(req, "num_prompt_tokens", 0)
-        kinds.add("EXTEND" if computed.get(rid, 0) < prompt else "DECODE")
-    if not kinds:
+    scheduled = out.num_scheduled_tokens
+    if not scheduled:
         return "IDLE"
+    kinds = {"EXTEND"} if getattr(out, "scheduled_new_reqs", None) else set()
+    cached = getattr(out, "scheduled_cached_reqs", None)
+    ids = getattr(cached, "req_ids", None) or ()
+    outputs = getattr(cached, "num_output_tokens", None) or [None] * len(ids)
+    for rid, num_out in zip(ids, outputs):
+        kinds.add("EXTEND" if num_out == 0 or scheduled.get(rid, 0) > 1 else "DECODE")
     return kinds.pop() if len(kinds) == 1 else "MIXED"
+
+
+def _plan(call) -> dict:
+    """Everything the plan event says, read from the SchedulerOutput by the flusher (the engine never changes a
+    SchedulerOutput once schedule() returned it)."""
+    out = call.result
+    cached = out.scheduled_cached_reqs
+    return {"num_scheduled_tokens": out.num_scheduled_tokens, "num_computed_tokens": _computed_before(out),
+            "batch_mode": plan_mode(out), "request_ids": list(out.num_scheduled_tokens),
+            "preempted": sorted(getattr(out, "preempted_req_ids", None) or ()),
+            "draft_tokens": sum(len(v) for v in (out.scheduled_spec_decode_tokens or {}).values()),
+            "kv_blocks": sum(len(b) for r in out.scheduled_new_reqs for b in (r.block_ids or ()))
+            + sum(len(b) for nb in (cached.new_block_ids or ()) if nb for b in nb)}
 
 
 def _sampled(call) -> dict:
@@ -54,43 +70,40 @@ def _emitted(call) -> dict:
     return {"new_tokens": tokens, "finished": finished}
 
 
-def _drafts(call) -> tuple[int, int]:
+def _commit(call) -> dict:
+    """The commit event's values, from the step's SchedulerOutput, ModelRunnerOutput and the EngineCoreOutputs
+    handed to the front end (none changes after the call). Computed tokens after the commit are the plan's
+    computed + scheduled, less the drafts the sampler rejected: what vLLM sets on each request."""
     so = call.arg(1, "scheduler_output")
+    sampled = _sampled(call)
+    emitted = _emitted(call)
     drafts = getattr(so, "scheduled_spec_decode_tokens", None) or {}
-    if not drafts:
-        return 0, 0
-    sampled = call.once("sampled", _sampled)
-    proposed = sum(len(v) for v in drafts.values())
-    accepted = sum(max(sampled.get(rid, 0) - 1, 0) for rid in drafts)
-    return proposed, accepted
+    rejected = {rid: len(d) - max(sampled.get(rid, 0) - 1, 0) for rid, d in drafts.items()}
+    before, scheduled = _computed_before(so), so.num_scheduled_tokens
+    ids = sorted(emitted["new_tokens"])
+    return {"request_ids": ids, "batch_size": len(sampled), "new_tokens": emitted["new_tokens"],
+            "finished": emitted["finished"],
+            "num_computed_tokens": {rid: before.get(rid, 0) + scheduled.get(rid, 0) - rejected.get(rid, 0)
+                                    for rid in ids},
+            "draft_tokens": sum(len(d) for d in drafts.values()),
+            "accepted_tokens": sum(max(sampled.get(rid, 0) - 1, 0) for rid in drafts)}
+
+
+def _execute(call) -> dict:
+    so = call.arg(1, "scheduler_output")
+    return {"num_scheduled_tokens": int(so.total_num_scheduled_tokens), "batch_size": len(so.num_scheduled_tokens)}
+
+
+def _padding(call) -> dict:
+    return {"cuda_graph": getattr(call.result[0], "name", str(call.result[0])),
+            "num_scheduled_tokens": int(call.arg(1, "num_tokens") or 0)}
 
 
 SCHEDULER = "Scheduler."
 CAPTURES = {
-    "Scheduler.schedule": {
-        "num_scheduled_tokens": lambda c: dict(c.result.num_scheduled_tokens),
-        "num_computed_tokens": lambda c: c.once("computed", lambda c: _computed_before(c.result)),
-        "batch_size": lambda c: len(c.result.num_scheduled_tokens),
-        "batch_mode": batch_mode,
-        "request_ids": lambda c: list(c.result.num_scheduled_tokens),
-        "preempted": lambda c: sorted(getattr(c.result, "preempted_req_ids", None) or ()),
-        "draft_tokens": lambda c: sum(len(v) for v in (c.result.scheduled_spec_decode_tokens or {}).values()),
-        "kv_blocks": lambda c: sum(len(b) for r in c.result.scheduled_new_reqs for b in (r.block_ids or ()))
-        + sum(len(b) for nb in (c.result.scheduled_cached_reqs.new_block_ids or ()) if nb for b in nb),
-    },
     "Scheduler.add_request": {
         "request_ids": lambda c: [c.arg(1, "request").request_id],
         "num_computed_tokens": lambda c: getattr(c.arg(1, "request"), "num_prompt_tokens", 0),
-    },
-    "Scheduler.update_from_output": {
-        "request_ids": lambda c: sorted(c.once("emitted", _emitted)["new_tokens"]),
-        "num_computed_tokens": lambda c: {rid: getattr(c.self.requests.get(rid), "num_computed_tokens", 0)
-                                          for rid in c.once("emitted", _emitted)["new_tokens"]},
-        "draft_tokens": lambda c: c.once("drafts", _drafts)[0],
-        "accepted_tokens": lambda c: c.once("drafts", _drafts)[1],
-        "batch_size": lambda c: len(c.once("sampled", _sampled)),
-        "new_tokens": lambda c: c.once("emitted", _emitted)["new_tokens"],
-        "finished": lambda c: c.once("emitted", _emitted)["finished"],
     },
     "KVCacheManager.get_computed_blocks": {
         "prefix_hit_tokens": lambda c: int(c.result[1]),
@@ -105,20 +118,24 @@ CAPTURES = {
         "kv_blocks": lambda c: c.before.get("kv_blocks", 0),
         "request_ids": lambda c: [c.arg(1, "request").request_id],
     },
-    "GPUModelRunner.execute_model": {
-        "num_scheduled_tokens": lambda c: int(c.arg(1, "scheduler_output").total_num_scheduled_tokens),
-        "batch_size": lambda c: len(c.arg(1, "scheduler_output").num_scheduled_tokens),
-    },
-    "GPUModelRunner._determine_batch_execution_and_padding": {
-        "cuda_graph": lambda c: getattr(c.result[0], "name", str(c.result[0])),
-        "num_scheduled_tokens": lambda c: int(c.arg(1, "num_tokens") or 0),
-    },
     "GPUModelRunner.sample_tokens": {},
     "CudaGraphManager.dispatch": {  # model runner V2 (vllm/v1/worker/gpu/)
         "cuda_graph": lambda c: getattr(c.result.cg_mode, "name", str(c.result.cg_mode)),
         "num_scheduled_tokens": lambda c: int(getattr(c.result, "num_tokens", 0) or 0),
     },
 }
+
+# qualname -> (capture names, snapshot(call) on the engine thread, values(snapshot) -> dict in the flusher): the
+# identity snapshot is right where the call's objects are not changed by the engine afterwards.
+LATER = {
+    "Scheduler.schedule": (("num_scheduled_tokens", "num_computed_tokens", "batch_mode", "request_ids", "preempted",
+                            "draft_tokens", "kv_blocks"), None, _plan),
+    "Scheduler.update_from_output": (("request_ids", "num_computed_tokens", "draft_tokens", "accepted_tokens",
+                                      "batch_size", "new_tokens", "finished"), None, _commit),
+    "GPUModelRunner.execute_model": (("num_scheduled_tokens", "batch_size"), None, _execute),
+    "GPUModelRunner._determine_batch_execution_and_padding": (("cuda_graph", "num_scheduled_tokens"), None, _padding),
+}
+CAPTURES["Scheduler.schedule"] = {"batch_size": lambda c: len(c.result.num_scheduled_tokens)}
 
 BEFORES = {
     "KVCacheManager.free": {

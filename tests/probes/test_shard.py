@@ -8,6 +8,7 @@ import subprocess
 import pytest
 
 from probes.guard import FileGuard, base_version, blob_id
+from probes.schema import SCHEMA_VERSION
 from probes.shard import Shard
 
 
@@ -20,7 +21,7 @@ def test_buffer_is_bounded_and_counts_drops(tmp_path, capacity, added, kept, dro
     rows = [json.loads(line) for line in (tmp_path / "s.jsonl").read_text().splitlines()]
     assert [r["i"] for r in rows if r["kind"] == "mark"] == list(range(kept))
     assert rows[-1]["kind"] == "stats" and rows[-1]["num_dropped"] == dropped and rows[-1]["num_events"] == kept
-    assert all(r["v"] == 1 for r in rows)
+    assert all(r["v"] == SCHEMA_VERSION for r in rows)
 
 
 def test_blob_id_is_gits(tmp_path):
