@@ -57,6 +57,14 @@ def write_docs(files: dict[str, str], docs: Path) -> None:
         path.write_text(text, encoding="utf-8")
 
 
+def fill_slots(html: Path, slots) -> None:
+    """Put the source excerpts into the built pages (see atlas.render.excerpt.Slots)."""
+    for page in html.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        if 'class="atlas-slot"' in text:
+            page.write_text(slots.fill(text), encoding="utf-8")
+
+
 def mkdocs_build(config: Path, docs: Path, html: Path, nav: list) -> None:
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
@@ -90,6 +98,9 @@ def build_site(settings: Settings, frameworks: list[str] | None = None, pin_set:
     mark = time.perf_counter()
     mkdocs_build(settings.root / "mkdocs.yml", docs, html, rendered.nav)
     seconds["mkdocs"] = time.perf_counter() - mark
+    mark = time.perf_counter()
+    fill_slots(html, rendered.slots)
+    seconds["excerpts"] = time.perf_counter() - mark
     seconds["total"] = time.perf_counter() - started
     num_pages = sum(1 for p in rendered.files if p.endswith(".md"))
     return BuildReport(target, html, num_pages, len(rendered.files), rendered.num_symbol_pages, seconds)

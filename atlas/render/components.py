@@ -8,7 +8,7 @@ from atlas.render.linker import Linker
 from atlas.render.pages import engine_label
 
 GRAPH_KEY = "{engine}/graph/{component}"
-PAGED = 80  # per component, the most connected symbols get a page of their own; the rest open in the browser
+PAGED = 30  # per component, the most connected symbols get a page of their own; the rest open in the browser
 
 
 def graph_file(engine: str, component: str) -> str:
@@ -30,17 +30,19 @@ def component_outputs(env, linker: Linker) -> list[tuple[str, str]]:
     out = []
     for component in (graphdata.components(graph) if graph is not None else []):
         page = urls.component_page(name, component)
-        data = graphdata.component_graph(graph, component, linker.from_root)
+        data = graphdata.component_graph(graph, component, lambda sid: urls.html(linker.page(sid)))
         key = GRAPH_KEY.format(engine=name, component=component)
         out.append((graph_file(name, component), graphdata.as_script(key, data)))
-        members = sorted(data["nodes"], key=lambda n: (n["path"], n["line"]))
-        for node in members:
-            node["href"] = linker.href(page, node["id"])
+        members = [{"id": row[0], "label": row[1], "kind": data["kinds"][row[2]], "path": data["paths"][row[3]],
+                    "line": row[4], "href": urls.rel(page, linker.page(row[0]))}
+                   for row in data["nodes"][:data["num_shown"]] if linker.page(row[0])]
+        members.sort(key=lambda n: (n["path"], n["line"]))
         root = urls.rel(page, "index.md").rsplit("index.html", 1)[0]
         out.append((page, env.get_template("component.md.j2").render(
             engine=engine_label(name), component=component, key=key, data_file=urls.rel(page, graph_file(name,
                                                                                                           component)),
-            root=root, num_shown=len(data["nodes"]), num_members=data["num_members"],
+            root=root, num_shown=data["num_shown"], num_members=data["num_members"],
+            browser=urls.rel_md(page, urls.browser_page(name)), browser_root=urls.html(urls.browser_page(name)),
             num_edges=len(data["edges"]), members=members, pin=linker.engine.pin)))
     return out
 

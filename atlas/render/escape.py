@@ -3,11 +3,17 @@ on turned into entities. Every template value passes through `inert` unless it i
 
 from __future__ import annotations
 
+import re
+
 from markupsafe import Markup, escape
 
-_MARKDOWN = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;","|": "&#124;", "*": "&#42;", "_": "&#95;", "`": "&#96;", "[": "&#91;", "]": "&#93;", "\\": "&#92;",
+_MARKDOWN = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;", "|": "&#124;", "*": "&#42;",
+             "`": "&#96;", "[": "&#91;", "]": "&#93;", "\\": "&#92;",
              "#": "&#35;", "~": "&#126;", "\n": " ", "\r": " "}
 _TABLE = str.maketrans(_MARKDOWN)
+# Python-Markdown never reads an underscore inside a word as emphasis; only those at a word's edge need escaping
+# (identifiers are full of inner underscores, and every entity costs the Markdown build time)
+_EDGE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 
 
 def inert(value) -> Markup:
@@ -16,7 +22,7 @@ def inert(value) -> Markup:
         return value
     if value is None:
         return Markup("")
-    return Markup(str(value).translate(_TABLE))
+    return Markup(_EDGE_UNDERSCORE.sub("&#95;", str(value).translate(_TABLE)))
 
 
 def attr(value) -> Markup:

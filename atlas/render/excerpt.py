@@ -3,6 +3,7 @@ that links to the same lines upstream at the pinned commit. Pure: the caller han
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from markupsafe import Markup, escape
@@ -75,3 +76,21 @@ def to_html(excerpt: Excerpt, anchor: str = "L") -> Markup:
     return Markup(f'<div class="atlas-src highlight" data-framework="{escape(excerpt.pin.framework)}" '
                   f'data-path="{escape(excerpt.path)}" data-start="{excerpt.start}">'
                   f'{header}<table class="atlas-src-table" data-search-exclude><tbody>{body}</tbody></table>{cut_note}</div>')
+
+
+class Slots:
+    """Excerpt HTML kept out of the Markdown: a page holds a placeholder, and the built HTML gets the excerpt after
+    mkdocs ran. Python-Markdown's raw-HTML parser and the search plugin's indexer never walk the code's thousands
+    of tags (most of the build time otherwise), and code stays out of the search index."""
+
+    PLACEHOLDER = re.compile(r'<div class="atlas-slot" data-slot="(\d+)"></div>')
+
+    def __init__(self) -> None:
+        self.fragments: list[str] = []
+
+    def put(self, fragment: Markup) -> Markup:
+        self.fragments.append(str(fragment))
+        return Markup(f'<div class="atlas-slot" data-slot="{len(self.fragments) - 1}"></div>')
+
+    def fill(self, html: str) -> str:
+        return self.PLACEHOLDER.sub(lambda m: self.fragments[int(m.group(1))], html)

@@ -1,14 +1,13 @@
 """Component call graphs as data for the browser: the component's most connected symbols (at most 500), the edges
 among them with provenance, each node's callers and callees outside the view (for "expand"), and positions laid
-out here so the page is interactive without a layout pass in the browser."""
+out here so the page is interactive without a layout pass in the browser. Compact: nodes are rows, edges and
+neighbours refer to them by index."""
 
 from __future__ import annotations
 
 import json
 import math
 from collections.abc import Callable
-
-import networkx as nx
 
 MAX_NODES = 500
 MAX_NEIGHBOURS = 15  # per direction, kept for "expand" (the most connected first would need more data)
@@ -35,57 +34,78 @@ def members(graph, component: str, limit: int = MAX_NODES) -> list[str]:
     return sorted(nodes[:limit])
 
 
-def _node(graph, node_id: str, url_of: Callable[[str], str]) -> dict:
-    attrs = graph.nodes[node_id]
-    kind = str(getattr(attrs.get("kind"), "value", attrs.get("kind") or ""))
-    return {"id": node_id, "label": label(node_id, kind), "kind": kind, "path": attrs.get("path") or "",
-            "line": int(attrs.get("start") or 0), "component": attrs.get("component") or "", "url": url_of(node_id)}
-
-
-def _edge(caller: str, callee: str, attrs: dict) -> dict:
-    provenance = attrs.get("provenance")
-    return {"source": caller, "target": callee, "provenance": str(getattr(provenance, "value", provenance or "")),
-            "confidence": round(float(attrs.get("confidence") or 0.0), 2)}
-
-
 def _positions(graph, nodes: list[str]) -> dict[str, tuple[float, float]]:
-    """Deterministic force-directed positions, scaled so that nodes sit about 70 px apart."""
-    if not nodes:
-        return {}
-    view = nx.Graph(graph.subgraph(nodes))
-    pos = nx.spring_layout(view, seed=7, iterations=50, k=1.6 / math.sqrt(max(len(nodes), 1)))
-    scale = 70 * math.sqrt(len(nodes))
-    return {n: (round(x * scale, 1), round(y * scale, 1)) for n, (x, y) in pos.items()}
+    """Deterministic positions in linear time: one cluster per source file (a sunflower of its nodes), clusters
+    placed on a square grid, the largest first. Files are the unit a reader knows; a force layout of 500 nodes
+    costs seconds here and the browser's would cost more."""
+    by_file: dict[str, list[str]] = {}
+    for node_id in nodes:
+        by_file.setdefault(graph.nodes[node_id].get("path") or "", []).append(node_id)
+    clusters = sorted(by_file.values(), key=lambda c: (-len(c), c[0]))
+    cell = 40 * math.sqrt(max((len(c) for c in clusters), default=1)) + 60
+    columns = max(1, math.ceil(math.sqrt(len(clusters))))
+    golden = math.pi * (3 - math.sqrt(5))
+    out = {}
+    for number, cluster in enumerate(clusters):
+        cx, cy = (number % columns) * cell, (number // columns) * cell
+        for k, node_id in enumerate(sorted(cluster)):
+            radius = 22 * math.sqrt(k)
+            out[node_id] = (round(cx + radius * math.cos(k * golden), 1), round(cy + radius * math.sin(k * golden), 1))
+    return out
 
 
-def component_graph(graph, component: str, url_of: Callable[[str], str], limit: int = MAX_NODES) -> dict:
-    """The data of one component page's graph: nodes (with positions), edges, and neighbours outside the view."""
+def _kind(attrs: dict) -> str:
+    return str(getattr(attrs.get("kind"), "value", attrs.get("kind") or ""))
+
+
+def component_graph(graph, component: str, page_of: Callable[[str], str], limit: int = MAX_NODES) -> dict:
+    """One component page's graph. `nodes` rows are [id, label, kind index, path index, line, x, y, page] (page:
+    the symbol page's URL from the site root, or "" when the symbol opens in the browser); the shown nodes come
+    first (`num_shown`), then the neighbours outside the view (x, y null). `edges` rows are [source index, target
+    index, provenance index, confidence]; `expand` maps a shown node's index to [caller indices, callee indices]."""
     shown = members(graph, component, limit)
     inside = set(shown)
     positions = _positions(graph, shown)
-    nodes = []
-    for node_id in shown:
-        node = _node(graph, node_id, url_of)
-        node["x"], node["y"] = positions[node_id]
-        nodes.append(node)
-    edges, seen = [], set()
-    for caller, callee, attrs in graph.subgraph(shown).edges(data=True):
-        if (caller, callee) not in seen and caller != callee:
-            seen.add((caller, callee))
-            edges.append(_edge(caller, callee, attrs))
-    outside: dict[str, dict] = {}
-    expand: dict[str, dict[str, list]] = {}
+    expand_ids: dict[str, tuple[list[str], list[str]]] = {}
+    outside: list[str] = []
+    seen_outside: set[str] = set()
     for node_id in shown:
         callers = sorted({c for c, _ in graph.in_edges(node_id) if c not in inside})[:MAX_NEIGHBOURS]
         callees = sorted({c for _, c in graph.out_edges(node_id) if c not in inside})[:MAX_NEIGHBOURS]
         if callers or callees:
-            expand[node_id] = {"callers": callers, "callees": callees}
+            expand_ids[node_id] = (callers, callees)
         for other in callers + callees:
-            outside.setdefault(other, _node(graph, other, url_of))
-    edges.sort(key=lambda e: (e["source"], e["target"]))
+            if other not in seen_outside:
+                seen_outside.add(other)
+                outside.append(other)
+    order = shown + outside
+    index = {node_id: n for n, node_id in enumerate(order)}
+    kinds: dict[str, int] = {}
+    paths: dict[str, int] = {}
+    provenances: dict[str, int] = {}
+    rows = []
+    for node_id in order:
+        attrs = graph.nodes[node_id]
+        kind = _kind(attrs)
+        x, y = positions.get(node_id, (None, None))
+        rows.append([node_id, label(node_id, kind), kinds.setdefault(kind, len(kinds)),
+                     paths.setdefault(attrs.get("path") or "", len(paths)), int(attrs.get("start") or 0), x, y,
+                     page_of(node_id)])
+    edges, seen = [], set()
+    for caller, callee, attrs in graph.subgraph(shown).edges(data=True):
+        if (caller, callee) not in seen and caller != callee:
+            seen.add((caller, callee))
+            provenance = attrs.get("provenance")
+            provenance = str(getattr(provenance, "value", provenance or ""))
+            edges.append([index[caller], index[callee], provenances.setdefault(provenance, len(provenances)),
+                          round(float(attrs.get("confidence") or 0.0), 2)])
+    edges.sort()
     return {"component": component, "num_members": sum(1 for _, d in graph.nodes(data=True)
                                                         if d.get("component") == component),
-            "nodes": nodes, "edges": edges, "outside": outside, "expand": expand}
+            "num_shown": len(shown), "nodes": rows, "edges": edges, "kinds": list(kinds), "paths": list(paths),
+            "provenances": list(provenances),
+            "expand": {str(index[n]): [[index[c] for c in a], [index[c] for c in b]] for n, (a, b) in
+                       expand_ids.items()}}
 
 
 def as_script(key: str, data: dict) -> str:

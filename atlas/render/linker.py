@@ -3,9 +3,10 @@ symbols), else its entry in the symbol browser. Links are relative to the page t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from atlas.render import urls
+from atlas.render.excerpt import Slots
 from atlas.render.inputs import EngineData
 
 
@@ -13,6 +14,7 @@ from atlas.render.inputs import EngineData
 class Linker:
     engine: EngineData
     paged: frozenset[str]  # symbol ids that get a page of their own
+    slots: Slots = field(default_factory=Slots, compare=False)  # excerpts filled into the built HTML
 
     def page(self, symbol_id: str) -> str:
         """The docs-relative page of a symbol, or "" when it has none."""

@@ -28,14 +28,15 @@ def symbol_rows(linker: Linker, page: str, ids) -> list[dict]:
     return rows
 
 
-CONTAINER_LINES = 80  # a class or module page shows its head; its methods have pages or browser entries
+CONTAINER_LINES = 60  # a class or module page shows its head; its methods have pages or browser entries
+SYMBOL_LINES = 150  # a function's page shows this much of its body; the header links to all of it upstream
 
 
 def source_block(linker: Linker, path: str, start: int, end: int, anchor: str = "L",
                  max_lines: int = excerpt.MAX_LINES) -> Markup:
     engine = linker.engine
     cut = excerpt.cut(engine.pin, path, engine.source(path), start, end, max_lines)
-    return excerpt.to_html(cut, anchor)
+    return linker.slots.put(excerpt.to_html(cut, anchor))
 
 
 def home(env, content: Content, linkers: dict[str, Linker], site) -> str:
@@ -63,7 +64,7 @@ def home(env, content: Content, linkers: dict[str, Linker], site) -> str:
 def symbol_page(env, linker: Linker, symbol_id: str, annotations: list) -> tuple[str, str]:
     page = urls.symbol_page(linker.engine.name, symbol_id)
     facts = linker.facts(symbol_id)
-    max_lines = CONTAINER_LINES if facts["kind"] in ("class", "module") else excerpt.MAX_LINES
+    max_lines = CONTAINER_LINES if facts["kind"] in ("class", "module") else SYMBOL_LINES
     source = source_block(linker, facts["path"], facts["start"], facts["end"], max_lines=max_lines) \
         if facts["path"] else ""
     text = env.get_template("symbol.md.j2").render(

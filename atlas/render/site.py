@@ -9,6 +9,7 @@ from pathlib import Path
 
 from atlas.render import browser, components, mechanisms, pages, urls
 from atlas.render.content import MECHANISMS, Content
+from atlas.render.excerpt import Slots
 from atlas.render.env import environment
 from atlas.render.graphdata import as_script
 from atlas.render.inputs import SiteData
@@ -18,6 +19,7 @@ from atlas.render.linker import Linker
 @dataclass(frozen=True, slots=True)
 class Rendered:
     files: dict[str, str]  # docs-relative path -> text
+    slots: Slots  # source excerpts, filled into the built HTML
     nav: list  # mkdocs nav
     num_symbol_pages: int
 
@@ -42,11 +44,12 @@ def render_docs(site: SiteData, content: Content, templates: Path) -> Rendered:
         for item in engine.anchored:
             anchored[(engine.name, item.annotation.mechanism)].append(item)
     linkers: dict[str, Linker] = {}
+    slots = Slots()
     num_symbol_pages = 0
     nav_components, nav_browse = [], []
     for engine in site.engines:
         members = components.paged_members(Linker(engine, frozenset()))
-        linker = Linker(engine, _paged(engine, content, members, engine.anchored))
+        linker = Linker(engine, _paged(engine, content, members, engine.anchored), slots)
         linkers[engine.name] = linker
         by_symbol = defaultdict(list)
         for item in engine.anchored:
@@ -90,7 +93,7 @@ def render_docs(site: SiteData, content: Content, templates: Path) -> Rendered:
            {"Cross-reference": [{"Reading bottlenecks (s11)": "crossref/bottlenecks.md"},
                                 {"Multi-GPU questions (s12)": "crossref/multi-gpu.md"}]},
            {"Runtime": [{"Probe traces": "runtime.md"}, {"Diff across pins": "diff.md"}]}]
-    return Rendered(files, nav, num_symbol_pages)
+    return Rendered(files, slots, nav, num_symbol_pages)
 
 
 def _data_path(engine: str, key: str) -> str:

@@ -73,14 +73,17 @@
     cy.viewport({ zoom: zoom, pan: { x: w / 2 - zoom * (x0 + x1) / 2, y: h / 2 - zoom * (y0 + y1) / 2 } });
   }
 
-  function nodeElement(n, outside) {
-    return { group: "nodes", data: { id: n.id, label: n.label, kind: n.kind, url: n.url, path: n.path,
-      line: n.line, outside: outside ? 1 : 0 }, position: { x: n.x || 0, y: n.y || 0 } };
+  /* data rows: nodes [id, label, kind, path, line, x, y, page]; edges [source, target, provenance, confidence] */
+  function nodeElement(data, browser, i, outside) {
+    var r = data.nodes[i], path = data.paths[r[3]];
+    var url = r[7] || (browser + "#file=" + encodeURIComponent(path) + "&sym=" + encodeURIComponent(r[0]));
+    return { group: "nodes", data: { id: r[0], label: r[1], kind: data.kinds[r[2]], url: url, path: path,
+      line: r[4], outside: outside ? 1 : 0 }, position: { x: r[5] || 0, y: r[6] || 0 } };
   }
 
-  function edgeElement(e) {
-    return { group: "edges", data: { id: e.source + "->" + e.target, source: e.source, target: e.target,
-      provenance: e.provenance || "", confidence: e.confidence || 0 } };
+  function edgeElement(source, target, provenance, confidence) {
+    return { group: "edges", data: { id: source + "->" + target, source: source, target: target,
+      provenance: provenance || "", confidence: confidence === undefined ? 1 : confidence } };
   }
 
   function initGraph(box, t0) {
@@ -90,14 +93,17 @@
     var marks = { library: Math.round(performance.now() - t0) };
     loadData(here(box.getAttribute("data-src")), box.getAttribute("data-key")).then(function (data) {
       marks.data = Math.round(performance.now() - t0);
-      var elements = data.nodes.map(function (n) { return nodeElement(n, false); })
-        .concat(data.edges.map(edgeElement));
+      var browser = box.getAttribute("data-browser"), elements = [];
+      for (var i = 0; i < data.num_shown; i++) elements.push(nodeElement(data, browser, i, false));
+      data.edges.forEach(function (e) {
+        elements.push(edgeElement(data.nodes[e[0]][0], data.nodes[e[1]][0], data.provenances[e[2]], e[3]));
+      });
       var cy = window.cytoscape({
         container: canvas, elements: [], /* adding after construction is about twice as fast */
         minZoom: 0.05, maxZoom: 4, wheelSensitivity: 0.3, textureOnViewport: true, hideEdgesOnViewport: true,
         style: graphStyle()
       });
-      if (data.nodes.length > 200) {
+      if (data.num_shown > 200) {
         elements.forEach(function (e) { e.classes = "atlas-fast"; });
         cy.on("zoom", function () {
           var detail = cy.zoom() >= 0.9;
@@ -110,24 +116,27 @@
       cy.add(elements);
       fitPositions(cy);
       marks.built = Math.round(performance.now() - t0);
+      var indexOf = {};
+      data.nodes.forEach(function (r, i) { indexOf[r[0]] = i; });
       function expand(node) {
-        var more = data.expand[node.id()];
+        var more = data.expand[String(indexOf[node.id()])];
         if (!more) { status.textContent = node.data("label") + ": no callers or callees outside the view"; return; }
         var p = node.position(), added = 0;
         function place(list, dir) {
-          list.forEach(function (other, i) {
+          list.forEach(function (j, i) {
+            var other = data.nodes[j][0];
             if (cy.getElementById(other).empty()) {
-              var n = nodeElement(data.outside[other], true);
+              var n = nodeElement(data, browser, j, true);
               n.position = { x: p.x + dir * 90, y: p.y + (i - list.length / 2) * 22 };
               cy.add(n); added++;
             }
-            var e = dir < 0 ? { source: other, target: node.id() } : { source: node.id(), target: other };
-            if (cy.getElementById(e.source + "->" + e.target).empty()) cy.add(edgeElement(e));
+            var e = dir < 0 ? [other, node.id()] : [node.id(), other];
+            if (cy.getElementById(e[0] + "->" + e[1]).empty()) cy.add(edgeElement(e[0], e[1]));
           });
         }
-        place(more.callers, -1); place(more.callees, 1);
-        status.textContent = node.data("label") + ": " + more.callers.length + " callers, " +
-          more.callees.length + " callees outside the component (" + added + " added)";
+        place(more[0], -1); place(more[1], 1);
+        status.textContent = node.data("label") + ": " + more[0].length + " callers, " +
+          more[1].length + " callees outside the component (" + added + " added)";
       }
       cy.on("tap", "node", function (evt) {
         var url = evt.target.data("url");
@@ -150,7 +159,7 @@
           box.setAttribute("data-marks", JSON.stringify(marks));
           box.setAttribute("data-ready-ms", String(ms));
           window.atlasGraphs = (window.atlasGraphs || []).concat([cy]);
-          status.textContent = data.nodes.length + " nodes, " + data.edges.length + " edges; interactive in " +
+          status.textContent = data.num_shown + " nodes, " + data.edges.length + " edges; interactive in " +
             (ms - Math.round(t0)) + " ms (" + ms + " ms after navigation start)";
         });
       });

@@ -11,6 +11,8 @@ from atlas.render.escape import inert
     ("<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;"),
     ("a | b", "a &#124; b"),
     ("*bold* _em_", "&#42;bold&#42; &#95;em&#95;"),
+    ("__init__ kv_cache_manager", "&#95;&#95;init&#95;&#95; kv_cache_manager"),
+    ("a _b", "a &#95;b"),
     ("[x](http://evil)", "&#91;x&#93;(http://evil)"),
     ("`tick`", "&#96;tick&#96;"),
     ("line\nbreak", "line break"),

@@ -111,3 +111,9 @@ def test_search_index_has_symbols_but_not_their_code(built):
     docs = json.loads((report.html / "search" / "search_index.json").read_text())["docs"]
     assert any(d["location"].endswith("KVCacheManager.allocate_slots.html") for d in docs)
     assert not [d["location"] for d in docs if "self.pool" in d["text"]]
+
+
+def test_every_excerpt_slot_was_filled(built):
+    report, _ = built
+    for page in report.html.rglob("*.html"):
+        assert 'class="atlas-slot"' not in page.read_text(), page
