@@ -1,7 +1,9 @@
 """Prepare the H200 runs here (where the pinned trees and atlas live): per engine a trace folder skeleton under
 .carry_run/ with the probe spec (default pins, device cuda, built-in hooks), the boot folder (probes, drivers,
-entry points) and the driver config: overhead phases at concurrency 16 and 1 (probes off/on in ABBA order, 4 pairs)
-and two mechanism phases (shared prefix, long prefill into a stream). usage: python gpu/prepare.py [--pairs 4] [--gpu-every 16]"""
+entry points) and the driver config: overhead phases at concurrency 16 and 1 (probes absent / on / off, each state
+`--reps` times in a balanced order: absent,on,off,off,on,absent,...) and two mechanism phases (shared prefix, long
+prefill into a stream). Both engines start side by side on the device and measure one after the other (`turn`).
+usage: python gpu/prepare.py [--reps 4] [--gpu-every 16]"""
 
 from __future__ import annotations
 
@@ -19,8 +21,22 @@ ROOT = Path(__file__).resolve().parents[1]
 RUN = ROOT / ".carry_run"
 
 
-def phases(pairs: int, vocab: int) -> list[dict]:
-    overhead = ("off", "on", "on", "off") * (pairs // 2) + ("off", "on") * (pairs % 2)  # ABBA: cancels drift
+ORDER = ("vllm", "sglang")  # who measures first once both engines are up
+# Engine arguments on top of atlas.runtime.trace.ENGINE_DEFAULTS: CUDA graphs for batch sizes up to 32 only (the
+# workloads keep at most 16 in flight; fewer captures start faster), and GPU memory shared by two engines.
+DEVICE_ARGS = {"vllm": {"gpu_memory_utilization": 0.3, "max_num_seqs": 32,
+                        "compilation_config": {"cudagraph_capture_sizes": [1, 2, 4, 8, 16, 24, 32]}},
+               "sglang": {"mem_fraction_static": 0.5, "cuda_graph_max_bs_decode": 32}}
+
+
+def balanced(reps: int) -> list[str]:
+    """Each of absent/on/off `reps` times, every state equally often early and late (cancels drift)."""
+    block = ("absent", "on", "off", "off", "on", "absent")
+    return list((block * reps)[:3 * reps])
+
+
+def phases(reps: int, vocab: int) -> list[dict]:
+    overhead = balanced(reps)
     c16 = workloads.requests(n=64, input_len=256, output_len=128, concurrency=16, vocab=vocab)
     c1 = workloads.requests(n=4, input_len=256, output_len=128, concurrency=1, vocab=vocab, seed=1)
     return [{"name": "c16", "workload": c16.to_json(), "rounds": list(overhead)},
@@ -34,7 +50,7 @@ def phases(pairs: int, vocab: int) -> list[dict]:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--pairs", type=int, default=4)
+    ap.add_argument("--reps", type=int, default=4, help="rounds per probe state in each overhead phase")
     ap.add_argument("--gpu-every", type=int, default=16, help="CUDA-event timing on every Nth execute call")
     a = ap.parse_args()
     settings = load_settings()
@@ -46,11 +62,12 @@ def main() -> None:
     for framework in ("vllm", "sglang"):
         out = launch.prepare_out(RUN / framework)
         spec = build_spec(framework, "default", "cuda", out, settings, source="builtin",
-                          extra={"gpu_sample_every": a.gpu_every})
+                          extra={"gpu_sample_every": a.gpu_every, "flush_interval_s": 0.3})
         write_spec(spec, out / "spec.json")
         launch.make_boot(out)
-        config = {"model": "", "engine": ENGINE_DEFAULTS[(framework, "cuda")], "phases": phases(a.pairs, vocab),
-                  "warmup": True, "switch_wait_s": 1.2}
+        config = {"model": "", "engine": {**ENGINE_DEFAULTS[(framework, "cuda")], **DEVICE_ARGS[framework]},
+                  "phases": phases(a.reps, vocab), "warmup": True, "switch_wait_s": 0.8,
+                  "turn": {"dir": "", "order": list(ORDER), "name": framework, "max_wait_s": 420}}
         (out / "engine.config.json").write_text(json.dumps(config))
         print(f"{framework}: {spec['ref']} {spec['commit'][:12]}, {len(spec['hooks'])} hooks -> {out}")
 

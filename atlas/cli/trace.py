@@ -29,7 +29,8 @@ def register(sub) -> None:
     p.add_argument("--python", help="the engine's interpreter (default $ATLAS_ENGINE_PYTHON, else this one)")
     p.add_argument("--hooks", choices=HOOK_SOURCES, default="auto",
                    help="hooks from the annotations, or the built-in list (auto: annotations when any exist)")
-    p.add_argument("--rounds", default="on", help="probe state per timed round, e.g. off,on,off,on,off,on")
+    p.add_argument("--rounds", default="on", help="probe state per timed round: on (recording), off (wrappers "
+                   "passing through), absent (wrappers removed), e.g. absent,on,on,absent")
     p.add_argument("--no-warmup", action="store_true", help="skip the untimed warm-up round")
     p.add_argument("--single-process", action="store_true",
                    help="vLLM: VLLM_ENABLE_V1_MULTIPROCESSING=0 (front end, EngineCore and worker in one process)")
@@ -51,8 +52,9 @@ def trace(args, settings) -> int:
         (args.out / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True))
         return report(summary, args)
     rounds = tuple(s.strip() for s in args.rounds.split(",") if s.strip())
-    if not rounds or set(rounds) - {"on", "off"}:
-        raise ConfigError(f"--rounds {args.rounds!r}: give a comma-separated list of on/off, e.g. off,on,off,on")
+    if not rounds or set(rounds) - {"on", "off", "absent"}:
+        raise ConfigError(f"--rounds {args.rounds!r}: give a comma-separated list of on/off/absent, e.g. "
+                          "absent,on,on,absent")
     params = {k: getattr(args, k) for k in ("n", "input_len", "output_len", "concurrency")}
     opts = TraceOptions(framework=args.framework, out=args.out, device=args.device, model=args.model,
                         workload=args.workload, workload_params={k: v for k, v in params.items() if v is not None},
@@ -78,8 +80,10 @@ def report(summary: dict, args) -> int:
                     f"{symbol}  ({where})")
     tput = summary.get("throughput") or {}
     for r in tput.get("rounds", []):
-        output.text(f"  round {r['round']} probes {r['probes']:3}: {r['out_tok_s']} out tok/s")
-    if "on_over_off" in tput:
-        output.text(f"  probes on / off (median output tok/s): {tput['on_over_off']}")
+        output.text(f"  round {r['round']} probes {r['probes']:6}: {r['out_tok_s']} out tok/s")
+    for ratio, says in (("on_over_absent", "probes on / absent"), ("off_over_absent", "probes off / absent"),
+                        ("on_over_off", "probes on / off")):
+        if ratio in tput:
+            output.text(f"  {says} (median output tok/s): {tput[ratio]}")
     output.message(f"trace folder: {args.out} (trace.json opens in ui.perfetto.dev)")
     return 0

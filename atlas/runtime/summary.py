@@ -133,19 +133,21 @@ def timeline(merged: Merged, spec: dict, num_steps: int = 6) -> list[dict]:
 
 
 def throughput(driver: dict) -> dict:
-    """Output tok/s per round, and per phase the probes-on / probes-off ratio of the medians (rounds of one run)."""
+    """Output tok/s per round, and per phase the medians per probe state (absent: wrappers removed, the engine's own
+    code; off: wrappers passing through; on: recording) and their ratios to the probe-free baseline."""
     rounds = driver.get("rounds", [])
     result = {"rounds": [{k: r.get(k) for k in ("phase", "round", "probes", "out_tokens", "seconds", "out_tok_s")}
                          for r in rounds], "phases": {}}
     for phase in dict.fromkeys(r.get("phase", "") for r in rounds):
-        by = {"on": [], "off": []}
+        by = {"on": [], "off": [], "absent": []}
         for r in rounds:
             if r.get("phase", "") == phase:
                 by[r["probes"]].append(r["out_tok_s"])
-        row = {"median_on": statistics.median(by["on"]) if by["on"] else None,
-               "median_off": statistics.median(by["off"]) if by["off"] else None, "num_pairs": min(map(len, by.values()))}
-        if by["on"] and by["off"]:
-            row["on_over_off"] = round(row["median_on"] / row["median_off"], 4)
+        row = {f"median_{state}": statistics.median(v) if v else None for state, v in by.items()}
+        row["num_pairs"] = min((len(v) for v in by.values() if v), default=0) if sum(map(bool, by.values())) > 1 else 0
+        for num, den in (("on", "off"), ("on", "absent"), ("off", "absent")):
+            if by[num] and by[den]:
+                row[f"{num}_over_{den}"] = round(row[f"median_{num}"] / row[f"median_{den}"], 4)
         result["phases"][phase] = row
     if len(result["phases"]) == 1:
         result.update(next(iter(result["phases"].values())))

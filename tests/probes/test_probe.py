@@ -104,3 +104,44 @@ def test_a_forked_child_is_its_own_process(tmp_path):
     parent = [r for r in rows if r["kind"] == "process" and r["pid"] != child]
     assert len(parent) == 1 and [r["pid"] for r in rows if r["kind"] == "process"].count(child) == 1
     assert sorted(r["pid"] == child for r in _calls(rows)) == [False, True, True]  # 1 call before fork, 2 after
+
+
+def test_absent_state_removes_the_wrappers_and_on_puts_them_back(tmp_path):
+    blobs = make_engine(tmp_path)
+    body = """
+from probes import runtime
+from fakeengine.sched import Scheduler
+original = Scheduler.__dict__["schedule"].__wrapped__
+p = runtime._PROBE
+s = Scheduler()
+s.schedule(1)                                   # on: recorded
+p.set_state("absent")
+assert Scheduler.__dict__["schedule"] is original, "absent: the engine's own function is back"
+s.schedule(2)
+p.set_state("off")
+assert Scheduler.__dict__["schedule"] is not original
+s.schedule(3)                                   # off: wrapper passing through
+p.set_state("on")
+s.schedule(4)
+print("calls", p.hooks[0].num_calls, "stale", p.hooks[0].num_stale_calls)
+"""
+    done = run(tmp_path, spec(tmp_path, tmp_path / "out", blobs, captures=["batch_size"]), body)
+    assert done.returncode == 0, done.stderr
+    assert "calls 2 stale 0" in done.stdout
+    calls = _calls(records(tmp_path / "out"))
+    assert [c["seq"] for c in calls] == [1, 2] and all(c["call_line"] > 0 for c in calls)
+
+
+def test_a_kept_reference_to_a_detached_wrapper_is_counted(tmp_path):
+    blobs = make_engine(tmp_path)
+    body = """
+from probes import runtime
+from fakeengine.sched import Scheduler
+kept = Scheduler().schedule                     # a bound method taken while the wrapper is on
+runtime._PROBE.set_state("absent")
+kept(1); kept(2)
+print("stale", runtime._PROBE.hooks[0].num_stale_calls)
+"""
+    done = run(tmp_path, spec(tmp_path, tmp_path / "out", blobs), body)
+    assert done.returncode == 0, done.stderr
+    assert "stale 2" in done.stdout

@@ -29,15 +29,19 @@ def test_summary_figures(tmp_path):
     assert all(h["fired"] > 0 and h["at_pin"] for h in s["hooks"].values())
 
 
-@pytest.mark.parametrize("rounds, ratio", [
-    ([("off", 100.0), ("on", 98.0), ("off", 102.0), ("on", 99.0), ("off", 101.0), ("on", 97.0)], 0.9703),
-    ([("on", 50.0)], None),
+@pytest.mark.parametrize("rounds, ratio, on_over_absent, off_over_absent", [
+    ([("off", 100.0), ("on", 98.0), ("off", 102.0), ("on", 99.0), ("off", 101.0), ("on", 97.0)], 0.9703, None, None),
+    ([("on", 50.0)], None, None, None),
+    ([("absent", 200.0), ("on", 190.0), ("off", 198.0), ("absent", 204.0), ("on", 194.0), ("off", 199.0),
+      ("absent", 202.0), ("on", 192.0), ("off", 197.0)], 0.9697, 0.9505, 0.9802),
 ])
-def test_throughput_ratio_of_medians(rounds, ratio):
+def test_throughput_ratio_of_medians(rounds, ratio, on_over_absent, off_over_absent):
     from atlas.runtime.summary import throughput
     driver = {"rounds": [{"round": i, "probes": p, "out_tokens": 1, "seconds": 1, "out_tok_s": v}
                          for i, (p, v) in enumerate(rounds)]}
-    assert throughput(driver).get("on_over_off") == ratio
+    result = throughput(driver)
+    assert (result.get("on_over_off"), result.get("on_over_absent"), result.get("off_over_absent")) == (
+        ratio, on_over_absent, off_over_absent)
 
 
 def test_chrome_trace_has_slices_flows_and_source_links(tmp_path):

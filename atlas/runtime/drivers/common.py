@@ -17,6 +17,8 @@ def load_config() -> dict:
         config["result"] = os.path.join(folder, "result.json")
     if os.environ.get("ATLAS_MODEL"):
         config["model"] = os.environ["ATLAS_MODEL"]
+    if os.environ.get("ATLAS_TURN_DIR") and config.get("turn"):
+        config["turn"]["dir"] = os.environ["ATLAS_TURN_DIR"]
     return config
 
 
@@ -44,14 +46,56 @@ def phases(config: dict) -> list[dict]:
                                      "rounds": config.get("rounds") or ["on"]}]
 
 
+def wait_turn(config: dict) -> None:
+    """Engines started side by side (their slow starts overlap) measure one at a time: with `turn` = {"dir": folder,
+    "order": [names], "name": this one}, wait until every engine is ready (or has failed) and those before this
+    one are done (a `failed-NAME` file, written by whoever started it, counts as done)."""
+    turn = config.get("turn")
+    if not turn:
+        return
+    folder, order, name = turn["dir"], turn["order"], turn["name"]
+    _touch(os.path.join(folder, f"ready-{name}"))
+    deadline = time.monotonic() + turn.get("max_wait_s", 400)
+    def has(kind, other):
+        return os.path.exists(os.path.join(folder, f"{kind}-{other}"))
+    while time.monotonic() < deadline:
+        everyone_ready = all(has("ready", o) or has("failed", o) for o in order)
+        before_done = all(has("done", o) or has("failed", o) for o in order[:order.index(name)])
+        if everyone_ready and before_done:
+            break
+        time.sleep(0.2)
+    print(f"[driver] {name}: my turn", file=sys.stderr, flush=True)
+
+
+def announce(config: dict, what: str) -> None:
+    """A `WHAT-NAME` file in the turn folder (e.g. 'inited' once the engine is built: the next may start)."""
+    turn = config.get("turn")
+    if turn:
+        _touch(os.path.join(turn["dir"], f"{what}-{turn['name']}"))
+
+
+def end_turn(config: dict) -> None:
+    turn = config.get("turn")
+    if turn:
+        _touch(os.path.join(turn["dir"], f"done-{turn['name']}"))
+
+
+def _touch(path: str) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(str(time.time()))
+
+
 def run_rounds(config: dict, run_once) -> list[dict]:
-    """Replay each phase's workload once per round (probes on or off as the round says), after an untimed warm-up
-    with probes off; `run_once(prefix, workload)` returns (output tokens, seconds, per-request timings)."""
+    """Replay each phase's workload once per round (probes on, off or absent as the round says), after an untimed
+    warm-up with probes off; `run_once(prefix, workload)` returns (output tokens, seconds, per-request timings).
+    The first warm-up runs before this engine's turn (wait_turn), so that one-time compiles overlap the other's."""
     rounds = []
-    for phase in phases(config):
+    for index, phase in enumerate(phases(config)):
         if config.get("warmup", True):
             switch(config, "off")
             run_once(f"{phase['name']}-warmup-", phase["workload"])
+        if index == 0:
+            wait_turn(config)
         for index, state in enumerate(phase["rounds"]):
             switch(config, state)
             mark("round_begin", phase=phase["name"], round=index, probes=state)
@@ -63,6 +107,7 @@ def run_rounds(config: dict, run_once) -> list[dict]:
             print(f"[driver] {phase['name']} round {index} probes={state}: {tokens} tokens in {seconds:.3f} s",
                   file=sys.stderr, flush=True)
     switch(config, "on")
+    end_turn(config)
     return rounds
 
 

@@ -7,7 +7,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import load_config, mark, run_rounds, write_result  # noqa: E402
+from common import announce, load_config, mark, run_rounds, write_result  # noqa: E402
 
 
 def main() -> None:
@@ -18,6 +18,7 @@ def main() -> None:
     t1 = time.time()
     engine = sglang.Engine(model_path=config["model"], **config["engine"])
     t2 = time.time()
+    announce(config, "inited")
     async def replay(prefix: str, workload: dict):
         start = time.perf_counter()
         limit = asyncio.Semaphore(workload["concurrency"])

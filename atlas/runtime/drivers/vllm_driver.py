@@ -6,7 +6,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import load_config, mark, run_rounds, write_result  # noqa: E402
+from common import announce, load_config, mark, run_rounds, write_result  # noqa: E402
 
 
 def main() -> None:
@@ -19,6 +19,7 @@ def main() -> None:
     llm = LLM(model=config["model"], **config["engine"])
     engine = llm.llm_engine
     t2 = time.time()
+    announce(config, "inited")
     def run_once(prefix: str, workload: dict):
         pending = list(workload["requests"])
         in_flight, finished, timings = {}, 0, {}
