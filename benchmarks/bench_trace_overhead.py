@@ -1,6 +1,7 @@
-"""Probe overhead, measured side by side in one engine run: timed rounds alternate probes off / on (the probes poll
-a control file, so 'off' is the installed wrappers passing straight through), same workload each round; prints the
-median output tok/s of each state and their ratio.
+"""Probe overhead, measured side by side in one engine run: timed rounds rotate the probe state (the probes poll a
+control file: 'absent' puts the engine's own functions back, the probe-free baseline; 'off' leaves the wrappers
+passing straight through; 'on' records), same workload each round; prints the median output tok/s of each state
+and their ratios to the baseline.
 usage: python benchmarks/bench_trace_overhead.py [--framework vllm] [--device cpu] [--concurrency 1,4] [--pairs 3]
        [--single-process] [--python ENGINE_PYTHON] [--out DIR]"""
 
@@ -32,17 +33,20 @@ def main() -> None:
     rows = []
     for c in [int(x) for x in a.concurrency.split(",")]:
         opts = TraceOptions(a.framework, out / f"c{c}", device=a.device, python=a.python, hooks="builtin",
-                            rounds=("off", "on") * a.pairs, single_process=a.single_process,
+                            rounds=("absent", "on", "off", "off", "on", "absent") * (a.pairs // 2)
+                            + ("absent", "on", "off") * (a.pairs % 2), single_process=a.single_process,
                             workload_params={"n": a.requests, "input_len": a.input_len, "output_len": a.output_len,
                                              "concurrency": c})
         s = run_trace(opts, load_settings())
         t = s["throughput"]
-        rows.append({"concurrency": c, "median_off_tok_s": t["median_off"], "median_on_tok_s": t["median_on"],
-                     "on_over_off": t["on_over_off"], "rounds": [(r["probes"], r["out_tok_s"]) for r in t["rounds"]],
+        rows.append({"concurrency": c, **{k: t.get(k) for k in ("median_absent", "median_off", "median_on",
+                                                                  "on_over_absent", "off_over_absent", "on_over_off")},
+                     "rounds": [(r["probes"], r["out_tok_s"]) for r in t["rounds"]],
                      "events": s["num_events"], "dropped": s["num_dropped"]})
         print(f"{a.framework} {a.device} {'1-proc' if a.single_process else 'multi-proc'} concurrency {c}: "
-              f"off {t['median_off']} tok/s, on {t['median_on']} tok/s, on/off {t['on_over_off']} "
-              f"(median of {a.pairs}); rounds {rows[-1]['rounds']}", flush=True)
+              f"absent {t['median_absent']} / off {t['median_off']} / on {t['median_on']} tok/s; on/absent "
+              f"{t.get('on_over_absent')}, off/absent {t.get('off_over_absent')} (median of {a.pairs}); "
+              f"rounds {rows[-1]['rounds']}", flush=True)
     print(json.dumps(rows))
 
 

@@ -7,6 +7,7 @@
 # one at a time (the driver config's `turn`, files under $TURN); a failed engine leaves failed-ENGINE there.
 set -u
 OUT=${OUT:-/tmp/out}; R=.carry_run; TURN=/tmp/turn; rm -rf $TURN; mkdir -p $TURN
+T0=$(date +%s); BUDGET=${BUDGET:-550}  # every engine is stopped by T0 + BUDGET s: the packing after it must fit
 export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 VLLM_NO_USAGE_STATS=1 DO_NOT_TRACK=1
 export SGLANG_DISABLE_REQUEST_LOGGING=1 TOKENIZERS_PARALLELISM=false VLLM_USE_FLASHINFER_SAMPLER=0
 bash .gpu/device_run.sh > $OUT/land.log 2>&1; tail -3 $OUT/land.log
@@ -17,7 +18,7 @@ start() {  # start() ENGINE: its driver in the background; failed-ENGINE when it
   local T=/tmp/trace_$fw; rm -rf $T; mkdir -p $T/shards
   echo "[$(date +%T)] BEGIN $fw"
   ( env PYTHONPATH=$R/$fw/_boot:$SITE ATLAS_PROBES=$R/$fw/spec.json ATLAS_TRACE_DIR=$T ATLAS_TURN_DIR=$TURN \
-      ATLAS_MODEL=$PWD/$R/models/qwen3-0.6b timeout -k 10 ${LIMIT:-540} \
+      ATLAS_MODEL=$PWD/$R/models/qwen3-0.6b timeout -k 10 $(( T0 + BUDGET - $(date +%s) )) \
       python3 $R/$fw/_boot/drivers/${fw}_driver.py $R/$fw/engine.config.json > $T/engine.log 2>&1
     rc=$?; [ $rc -ne 0 ] && touch $TURN/failed-$fw; echo "[$(date +%T)] END $fw rc=$rc" ) &
 }
