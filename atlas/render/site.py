@@ -38,6 +38,7 @@ def _paged(engine, content: Content, members: dict[str, list[str]], anchored) ->
 
 def render_docs(site: SiteData, content: Content, templates: Path) -> Rendered:
     env = environment(templates)
+    site = SiteData(tuple(sorted(site.engines, key=lambda e: (e.name != "vllm", e.name))), site.results)
     files: dict[str, str] = {}
     anchored = defaultdict(list)
     for engine in site.engines:
