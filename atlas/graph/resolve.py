@@ -254,13 +254,15 @@ class Solver:
         return out
 
     def mro(self, cls: str) -> tuple:
+        """The MRO of `cls`; the scope being evaluated then depends on the bases of every class in it."""
         got = self.mro_memo.get(cls)
         if got is None:
-            got = self.mro_memo[cls] = linearize(cls, self.bases)
-        return got
+            mro = linearize(cls, self.bases)
+            got = self.mro_memo[cls] = (mro, frozenset(("B", k) for k in mro if not k.startswith(("x:", "b:"))))
+        self.deps |= got[1]
+        return got[0]
 
     def class_attr(self, cls: str, name: str, receiver: tuple | None, start_after: str = ""):
-        self.deps.add("BASES")
         self.deps.add(("a", cls, name))
         mro = self.mro(cls)
         if start_after:
@@ -788,7 +790,7 @@ class Solver:
             self.bases[cid] = bases
             self.mro_memo.clear()
             self.changed = True
-            self.dirty.add("BASES")
+            self.dirty.add(("B", cid))
         for deco in scope.decorators:
             for d in self.eval(deco):
                 if d[0] in ("f", "bm") and d[1] != cid:
