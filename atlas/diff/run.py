@@ -32,7 +32,7 @@ def diff(settings: Settings, manifest: Manifest, old_ref: str, new_ref: str, pro
     new_graph = load_graph(settings, manifest.name, new_co.pin_set).graph
     changes += call_changes(old_graph, new_graph, renames)
     changes += registration_changes(old_graph, new_graph)
-    annotations = load_annotations(settings.root, manifest.name)
+    annotations = load_annotations(settings.root, manifest.name, cache=settings.build / "annotations.pickle")
     statuses = list(annotation_statuses(annotations, new_index, changes))
     num_changed = len(set(new_files) ^ set(old_files)) + sum(
         1 for path in new_files.keys() & old_files.keys() if path not in same)

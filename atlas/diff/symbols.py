@@ -34,10 +34,7 @@ class Body:
     lines: tuple[str, ...]
     digest: str  # of the whole symbol: header (name masked) and body
     body_digest: str  # of the body alone: a signature change leaves it equal
-
-    @property
-    def line_set(self) -> frozenset[str]:
-        return frozenset(self.lines)
+    line_set: frozenset[str]
 
 
 class Bodies:
@@ -48,17 +45,18 @@ class Bodies:
         self._files: dict[str, list[str]] = {}
         self._bodies: dict[str, Body] = {}
 
+    def raw(self, sid: str) -> list[str]:
+        """The symbol's source lines as written."""
+        span = self.table.symbols[sid].span
+        if span is None:
+            return []
+        if span.path not in self._files:
+            self._files[span.path] = self.table.source(span.path).splitlines()
+        return self._files[span.path][span.start - 1:span.end]
+
     def __getitem__(self, sid: str) -> Body:
         if sid not in self._bodies:
-            symbol = self.table.symbols[sid]
-            span = symbol.span
-            if span is None:
-                self._bodies[sid] = Body((), "", "")
-            else:
-                if span.path not in self._files:
-                    self._files[span.path] = self.table.source(span.path).splitlines()
-                raw = self._files[span.path][span.start - 1:span.end]
-                self._bodies[sid] = normalise(raw, symbol.name)
+            self._bodies[sid] = normalise(self.raw(sid), self.table.symbols[sid].name)
         return self._bodies[sid]
 
 
@@ -72,20 +70,30 @@ def normalise(raw: list[str], name: str) -> Body:
     if lines:
         lines[0] = lines[0].replace(name, "_", 1)
     header = next((i + 1 for i, line in enumerate(lines) if line.endswith(":")), 1)
-    return Body(tuple(lines), _digest(lines), _digest(lines[header:]))
+    return Body(tuple(lines), _digest(lines), _digest(lines[header:]), frozenset(lines))
 
 
 def _digest(lines: list[str]) -> str:
     return hashlib.blake2b("\n".join(lines).encode(), digest_size=12).hexdigest()
 
 
-def similarity(a: Body, b: Body) -> float:
+def similarity(a: Body, b: Body, floor: float = 0.0) -> float:
+    """difflib's ratio of the two bodies' lines; below `floor` a cheap bound may answer instead (0.0)."""
     if a.digest == b.digest:
         return 1.0
+    la, lb = len(a.lines), len(b.lines)
+    if floor and 2 * min(la, lb) / max(1, la + lb) < floor:  # ratio can never reach the floor
+        return 0.0
+    if floor and _jaccard(a.line_set, b.line_set) < floor / 2:
+        return 0.0
     matcher = difflib.SequenceMatcher(None, a.lines, b.lines, autojunk=False)
     if matcher.real_quick_ratio() < 0.5 or matcher.quick_ratio() < 0.5:
         return matcher.quick_ratio() * 0.9
     return matcher.ratio()
+
+
+def _jaccard(a: frozenset, b: frozenset) -> float:
+    return len(a & b) / max(1, len(a | b))
 
 
 def parent(sid: str) -> str:
@@ -136,7 +144,9 @@ def _common(old_code, new_code, old_bodies, new_bodies, same_paths) -> Iterator[
             continue
         if a.signature != b.signature:
             yield Change(ChangeKind.SIGNATURE, sid, sid, a.span, b.span, f"{a.signature} -> {b.signature}")
-        if a.kind is not SymbolKind.CLASS and old_bodies[sid].body_digest != new_bodies[sid].body_digest:
+        if a.kind is SymbolKind.CLASS or old_bodies.raw(sid) == new_bodies.raw(sid):  # the common, cheap case
+            continue
+        if old_bodies[sid].body_digest != new_bodies[sid].body_digest:
             yield Change(ChangeKind.BODY, sid, sid, a.span, b.span,
                          similarity=round(similarity(old_bodies[sid], new_bodies[sid]), 3))
 
@@ -167,12 +177,12 @@ def _match(removed, added, old_code, new_code, old_bodies, new_bodies) -> dict[s
         kind = old_code[sid].kind
         for cand in by_name.get(short(sid), []):
             if new_code[cand].kind in _compatible(kind):
-                score = similarity(old_bodies[sid], new_bodies[cand])
+                score = similarity(old_bodies[sid], new_bodies[cand], MOVE_THRESHOLD)
                 if score >= MOVE_THRESHOLD:
                     scored.append((score, sid, cand))
         for cand in by_parent.get(parent(sid), [])[:200]:
             if new_code[cand].kind == kind and short(cand) != short(sid):
-                score = similarity(old_bodies[sid], new_bodies[cand])
+                score = similarity(old_bodies[sid], new_bodies[cand], RENAME_THRESHOLD)
                 if score >= RENAME_THRESHOLD:
                     scored.append((score - 0.01, sid, cand))  # a same-name move wins a tie
     for score, sid, cand in sorted(scored, key=lambda t: (-t[0], t[1], t[2])):
@@ -189,19 +199,21 @@ def _compatible(kind: SymbolKind) -> set[SymbolKind]:
 
 def _splits(removed, added, old_code, old_bodies, new_bodies) -> dict[str, list[str]]:
     """A removed function whose lines reappear in two or more added functions of the same module."""
+    added_by_path: dict[str, list[str]] = defaultdict(list)
+    for cand in sorted(added):
+        span = new_bodies.table.symbols[cand].span
+        if span is not None and len(new_bodies[cand].lines) >= 2:
+            added_by_path[span.path].append(cand)
     result: dict[str, list[str]] = {}
     for sid in sorted(removed):
-        if old_code[sid].kind not in (SymbolKind.FUNCTION, SymbolKind.METHOD):
+        if old_code[sid].kind not in (SymbolKind.FUNCTION, SymbolKind.METHOD) or old_code[sid].span is None:
             continue
-        module = old_code[sid].span.path if old_code[sid].span else ""
         old_lines = old_bodies[sid].line_set
         if len(old_lines) < 4:
             continue
         parts = []
-        for cand in sorted(added):
+        for cand in added_by_path.get(old_code[sid].span.path, ()):
             body = new_bodies[cand]
-            if len(body.lines) < 2 or new_bodies.table.symbols[cand].span.path != module:
-                continue
             inner = [line for line in body.lines[1:] if line in old_lines]
             if len(inner) / max(1, len(body.lines) - 1) >= SPLIT_SHARE:
                 parts.append(cand)
