@@ -60,7 +60,9 @@ class Solver:
         self.slot_keys: dict[str, list] = {}  # alloc -> its slot cell keys
         self.out = Resolution()
         self.changed = False
-        self.dirty: set = set()  # cells that grew this round: scopes that read them run again next round
+        self.dirty: dict = {}  # key -> the clock (scope run) when it last grew: scopes that read it since run again
+        self.clock = 0
+        self.num_changes = 0
         self.deps: set = set()  # cells the scope being evaluated reads
         self.ctx: tuple = ("", 0, "", True)  # (scope id, idx, caller id, strong)
 
@@ -85,21 +87,30 @@ class Solver:
 
     # -- running ------------------------------------------------------------------------------------------------
     def solve(self, on_round=None) -> Resolution:
+        """Rounds over the scopes in module order; after the first, a scope runs again only when a cell it read
+        changed since it last ran (earlier in this round included), until nothing changes or `max_rounds`."""
         order = sorted(self.scopes.values(), key=lambda s: (s.module, s.start))
         deps: dict[str, set] = {}
+        last_run: dict[str, int] = {}
+        stamp = self.dirty
         for n in range(1, self.max_rounds + 1):
             self.changed = False
-            dirty, self.dirty = self.dirty, set()
+            before = self.num_changes
             for scope in order:
-                if n > 1 and deps.get(scope.id, _NOTHING).isdisjoint(dirty):
-                    continue
-                self.deps = deps[scope.id] = set()
-                caller = self.caller_of[scope.id]
+                sid = scope.id
+                if n > 1:
+                    since = last_run[sid]
+                    if not any(stamp.get(k, -1) >= since for k in deps[sid]):
+                        continue
+                self.clock += 1
+                last_run[sid] = self.clock
+                self.deps = deps[sid] = set()
+                caller = self.caller_of[sid]
                 for stmt in scope.statements:
                     self.statement(scope, caller, stmt)
             self.out.rounds = n
             if on_round:
-                on_round(n, len(self.dirty))
+                on_round(n, self.num_changes - before)
             if not self.changed:
                 break
         return self.out
@@ -151,7 +162,7 @@ class Solver:
                     stars = self.stars.setdefault(scope.module, [])
                     if mod not in stars:
                         stars.append(mod)
-                        self.dirty.add(("stars", scope.module))
+                        self.mark(("stars", scope.module))
                         self.changed = True
                 continue
             if internal:
@@ -177,17 +188,21 @@ class Solver:
             cell = self.cells[key] = {}
             if key[0] == "s":
                 self.slot_keys.setdefault(key[1], []).append(key)
-                self.dirty.add(("slots", key[1]))
+                self.mark(("slots", key[1]))
         w = (scope, idx, strong)
         have = cell.get(w)
         if have is None:
             cell[w] = set(values)
             self.changed = True
-            self.dirty.add(key)
+            self.mark(key)
         elif not have.issuperset(values):
             have.update(values)
             self.changed = True
-            self.dirty.add(key)
+            self.mark(key)
+
+    def mark(self, key) -> None:
+        self.dirty[key] = self.clock
+        self.num_changes += 1
 
     def read(self, key: tuple, local: bool = True):
         """The values of a cell as seen from the current statement."""
@@ -790,7 +805,7 @@ class Solver:
             self.bases[cid] = bases
             self.mro_memo.clear()
             self.changed = True
-            self.dirty.add(("B", cid))
+            self.mark(("B", cid))
         for deco in scope.decorators:
             for d in self.eval(deco):
                 if d[0] in ("f", "bm") and d[1] != cid:
