@@ -10,6 +10,7 @@ VENV=${ATLAS_VENV:-.venv}
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
 "$VENV/bin/python" -m pip install -q --upgrade pip
 "$VENV/bin/python" -m pip install -q -e .
+npm ci --prefix site --silent --no-audit --no-fund           # cytoscape, bundled into the site (no CDN)
 if [ "${1:-}" = "--test" ]; then
   "$VENV/bin/python" -m pip install -q -e '.[test]'
   PATH="$PWD/$VENV/bin:$PATH" bash scripts/setup_browser.sh   # Debian's chromium + Playwright, no download

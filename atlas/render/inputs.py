@@ -106,9 +106,12 @@ def collect(settings: Settings, frameworks: list[str] | None = None, pin_set: st
 def load_results(settings: Settings) -> dict[str, object]:
     """Probe traces (issue 7) and diff reports (issue 6), when their results files exist in the build folder."""
     import json
-    found = {}
-    for key, name in (("runtime", "runtime/summary.json"), ("diff", "diff/report.json")):
-        path = settings.build / name
-        if path.is_file():
-            found[key] = json.loads(path.read_text(encoding="utf-8"))
+    found: dict[str, object] = {}
+    runtime = settings.build / "runtime" / "summary.json"
+    if runtime.is_file():
+        found["runtime"] = json.loads(runtime.read_text(encoding="utf-8"))
+    diffs = {p.stem.removeprefix("last-"): json.loads(p.read_text(encoding="utf-8"))
+             for p in sorted((settings.build / "diff").glob("last-*.json"))}
+    if diffs:
+        found["diff"] = diffs  # framework -> the last `atlas diff` report (atlas.diff.report.to_json)
     return found

@@ -103,4 +103,12 @@ def bottlenecks_page(env, content: Content, anchored_by_mechanism: dict) -> Iter
 def result_pages(env, site) -> Iterator[tuple[str, str]]:
     """The slots later stages fill: probe traces (issue 7) and diff reports (issue 6), from their results files."""
     yield "runtime.md", env.get_template("runtime.md.j2").render(results=site.results.get("runtime"))
-    yield "diff.md", env.get_template("diff.md.j2").render(results=site.results.get("diff"))
+    yield "diff.md", env.get_template("diff.md.j2").render(results=site.results.get("diff"), href=_annotation_href)
+
+
+def _annotation_href(annotation_id: str) -> Markup:
+    """Where an annotation id (`<framework>.<mechanism>.<name>`) is shown, relative to a top-level page."""
+    mechanism = annotation_id.split(".")[1] if annotation_id.count(".") >= 2 else ""
+    if mechanism not in MECHANISMS and mechanism not in ("multi-gpu", "bottlenecks"):
+        return Markup("mechanisms/index.md")
+    return Markup(f"{urls.annotation_page(mechanism)}#") + urls.anchor(annotation_id)
