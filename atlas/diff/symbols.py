@@ -19,6 +19,8 @@ CODE_KINDS = {SymbolKind.CLASS, SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKi
 MOVE_THRESHOLD = 0.6  # same name elsewhere
 RENAME_THRESHOLD = 0.75  # another name in the same module or class
 SPLIT_SHARE = 0.6  # a part must take at least this share of its lines from the old body
+SPLIT_COVER = 0.5  # and the parts together must hold at least this share of the old body
+MIN_LINES = 3  # bodies shorter than this (`...`, `pass`) match too much to pair different names
 
 
 class SymbolTable(Protocol):
@@ -107,8 +109,8 @@ def short(sid: str) -> str:
 def symbol_changes(old: SymbolTable, new: SymbolTable, same_paths: set[str]) -> Iterator[Change]:
     """Every change of code symbols from `old` to `new`. Symbols in files of `same_paths` are identical by
     construction and skipped, which is what keeps a diff of two large trees fast."""
-    old_code = {k: s for k, s in old.symbols.items() if s.kind in CODE_KINDS}
-    new_code = {k: s for k, s in new.symbols.items() if s.kind in CODE_KINDS}
+    old_code = {k: s for k, s in old.symbols.items() if s.kind in CODE_KINDS and "<lambda" not in k}
+    new_code = {k: s for k, s in new.symbols.items() if s.kind in CODE_KINDS and "<lambda" not in k}
     old_bodies, new_bodies = Bodies(old), Bodies(new)
     removed = {k for k in old_code.keys() - new_code.keys()}
     added = {k for k in new_code.keys() - old_code.keys()}
@@ -163,6 +165,8 @@ def _match(removed, added, old_code, new_code, old_bodies, new_bodies) -> dict[s
     for sid in sorted(removed):
         hits = by_digest.get((old_code[sid].kind, old_bodies[sid].digest), [])
         hits = [h for h in hits if h not in taken]
+        if len(old_bodies[sid].lines) < MIN_LINES:
+            hits = [h for h in hits if short(h) == short(sid)]  # a trivial body pairs only with its own name
         if old_bodies[sid].lines and hits:
             best = min(hits, key=lambda h: (short(h) != short(sid), h))
             pairs[sid] = (best, 1.0)
@@ -180,8 +184,10 @@ def _match(removed, added, old_code, new_code, old_bodies, new_bodies) -> dict[s
                 score = similarity(old_bodies[sid], new_bodies[cand], MOVE_THRESHOLD)
                 if score >= MOVE_THRESHOLD:
                     scored.append((score, sid, cand))
+        if len(old_bodies[sid].lines) < MIN_LINES:
+            continue
         for cand in by_parent.get(parent(sid), [])[:200]:
-            if new_code[cand].kind == kind and short(cand) != short(sid):
+            if new_code[cand].kind == kind and short(cand) != short(sid) and len(new_bodies[cand].lines) >= MIN_LINES:
                 score = similarity(old_bodies[sid], new_bodies[cand], RENAME_THRESHOLD)
                 if score >= RENAME_THRESHOLD:
                     scored.append((score - 0.01, sid, cand))  # a same-name move wins a tie
@@ -198,12 +204,12 @@ def _compatible(kind: SymbolKind) -> set[SymbolKind]:
 
 
 def _splits(removed, added, old_code, old_bodies, new_bodies) -> dict[str, list[str]]:
-    """A removed function whose lines reappear in two or more added functions of the same module."""
-    added_by_path: dict[str, list[str]] = defaultdict(list)
+    """A removed function whose lines reappear in two or more added functions under the same parent (module or
+    class), which together hold at least half of its body."""
+    added_by_parent: dict[str, list[str]] = defaultdict(list)
     for cand in sorted(added):
-        span = new_bodies.table.symbols[cand].span
-        if span is not None and len(new_bodies[cand].lines) >= 2:
-            added_by_path[span.path].append(cand)
+        if len(new_bodies[cand].lines) >= MIN_LINES:
+            added_by_parent[parent(cand)].append(cand)
     result: dict[str, list[str]] = {}
     for sid in sorted(removed):
         if old_code[sid].kind not in (SymbolKind.FUNCTION, SymbolKind.METHOD) or old_code[sid].span is None:
@@ -211,12 +217,13 @@ def _splits(removed, added, old_code, old_bodies, new_bodies) -> dict[str, list[
         old_lines = old_bodies[sid].line_set
         if len(old_lines) < 4:
             continue
-        parts = []
-        for cand in added_by_path.get(old_code[sid].span.path, ()):
+        parts, covered = [], set()
+        for cand in added_by_parent.get(parent(sid), ()):
             body = new_bodies[cand]
             inner = [line for line in body.lines[1:] if line in old_lines]
             if len(inner) / max(1, len(body.lines) - 1) >= SPLIT_SHARE:
                 parts.append(cand)
-        if len(parts) >= 2:
+                covered.update(inner)
+        if len(parts) >= 2 and len(covered) / max(1, len(old_lines) - 1) >= SPLIT_COVER:
             result[sid] = parts
     return result
