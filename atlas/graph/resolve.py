@@ -54,7 +54,8 @@ class Solver:
         self.class_of = {sid: self._enclosing_class(s) for sid, s in self.scopes.items()}
         self.cells: dict = {}
         self.bases: dict[str, tuple] = {}
-        self.mro_memo: dict[str, tuple] = {}
+        self.mro_memo: dict[str, tuple] = {}  # class -> (MRO, its ("B", class) dependency keys)
+        self.mro_users: dict[str, set] = {}  # class -> the memoized classes whose MRO holds it
         self.stars: dict[str, list[str]] = {}
         self.kinds: dict[str, str] = {}
         self.slot_keys: dict[str, list] = {}  # alloc -> its slot cell keys
@@ -274,6 +275,8 @@ class Solver:
         if got is None:
             mro = linearize(cls, self.bases)
             got = self.mro_memo[cls] = (mro, frozenset(("B", k) for k in mro if not k.startswith(("x:", "b:"))))
+            for k in mro:
+                self.mro_users.setdefault(k, set()).add(cls)
         self.deps |= got[1]
         return got[0]
 
@@ -803,7 +806,8 @@ class Solver:
         bases = tuple(bases)
         if self.bases.get(cid) != bases:
             self.bases[cid] = bases
-            self.mro_memo.clear()
+            for user in self.mro_users.pop(cid, ()):
+                self.mro_memo.pop(user, None)
             self.changed = True
             self.mark(("B", cid))
         for deco in scope.decorators:
