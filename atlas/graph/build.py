@@ -49,7 +49,7 @@ def code_version() -> str:
     """A hash of the parser and graph code: a build made by other code is rebuilt."""
     h = hashlib.sha1()
     for folder in (Path(__file__).parent, Path(__file__).parents[1] / "parse" / "python"):
-        for path in sorted(folder.glob("*.py")):
+        for path in sorted(folder.rglob("*.py")):
             h.update(path.read_bytes())
     return h.hexdigest()[:12]
 

@@ -1,0 +1,18 @@
+"""Call resolution: an abstract interpreter over the scope IR of every module (atlas.parse.python.facts).
+
+Values are tuples: ('f', id) function, ('bm', id, receiver) bound method, ('c', id) class, ('i', id) instance,
+('m', id) module, ('x', name) external name, ('xr', library) an object a library call returned,
+('b', name) builtin, ('bt', name) method of a builtin type,
+('k', constant), ('o', alloc) list/tuple/dict object, ('g', id) generator, ('sup', class id) super().
+Cells hold the values written to variables, attributes, container slots, parameters and returns; each write
+remembers its scope, statement line and whether it ran unconditionally, so a read later in the same scope sees
+the last unconditional write and what follows it (flow-sensitive within a scope, flow-insensitive across scopes).
+Scopes are evaluated in rounds; after the first, a scope runs again only when a cell it read changed since it last
+ran, until nothing grows (a fixpoint) or `max_rounds` is reached.
+
+Modules by role: solver (state, rounds, statements), cells (write/read), names (lookup, attributes, MRO),
+values (expressions), calls (invocation, edges), bindings (assignment, def, class)."""
+
+from atlas.graph.resolve.solver import Resolution, Solver
+
+__all__ = ["Resolution", "Solver"]

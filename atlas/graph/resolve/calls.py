@@ -1,0 +1,182 @@
+"""Calls for the call resolver: call sites, edges with provenance, argument passing into parameter cells,
+constructors and the builtins that move values (map, filter, iter, sorted, next, getattr, super)."""
+
+from __future__ import annotations
+
+from atlas.graph.resolve.cells import _NOTHING
+from atlas.model import Provenance
+
+
+class Calls:
+    """Mixin of Solver: invoking values, recording edges (caller, callee) -> {line: provenance} and sites."""
+
+    # -- calls --------------------------------------------------------------------------------------------------
+    def call_expr(self, e: tuple):
+        _, fexpr, args, kwargs, site = e
+        callees = self.eval(fexpr)
+        key = (self.ctx[2], site[0], site[2])
+        out = set()
+        hit = 0
+        for v in callees:
+            if v[0] in ("k", "o", "g", "sup", "m"):
+                continue
+            hit = max(hit, 2 if v[0] in ("f", "bm", "c", "i", "prop") else 1)
+            out |= self.invoke(v, args, kwargs, site, fexpr)
+        if hit > self.out.sites.get(key, -1):
+            self.out.sites[key] = hit
+        if not callees:
+            for a in args:
+                self.eval(a[1] if a[0] == "*" else a)
+            for _, a in kwargs:
+                self.eval(a)
+        return out
+
+    def edge(self, callee: str, site, fexpr: tuple, prov: Provenance | None = None) -> None:
+        if prov is None:
+            if fexpr[0] == "n" or (fexpr[0] == "a" and fexpr[1][0] == "n" and fexpr[1][1] in ("self", "cls")) or (
+                    fexpr[0] == "a" and fexpr[1][0] == "c" and fexpr[1][1] == ("n", "super")):
+                prov = Provenance.STATIC
+            elif fexpr[0] == "s" and callee in self.scopes and any(
+                    d.split("(")[0].rsplit(".", 1)[-1] in ("jit", "autotune", "heuristics")
+                    for d in self.scopes[callee].decorator_names):
+                prov = Provenance.LAUNCH
+            else:
+                prov = Provenance.TYPE_INFERRED
+        lines = self.out.edges.setdefault((self.ctx[2], callee), {})
+        line = site[0] if site else 0
+        if line not in lines:
+            lines[line] = prov
+
+    def invoke(self, v: tuple, args, kwargs, site, fexpr):
+        t = v[0]
+        if t == "f":
+            return self.call_function(v[1], None, args, kwargs, site, fexpr)
+        if t == "bm":
+            return self.call_function(v[1], v[2], args, kwargs, site, fexpr)
+        if t == "c":
+            return self.construct(v[1], args, kwargs, fexpr, site)
+        if t == "x":
+            self.edge(v[1], site, fexpr, Provenance.STATIC if fexpr[0] == "n" else Provenance.TYPE_INFERRED)
+            self.eval_args(args, kwargs)
+            return {v} if self.pycg else {("xr", v[1].split(".")[0])}  # some object of that library
+        if t == "b":
+            return self.call_builtin(v[1], args, kwargs, site, fexpr)
+        if t == "xr":  # a method of an object a library returned: resolved outside the tree, no edge
+            self.eval_args(args, kwargs)
+            return {v}
+        if t == "bt":
+            self.edge(v[1], site, fexpr)
+            self.eval_args(args, kwargs)
+            return _NOTHING
+        if t == "upd":
+            for a in args:
+                if a[0] != "*":
+                    self.copy_slots(self.eval(a), v[1])
+            return _NOTHING
+        if t == "i":
+            out = set()
+            for m in self.class_attr(v[1], "__call__", v):
+                out |= self.invoke(m, args, kwargs, site, fexpr)
+            return out
+        if t == "prop":
+            return self.invoke(("bm", v[1], None), args, kwargs, site, fexpr)
+        return _NOTHING
+
+    def eval_args(self, args, kwargs):
+        vals = [self.eval(a[1] if a[0] == "*" else a) for a in args]
+        kvals = [(k, self.eval(a)) for k, a in kwargs]
+        if not self.pycg:  # constants matter for PyCG's dict and list cases; in real code they only bloat cells
+            vals = [{v for v in val if v[0] != "k"} if val else val for val in vals]
+            kvals = [(k, {v for v in val if v[0] != "k"} if val else val) for k, val in kvals]
+        return vals, kvals
+
+    def call_function(self, fid: str, receiver, args, kwargs, site, fexpr):
+        scope = self.scopes.get(fid)
+        if scope is None:
+            return _NOTHING
+        self.edge(fid, site, fexpr)
+        vals, kvals = self.eval_args(args, kwargs)
+        params = scope.params
+        pos = 0
+        saved = self.ctx
+        self.ctx = (self.ctx[2], -1, self.ctx[2], False)
+        if receiver is not None and params:
+            self.write(("v", fid, params[0][0]), {receiver})
+            pos = 1
+        for a, val in zip(args, vals):
+            if a[0] == "*":
+                break
+            if pos >= len(params):
+                break
+            p = params[pos]
+            if p[3] == "*":
+                break
+            if p[3] == "**":
+                break
+            if len(val) <= self.cap:
+                self.write(("v", fid, p[0]), val)
+            pos += 1
+        for k, val in kvals:
+            if k is None:
+                continue
+            for p in params:
+                if p[0] == k and p[3] == "" and len(val) <= self.cap:
+                    self.write(("v", fid, k), val)
+                    break
+        self.ctx = saved
+        if scope.is_generator:
+            return {("g", fid)}
+        return self.returns(fid)
+
+    def returns(self, fid: str):
+        saved = self.ctx
+        self.ctx = (fid, 1 << 30, fid, False)
+        out = self.read(("ret", fid), local=False)
+        self.ctx = saved
+        return out
+
+    def construct(self, cls: str, args, kwargs, fexpr, site):
+        inst = ("i", cls)
+        for m in self.class_attr(cls, "__init__", inst):
+            if m[0] == "bm":
+                self.call_function(m[1], inst, args, kwargs, site, fexpr)
+            elif m[0] == "x":
+                self.edge(m[1], site, fexpr)
+        if site is not None and not self.pycg and not self.class_attr(cls, "__init__", inst):
+            self.edge(cls, site, fexpr)  # no __init__ of its own (a dataclass, say): the edge names the class
+        return {inst}
+
+    def call_builtin(self, name: str, args, kwargs, site, fexpr):
+        self.edge(f"<builtin>.{name}", site, fexpr)
+        if name == "super":
+            cls = self.class_of.get(self.ctx[0], "")
+            self.eval_args(args, kwargs)
+            return {("sup", cls)} if cls else _NOTHING
+        vals, kvals = self.eval_args(args, kwargs)
+        if name in ("map", "filter"):
+            out = set()
+            elems = set()
+            for val in vals:
+                elems |= self.iterate(val)
+            for val in vals:
+                for f in val:
+                    if f[0] in ("f", "bm", "c"):
+                        out |= self.invoke(f, (), (), site, fexpr)
+            alloc = f"{name}:{self.ctx[2]}:{site[0] if site else 0}"
+            self.kinds[alloc] = "list"
+            self.write(("s", alloc, "*"), out)
+            return {("o", alloc)}
+        if name in ("iter", "reversed", "sorted", "list", "tuple", "set", "frozenset") and vals:
+            alloc = f"{name}:{self.ctx[2]}:{site[0] if site else 0}"
+            self.kinds[alloc] = "list"
+            self.write(("s", alloc, "*"), self.iterate(vals[0]))
+            return {("o", alloc)}
+        if name == "next" and vals:
+            return self.iterate(vals[0])
+        if name in ("getattr",) and len(vals) >= 2:
+            out = set()
+            for k in vals[1]:
+                if k[0] == "k" and isinstance(k[1], str):
+                    out |= self.getattr(vals[0], k[1])
+            return out
+        return _NOTHING

@@ -1,0 +1,151 @@
+"""Names and attributes for the call resolver: scope lookup, module attributes (star imports included), class
+attributes through the MRO, bound methods and properties."""
+
+from __future__ import annotations
+
+import builtins
+
+from atlas.graph.mro import linearize
+from atlas.graph.resolve.cells import _NOTHING
+
+BUILTINS = frozenset(dir(builtins))
+_TYPE_PREFIX = {str: "<**PyStr**>", bytes: "<**PyStr**>"}
+_PLAIN_BASES = frozenset({"abc", "typing", "typing_extensions", "enum", "dataclasses", "builtins", "collections"})
+_CONTAINER_PREFIX = {"dict": "<**PyDict**>", "list": "<**PyList**>"}
+
+
+class Names:
+    """Mixin of Solver: what a name or an attribute may hold as seen from the current statement."""
+
+    # -- names and attributes -----------------------------------------------------------------------------------
+    def lookup(self, name: str):
+        scope = self.scopes[self.ctx[0]]
+        if name in scope.local_names and name not in scope.global_names:
+            return self.read(("v", scope.id, name))
+        module = scope.module
+        if name not in scope.global_names:
+            parent = scope.parent
+            while parent:
+                p = self.scopes[parent]
+                if p.kind == "module":
+                    break
+                if p.kind != "class" and name in p.local_names:
+                    return self.read(("v", p.id, name), local=False)
+                parent = p.parent
+        found = self.module_attr(module, name, local=scope.id == module)
+        if found:
+            return found
+        if name in BUILTINS:
+            return {("b", name)}
+        return _NOTHING
+
+    def module_attr(self, module: str, name: str, local: bool = False, seen=None):
+        scope = self.scopes.get(module)
+        out = set()
+        if scope is not None and name in scope.local_names:
+            out |= self.read(("v", module, name), local=local)
+        sub = f"{module}.{name}"
+        if sub in self.modules:
+            out.add(("m", sub))
+        self.deps.add(("stars", module))
+        if not out and self.stars.get(module):
+            seen = seen or set()
+            seen.add(module)
+            for star in self.stars[module]:
+                if star not in seen:
+                    out |= self.module_attr(star, name, seen=seen)
+        return out
+
+    def mro(self, cls: str) -> tuple:
+        """The MRO of `cls`; the scope being evaluated then depends on the bases of every class in it."""
+        got = self.mro_memo.get(cls)
+        if got is None:
+            mro = linearize(cls, self.bases)
+            got = self.mro_memo[cls] = (mro, frozenset(("B", k) for k in mro if not k.startswith(("x:", "b:"))))
+            for k in mro:
+                self.mro_users.setdefault(k, set()).add(cls)
+        self.deps |= got[1]
+        return got[0]
+
+    def class_attr(self, cls: str, name: str, receiver: tuple | None, start_after: str = ""):
+        self.deps.add(("a", cls, name))
+        mro = self.mro(cls)
+        if start_after:
+            mro = mro[mro.index(start_after) + 1:] if start_after in mro else ()
+        for k in mro:
+            if k.startswith("x:"):
+                if k[2:].split(".")[0] in _PLAIN_BASES:
+                    continue
+                return {("x", f"{k[2:]}.{name}")}
+            if k.startswith("b:"):
+                return _NOTHING
+            scope = self.scopes.get(k)
+            if scope is None:
+                continue
+            defined = name in scope.local_names
+            self.deps.add(("a", k, name))
+            if not defined and ("a", k, name) not in self.cells:
+                continue
+            vals = set(self.read(("v", k, name), local=False)) if defined else set()
+            vals |= self.read(("a", k, name), local=False)
+            return {self.bind_attr(v, receiver, cls) for v in vals}
+        return _NOTHING
+
+    def bind_attr(self, v: tuple, receiver: tuple | None, cls: str) -> tuple:
+        if v[0] != "f":
+            return v
+        decos = self.scopes[v[1]].decorator_names if v[1] in self.scopes else ()
+        if "staticmethod" in decos:
+            return v
+        if "classmethod" in decos:
+            return ("bm", v[1], ("c", cls))
+        if receiver is not None:
+            if "property" in decos or "cached_property" in decos or "functools.cached_property" in decos:
+                return ("prop", v[1])
+            return ("bm", v[1], receiver)
+        return v
+
+    def getattr(self, values, name: str):
+        out = set()
+        for v in values:
+            t = v[0]
+            if t == "m":
+                out |= self.module_attr(v[1], name)
+            elif t == "x":
+                out.add(("x", f"{v[1]}.{name}"))
+            elif t == "xr":
+                out.add(v)
+            elif t == "i":
+                found = set()
+                for k in self.mro(v[1]):
+                    if not k.startswith(("x:", "b:")):
+                        found |= self.read(("a", k, name), local=False)
+                from_class = self.class_attr(v[1], name, v)
+                if found and not self.pycg:  # an instance attribute hides an external base's guess
+                    from_class = {c for c in from_class if c[0] != "x"}
+                out |= found | from_class
+            elif t == "c":
+                out |= self.class_attr(v[1], name, None)
+            elif t == "sup":
+                cls = v[1]
+                out |= self.class_attr(cls, name, ("i", cls), start_after=cls)
+            elif t == "k" and type(v[1]) in _TYPE_PREFIX:
+                out.add(("bt", f"{_TYPE_PREFIX[type(v[1])]}.{name}"))
+            elif t == "o":
+                kind = self.kinds.get(v[1], "list")
+                if kind == "dict" and name == "update":
+                    out.add(("upd", v[1]))
+                else:
+                    out.add(("bt", f"{_CONTAINER_PREFIX[kind]}.{name}"))
+        return self.resolve_props(out)
+
+    def resolve_props(self, values):
+        if not any(v[0] == "prop" for v in values):
+            return values
+        out = set()
+        for v in values:
+            if v[0] == "prop":
+                out |= self.returns(v[1])
+            else:
+                out.add(v)
+        return out

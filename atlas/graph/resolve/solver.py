@@ -1,0 +1,170 @@
+"""The solver: the state of call resolution and its rounds over the statements of every scope; the per-kind work
+lives in the mixins it combines (cells, names, values, calls, bindings)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from atlas.graph.resolve.bindings import Bindings
+from atlas.graph.resolve.calls import Calls
+from atlas.graph.resolve.cells import Cells
+from atlas.graph.resolve.names import Names
+from atlas.graph.resolve.values import Values
+from atlas.parse.python.facts import ModuleFacts, Scope
+
+
+@dataclass(slots=True)
+class Resolution:
+    """What resolution found: edges (caller, callee) -> {(line, provenance)}, and call sites (resolved or not)."""
+
+    edges: dict = field(default_factory=dict)
+    sites: dict = field(default_factory=dict)  # (caller, line, text) -> 0 unresolved, 1 external, 2 in the tree
+    rounds: int = 0
+
+
+class Solver(Cells, Names, Values, Calls, Bindings):
+    """Resolves the calls of every scope of `facts`; `solve()` returns the Resolution."""
+
+    def __init__(self, facts: list[ModuleFacts], pycg: bool = False, max_rounds: int = 30, cap: int = 48):
+        self.pycg = pycg
+        self.max_rounds = max_rounds
+        self.cap = cap
+        self.scopes: dict[str, Scope] = {}
+        self.modules: set[str] = set()
+        for f in facts:
+            self.modules.add(f.module)
+            parts = f.module.split(".")
+            for i in range(1, len(parts)):
+                self.modules.add(".".join(parts[:i]))
+            for s in f.scopes:
+                self.scopes[s.id] = s
+        self.star_modules = {s.module for s in self.scopes.values() for st in s.statements
+                             if st[0] == "from" and any(n == "*" for n, _ in st[2])}
+        self.caller_of = {sid: self._caller(s) for sid, s in self.scopes.items()}
+        self.class_of = {sid: self._enclosing_class(s) for sid, s in self.scopes.items()}
+        self.cells: dict = {}
+        self.bases: dict[str, tuple] = {}
+        self.mro_memo: dict[str, tuple] = {}  # class -> (MRO, its ("B", class) dependency keys)
+        self.mro_users: dict[str, set] = {}  # class -> the memoized classes whose MRO holds it
+        self.stars: dict[str, list[str]] = {}
+        self.kinds: dict[str, str] = {}
+        self.slot_keys: dict[str, list] = {}  # alloc -> its slot cell keys
+        self.out = Resolution()
+        self.changed = False
+        self.dirty: dict = {}  # key -> the clock (scope run) when it last grew: scopes that read it since run again
+        self.clock = 0
+        self.num_changes = 0
+        self.deps: set = set()  # cells the scope being evaluated reads
+        self.ctx: tuple = ("", 0, "", True)  # (scope id, idx, caller id, strong)
+
+    # -- scope helpers ------------------------------------------------------------------------------------------
+    def _caller(self, scope: Scope) -> str:
+        while scope.kind == "class":
+            scope = self.scopes[scope.parent]
+        return scope.id
+
+    def _enclosing_class(self, scope: Scope) -> str:
+        while scope.parent:
+            parent = self.scopes.get(scope.parent)
+            if parent is None:
+                return ""
+            if parent.kind == "class":
+                return parent.id
+            if scope.kind == "lambda" or parent.kind != "module":
+                scope = parent
+                continue
+            return ""
+        return ""
+
+    # -- running ------------------------------------------------------------------------------------------------
+    def solve(self, on_round=None) -> Resolution:
+        """Rounds over the scopes in module order; after the first, a scope runs again only when a cell it read
+        changed since it last ran (earlier in this round included), until nothing changes or `max_rounds`."""
+        order = sorted(self.scopes.values(), key=lambda s: (s.module, s.start))
+        deps: dict[str, set] = {}
+        last_run: dict[str, int] = {}
+        stamp = self.dirty
+        for n in range(1, self.max_rounds + 1):
+            self.changed = False
+            before = self.num_changes
+            for scope in order:
+                sid = scope.id
+                if n > 1:
+                    since = last_run[sid]
+                    if not any(stamp.get(k, -1) >= since for k in deps[sid]):
+                        continue
+                self.clock += 1
+                last_run[sid] = self.clock
+                self.deps = deps[sid] = set()
+                caller = self.caller_of[sid]
+                for stmt in scope.statements:
+                    self.statement(scope, caller, stmt)
+            self.out.rounds = n
+            if on_round:
+                on_round(n, self.num_changes - before)
+            if not self.changed:
+                break
+        return self.out
+
+    def statement(self, scope: Scope, caller: str, stmt: tuple) -> None:
+        op = stmt[0]
+        if op == "=":
+            self.ctx = (scope.id, stmt[3], caller, stmt[4])
+            for target in stmt[1]:
+                self.assign_expr(target, stmt[2])
+            if stmt[5]:
+                instances = self.annotation(stmt[5])
+                for target in stmt[1]:
+                    self.assign(target, instances, strong=False)
+        elif op == "e":
+            self.ctx = (scope.id, stmt[2], caller, len(stmt) > 3 and stmt[3])
+            self.eval(stmt[1])
+        elif op == "ret" or op == "y":
+            self.ctx = (scope.id, 1 << 30, caller, False)
+            key = ("ret", scope.id) if op == "ret" else ("y", scope.id)
+            self.write(key, self.eval(stmt[1]))
+        elif op == "def":
+            self.ctx = (scope.id, stmt[3], caller, stmt[4])
+            self.define(scope, stmt[1], stmt[2])
+        elif op == "cls":
+            self.ctx = (scope.id, stmt[3], caller, stmt[4])
+            self.define_class(scope, stmt[1], stmt[2])
+        elif op == "for":
+            self.ctx = (scope.id, stmt[3], caller, False)
+            self.assign(stmt[1], self.iterate(self.eval(stmt[2])), strong=False)
+        elif op == "imp":
+            self.ctx = (scope.id, stmt[3], caller, stmt[4])
+            mod, alias = stmt[1], stmt[2]
+            self.assign(("n", alias or mod.split(".")[0]), {self.module_value(mod if alias else mod.split(".")[0])})
+        elif op == "from":
+            self.ctx = (scope.id, stmt[3], caller, stmt[4])
+            self.import_from(scope, stmt[1], stmt[2])
+        elif op == "raise":
+            self.ctx = (scope.id, stmt[2], caller, False)
+            for v in self.eval(stmt[1]):
+                if v[0] == "c":
+                    self.construct(v[1], (), (), stmt[1], None)
+
+    def import_from(self, scope: Scope, mod: str, names: tuple) -> None:
+        internal = mod in self.modules
+        for name, alias in names:
+            if name == "*":
+                if internal:
+                    stars = self.stars.setdefault(scope.module, [])
+                    if mod not in stars:
+                        stars.append(mod)
+                        self.mark(("stars", scope.module))
+                        self.changed = True
+                continue
+            if internal:
+                values = self.module_attr(mod, name)
+                target = self.scopes.get(mod)
+                if not values and not self.pycg and (target is None or name not in target.local_names) and \
+                        mod not in self.star_modules:
+                    values = {("x", f"{mod}.{name}")}  # not defined in Python: a compiled extension, say
+            else:
+                values = {("x", f"{mod}.{name}")}
+            self.assign(("n", alias or name), values)
+
+    def module_value(self, name: str) -> tuple:
+        return ("m", name) if name in self.modules else ("x", name)
