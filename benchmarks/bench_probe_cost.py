@@ -190,7 +190,41 @@ def child(framework: str, batch: int, calls: int) -> dict:
                           "on_ns": round(on - bare[qualname]), "records_per_call": round(n_records / (calls * 5), 3),
                           "flush_ns_per_record": round(flush_ns)}
     errors = {h.symbol: h.last_error for h in probe.hooks if h.last_error}
-    return {"framework": framework, "hooks": rows, "errors": errors}
+    return {"framework": framework, "hooks": rows, "errors": errors, "stall": flush_stall(probe, call_table)}
+
+
+def engine_loop(seconds: float) -> list[float]:
+    """A stand-in engine loop: wait for the 'GPU' (a GIL-free sleep of 200 us), then ~20 us of Python; the
+    durations of its iterations in microseconds."""
+    laps, end = [], time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        t0 = time.perf_counter()
+        time.sleep(0.0002)
+        sum(i * i for i in range(60))
+        laps.append((time.perf_counter() - t0) * 1e6)
+    return laps
+
+
+def flush_stall(probe, call_table: dict, steps: int = 300) -> dict:
+    """How long the engine loop waits for the GIL while the flusher writes `steps` steps of records: its p99 and
+    longest iteration, alone and beside a flush (the flusher's share of the GIL comes back in switch intervals of
+    5 ms unless it hands the GIL back itself)."""
+    import threading
+
+    alone = engine_loop(0.3)
+    for _ in range(steps):
+        for fn in call_table.values():
+            fn()
+    flusher = threading.Thread(target=probe.shard.flush)
+    t0 = time.perf_counter()
+    flusher.start()
+    beside = []
+    while flusher.is_alive():
+        beside += engine_loop(0.01)
+    flush_ms = (time.perf_counter() - t0) * 1e3
+    pct = lambda laps, q: round(sorted(laps)[min(int(len(laps) * q), len(laps) - 1)])  # noqa: E731
+    return {"records": steps * len(call_table), "flush_ms": round(flush_ms, 1), "alone_p99_us": pct(alone, 0.99),
+            "beside_p99_us": pct(beside, 0.99), "beside_max_us": round(max(beside)), "laps_beside": len(beside)}
 
 
 def run_child(probes_root: Path, framework: str, batch: int, calls: int) -> dict:
@@ -246,6 +280,11 @@ def main() -> None:
             print(f"  {qualname:<56} " + " | ".join(cells))
         print(f"  {'one step (each hook once), ns':<56} " + " | ".join(
             f"{t[0]:>6} / {t[1]:>6} / {round(t[2]):>6}" for t in totals.values()))
+        for lab in labels:
+            st = by_tree[lab]["stall"]
+            print(f"  engine-loop iteration while the flusher writes {st['records']} records ({lab}): p99 "
+                  f"{st['beside_p99_us']} us, longest {st['beside_max_us']} us (alone: p99 {st['alone_p99_us']} us; "
+                  f"flush took {st['flush_ms']} ms)")
     print(json.dumps(report))
 
 

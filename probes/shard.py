@@ -25,6 +25,9 @@ class Shard:
         self.tick_callbacks: list = []  # run by the flusher before each flush (resolve GPU times, poll control)
         self.stats_callback = None  # -> dict merged into each stats record
         self.encode = _encode  # record -> JSON line(s); the probe sets its own (compact hot-path tuples)
+        # Records encoded between GIL hand-backs. Without them a flush holds the GIL for whole switch intervals
+        # (5 ms), stalling an engine loop whose steps take 2 ms (measured: bench_probe_cost.py, stall section).
+        self.yield_every = 4
         self._lock = threading.Lock()  # serialises flushes, never taken on the hot path
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -46,7 +49,9 @@ class Shard:
                     pass
             records = [self.buffer.popleft() for _ in range(len(self.buffer))]
             lines = []
-            for record in records:
+            for index, record in enumerate(records):
+                if index % self.yield_every == self.yield_every - 1:
+                    time.sleep(0)  # hand the GIL back: the engine thread waits at most one chunk, not a whole flush
                 try:
                     line = self.encode(record)
                 except Exception:  # a value JSON cannot take: counted as dropped, the flush goes on

@@ -19,19 +19,6 @@ def _mode(batch) -> str:
     return getattr(mode, "name", str(mode))
 
 
-def _scheduled(batch) -> dict:
-    """rid -> tokens this step: the extend length of a prefill chunk, 1 per decode (plus drafts when verifying)."""
-    reqs = _reqs(batch)
-    if _mode(batch) in ("EXTEND", "MIXED"):
-        return {r.rid: int(getattr(r, "extend_input_len", 0) or 0) for r in reqs}
-    return {r.rid: 1 for r in reqs}
-
-
-def _computed(batch) -> dict:
-    return {r.rid: _len(getattr(r, "prefix_indices", None)) if _mode(batch) == "EXTEND"
-            else len(r.origin_input_ids) + len(r.output_ids) - 1 for r in _reqs(batch)}
-
-
 def _accepted(call) -> int:
     result = call.arg(2, "result")
     return int(getattr(result, "num_correct_drafts", 0) or 0)
@@ -86,16 +73,23 @@ CAPTURES = {
     },
 }
 
+def _extend_len(req) -> int:
+    """Tokens a prefill chunk computes: Req.extend_range (a Range, v0.5.17 on), else Req.extend_input_len (older)."""
+    extend = getattr(req, "extend_range", None)
+    if extend is not None:
+        return int(extend.end - extend.start)
+    return int(getattr(req, "extend_input_len", 0) or 0)
+
+
 def _plan_snapshot(call) -> tuple:
     """On the engine thread, one pass over the chosen batch (SGLang reuses and filters its batches in place, and
     output_ids grow): (mode, rid, tokens this step, computed tokens) per request, the ratio and drafts."""
     batch = _next(call.result)
     mode = _mode(batch)
     if mode == "EXTEND":
-        rows = [(r.rid, int(r.extend_input_len or 0), _len(r.prefix_indices)) for r in batch.reqs]
+        rows = [(r.rid, _extend_len(r), _len(getattr(r, "prefix_indices", None))) for r in batch.reqs]
     elif mode == "MIXED":
-        rows = [(r.rid, int(r.extend_input_len or 0), len(r.origin_input_ids) + len(r.output_ids) - 1)
-                for r in batch.reqs]
+        rows = [(r.rid, _extend_len(r), len(r.origin_input_ids) + len(r.output_ids) - 1) for r in batch.reqs]
     else:
         rows = [(r.rid, 1, len(r.origin_input_ids) + len(r.output_ids) - 1) for r in batch.reqs]
     drafts = int(getattr(batch, "spec_num_draft_tokens", 0) or 0) if mode == "TARGET_VERIFY" else 0

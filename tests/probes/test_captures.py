@@ -8,6 +8,7 @@ from types import SimpleNamespace as NS
 import pytest
 
 from probes.captures.vllm import plan_mode
+from probes.hooks import Call
 
 
 def _plan(new, cached, spec=None, outputs=None):
@@ -35,3 +36,34 @@ def _plan(new, cached, spec=None, outputs=None):
 ])
 def test_vllm_batch_mode(new, cached, spec, outputs, mode):
     assert plan_mode(_plan(new, cached, spec, outputs)) == mode
+
+
+class _Range(tuple):  # stands in for sglang.srt.utils.common.Range (a NamedTuple start, end)
+    start = property(lambda self: self[0])
+    end = property(lambda self: self[1])
+
+
+def _sglang_req(rid, shape, prompt=100, outputs=0, prefix=0):
+    req = NS(rid=rid, origin_input_ids=[0] * prompt, output_ids=[0] * outputs, prefix_indices=[0] * prefix)
+    if shape == "v0.5.17":  # Req.extend_range, set by the scheduler before the batch is returned
+        req.extend_range = _Range((prefix, prompt))
+    elif shape == "older":
+        req.extend_input_len = prompt - prefix
+    return req
+
+
+@pytest.mark.parametrize("mode, shape, scheduled, computed, prefix_hits", [
+    ("EXTEND", "v0.5.17", {"a": 60, "b": 100}, {"a": 40, "b": 0}, 40),
+    ("EXTEND", "older", {"a": 60, "b": 100}, {"a": 40, "b": 0}, 40),
+    ("EXTEND", "neither", {"a": 0, "b": 0}, {"a": 40, "b": 0}, 40),  # a Req without either: 0, never a raise
+    ("DECODE", "v0.5.17", {"a": 1, "b": 1}, {"a": 99, "b": 99}, 0),
+])
+def test_sglang_plan_snapshot(mode, shape, scheduled, computed, prefix_hits):
+    from probes.captures.sglang import LATER
+
+    reqs = [_sglang_req("a", shape, prefix=40), _sglang_req("b", shape)]
+    batch = NS(reqs=reqs, forward_mode=NS(name=mode))
+    _, snapshot, values = LATER["Scheduler.get_next_batch_to_run"]
+    plan = values(snapshot(Call((NS(new_token_ratio=0.5),), {}, NS(batch_to_run=batch), None)))
+    assert (plan["batch_mode"], plan["num_scheduled_tokens"], plan["num_computed_tokens"],
+            plan["prefix_hit_tokens"], plan["request_ids"]) == (mode, scheduled, computed, prefix_hits, ["a", "b"])
