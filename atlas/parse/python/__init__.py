@@ -4,7 +4,8 @@ Contract: symbol ids are the dotted paths Python would import (`vllm.v1.core.sch
 the module id comes from the repository path with `manifest.package_root` stripped; nested functions are
 `outer.inner`, lambdas `<lambdaN>` numbered per scope as PyCG does."""
 
-from atlas.parse.python.extract import LANGUAGE, extract, module_name, parser
+from atlas.parse.python.extract import extract, module_name
+from atlas.parse.python.grammar import LANGUAGE, parser
 from atlas.parse.python.facts import ModuleFacts, Scope
 
 __all__ = ["LANGUAGE", "ModuleFacts", "Scope", "extract", "module_name", "parser"]

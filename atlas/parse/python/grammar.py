@@ -1,0 +1,39 @@
+"""The tree-sitter Python grammar as the extractor uses it: the language, a parser, field ids (cheaper than field
+names on every lookup) and the node-type sets the walker tests against."""
+
+from __future__ import annotations
+
+import re
+
+import tree_sitter as ts
+import tree_sitter_python as tsp
+
+LANGUAGE = ts.Language(tsp.language())
+F_ALIAS = LANGUAGE.field_id_for_name("alias")
+F_ARGUMENTS = LANGUAGE.field_id_for_name("arguments")
+F_ATTRIBUTE = LANGUAGE.field_id_for_name("attribute")
+F_BODY = LANGUAGE.field_id_for_name("body")
+F_DEFINITION = LANGUAGE.field_id_for_name("definition")
+F_FUNCTION = LANGUAGE.field_id_for_name("function")
+F_KEY = LANGUAGE.field_id_for_name("key")
+F_LEFT = LANGUAGE.field_id_for_name("left")
+F_MODULE_NAME = LANGUAGE.field_id_for_name("module_name")
+F_NAME = LANGUAGE.field_id_for_name("name")
+F_OBJECT = LANGUAGE.field_id_for_name("object")
+F_PARAMETERS = LANGUAGE.field_id_for_name("parameters")
+F_RETURN_TYPE = LANGUAGE.field_id_for_name("return_type")
+F_RIGHT = LANGUAGE.field_id_for_name("right")
+F_SUPERCLASSES = LANGUAGE.field_id_for_name("superclasses")
+F_TYPE = LANGUAGE.field_id_for_name("type")
+F_VALUE = LANGUAGE.field_id_for_name("value")
+COMPOUND = {"if_statement", "for_statement", "while_statement", "try_statement", "with_statement",
+             "match_statement"}
+CONDITIONAL = {"if_statement", "for_statement", "while_statement", "try_statement", "match_statement"}
+UNKNOWN = ("?",)
+DOTTED = re.compile(r"^[A-Za-z_][\w.]*$")
+ANNOT_WRAPPERS = {"Optional", "Union", "Annotated", "ClassVar", "Final", "Type", "type"}
+TRITON_DECORATORS = ("triton.jit", "triton.autotune", "triton.heuristics", "jit", "autotune", "heuristics")
+
+
+def parser() -> ts.Parser:
+    return ts.Parser(LANGUAGE)
