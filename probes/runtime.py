@@ -13,7 +13,7 @@ import time
 
 import threading
 
-from probes import patch, records
+from probes import patch, ranks, records
 from probes.captures import GENERIC
 from probes.cuda import CudaTimer
 from probes.guard import FileGuard, base_version
@@ -50,6 +50,7 @@ class Probe:
         self.is_active = bool(spec.get("active", True))
         self.is_attached = True  # wrappers on the hooked attributes (False in the 'absent' state)
         self.wall_offset_ns = time_ns() - monotonic_ns()  # wall = monotonic + offset, taken once per process
+        self.rank: dict | None = None  # tensor/pipeline/data-parallel rank, once the engine has set it up
         control = spec.get("control", "")
         self.control = os.path.join(trace_dir(spec), control) if control and not os.path.isabs(control) else control
         self._control_mtime = 0.0
@@ -192,7 +193,21 @@ class Probe:
     def tick(self) -> None:
         for seq, gpu_ns in self.cuda.resolve():
             self.shard.add({"kind": "gpu", "pid": self.pid, "seq": seq, "gpu_ns": gpu_ns})
+        if self.rank is None:
+            self.poll_rank()
         self.poll_control()
+
+    def poll_rank(self) -> None:
+        """A "rank" record once this process's parallel state exists (never raises: a rank is optional)."""
+        try:
+            rank = ranks.read_rank(self.framework)
+        except Exception:
+            return
+        if rank is not None:
+            self.rank = rank
+            now = monotonic_ns()
+            self.shard.add({"kind": "rank", "pid": self.pid, **rank, "ts_ns": now + self.wall_offset_ns,
+                            "mono_ns": now})
 
     def poll_control(self) -> None:
         if not self.control:
@@ -224,6 +239,7 @@ class Probe:
         self.proc = multiprocessing.current_process().name
         self.step, self.seq, self.step_leader, self.aggregates = 0, 0, None, {}
         self.cuda = CudaTimer()
+        self.rank = None
         for hook in self.hooks:
             hook.is_announced = False  # the child's shard is a new file
         self.shard.add(self.process_record(self._engine_version))
@@ -243,6 +259,7 @@ class Probe:
         expected = self.spec.get("engine_version", "")
         now = monotonic_ns()
         return {"kind": "process", "pid": self.pid, "ppid": os.getppid(), "proc": self.proc, "argv": sys.argv[:3],
+                "boot_id": ranks.boot_id(),
                 "framework": self.framework, "commit": self.commit, "pin_ref": self.spec.get("ref", ""),
                 "engine_version": engine_version, "expected_version": expected,
                 "version_at_pin": bool(expected) and base_version(engine_version) == base_version(expected),
@@ -313,7 +330,10 @@ def install_from_env(framework: str):
 
 
 def mark(name: str, **values) -> None:
-    """A workload marker in this process's shard (the drivers call it: round begin/end, probes on/off)."""
+    """A workload marker in this process's shard (the drivers call it: round begin/end, probes on/off). A mark named
+    "barrier" with an `id`, written by every process right after they passed the same barrier, lets the merge
+    align processes of different hosts and measure the residual skew (atlas.runtime.clock)."""
     if _PROBE is not None:
-        _PROBE.shard.add({"kind": "mark", "pid": _PROBE.pid, "name": name, "ts_ns": time_ns(),
-                          "mono_ns": monotonic_ns(), "values": values})
+        now = monotonic_ns()
+        _PROBE.shard.add({"kind": "mark", "pid": _PROBE.pid, "name": name, "ts_ns": now + _PROBE.wall_offset_ns,
+                          "mono_ns": now, "values": values})

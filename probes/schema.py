@@ -13,7 +13,7 @@ ROLES = ("plan", "allocate", "execute", "validate", "commit", "release")
 
 CAPTURES = ("num_scheduled_tokens", "num_computed_tokens", "kv_blocks", "prefix_hit_tokens", "batch_mode",
             "batch_size", "preempted", "retracted", "new_token_ratio", "draft_tokens", "accepted_tokens",
-            "cuda_graph", "request_ids", "gpu_time")
+            "cuda_graph", "request_ids", "gpu_time", "bytes")
 
 BATCH_MODES = ("EXTEND", "DECODE", "MIXED", "TARGET_VERIFY", "IDLE")
 
@@ -32,6 +32,9 @@ KINDS = {
     "agg": (("pid", "symbol", "role", "step", "count", "dur_ns", "mono_ns", "values"),
             "calls of an aggregated hook within one step (hot per-request hooks): count, total duration, summed "
             "numeric values and concatenated lists; mono_ns is the first call's start, end_ns the last call's end"),
+    "rank": (("pid", "ts_ns", "mono_ns"),
+             "once per process, when the engine's parallel state exists: tp_rank/tp_size, pp_rank/pp_size, "
+             "dp_rank/dp_size, world_rank/world_size (those the engine has)"),
     "gpu": (("pid", "seq", "gpu_ns"), "CUDA-event time of call `seq`, resolved off the hot path"),
     "mark": (("pid", "name", "ts_ns", "mono_ns"), "a workload marker written by the driver (round begin/end, on/off)"),
     "stats": (("pid", "ts_ns", "num_events", "num_dropped", "capture_errors", "disabled_hooks"),

@@ -32,6 +32,8 @@ def register(sub) -> None:
     p.add_argument("--rounds", default="on", help="probe state per timed round: on (recording), off (wrappers "
                    "passing through), absent (wrappers removed), e.g. absent,on,on,absent")
     p.add_argument("--no-warmup", action="store_true", help="skip the untimed warm-up round")
+    p.add_argument("--tp", type=int, default=1, help="tensor-parallel size: passed to the engine "
+                   "(vLLM tensor_parallel_size, SGLang tp_size); above 1 the collectives are hooked too")
     p.add_argument("--single-process", action="store_true",
                    help="vLLM: VLLM_ENABLE_V1_MULTIPROCESSING=0 (front end, EngineCore and worker in one process)")
     p.add_argument("--no-probes", action="store_true", help="run the same workload with no probe installed")
@@ -55,12 +57,15 @@ def trace(args, settings) -> int:
     if not rounds or set(rounds) - {"on", "off", "absent"}:
         raise ConfigError(f"--rounds {args.rounds!r}: give a comma-separated list of on/off/absent, e.g. "
                           "absent,on,on,absent")
+    if args.tp < 1:
+        raise ConfigError(f"--tp {args.tp}: give the tensor-parallel size, 1 or more (e.g. --tp 2)")
     params = {k: getattr(args, k) for k in ("n", "input_len", "output_len", "concurrency")}
     opts = TraceOptions(framework=args.framework, out=args.out, device=args.device, model=args.model,
                         workload=args.workload, workload_params={k: v for k, v in params.items() if v is not None},
                         python=args.python, pin_set=args.pin_sets[0], hooks=args.hooks,
                         engine_args=tuple(args.engine_args), rounds=rounds, warmup=not args.no_warmup,
-                        single_process=args.single_process, timeout_s=args.timeout, probes=not args.no_probes)
+                        single_process=args.single_process, timeout_s=args.timeout, probes=not args.no_probes,
+                        tp=args.tp)
     return report(run_trace(opts, settings), args)
 
 
@@ -85,5 +90,12 @@ def report(summary: dict, args) -> int:
                         ("on_over_off", "probes on / off")):
         if ratio in tput:
             output.text(f"  {says} (median output tok/s): {tput[ratio]}")
+    for label, rank in (summary.get("ranks") or {}).items():
+        output.text(f"  {label}: {rank['steps']} steps, median step {rank['step_ms_median']} ms, collectives "
+                    f"{rank['collective_ms_per_step']} ms/step ({rank['collective_share']} of step time)")
+    if (summary.get("clock") or {}).get("num_barriers"):
+        clk = summary["clock"]
+        output.text(f"  clock skew between processes: median {clk['skew_us_median']} us, max {clk['skew_us_max']} us "
+                    f"over {clk['num_barriers']} barriers")
     output.message(f"trace folder: {args.out} (trace.json opens in ui.perfetto.dev)")
     return 0

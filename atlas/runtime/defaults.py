@@ -57,6 +57,23 @@ SGLANG = (
 )
 
 
+# Collectives (tensor-parallel runs only: at TP=1 these functions return at once but are still called per layer).
+# Under CUDA graphs the collectives run inside the replayed graph: these Python entry points fire in eager steps
+# (prefill, enforce_eager) only; each record is one step's calls: count, summed launch time, summed bytes.
+COLLECTIVES = {
+    "vllm": (("vllm.distributed.parallel_state", "GroupCoordinator.all_reduce"),
+             ("vllm.distributed.device_communicators.custom_all_reduce", "CustomAllreduce.custom_all_reduce")),
+    "sglang": (("sglang.srt.distributed.parallel_state", "GroupCoordinator.all_reduce"),
+               ("sglang.srt.distributed.device_communicators.custom_all_reduce", "CustomAllreduce.custom_all_reduce")),
+}
+
+
+def collective_hooks(framework: str) -> list[dict]:
+    return [{"annotation": "builtin-collective", "framework": framework, "symbol": f"{module}.{qualname}",
+             "module": module, "qualname": qualname, "role": EXECUTE, "capture": ["bytes"], "aggregate": True,
+             "optional": True, "collective": True} for module, qualname in COLLECTIVES[framework]]
+
+
 def default_hooks(framework: str, device: str) -> list[dict]:
     """The built-in entries for a framework and device, without lines."""
     rows = {"vllm": VLLM + (VLLM_CUDA_EXTRA if device == "cuda" else ()), "sglang": SGLANG}[framework]

@@ -8,6 +8,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from atlas.runtime import clock
 from probes.schema import CALL_FIELDS
 
 HOOK_FIELDS = ("symbol", "role", "path", "line", "end_line", "run_line", "at_pin")
@@ -20,6 +21,8 @@ class Merged:
     marks: list
     stats: dict  # pid -> the last stats record of that process
     num_torn: int  # unreadable lines (a kill mid-write)
+    ranks: dict = None  # pid -> its rank record (tensor-parallel runs), when the engine set one up
+    clock: dict = None  # shifts applied per pid and the residual skew between processes at barriers
 
 
 def read_shard(path: Path) -> tuple[list[dict], int]:
@@ -66,7 +69,7 @@ def expand_call(row: list, hooks: dict, offsets: dict) -> dict | None:
 
 
 def merge(shard_dir: Path) -> Merged:
-    calls, aggs, processes, marks, stats, gpu = [], {}, [], [], {}, {}
+    calls, aggs, processes, marks, stats, gpu, ranks = [], {}, [], [], {}, {}, {}
     num_torn = 0
     for path in sorted(shard_dir.glob("*.jsonl")):
         records, torn = read_shard(path)
@@ -87,13 +90,23 @@ def merge(shard_dir: Path) -> Merged:
                 processes.append(r)
             elif kind == "mark":
                 marks.append(r)
+            elif kind == "rank":
+                ranks[r["pid"]] = r
             elif kind == "stats":
                 stats[r["pid"]] = r
     for call in calls:
         if (call["pid"], call["seq"]) in gpu:
             call["gpu_ns"] = gpu[(call["pid"], call["seq"])]
+    shift = clock.offsets(processes, marks)
+    residual = clock.skew(marks, shift)
+    for record in calls + list(aggs.values()) + marks:
+        if shift.get(record["pid"]):
+            record["mono_ns"] += shift[record["pid"]]
+            if "end_ns" in record:
+                record["end_ns"] += shift[record["pid"]]
     events = sorted(calls + list(aggs.values()), key=lambda e: (e["mono_ns"], e["pid"], e.get("seq", 0)))
-    return Merged(events, processes, sorted(marks, key=lambda m: m["mono_ns"]), stats, num_torn)
+    return Merged(events, processes, sorted(marks, key=lambda m: m["mono_ns"]), stats, num_torn, ranks,
+                  {"shift_ns": {p: n for p, n in shift.items() if n}, **residual})
 
 
 def _join(into: dict, more: dict) -> None:

@@ -82,17 +82,20 @@ def pick_pin_set(manifest, requested: str, engine_version: str) -> str:
 
 
 def build_spec(framework: str, pin_set: str, device: str, out: Path, settings: Settings, source: str = "auto",
-               extra: dict | None = None) -> dict:
-    """Everything the probe needs: pin, package layout, blob ids of the pinned files, resolved hooks."""
+               extra: dict | None = None, tp: int = 1) -> dict:
+    """Everything the probe needs: pin, package layout, blob ids of the pinned files, resolved hooks (with the
+    collective hooks when the engine runs tensor-parallel: tp > 1)."""
     (manifest,) = load_all(settings.root, [framework])
     checkout = locate(manifest, pin_set, settings)
     entries, origin = hook_entries(framework, pin_set, device, settings, source)
+    if tp > 1:
+        entries = entries + defaults.collective_hooks(framework)
     hooks = lines.resolve(entries, checkout.path, manifest.package_root)
     return {"schema": 1, "framework": framework, "package": framework, "package_root": manifest.package_root,
             "pin_set": pin_set, "ref": checkout.pin.ref, "commit": checkout.pin.commit, "url": checkout.pin.url,
             "permalink_ref": checkout.pin.permalink_ref, "engine_version": checkout.pin.ref.lstrip("v"),
             "source": origin, "device": device, "out": str(out), "control": "control", "active": True,
-            "capacity": 200_000, "flush_interval_s": 0.5, "hooks": hooks,
+            "capacity": 200_000, "flush_interval_s": 0.5, "tp": tp, "hooks": hooks,
             "blobs": dict(analysed_files(manifest, checkout, (".py",))), **(extra or {})}
 
 

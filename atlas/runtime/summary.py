@@ -7,6 +7,7 @@ import statistics
 from collections import Counter
 
 from atlas.runtime.merge import Merged
+from atlas.runtime.ranks import per_rank
 
 ARRIVALS = ("Scheduler.add_request", "Scheduler.handle_generate_request")
 
@@ -100,7 +101,8 @@ def summarise(merged: Merged, spec: dict, driver: dict | None = None) -> dict:
             "kv_blocks_allocated": kv_allocated, "kv_blocks_freed": kv_freed, "draft_tokens": drafts,
             "accepted_tokens": accepted, "hooks": hooks, "requests": requests,
             "ttft_ms_median": round(statistics.median(ttfts), 3) if ttfts else None,
-            "throughput": throughput(driver) if driver else None}
+            "throughput": throughput(driver) if driver else None,
+            "ranks": per_rank(merged, spec), "clock": merged.clock or {}}
 
 
 def per_annotation(spec: dict, hooks: dict) -> dict:

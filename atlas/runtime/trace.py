@@ -16,6 +16,7 @@ from atlas.runtime.perfetto import chrome_trace
 from atlas.runtime.summary import summarise
 
 MODELS = Path(__file__).resolve().parents[1] / "data" / "models"
+TP_ARG = {"vllm": "tensor_parallel_size", "sglang": "tp_size"}  # the engines' names for the tensor-parallel size
 DEFAULT_MODEL = {"cpu": MODELS / "qwen3-tiny", "cuda": MODELS / "qwen3-0.6b"}
 ENGINE_DEFAULTS = {
     ("vllm", "cpu"): {"load_format": "dummy", "skip_tokenizer_init": True, "enforce_eager": True,
@@ -51,6 +52,7 @@ class TraceOptions:
     timeout_s: float = 600.0
     probes: bool = True
     inject_fault: str = ""  # fault injection (tests): this hook also runs the capture `fail`, which raises
+    tp: int = 1  # tensor-parallel size handed to the engine
 
 
 def parse_engine_args(args: tuple[str, ...]) -> dict:
@@ -74,6 +76,14 @@ def parse_engine_args(args: tuple[str, ...]) -> dict:
         except json.JSONDecodeError:
             out[name] = raw
     return out
+
+
+def engine_config(opts: TraceOptions) -> dict:
+    """The engine's keyword arguments: the recipe, the tensor-parallel size, then the user's `-- ENGINE ARGS`."""
+    engine = dict(ENGINE_DEFAULTS[(opts.framework, opts.device)])
+    if opts.tp > 1:
+        engine[TP_ARG[opts.framework]] = opts.tp
+    return {**engine, **parse_engine_args(opts.engine_args)}
 
 
 def model_dir(opts: TraceOptions) -> Path:
@@ -100,7 +110,7 @@ def run_trace(opts: TraceOptions, settings: Settings) -> dict:
         raise ConfigError(f"{python} has no {opts.framework} installed; pass --python (or ATLAS_ENGINE_PYTHON) with "
                           "the engine's interpreter (bash scripts/setup_cpu_engine.sh makes one for vLLM on the CPU)")
     pin_set = specs.pick_pin_set(manifest, opts.pin_set, version)
-    spec = specs.build_spec(opts.framework, pin_set, opts.device, out, settings, opts.hooks)
+    spec = specs.build_spec(opts.framework, pin_set, opts.device, out, settings, opts.hooks, tp=opts.tp)
     for hook in spec["hooks"]:
         if hook["symbol"] == opts.inject_fault:
             hook["capture"] = [*hook["capture"], "fail"]
@@ -108,7 +118,7 @@ def run_trace(opts: TraceOptions, settings: Settings) -> dict:
     (out / "control").write_text("on")
     vocab = json.loads((model / "config.json").read_text())["vocab_size"]
     workload = workloads.build(opts.workload, vocab=vocab, **opts.workload_params)
-    engine = {**ENGINE_DEFAULTS[(opts.framework, opts.device)], **parse_engine_args(opts.engine_args)}
+    engine = engine_config(opts)
     config = {"model": str(model), "engine": engine, "workload": workload.to_json(), "rounds": list(opts.rounds),
               "warmup": opts.warmup, "control": str(out / "control"), "result": str(out / "result.json")}
     boot = launch.make_boot(out)

@@ -125,3 +125,9 @@ LATER = {
 }
 
 BEFORES: dict = {}
+
+# Collectives: the same entry points as vLLM's (SGLang's parallel_state and custom all-reduce derive from them).
+from probes.captures.vllm import CAPTURES as _VLLM  # noqa: E402
+
+CAPTURES["GroupCoordinator.all_reduce"] = _VLLM["GroupCoordinator.all_reduce"]
+CAPTURES["CustomAllreduce.custom_all_reduce"] = _VLLM["CustomAllreduce.custom_all_reduce"]

@@ -142,3 +142,18 @@ BEFORES = {
         "kv_blocks": lambda c: _n_blocks(c.self.get_blocks(c.arg(1, "request").request_id)),
     },
 }
+
+
+def tensor_bytes(tensor) -> int:
+    """Bytes of a tensor from its metadata (numel, element size): no device access, no sync."""
+    return int(tensor.numel()) * int(tensor.element_size()) if tensor is not None else 0
+
+
+CAPTURES["GroupCoordinator.all_reduce"] = {
+    "bytes": lambda c: tensor_bytes(c.arg(1, "input_")),
+    "collective": lambda c: f"all_reduce:{getattr(c.self, 'unique_name', '?')}",
+}
+CAPTURES["CustomAllreduce.custom_all_reduce"] = {
+    "bytes": lambda c: tensor_bytes(c.arg(1, "input")),
+    "collective": lambda c: "custom_all_reduce",
+}

@@ -15,6 +15,7 @@ from atlas.cli import main
     (["--model", "{tmp}"], "has no config.json"),
     (["--rounds", "on,maybe"], "comma-separated list of on/off"),
     (["--device", "cpu", "--framework", "sglang"], "no engine recipe for sglang on cpu"),
+    (["--tp", "0"], "give the tensor-parallel size, 1 or more"),
 ])
 def test_bad_input_fails_fast_with_one_line(tmp_path, capsys, argv, says):
     blocker = tmp_path / "a-file"
