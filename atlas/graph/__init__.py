@@ -12,6 +12,6 @@ Ids are dotted import paths (`vllm.v1.core.sched.scheduler.Scheduler.schedule`);
 
 from atlas.graph.build import BuildReport, build, load_graph, load_index
 from atlas.graph.index import Index
-from atlas.graph.store import AtlasGraph
+from atlas.graph.queries import AtlasGraph
 
 __all__ = ["AtlasGraph", "BuildReport", "Index", "build", "load_graph", "load_index"]

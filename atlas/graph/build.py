@@ -1,7 +1,8 @@
 """Build the index and call graph of one pinned tree into the build folder, and load them back.
 
-Layout: `<build>/graph/<framework>-<commit12>/{index-vN.pickle, graph-vN.pickle, key}`; `key` hashes the analysed
-(path, blob) list and the code versions, so a rebuild with nothing changed only lists files and compares keys.
+Layout: `<build>/graph/<framework>-<commit12>/{index-vN.pickle, graph-vN.pickle, key}` (the graph as an edge
+table, atlas.graph.table); `key` hashes the analysed (path, blob) list and the code versions, so a rebuild with
+nothing changed only lists files and compares keys.
 Per-file parse results live in `<build>/pyfacts/` (see atlas.graph.parsing)."""
 
 from __future__ import annotations
@@ -18,11 +19,12 @@ from atlas.errors import BuildMissing
 from atlas.graph import components
 from atlas.graph.index import Index
 from atlas.graph.parsing import FACTS_VERSION, parse_files
-from atlas.graph.store import AtlasGraph, assemble
+from atlas.graph.queries import AtlasGraph
+from atlas.graph.store import assemble
 from atlas.model import CallSite, Span, Symbol, SymbolKind
 from atlas.sources import Manifest, analysed_files, load_all, locate
 
-GRAPH_VERSION = "5"  # part of the file names: files written by another layout are not read
+GRAPH_VERSION = "6"  # part of the file names: files written by another layout are not read
 
 INDEX_FILE = f"index-v{GRAPH_VERSION}.pickle"
 GRAPH_FILE = f"graph-v{GRAPH_VERSION}.pickle"
@@ -85,7 +87,7 @@ def build(settings: Settings, framework: str, pin_set: str = "default", progress
     out.mkdir(parents=True, exist_ok=True)
     t = time.perf_counter()
     _write(out / INDEX_FILE, (index.pin, str(index.root), [_flat(sym) for sym in index.symbols.values()]))
-    _write(out / GRAPH_FILE, (graph.graph, [(c.caller, c.expression, c.span.path, c.span.start)
+    _write(out / GRAPH_FILE, (graph.table, [(c.caller, c.expression, c.span.path, c.span.start)
                                                 for c in graph.unresolved], graph.stats))
     (out / "key").write_text(key)
     timings["store"] = time.perf_counter() - t
@@ -131,7 +133,7 @@ def load_index(settings: Settings, framework: str, pin_set: str = "default", on_
 def load_graph(settings: Settings, framework: str, pin_set: str = "default", on_demand: bool = True) -> AtlasGraph:
     """The call graph of a pinned tree; builds it first when missing (or raises BuildMissing if not on_demand)."""
     index = load_index(settings, framework, pin_set, on_demand)
-    graph, unresolved, stats = pickle.loads(_built(settings, framework, pin_set, GRAPH_FILE, on_demand)
+    table, unresolved, stats = pickle.loads(_built(settings, framework, pin_set, GRAPH_FILE, on_demand)
                                             .read_bytes())
     sites = [CallSite(caller, text, Span(path, line, line)) for caller, text, path, line in unresolved]
-    return AtlasGraph(index.pin, graph, index.symbols, sites, stats)
+    return AtlasGraph(index.pin, None, index.symbols, sites, stats, table)

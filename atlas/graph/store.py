@@ -1,18 +1,20 @@
-"""The call graph of one pinned tree: a networkx MultiDiGraph (node id = symbol id, edge attrs = provenance,
-confidence, site path/line) plus the unresolved call sites, kept and counted per component."""
+"""Assembling the call graph of one pinned tree: resolution, the kernel layer, dispatch edges, a networkx
+MultiDiGraph (node id = symbol id, edge attrs = provenance, confidence, site path/line) and the unresolved call
+sites, counted per component."""
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
 import time
-from dataclasses import dataclass, field
 
 import networkx as nx
 
 from atlas.graph import components
+from atlas.graph.queries import AtlasGraph
 from atlas.graph.resolve import Solver
-from atlas.model import CallSite, Edge, Pin, Provenance, Span, Symbol, SymbolKind
+from atlas.graph.table import node_attrs
+from atlas.model import CallSite, Provenance, Span, Symbol, SymbolKind
 from atlas.parse.python import ModuleFacts
 
 CONFIDENCE = {Provenance.STATIC: 1.0, Provenance.TYPE_INFERRED: 0.9, Provenance.LAUNCH: 1.0,
@@ -26,59 +28,6 @@ _COMMON = frozenset({"get", "items", "keys", "values", "append", "extend", "pop"
                      "put", "set", "send", "recv", "flatten", "unsqueeze", "squeeze", "permute", "transpose",
                      "expand", "repeat", "narrow", "chunk", "split_with_sizes", "clone", "detach", "numpy"})
 MAX_OVERRIDES = 40  # a base method with more overrides than this gets no dispatch edges (nn.Module.forward, ...)
-
-
-@dataclass(slots=True)
-class AtlasGraph:
-    """What `atlas.graph.load_graph` returns."""
-
-    pin: Pin
-    graph: nx.MultiDiGraph
-    symbols: dict[str, Symbol]
-    unresolved: list[CallSite] = field(default_factory=list)
-    stats: dict = field(default_factory=dict)
-
-    def node(self, sid: str) -> dict:
-        return self.graph.nodes[sid]
-
-    def callees(self, sid: str, depth: int = 1) -> list[tuple[int, str, str, dict]]:
-        """(depth, caller, callee, edge attrs) breadth-first from `sid`, each edge once."""
-        return _walk(self.graph, sid, depth, forward=True)
-
-    def callers(self, sid: str, depth: int = 1) -> list[tuple[int, str, str, dict]]:
-        return _walk(self.graph, sid, depth, forward=False)
-
-    def path(self, source: str, target: str) -> list[str]:
-        """The shortest call chain from `source` to `target` ([] when none)."""
-        try:
-            return nx.shortest_path(self.graph, source, target)
-        except (nx.NetworkXNoPath, nx.NodeNotFound):
-            return []
-
-    def edges(self) -> list[Edge]:
-        out = []
-        for a, b, attrs in self.graph.edges(data=True):
-            site = Span(attrs["path"], attrs["line"], attrs["line"]) if attrs.get("path") else None
-            out.append(Edge(a, b, Provenance(attrs["provenance"]), attrs["confidence"], site))
-        return out
-
-
-def _walk(graph: nx.MultiDiGraph, start: str, depth: int, forward: bool) -> list:
-    if start not in graph:
-        return []
-    out, seen, frontier = [], {start}, [start]
-    for level in range(1, depth + 1):
-        nxt = []
-        for node in frontier:
-            items = graph.out_edges(node, data=True) if forward else graph.in_edges(node, data=True)
-            for a, b, attrs in sorted(items, key=lambda e: (e[0], e[1], e[2].get("line", 0))):
-                out.append((level, a, b, attrs))
-                other = b if forward else a
-                if other not in seen:
-                    seen.add(other)
-                    nxt.append(other)
-        frontier = nxt
-    return out
 
 
 def assemble(facts: list[ModuleFacts], checkout, manifest, timings: dict | None = None, max_rounds: int = 4
@@ -103,7 +52,7 @@ def assemble(facts: list[ModuleFacts], checkout, manifest, timings: dict | None 
     timings["kernels"] = time.perf_counter() - t
     g = nx.MultiDiGraph()
     for sid, s in symbols.items():
-        g.add_node(sid, **_node_attrs(s))
+        g.add_node(sid, **node_attrs(s))
     num_edges = {p.value: 0 for p in Provenance}
     for (caller, callee), lines in resolution.edges.items():
         if callee.startswith("<") or caller not in symbols:
@@ -120,7 +69,7 @@ def assemble(facts: list[ModuleFacts], checkout, manifest, timings: dict | None 
     num_edges[Provenance.DISPATCH.value] += _dispatch_edges(g, solver, symbols, path_of)
     for s in kernel.symbols if kernel else ():
         symbols.setdefault(s.id, s)
-        g.add_node(s.id, **_node_attrs(symbols[s.id]))
+        g.add_node(s.id, **node_attrs(symbols[s.id]))
     for e in kernel.edges if kernel else ():
         for end in (e.caller, e.callee):
             if end not in g:
@@ -138,12 +87,6 @@ def assemble(facts: list[ModuleFacts], checkout, manifest, timings: dict | None 
              "internal": internal_resolution(resolution.sites, symbols),
              "num_kernel_symbols": len(kernel.symbols) if kernel else 0}
     return AtlasGraph(checkout.pin, g, symbols, unresolved, stats)
-
-
-def _node_attrs(s: Symbol) -> dict:
-    return {"kind": s.kind.value, "path": s.span.path if s.span else "", "start": s.span.start if s.span else 0,
-            "end": s.span.end if s.span else 0, "signature": s.signature, "component": s.component,
-            "decorators": s.decorators, "bases": s.bases}
 
 
 def _kernel_layer(checkout, manifest, symbols):

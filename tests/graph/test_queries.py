@@ -1,5 +1,6 @@
 """Index lookups and graph queries on a tiny hand-made graph, and the dot/mermaid renderings of edges."""
 
+import pickle
 from pathlib import Path
 
 import networkx as nx
@@ -64,3 +65,24 @@ def test_edge_formats(fmt, expected, capsys):
     g = make_graph()
     _print_edges(fmt, [(IDS[2], IDS[0], g.graph.get_edge_data(IDS[2], IDS[0])[0])], [])
     assert capsys.readouterr().out.splitlines() == expected
+
+
+def stored(g: AtlasGraph) -> AtlasGraph:
+    """The graph as load_graph returns it: from the pickled edge table, no networkx graph yet."""
+    return AtlasGraph(PIN, None, g.symbols, [], {}, pickle.loads(pickle.dumps(g.table)))
+
+
+def test_edge_table_answers_like_the_networkx_graph():
+    g = make_graph()
+    g.graph.add_edge(IDS[0], "torch.ops.vllm.unified_attention", provenance="static", confidence=1.0,
+                     path="scheduler.py", line=600)  # an external node
+    h = stored(g)
+    for sid in IDS + ["torch.ops.vllm.unified_attention"]:
+        assert h.callees(sid, depth=2) == g.callees(sid, depth=2)
+        assert h.callers(sid, depth=2) == g.callers(sid, depth=2)
+    assert h.node("torch.ops.vllm.unified_attention")["kind"] == "external"
+    assert h.callees("no.such.symbol") == []
+    assert h._graph is None  # the queries above never built networkx
+    assert list(h.graph.nodes) == list(g.graph.nodes)
+    assert sorted(h.graph.edges(data=True), key=repr) == sorted(g.graph.edges(data=True), key=repr)
+    assert h.path(IDS[2], IDS[1]) == [IDS[2], IDS[0], IDS[1]]

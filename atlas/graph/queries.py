@@ -1,0 +1,118 @@
+"""AtlasGraph: the call graph of one pinned tree with its queries (callers, callees, path, edges); answers from the
+stored edge table (atlas.graph.table) and rebuilds the networkx graph only when `.graph` is used."""
+
+from __future__ import annotations
+
+import networkx as nx
+
+from atlas.graph.table import EXTERNAL_ATTRS, EdgeTable, from_networkx, node_attrs, to_networkx
+from atlas.model import CallSite, Edge, Pin, Provenance, Span, Symbol
+
+
+class AtlasGraph:
+    """What `atlas.graph.load_graph` returns: `.graph` (a networkx MultiDiGraph, rebuilt from the stored edge table
+    on first use), `.symbols`, `.unresolved`, `.stats`; `callers`/`callees`/`node` answer from the table."""
+
+    __slots__ = ("pin", "_graph", "symbols", "unresolved", "stats", "_table", "_position", "_adjacency")
+
+    def __init__(self, pin: Pin, graph: nx.MultiDiGraph | None, symbols: dict[str, Symbol],
+                 unresolved: list[CallSite] | None = None, stats: dict | None = None, table: EdgeTable | None = None):
+        assert graph is not None or table is not None, "an AtlasGraph needs a graph or an edge table"
+        self.pin = pin
+        self._graph = graph
+        self.symbols = symbols
+        self.unresolved = unresolved if unresolved is not None else []
+        self.stats = stats if stats is not None else {}
+        self._table = table
+        self._position: dict[str, int] | None = None
+        self._adjacency: dict[bool, dict] = {}
+
+    @property
+    def graph(self) -> nx.MultiDiGraph:
+        if self._graph is None:
+            self._graph = to_networkx(self._table, self.symbols)
+        return self._graph
+
+    @property
+    def table(self) -> EdgeTable:
+        """The edge table of the graph as it is now (the stored one until `.graph` is used)."""
+        return self._table if self._graph is None else from_networkx(self._graph)
+
+    def node(self, sid: str) -> dict:
+        if self._graph is not None:
+            return self._graph.nodes[sid]
+        if sid in self.symbols:
+            return node_attrs(self.symbols[sid])
+        if sid in self._positions():
+            return dict(EXTERNAL_ATTRS)
+        raise KeyError(sid)
+
+    def callees(self, sid: str, depth: int = 1) -> list[tuple[int, str, str, dict]]:
+        """(depth, caller, callee, edge attrs) breadth-first from `sid`, each edge once."""
+        return self._walk(sid, depth, forward=True)
+
+    def callers(self, sid: str, depth: int = 1) -> list[tuple[int, str, str, dict]]:
+        return self._walk(sid, depth, forward=False)
+
+    def path(self, source: str, target: str) -> list[str]:
+        """The shortest call chain from `source` to `target` ([] when none)."""
+        try:
+            return nx.shortest_path(self.graph, source, target)
+        except (nx.NetworkXNoPath, nx.NodeNotFound):
+            return []
+
+    def edges(self) -> list[Edge]:
+        out = []
+        for a, b, attrs in self.graph.edges(data=True):
+            site = Span(attrs["path"], attrs["line"], attrs["line"]) if attrs.get("path") else None
+            out.append(Edge(a, b, Provenance(attrs["provenance"]), attrs["confidence"], site))
+        return out
+
+    def _positions(self) -> dict[str, int]:
+        if self._position is None:
+            self._position = {n: i for i, n in enumerate(self._table.nodes)}
+        return self._position
+
+    def _walk(self, start: str, depth: int, forward: bool) -> list:
+        if self._graph is not None:  # built (or changed by its user): networkx answers
+            return _walk_networkx(self._graph, start, depth, forward)
+        table = self._table
+        position = self._positions()
+        if start not in position:
+            return []
+        adjacency = self._adjacency.get(forward)
+        if adjacency is None:
+            adjacency = self._adjacency[forward] = table.adjacency(forward)
+        nodes = table.nodes
+        out, seen, frontier = [], {start}, [start]
+        for level in range(1, depth + 1):
+            nxt = []
+            for node in frontier:
+                items = [(nodes[table.callers[i]], nodes[table.callees[i]], table.attrs(i))
+                         for i in adjacency.get(position[node], ())]
+                for a, b, attrs in sorted(items, key=lambda e: (e[0], e[1], e[2].get("line", 0))):
+                    out.append((level, a, b, attrs))
+                    other = b if forward else a
+                    if other not in seen:
+                        seen.add(other)
+                        nxt.append(other)
+            frontier = nxt
+        return out
+
+
+def _walk_networkx(graph: nx.MultiDiGraph, start: str, depth: int, forward: bool) -> list:
+    if start not in graph:
+        return []
+    out, seen, frontier = [], {start}, [start]
+    for level in range(1, depth + 1):
+        nxt = []
+        for node in frontier:
+            items = graph.out_edges(node, data=True) if forward else graph.in_edges(node, data=True)
+            for a, b, attrs in sorted(items, key=lambda e: (e[0], e[1], e[2].get("line", 0))):
+                out.append((level, a, b, attrs))
+                other = b if forward else a
+                if other not in seen:
+                    seen.add(other)
+                    nxt.append(other)
+        frontier = nxt
+    return out

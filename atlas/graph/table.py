@@ -1,0 +1,76 @@
+"""The stored form of a call graph: node ids in graph order and the edges as columns (caller, callee, provenance,
+confidence, site path, line), so loading it is a few array reads; the networkx graph is rebuilt only when asked."""
+
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass
+
+import networkx as nx
+
+from atlas.model import Provenance, Symbol, SymbolKind
+
+PROVENANCES = tuple(p.value for p in Provenance)
+EXTERNAL_ATTRS = {"kind": SymbolKind.EXTERNAL.value, "path": "", "start": 0, "end": 0, "signature": "",
+                  "component": "", "decorators": (), "bases": ()}
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeTable:
+    """`nodes` in graph order; per edge, indices into `nodes` (caller, callee), `PROVENANCES` and `paths`."""
+
+    nodes: tuple[str, ...]
+    callers: array
+    callees: array
+    provenances: bytes
+    confidences: array
+    paths: tuple[str, ...]
+    path_ids: array
+    lines: array
+
+    def __len__(self) -> int:
+        return len(self.callers)
+
+    def attrs(self, i: int) -> dict:
+        return {"provenance": PROVENANCES[self.provenances[i]], "confidence": self.confidences[i],
+                "path": self.paths[self.path_ids[i]], "line": self.lines[i]}
+
+    def adjacency(self, forward: bool) -> dict[int, list[int]]:
+        """Node index -> the indices of its outgoing (forward) or incoming edges."""
+        out: dict[int, list[int]] = {}
+        for i, n in enumerate(self.callers if forward else self.callees):
+            out.setdefault(n, []).append(i)
+        return out
+
+
+def node_attrs(s: Symbol) -> dict:
+    return {"kind": s.kind.value, "path": s.span.path if s.span else "", "start": s.span.start if s.span else 0,
+            "end": s.span.end if s.span else 0, "signature": s.signature, "component": s.component,
+            "decorators": s.decorators, "bases": s.bases}
+
+
+def from_networkx(g: nx.MultiDiGraph) -> EdgeTable:
+    nodes = tuple(g.nodes)
+    position = {n: i for i, n in enumerate(nodes)}
+    prov_code = {p: i for i, p in enumerate(PROVENANCES)}
+    paths: dict[str, int] = {}
+    callers, callees, confidences, path_ids, lines = (array("i"), array("i"), array("d"), array("i"),
+                                                      array("i"))
+    provenances = bytearray()
+    for a, b, attrs in g.edges(data=True):
+        callers.append(position[a])
+        callees.append(position[b])
+        provenances.append(prov_code[attrs["provenance"]])
+        confidences.append(attrs["confidence"])
+        path_ids.append(paths.setdefault(attrs["path"], len(paths)))
+        lines.append(attrs["line"])
+    return EdgeTable(nodes, callers, callees, bytes(provenances), confidences, tuple(paths), path_ids, lines)
+
+
+def to_networkx(table: EdgeTable, symbols: dict[str, Symbol]) -> nx.MultiDiGraph:
+    """The graph `from_networkx` stored (node attrs come from the symbols, or are those of an external name)."""
+    g = nx.MultiDiGraph()
+    g.add_nodes_from((n, node_attrs(symbols[n]) if n in symbols else dict(EXTERNAL_ATTRS)) for n in table.nodes)
+    nodes = table.nodes
+    g.add_edges_from((nodes[table.callers[i]], nodes[table.callees[i]], table.attrs(i)) for i in range(len(table)))
+    return g
