@@ -5,6 +5,7 @@ engine step, v1 flows (s/t/f) chaining the steps of one request, and counters pe
 from __future__ import annotations
 
 from atlas.runtime.merge import Merged
+from atlas.runtime.ranks import rank_label
 
 FLOW = {"plan": (False, True), "allocate": (True, True), "execute": (True, True), "validate": (True, True),
         "commit": (True, False)}
@@ -20,8 +21,10 @@ def chrome_trace(merged: Merged, spec: dict) -> dict:
     base = f"{spec.get('url', '').rstrip('/')}/blob/{spec.get('permalink_ref', '')}/"
     out: list[dict] = []
     for proc in merged.processes:
+        rank = (merged.ranks or {}).get(proc["pid"])
+        label = f"{rank_label(rank)} " if rank else ""  # tensor-parallel runs: which rank this process is
         out.append({"ph": "M", "name": "process_name", "pid": proc["pid"], "tid": 0,
-                    "args": {"name": f"{proc['proc']} ({proc['framework']} {proc['engine_version']})"}})
+                    "args": {"name": f"{label}{proc['proc']} ({proc['framework']} {proc['engine_version']})"}})
     step_events: dict[int, list[dict]] = {}
     request_steps: dict[str, list[dict]] = {}
     for event in merged.events:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from atlas.runtime.clock import offsets, skew
 from atlas.runtime.merge import merge
+from atlas.runtime.perfetto import chrome_trace
 from atlas.runtime.ranks import per_rank, rank_label
 
 REPO = Path(__file__).resolve().parents[2]
@@ -123,6 +124,9 @@ def test_two_ranks_merge_on_one_clock_with_collectives(tmp_path):
         assert row["steps"] == 3 * STEPS
         assert row["collective_bytes"] == 3 * STEPS * LAYERS * NUMEL * 4
         assert 0 < row["collective_share"] <= 1 and row["collective_ms_per_step"] > 0
+    names = {m["args"]["name"].split()[0] for m in chrome_trace(merged, spec)["traceEvents"]
+             if m.get("name") == "process_name"}
+    assert {"tp0", "tp1"} <= names  # each rank's track says which rank it is
     collectives = [e for e in merged.events if e["symbol"].endswith("all_reduce")]
     assert {e["count"] for e in collectives} == {LAYERS} and len(collectives) == 2 * 3 * STEPS
     # one host: one clock, nothing shifted; the residual skew is how far apart the two ranks left each barrier
