@@ -69,9 +69,18 @@ CAPTURES = {
     },
     "RadixCache.cache_finished_req": {
         "request_ids": lambda c: [c.arg(1, "req").rid],
-        "kv_blocks": lambda c: _len(getattr(c.arg(1, "req"), "fill_ids", None)),
+        "kv_blocks": lambda c: _released_slots(c),
     },
 }
+
+def _released_slots(call) -> int:
+    """KV token slots a finished request hands back: v0.5.17's keyword kv_len_to_handle, else (older) the request's
+    fill_ids (Req has no fill_ids at v0.5.17: the old capture read 0 there)."""
+    handled = call.kwargs.get("kv_len_to_handle")
+    if handled is not None:
+        return int(handled)
+    return _len(getattr(call.arg(1, "req"), "fill_ids", None))
+
 
 def _extend_len(req) -> int:
     """Tokens a prefill chunk computes: Req.extend_range (a Range, v0.5.17 on), else Req.extend_input_len (older)."""

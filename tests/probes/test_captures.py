@@ -67,3 +67,15 @@ def test_sglang_plan_snapshot(mode, shape, scheduled, computed, prefix_hits):
     plan = values(snapshot(Call((NS(new_token_ratio=0.5),), {}, NS(batch_to_run=batch), None)))
     assert (plan["batch_mode"], plan["num_scheduled_tokens"], plan["num_computed_tokens"],
             plan["prefix_hit_tokens"], plan["request_ids"]) == (mode, scheduled, computed, prefix_hits, ["a", "b"])
+
+
+@pytest.mark.parametrize("kwargs, req, slots", [
+    ({"kv_len_to_handle": 355}, NS(rid="a"), 355),  # v0.5.17: cache_finished_req(req, kv_len_to_handle=...)
+    ({}, NS(rid="a", fill_ids=[0] * 300), 300),  # older versions: Req.fill_ids
+    ({}, NS(rid="a"), 0),
+])
+def test_sglang_released_slots(kwargs, req, slots):
+    from probes.captures.sglang import CAPTURES
+
+    kv_blocks = CAPTURES["RadixCache.cache_finished_req"]["kv_blocks"]
+    assert kv_blocks(Call((NS(), req), kwargs, None, None)) == slots
