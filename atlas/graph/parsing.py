@@ -22,7 +22,9 @@ def _cache_file(folder: Path, blob: str, module: str) -> Path:
     return folder / blob[:2] / f"{blob}-{module}.pickle"
 
 
-def _parse_one(job: tuple[str, str, str, bool, str]) -> ModuleFacts:
+def _parse_one(job: tuple[str, str, str, bool, str]) -> bytes:
+    """Parse one file, cache its facts and return them pickled (pickled once: the same bytes go to the cache file
+    and back to the parent process)."""
     global _PARSER
     if _PARSER is None:
         _PARSER = parser()
@@ -31,9 +33,10 @@ def _parse_one(job: tuple[str, str, str, bool, str]) -> ModuleFacts:
     target = Path(out)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_bytes(pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL))
+    data = pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL)
+    tmp.write_bytes(data)
     tmp.replace(target)
-    return facts
+    return data
 
 
 def parse_files(root: Path, files: list[tuple[str, str]], package_root: str, build: Path,
@@ -55,12 +58,13 @@ def parse_files(root: Path, files: list[tuple[str, str]], package_root: str, bui
     workers = workers or os.cpu_count() or 1
     if len(jobs) > 8 and workers > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            for n, facts in enumerate(pool.map(_parse_one, jobs, chunksize=16), 1):
+            for n, data in enumerate(pool.map(_parse_one, jobs, chunksize=16), 1):
+                facts = pickle.loads(data)
                 results[facts.path] = facts
                 if progress and n % 50 == 0:
                     progress("parse", n / len(jobs))
     else:
         for job in jobs:
-            facts = _parse_one(job)
+            facts = pickle.loads(_parse_one(job))
             results[facts.path] = facts
     return [results[p] for p, _ in files], len(jobs)

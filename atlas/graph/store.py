@@ -10,7 +10,7 @@ import time
 
 import networkx as nx
 
-from atlas.graph import components
+from atlas.graph import background, components
 from atlas.graph.queries import AtlasGraph
 from atlas.graph.resolve import Solver
 from atlas.graph.table import node_attrs
@@ -44,12 +44,13 @@ def assemble(facts: list[ModuleFacts], checkout, manifest, timings: dict | None 
         for s in f.scopes:
             path_of[s.id] = f.path
     t = time.perf_counter()
+    kernel_result = background.start(_kernel_layer, checkout, manifest, symbols)  # beside the resolution
     solver = Solver(facts, pycg=False, max_rounds=max_rounds)
     resolution = solver.solve()
     timings["resolve"] = time.perf_counter() - t
     t = time.perf_counter()
-    kernel = _kernel_layer(checkout, manifest, symbols)
-    timings["kernels"] = time.perf_counter() - t
+    kernel = kernel_result()
+    timings["kernels (waited)"] = time.perf_counter() - t
     g = nx.MultiDiGraph()
     for sid, s in symbols.items():
         g.add_node(sid, **node_attrs(s))

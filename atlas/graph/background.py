@@ -1,0 +1,43 @@
+"""Run one pure function in a forked child while the parent works on (the kernel layer beside call resolution): the
+child inherits the arguments (nothing is pickled on the way in) and sends its result back through a pipe."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable
+
+
+def start(fn: Callable, *args) -> Callable[[], object]:
+    """Begin `fn(*args)`; returns a function that waits for its result (or raises what it raised). Where fork is
+    not available, or ATLAS_NO_FORK is set, `fn` runs when the result is asked for."""
+    if os.environ.get("ATLAS_NO_FORK") or "fork" not in multiprocessing.get_all_start_methods():
+        return lambda: fn(*args)
+    ctx = multiprocessing.get_context("fork")
+    receive, send = ctx.Pipe(duplex=False)
+    child = ctx.Process(target=_run, args=(send, fn, args), daemon=True)
+    child.start()
+    send.close()
+
+    def result():
+        try:
+            ok, value = receive.recv()
+        except EOFError:
+            child.join()
+            raise RuntimeError(f"{getattr(fn, '__name__', fn)} died in its child process "
+                               f"(exit code {child.exitcode}); set ATLAS_NO_FORK=1 to run it in-process") from None
+        child.join()
+        if not ok:
+            raise value
+        return value
+
+    return result
+
+
+def _run(send, fn: Callable, args: tuple) -> None:
+    try:
+        send.send((True, fn(*args)))
+    except BaseException as exc:  # noqa: BLE001 - carried to the parent, raised there
+        send.send((False, exc))
+    finally:
+        send.close()
