@@ -7,7 +7,13 @@ _NOTHING: frozenset = frozenset()
 
 
 class Cells:
-    """Mixin of Solver: `write` grows a cell and stamps it with the clock; `read` records the dependency."""
+    """Mixin of Solver: `write` grows a cell and stamps it with the clock (one tick per change);
+    `read` records the dependency with the clock of its first read in the current run of the scope."""
+
+    def depend(self, key) -> None:
+        if key not in self.deps:
+            self.deps[key] = self.clock
+
 
     def write(self, key: tuple, values, strong: bool = False) -> None:
         if not values:
@@ -31,12 +37,14 @@ class Cells:
             self.mark(key)
 
     def mark(self, key) -> None:
+        self.clock += 1
         self.dirty[key] = self.clock
         self.num_changes += 1
 
     def read(self, key: tuple, local: bool = True):
         """The values of a cell as seen from the current statement."""
-        self.deps.add(key)
+        if key not in self.deps:
+            self.deps[key] = self.clock
         cell = self.cells.get(key)
         if not cell:
             return _NOTHING

@@ -47,7 +47,7 @@ class Names:
         sub = f"{module}.{name}"
         if sub in self.modules:
             out.add(("m", sub))
-        self.deps.add(("stars", module))
+        self.depend(("stars", module))
         if not out and self.stars.get(module):
             seen = seen or set()
             seen.add(module)
@@ -64,11 +64,12 @@ class Names:
             got = self.mro_memo[cls] = (mro, frozenset(("B", k) for k in mro if not k.startswith(("x:", "b:"))))
             for k in mro:
                 self.mro_users.setdefault(k, set()).add(cls)
-        self.deps |= got[1]
+        for key in got[1]:
+            self.depend(key)
         return got[0]
 
     def class_attr(self, cls: str, name: str, receiver: tuple | None, start_after: str = ""):
-        self.deps.add(("a", cls, name))
+        self.depend(("a", cls, name))
         mro = self.mro(cls)
         if start_after:
             mro = mro[mro.index(start_after) + 1:] if start_after in mro else ()
@@ -83,7 +84,7 @@ class Names:
             if scope is None:
                 continue
             defined = name in scope.local_names
-            self.deps.add(("a", k, name))
+            self.depend(("a", k, name))
             if not defined and ("a", k, name) not in self.cells:
                 continue
             vals = set(self.read(("v", k, name), local=False)) if defined else set()

@@ -51,10 +51,10 @@ class Solver(Cells, Names, Values, Calls, Bindings):
         self.slot_keys: dict[str, list] = {}  # alloc -> its slot cell keys
         self.out = Resolution()
         self.changed = False
-        self.dirty: dict = {}  # key -> the clock (scope run) when it last grew: scopes that read it since run again
+        self.dirty: dict = {}  # cell -> the clock when it last grew: a scope that read it before then runs again
         self.clock = 0
         self.num_changes = 0
-        self.deps: set = set()  # cells the scope being evaluated reads
+        self.deps: dict = {}  # cell -> the clock when the scope being evaluated first read it
         self.ctx: tuple = ("", 0, "", True)  # (scope id, idx, caller id, strong)
 
     # -- scope helpers ------------------------------------------------------------------------------------------
@@ -79,10 +79,9 @@ class Solver(Cells, Names, Values, Calls, Bindings):
     # -- running ------------------------------------------------------------------------------------------------
     def solve(self, on_round=None) -> Resolution:
         """Rounds over the scopes in module order; after the first, a scope runs again only when a cell it read
-        changed since it last ran (earlier in this round included), until nothing changes or `max_rounds`."""
+        changed after it read it (earlier in this round included), until nothing changes or `max_rounds`."""
         order = sorted(self.scopes.values(), key=lambda s: (s.module, s.start))
-        deps: dict[str, set] = {}
-        last_run: dict[str, int] = {}
+        deps: dict[str, dict] = {}  # scope id -> {cell: clock of its first read in the scope's last run}
         stamp = self.dirty
         for n in range(1, self.max_rounds + 1):
             self.changed = False
@@ -90,12 +89,9 @@ class Solver(Cells, Names, Values, Calls, Bindings):
             for scope in order:
                 sid = scope.id
                 if n > 1:
-                    since = last_run[sid]
-                    if not any(stamp.get(k, -1) >= since for k in deps[sid]):
+                    if not any(stamp.get(k, -1) > t for k, t in deps[sid].items()):
                         continue
-                self.clock += 1
-                last_run[sid] = self.clock
-                self.deps = deps[sid] = set()
+                self.deps = deps[sid] = {}
                 caller = self.caller_of[sid]
                 for stmt in scope.statements:
                     self.statement(scope, caller, stmt)

@@ -69,7 +69,7 @@ class Values:
                     self.write(("s", alloc, key[2]), self.read(key), strong=self.ctx[3] and key[2] != "*")
 
     def slots(self, alloc: str):
-        self.deps.add(("slots", alloc))
+        self.depend(("slots", alloc))
         return self.slot_keys.get(alloc, ())
 
     def subscript(self, values, key_expr: tuple):
