@@ -64,8 +64,7 @@ class Names:
             got = self.mro_memo[cls] = (mro, frozenset(("B", k) for k in mro if not k.startswith(("x:", "b:"))))
             for k in mro:
                 self.mro_users.setdefault(k, set()).add(cls)
-        for key in got[1]:
-            self.depend(key)
+        self.class_deps |= got[1]  # bases change rarely: compared with the start of the run (one set union here)
         return got[0]
 
     def class_attr(self, cls: str, name: str, receiver: tuple | None, start_after: str = ""):

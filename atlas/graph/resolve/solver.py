@@ -55,6 +55,7 @@ class Solver(Cells, Names, Values, Calls, Bindings):
         self.clock = 0
         self.num_changes = 0
         self.deps: dict = {}  # cell -> the clock when the scope being evaluated first read it
+        self.class_deps: set = set()  # ("B", class) keys of the MROs the scope being evaluated looked through
         self.ctx: tuple = ("", 0, "", True)  # (scope id, idx, caller id, strong)
 
     # -- scope helpers ------------------------------------------------------------------------------------------
@@ -81,7 +82,7 @@ class Solver(Cells, Names, Values, Calls, Bindings):
         """Rounds over the scopes in module order; after the first, a scope runs again only when a cell it read
         changed after it read it (earlier in this round included), until nothing changes or `max_rounds`."""
         order = sorted(self.scopes.values(), key=lambda s: (s.module, s.start))
-        deps: dict[str, dict] = {}  # scope id -> {cell: clock of its first read in the scope's last run}
+        deps: dict[str, tuple] = {}  # scope id -> ({cell: clock of its first read}, class deps, clock at start)
         stamp = self.dirty
         for n in range(1, self.max_rounds + 1):
             self.changed = False
@@ -89,9 +90,12 @@ class Solver(Cells, Names, Values, Calls, Bindings):
             for scope in order:
                 sid = scope.id
                 if n > 1:
-                    if not any(stamp.get(k, -1) > t for k, t in deps[sid].items()):
+                    reads, classes, start = deps[sid]
+                    if not any(stamp.get(k, -1) > t for k, t in reads.items()) and not any(
+                            stamp.get(k, -1) > start for k in classes):
                         continue
-                self.deps = deps[sid] = {}
+                self.deps, self.class_deps = {}, set()
+                deps[sid] = (self.deps, self.class_deps, self.clock)
                 caller = self.caller_of[sid]
                 for stmt in scope.statements:
                     self.statement(scope, caller, stmt)
