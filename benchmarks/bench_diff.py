@@ -40,7 +40,7 @@ def stages(settings, framework: str, old: str, new: str) -> dict[str, float]:
     lap("sync + list files")
     a, b = load_index(settings, framework, old_co.pin_set), load_index(settings, framework, new_co.pin_set)
     lap("load indexes")
-    g, h = load_graph(settings, framework, old_co.pin_set).graph, load_graph(settings, framework, new_co.pin_set).graph
+    g, h = load_graph(settings, framework, old_co.pin_set), load_graph(settings, framework, new_co.pin_set)
     lap("load graphs")
     changes = list(symbol_changes(a, b, same))
     lap("symbol changes")

@@ -28,8 +28,8 @@ def diff(settings: Settings, manifest: Manifest, old_ref: str, new_ref: str, pro
     new_index = load_index(settings, manifest.name, new_co.pin_set)
     changes = list(symbol_changes(old_index, new_index, same))
     renames = {c.symbol: c.new_symbol for c in changes if c.kind in (ChangeKind.RENAMED, ChangeKind.MOVED)}
-    old_graph = load_graph(settings, manifest.name, old_co.pin_set).graph
-    new_graph = load_graph(settings, manifest.name, new_co.pin_set).graph
+    old_graph = load_graph(settings, manifest.name, old_co.pin_set)
+    new_graph = load_graph(settings, manifest.name, new_co.pin_set)
     changes += call_changes(old_graph, new_graph, renames)
     changes += registration_changes(old_graph, new_graph)
     annotations = load_annotations(settings.root, manifest.name, cache=settings.build / "annotations.pickle")
