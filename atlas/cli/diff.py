@@ -24,8 +24,9 @@ def run(args, settings) -> int:
     (manifest,) = load_all(settings.root, [args.framework])
     with output.progress(f"diff {manifest.name}") as report_progress:
         report = diff(settings, manifest, args.old, args.new, report_progress)
-    save(report, settings.build)
-    output.text(RENDER[args.format](report))
+    text = RENDER[args.format](report)
+    save(report, settings.build, text if args.format == "json" else "")
+    output.text(text)
     if args.apply_suggestions:
         for status in apply_suggestions(settings.root, list(report.statuses)):
             output.message(f"{status.file}:{status.line}: {status.symbol} -> {status.proposed}")

@@ -147,15 +147,17 @@ def to_json(report: DiffReport) -> dict:
 
 
 def render_json(report: DiffReport) -> str:
-    return json.dumps(to_json(report), indent=2, sort_keys=True)
+    """Deterministic and compact (json's C encoder: a bump's report holds tens of thousands of changes)."""
+    return json.dumps(to_json(report), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def save(report: DiffReport, build) -> None:
-    """Keep the report as JSON in `<build>/diff/`, also as `last-<framework>.json` for the site's diff page."""
+def save(report: DiffReport, build, text: str = "") -> None:
+    """Keep the report as JSON in `<build>/diff/`, also as `last-<framework>.json` for the site's diff page.
+    `text` is the report's render_json, when the caller has it already."""
     from atlas.yamlio import write_atomic
 
     folder = build / "diff"
     folder.mkdir(parents=True, exist_ok=True)
-    text = render_json(report) + "\n"
+    text = (text or render_json(report)) + "\n"
     write_atomic(folder / f"{report.framework}-{report.old.ref}-{report.new.ref}.json", text)
     write_atomic(folder / f"last-{report.framework}.json", text)
