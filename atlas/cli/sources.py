@@ -23,8 +23,14 @@ def register(sub) -> None:
 def sync(args, settings) -> int:
     output.require(args, "human", "json")
     rows = []
-    for manifest in load_all(settings.root, args.frameworks or None):
+    manifests = load_all(settings.root, args.frameworks or None)
+    for pin_set in args.pin_sets:  # a set no manifest has is an error; one only some have syncs where it exists
+        if not args.frameworks and not any(pin_set in m.pins for m in manifests):
+            manifests[0].pin_entry(pin_set)  # raises, naming the choices
+    for manifest in manifests:
         for pin_set in args.pin_sets:
+            if not args.frameworks and pin_set not in manifest.pins:
+                continue
             with output.progress(f"{manifest.name} {manifest.pin_entry(pin_set)['ref']}") as report:
                 checkout = sync_pin(manifest, pin_set, settings, report, repair=args.repair)
             rows.append({"name": manifest.name, "pins": pin_set, "ref": checkout.pin.ref,

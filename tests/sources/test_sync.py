@@ -245,3 +245,19 @@ def test_options_before_and_after_the_verb_are_the_same(project, capsys, tmp_pat
     before = run(capsys, "--root", str(project.root), "--format", "json", "sync")
     after = run(capsys, "sync", "--root", str(project.root), "--format", "json")
     assert before[0] == after[0] == 0 and json.loads(before[1]) == json.loads(after[1])
+
+
+def test_a_pin_set_only_some_frameworks_have(project, capsys, tmp_path):
+    """`atlas sync --pins default,cpu` syncs `cpu` where a manifest has it; naming the framework makes it strict."""
+    text = project.manifest.read_text()
+    other = project.root / "pinned_sources" / "other.yaml"
+    shutil.copytree(project.bare, project.mirror / "other.git")
+    other.write_text(text.replace("name: engine", "name: other"))
+    project.manifest.write_text(text + "  cpu:\n    ref: v2\n")
+    rows = sync_json(capsys, "--pins", "default,cpu")
+    assert sorted((r["name"], r["pins"]) for r in rows) == [("engine", "cpu"), ("engine", "default"),
+                                                           ("other", "default")]
+    code, _, err = run(capsys, "sync", "other", "--pins", "cpu")
+    assert code == 2 and "no pin set 'cpu'" in err
+    code, _, err = run(capsys, "sync", "--pins", "nightly")
+    assert code == 2 and "nightly" in err
