@@ -15,7 +15,7 @@ from atlas.diff.annotations import annotation_statuses
 from atlas.diff.calls import call_changes, registration_changes
 from atlas.diff.symbols import symbol_changes
 from atlas.env import settings as load_settings
-from atlas.graph import load_graph, load_index
+from atlas.graph import Index, load_graph
 from atlas.model import ChangeKind
 from atlas.sources import analysed_files, load_all, sync_ref
 
@@ -38,9 +38,8 @@ def stages(settings, framework: str, old: str, new: str) -> dict[str, float]:
     new_files = dict(analysed_files(manifest, new_co, (".py",)))
     same = {p for p, blob in old_files.items() if new_files.get(p) == blob}
     lap("sync + list files")
-    a, b = load_index(settings, framework, old_co.pin_set), load_index(settings, framework, new_co.pin_set)
-    lap("load indexes")
     g, h = load_graph(settings, framework, old_co.pin_set), load_graph(settings, framework, new_co.pin_set)
+    a, b = Index(old_co.pin, old_co.path, g.symbols), Index(new_co.pin, new_co.path, h.symbols)
     lap("load graphs")
     changes = list(symbol_changes(a, b, same))
     lap("symbol changes")

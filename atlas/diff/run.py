@@ -11,7 +11,7 @@ from atlas.diff.calls import call_changes, registration_changes
 from atlas.diff.report import DiffReport
 from atlas.diff.symbols import symbol_changes
 from atlas.env import Settings
-from atlas.graph import load_graph, load_index
+from atlas.graph import Index, load_graph
 from atlas.model import ChangeKind
 from atlas.sources import Manifest, analysed_files, sync_ref
 
@@ -24,12 +24,12 @@ def diff(settings: Settings, manifest: Manifest, old_ref: str, new_ref: str, pro
     old_files = dict(analysed_files(manifest, old_co, (".py",)))
     new_files = dict(analysed_files(manifest, new_co, (".py",)))
     same = {path for path, blob in old_files.items() if new_files.get(path) == blob}
-    old_index = load_index(settings, manifest.name, old_co.pin_set)
-    new_index = load_index(settings, manifest.name, new_co.pin_set)
-    changes = list(symbol_changes(old_index, new_index, same))
-    renames = {c.symbol: c.new_symbol for c in changes if c.kind in (ChangeKind.RENAMED, ChangeKind.MOVED)}
     old_graph = load_graph(settings, manifest.name, old_co.pin_set)
     new_graph = load_graph(settings, manifest.name, new_co.pin_set)
+    old_index = Index(old_co.pin, old_co.path, old_graph.symbols)  # the graph carries the index's symbols
+    new_index = Index(new_co.pin, new_co.path, new_graph.symbols)
+    changes = list(symbol_changes(old_index, new_index, same))
+    renames = {c.symbol: c.new_symbol for c in changes if c.kind in (ChangeKind.RENAMED, ChangeKind.MOVED)}
     changes += call_changes(old_graph, new_graph, renames)
     changes += registration_changes(old_graph, new_graph)
     annotations = load_annotations(settings.root, manifest.name, cache=settings.build / "annotations.pickle")
