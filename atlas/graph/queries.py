@@ -84,31 +84,22 @@ class AtlasGraph:
         if adjacency is None:
             adjacency = self._adjacency[forward] = table.adjacency(forward)
         nodes = table.nodes
-        out, seen, frontier = [], {start}, [start]
-        for level in range(1, depth + 1):
-            nxt = []
-            for node in frontier:
-                items = [(nodes[table.callers[i]], nodes[table.callees[i]], table.attrs(i))
-                         for i in adjacency.get(position[node], ())]
-                for a, b, attrs in sorted(items, key=lambda e: (e[0], e[1], e[2].get("line", 0))):
-                    out.append((level, a, b, attrs))
-                    other = b if forward else a
-                    if other not in seen:
-                        seen.add(other)
-                        nxt.append(other)
-            frontier = nxt
-        return out
+
+        def edges_of(node: str):
+            return [(nodes[table.callers[i]], nodes[table.callees[i]], table.attrs(i))
+                    for i in adjacency.get(position[node], ())]
+
+        return _breadth_first(start, depth, forward, edges_of)
 
 
-def _walk_networkx(graph: nx.MultiDiGraph, start: str, depth: int, forward: bool) -> list:
-    if start not in graph:
-        return []
+def _breadth_first(start: str, depth: int, forward: bool, edges_of) -> list:
+    """(depth, caller, callee, edge attrs) breadth-first from `start`, each edge once, in a stable order;
+    `edges_of(node)` gives a node's (caller, callee, attrs) edges in the walk's direction."""
     out, seen, frontier = [], {start}, [start]
     for level in range(1, depth + 1):
         nxt = []
         for node in frontier:
-            items = graph.out_edges(node, data=True) if forward else graph.in_edges(node, data=True)
-            for a, b, attrs in sorted(items, key=lambda e: (e[0], e[1], e[2].get("line", 0))):
+            for a, b, attrs in sorted(edges_of(node), key=lambda e: (e[0], e[1], e[2].get("line", 0))):
                 out.append((level, a, b, attrs))
                 other = b if forward else a
                 if other not in seen:
@@ -116,3 +107,10 @@ def _walk_networkx(graph: nx.MultiDiGraph, start: str, depth: int, forward: bool
                     nxt.append(other)
         frontier = nxt
     return out
+
+
+def _walk_networkx(graph: nx.MultiDiGraph, start: str, depth: int, forward: bool) -> list:
+    if start not in graph:
+        return []
+    return _breadth_first(start, depth, forward, lambda node: graph.out_edges(node, data=True) if forward
+                          else graph.in_edges(node, data=True))
