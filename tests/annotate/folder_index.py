@@ -58,3 +58,21 @@ class FolderIndex:
                 self.symbols[sid] = Symbol(sid, kind, Span(rel, node.lineno, node.end_lineno))
                 if isinstance(node, ast.ClassDef):
                     self._walk(node.body, sid, rel, in_class=True)
+
+
+def default_pin_index(project, framework: str) -> FolderIndex:
+    """A FolderIndex over `framework`'s synced default-pin checkout; skips the test, saying why, when it is not
+    synced here."""
+    import pytest
+
+    from atlas.env import settings
+    from atlas.sources import load_all, locate
+
+    s = settings(root=str(project))
+    (manifest,) = load_all(s.root, [framework])
+    try:
+        checkout = locate(manifest, "default", s)
+    except Exception as exc:  # noqa: BLE001 - any failure to find the checkout means: not synced here
+        pytest.skip(f"{framework} default pin not synced ({exc}); export ATLAS_MIRROR=/work/shared/sources, "
+                    f"or run `atlas sync {framework}`")
+    return FolderIndex(checkout.path, checkout.pin, manifest.package_root)

@@ -6,24 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from annotate.folder_index import FolderIndex
+from annotate.folder_index import FolderIndex, default_pin_index
 from atlas.annotate import check, load_annotations, probe_spec
-from atlas.env import settings
-from atlas.model import Pin
-from atlas.sources import load_all, locate
 
 PROJECT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
 def index() -> FolderIndex:
-    s = settings(root=str(PROJECT))
-    (manifest,) = load_all(s.root, ["vllm"])
-    try:
-        checkout = locate(manifest, "default", s)
-    except Exception as exc:  # noqa: BLE001 - any failure to find the checkout means: not synced here
-        pytest.skip(f"vLLM default pin not found ({exc}); export ATLAS_MIRROR=/work/shared/sources, or run `atlas sync vllm`")
-    return FolderIndex(checkout.path, checkout.pin, manifest.package_root)
+    return default_pin_index(PROJECT, "vllm")
 
 
 @pytest.fixture(scope="module")
