@@ -7,8 +7,8 @@ Values are tuples: ('f', id) function, ('bm', id, receiver) bound method, ('c', 
 Cells hold the values written to variables, attributes, container slots, parameters and returns; each write
 remembers its scope, statement line and whether it ran unconditionally, so a read later in the same scope sees
 the last unconditional write and what follows it (flow-sensitive within a scope, flow-insensitive across scopes).
-Scopes are evaluated in rounds; after the first, a scope runs again only when a cell it read changed since it last
-ran, until nothing grows (a fixpoint) or `max_rounds` is reached.
+Scopes are evaluated in rounds; after the first, a statement runs again only when a cell it read changed since it
+last ran, until nothing grows (a fixpoint) or `max_rounds` is reached.
 
 Modules by role: solver (state, rounds, statements), cells (write/read), names (lookup, attributes, MRO),
 values (expressions), calls (invocation, edges), bindings (assignment, def, class)."""

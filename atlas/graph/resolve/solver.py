@@ -79,26 +79,41 @@ class Solver(Cells, Names, Values, Calls, Bindings):
 
     # -- running ------------------------------------------------------------------------------------------------
     def solve(self, on_round=None) -> Resolution:
-        """Rounds over the scopes in module order; after the first, a scope runs again only when a cell it read
-        changed after it read it (earlier in this round included), until nothing changes or `max_rounds`."""
+        """Rounds over the statements of every scope in module order; after the first, a statement runs again only
+        when a cell it read changed after it read it (earlier in this round included), until nothing changes or
+        `max_rounds`. A statement whose reads did not change would write what it wrote before, so skipping it
+        leaves the result as if every statement of the scope had run again."""
         order = sorted(self.scopes.values(), key=lambda s: (s.module, s.start))
-        deps: dict[str, tuple] = {}  # scope id -> ({cell: clock of its first read}, class deps, clock at start)
+        runs: dict[str, list] = {}  # scope id -> per statement ({cell: clock of its first read}, class deps, start)
         stamp = self.dirty
+        self.num_evaluated = 0
         for n in range(1, self.max_rounds + 1):
             self.changed = False
             before = self.num_changes
             for scope in order:
                 sid = scope.id
-                if n > 1:
-                    reads, classes, start = deps[sid]
-                    if not any(stamp.get(k, -1) > t for k, t in reads.items()) and not any(
-                            stamp.get(k, -1) > start for k in classes):
-                        continue
-                self.deps, self.class_deps = {}, set()
-                deps[sid] = (self.deps, self.class_deps, self.clock)
                 caller = self.caller_of[sid]
-                for stmt in scope.statements:
+                if n == 1:
+                    records = runs[sid] = []
+                    for stmt in scope.statements:
+                        self.deps, self.class_deps = {}, set()
+                        records.append((self.deps, self.class_deps, self.clock))
+                        self.statement(scope, caller, stmt)
+                    self.num_evaluated += len(records)
+                    continue
+                records = runs[sid]
+                for i, stmt in enumerate(scope.statements):
+                    reads, classes, start = records[i]
+                    for k, t in reads.items():
+                        if stamp.get(k, -1) > t:
+                            break
+                    else:
+                        if not classes or not any(stamp.get(k, -1) > start for k in classes):
+                            continue
+                    self.deps, self.class_deps = {}, set()
+                    records[i] = (self.deps, self.class_deps, self.clock)
                     self.statement(scope, caller, stmt)
+                    self.num_evaluated += 1
             self.out.rounds = n
             if on_round:
                 on_round(n, self.num_changes - before)
