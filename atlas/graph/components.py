@@ -46,7 +46,15 @@ def rules(framework: str) -> tuple[tuple[str, re.Pattern], ...]:
 
 
 def component_of(framework: str, symbol_id: str) -> str:
-    for name, pattern in rules(framework):
-        if pattern.match(symbol_id):
-            return name
-    return ""
+    match = _combined(framework).match(symbol_id)
+    return rules(framework)[int(match.lastgroup[1:])][0] if match else ""
+
+
+@lru_cache(maxsize=8)
+def _combined(framework: str) -> re.Pattern:
+    """All rules as one pattern, one named group per rule in order: the first rule that matches is the group the
+    match ends in (alternatives are tried left to right), found in one scan instead of one per rule."""
+    found = rules(framework)
+    if not found:
+        return re.compile(r"(?!)")
+    return re.compile("|".join(f"(?P<r{i}>{pattern.pattern})" for i, (_, pattern) in enumerate(found)))

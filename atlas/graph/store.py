@@ -1,19 +1,16 @@
-"""Assembling the call graph of one pinned tree: resolution, the kernel layer, dispatch edges, a networkx
-MultiDiGraph (node id = symbol id, edge attrs = provenance, confidence, site path/line) and the unresolved call
-sites, counted per component."""
+"""Assembling the call graph of one pinned tree: resolution, the kernel layer, dispatch edges, the edge table
+(atlas.graph.table: node id = symbol id, edge columns = provenance, confidence, site path/line) and the unresolved
+call sites, counted per component."""
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import time
 
-import networkx as nx
-
-from atlas.graph import background, components
+from atlas.graph import background
 from atlas.graph.queries import AtlasGraph
 from atlas.graph.resolve import Solver
-from atlas.graph.table import node_attrs
+from atlas.graph.table import EdgeBuilder
 from atlas.model import CallSite, Provenance, Span, Symbol, SymbolKind
 from atlas.parse.python import ModuleFacts
 
@@ -32,15 +29,15 @@ MAX_OVERRIDES = 40  # a base method with more overrides than this gets no dispat
 
 def assemble(facts: list[ModuleFacts], checkout, manifest, timings: dict | None = None, max_rounds: int = 4
              ) -> AtlasGraph:
-    """Resolve calls over all facts, run the kernel layer when present, tag components, build the graph."""
+    """Resolve calls over all facts (their symbols already tagged with components, see atlas.graph.parsing), run
+    the kernel layer when present, add dispatch edges, and store the graph as an edge table."""
     timings = timings if timings is not None else {}
-    framework = manifest.name
     symbols: dict[str, Symbol] = {}
     path_of: dict[str, str] = {}
     for f in facts:
         for s in f.symbols:
             if s.id not in symbols:
-                symbols[s.id] = dataclasses.replace(s, component=components.component_of(framework, s.id))
+                symbols[s.id] = s
         for s in f.scopes:
             path_of[s.id] = f.path
     t = time.perf_counter()
@@ -51,33 +48,26 @@ def assemble(facts: list[ModuleFacts], checkout, manifest, timings: dict | None 
     t = time.perf_counter()
     kernel = kernel_result()
     timings["kernels (waited)"] = time.perf_counter() - t
-    g = nx.MultiDiGraph()
-    for sid, s in symbols.items():
-        g.add_node(sid, **node_attrs(s))
+    g = EdgeBuilder()
+    for sid in symbols:
+        g.add_node(sid)
     num_edges = {p.value: 0 for p in Provenance}
     for (caller, callee), lines in resolution.edges.items():
         if callee.startswith("<") or caller not in symbols:
             continue
-        if callee not in symbols:
-            if callee in solver.scopes or "." not in callee:
-                continue
-            g.add_node(callee, kind=SymbolKind.EXTERNAL.value, path="", start=0, end=0, signature="",
-                       component="", decorators=(), bases=())
+        if callee not in symbols and (callee in solver.scopes or "." not in callee):
+            continue
+        path = path_of.get(caller, "")
         for line, prov in lines.items():
-            g.add_edge(caller, callee, provenance=prov.value, confidence=CONFIDENCE[prov],
-                       path=path_of.get(caller, ""), line=line)
+            g.add_edge(caller, callee, prov.value, CONFIDENCE[prov], path, line)
             num_edges[prov.value] += 1
-    num_edges[Provenance.DISPATCH.value] += _dispatch_edges(g, solver, symbols, path_of)
+    num_edges[Provenance.DISPATCH.value] += _dispatch_edges(g, solver, symbols)
     for s in kernel.symbols if kernel else ():
         symbols.setdefault(s.id, s)
-        g.add_node(s.id, **node_attrs(symbols[s.id]))
+        g.add_node(s.id)
     for e in kernel.edges if kernel else ():
-        for end in (e.caller, e.callee):
-            if end not in g:
-                g.add_node(end, kind=SymbolKind.EXTERNAL.value, path="", start=0, end=0, signature="",
-                           component="", decorators=(), bases=())
-        g.add_edge(e.caller, e.callee, provenance=e.provenance.value, confidence=e.confidence,
-                   path=e.site.path if e.site else "", line=e.site.start if e.site else 0)
+        g.add_edge(e.caller, e.callee, e.provenance.value, e.confidence, e.site.path if e.site else "",
+                   e.site.start if e.site else 0)
         num_edges[e.provenance.value] += 1
     unresolved = [CallSite(caller, text, Span(path_of.get(caller, ""), line, line))
                   for (caller, line, text), hit in resolution.sites.items() if not hit]
@@ -87,7 +77,7 @@ def assemble(facts: list[ModuleFacts], checkout, manifest, timings: dict | None 
              "per_component": per_component(resolution.sites, symbols),
              "internal": internal_resolution(resolution.sites, symbols),
              "num_kernel_symbols": len(kernel.symbols) if kernel else 0}
-    return AtlasGraph(checkout.pin, g, symbols, unresolved, stats)
+    return AtlasGraph(checkout.pin, None, symbols, unresolved, stats, g.table())
 
 
 def _kernel_layer(checkout, manifest, symbols):
@@ -102,26 +92,27 @@ def _kernel_layer(checkout, manifest, symbols):
     return layer(checkout, manifest, symbols) if layer else None
 
 
-def _dispatch_edges(g: nx.MultiDiGraph, solver: Solver, symbols: dict, path_of: dict) -> int:
+def _dispatch_edges(g: EdgeBuilder, solver: Solver, symbols: dict) -> int:
     """For each call of a method, lower-confidence edges to the overrides of that method in subclasses."""
     subclasses: dict[str, set[str]] = {}
     for cls in solver.bases:
         for base in solver.mro(cls)[1:]:
             subclasses.setdefault(base, set()).add(cls)
+    ordered = {cls: sorted(subs) for cls, subs in subclasses.items()}
+    direct = (Provenance.STATIC.value, Provenance.TYPE_INFERRED.value)
     count = 0
-    for caller, callee, attrs in list(g.edges(data=True)):
-        if attrs["provenance"] not in (Provenance.STATIC.value, Provenance.TYPE_INFERRED.value):
+    for caller, callee, provenance, _, path, line in list(g.edges()):
+        if provenance not in direct:
             continue
         cls, _, name = callee.rpartition(".")
-        if cls not in subclasses or name.startswith("__"):
+        if cls not in ordered or name.startswith("__"):
             continue
-        overrides = [f"{sub}.{name}" for sub in sorted(subclasses[cls]) if f"{sub}.{name}" in symbols]
+        overrides = [f"{sub}.{name}" for sub in ordered[cls] if f"{sub}.{name}" in symbols]
         if len(overrides) > MAX_OVERRIDES:
             continue
         for target in overrides:
             if not g.has_edge(caller, target):
-                g.add_edge(caller, target, provenance=Provenance.DISPATCH.value,
-                           confidence=CONFIDENCE[Provenance.DISPATCH], path=attrs["path"], line=attrs["line"])
+                g.add_edge(caller, target, Provenance.DISPATCH.value, CONFIDENCE[Provenance.DISPATCH], path, line)
                 count += 1
     return count
 

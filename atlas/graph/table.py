@@ -11,6 +11,7 @@ import networkx as nx
 from atlas.model import Provenance, Symbol, SymbolKind
 
 PROVENANCES = tuple(p.value for p in Provenance)
+PROVENANCE_CODE = {p: i for i, p in enumerate(PROVENANCES)}
 EXTERNAL_ATTRS = {"kind": SymbolKind.EXTERNAL.value, "path": "", "start": 0, "end": 0, "signature": "",
                   "component": "", "decorators": (), "bases": ()}
 
@@ -41,6 +42,64 @@ class EdgeTable:
         for i, n in enumerate(self.callers if forward else self.callees):
             out.setdefault(n, []).append(i)
         return out
+
+
+class EdgeBuilder:
+    """Nodes and edges added one at a time, kept in the order a networkx MultiDiGraph would list them (edges grouped
+    by caller in node order, then by callee in the order of its first edge), then frozen into an EdgeTable."""
+
+    __slots__ = ("position", "_out")
+
+    def __init__(self) -> None:
+        self.position: dict[str, int] = {}  # node -> index, in insertion order
+        self._out: list[dict | None] = []  # per node: callee -> [(provenance code, confidence, path, line)]
+
+    def __contains__(self, node: str) -> bool:
+        return node in self.position
+
+    def add_node(self, node: str) -> None:
+        if node not in self.position:
+            self.position[node] = len(self._out)
+            self._out.append(None)
+
+    def add_edge(self, caller: str, callee: str, provenance: str, confidence: float, path: str, line: int) -> None:
+        self.add_node(caller)
+        self.add_node(callee)
+        i = self.position[caller]
+        out = self._out[i]
+        if out is None:
+            out = self._out[i] = {}
+        out.setdefault(callee, []).append((PROVENANCE_CODE[provenance], confidence, path, line))
+
+    def has_edge(self, caller: str, callee: str) -> bool:
+        i = self.position.get(caller)
+        return i is not None and callee in (self._out[i] or ())
+
+    def edges(self):
+        """(caller, callee, provenance, confidence, path, line), in graph order."""
+        for caller, i in self.position.items():
+            for callee, rows in (self._out[i] or {}).items():
+                for code, confidence, path, line in rows:
+                    yield caller, callee, PROVENANCES[code], confidence, path, line
+
+    def table(self) -> EdgeTable:
+        position = self.position
+        paths: dict[str, int] = {}
+        callers, callees, confidences, path_ids, lines = (array("i"), array("i"), array("d"), array("i"),
+                                                          array("i"))
+        provenances = bytearray()
+        for i, out in enumerate(self._out):
+            for callee, rows in (out or {}).items():
+                j = position[callee]
+                for code, confidence, path, line in rows:
+                    callers.append(i)
+                    callees.append(j)
+                    provenances.append(code)
+                    confidences.append(confidence)
+                    path_ids.append(paths.setdefault(path, len(paths)))
+                    lines.append(line)
+        return EdgeTable(tuple(position), callers, callees, bytes(provenances), confidences, tuple(paths), path_ids,
+                         lines)
 
 
 def node_attrs(s: Symbol) -> dict:

@@ -6,6 +6,6 @@ the module id comes from the repository path with `manifest.package_root` stripp
 
 from atlas.parse.python.extract import extract, module_name
 from atlas.parse.python.grammar import LANGUAGE, parser
-from atlas.parse.python.facts import ModuleFacts, Scope
+from atlas.parse.python.facts import ModuleFacts, Scope, pack, unpack
 
-__all__ = ["LANGUAGE", "ModuleFacts", "Scope", "extract", "module_name", "parser"]
+__all__ = ["LANGUAGE", "ModuleFacts", "Scope", "extract", "module_name", "pack", "parser", "unpack"]

@@ -18,9 +18,10 @@ runs unconditionally in that scope (not under if/for/while/try), so an assignmen
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from atlas.model import Symbol
+from atlas.model import Span, Symbol, SymbolKind
 
 
 @dataclass(slots=True)
@@ -54,3 +55,28 @@ class ModuleFacts:
     symbols: list[Symbol]
     scopes: list[Scope]
     num_lines: int
+
+
+_KINDS = {k.value: k for k in SymbolKind}
+
+
+def pack(facts: ModuleFacts) -> tuple:
+    """`facts` as nested tuples of plain values (marshal-able: a parse worker sends them and the cache stores them
+    without pickling dataclasses, which costs more than the parse)."""
+    return (facts.module, facts.path, facts.is_package, facts.num_lines,
+            tuple((s.id, s.kind.value, s.span.start, s.span.end, s.signature, s.decorators, s.bases)
+                  for s in facts.symbols),
+            tuple((c.id, c.kind, c.parent, c.module, c.start, c.end, c.params, c.decorators, c.decorator_names, c.bases,
+                   c.returns, c.is_generator, c.local_names, c.global_names, c.statements) for c in facts.scopes))
+
+
+def unpack(data: tuple, component: Callable[[str], str] | None = None) -> ModuleFacts:
+    """The ModuleFacts `pack` flattened; `component` (symbol id -> component name) tags the symbols on the way."""
+    module, path, is_package, num_lines, symbols, scopes = data
+    kinds = _KINDS
+    return ModuleFacts(
+        module, path, is_package,
+        [Symbol(sid, kinds[kind], Span(path, start, end), signature, decorators, bases,
+                component(sid) if component else "")
+         for sid, kind, start, end, signature, decorators, bases in symbols],
+        [Scope(*row) for row in scopes], num_lines)
