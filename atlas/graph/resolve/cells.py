@@ -1,5 +1,9 @@
 """Cells of the call resolver: the values written to variables, attributes, container slots, parameters and
-returns, each write keyed by (scope, statement line, unconditional?) so reads are flow-sensitive within a scope."""
+returns, each write keyed by (scope, statement line, unconditional?) so reads are flow-sensitive within a scope.
+
+A cell is a list [writers, union, strong]: writers maps (scope, line, strong) -> the values that write added;
+union is every value of the cell (replaced, never mutated, so a reader may keep it); strong lists the (scope, line)
+of its unconditional writes. Most reads see the whole cell and take the union without looking at the writers."""
 
 from __future__ import annotations
 
@@ -7,61 +11,81 @@ _NOTHING: frozenset = frozenset()
 
 
 class Cells:
-    """Mixin of Solver: `write` grows a cell and stamps it with the clock (one tick per change);
-    `read` records the dependency with the clock of its first read in the current run of the scope."""
+    """Mixin of Solver: `read` (and `depend`, for keys that are not cells) registers the statement being evaluated
+    as a reader of the key; `write` grows a cell and `mark` makes its readers stale (and forgets them: a statement
+    registers again when it runs and reads the key again)."""
 
     def depend(self, key) -> None:
-        if key not in self.deps:
-            self.deps[key] = self.clock
-
+        readers = self.readers.get(key)
+        if readers is None:
+            self.readers[key] = {self.reader}
+        else:
+            readers.add(self.reader)
 
     def write(self, key: tuple, values, strong: bool = False) -> None:
         if not values:
             return
-        scope, idx = self.ctx[0], self.ctx[1]
+        ctx = self.ctx
+        scope, idx = ctx[0], ctx[1]
         cell = self.cells.get(key)
         if cell is None:
-            cell = self.cells[key] = {}
+            cell = self.cells[key] = [{}, _NOTHING, None]
             if key[0] == "s":
                 self.slot_keys.setdefault(key[1], []).append(key)
                 self.mark(("slots", key[1]))
+        writers = cell[0]
         w = (scope, idx, strong)
-        have = cell.get(w)
+        have = writers.get(w)
         if have is None:
-            cell[w] = set(values)
-            self.changed = True
-            self.mark(key)
+            writers[w] = set(values)
+            if strong:
+                if cell[2] is None:
+                    cell[2] = []
+                cell[2].append((scope, idx))
         elif not have.issuperset(values):
             have.update(values)
-            self.changed = True
-            self.mark(key)
+        else:
+            return
+        if not cell[1].issuperset(values):
+            cell[1] = cell[1].union(values)
+        self.changed = True
+        self.mark(key)
 
     def mark(self, key) -> None:
-        self.clock += 1
-        self.dirty[key] = self.clock
         self.num_changes += 1
+        readers = self.readers.pop(key, None)
+        if readers:
+            stale = self.stale
+            for i in readers:
+                stale[i] = 1
 
     def read(self, key: tuple, local: bool = True):
-        """The values of a cell as seen from the current statement."""
-        if key not in self.deps:
-            self.deps[key] = self.clock
+        """The values of a cell as seen from the current statement: after an unconditional write earlier in the
+        same scope, only that write and what follows it up to the statement (and, but for a function's local
+        variables, what other scopes wrote); otherwise every value."""
+        readers = self.readers.get(key)
+        if readers is None:
+            self.readers[key] = {self.reader}
+        else:
+            readers.add(self.reader)
         cell = self.cells.get(key)
-        if not cell:
+        if cell is None:
             return _NOTHING
-        if len(cell) == 1:
-            for vals in cell.values():
-                return vals
+        strong = cell[2]
+        if not local or strong is None or len(cell[0]) == 1:
+            return cell[1]
         scope, idx = self.ctx[0], self.ctx[1]
         last = -1
-        if local:
-            for (s, i, strong) in cell:
-                if strong and s == scope and last < i < idx:
-                    last = i
+        for s, i in strong:
+            if s == scope and last < i < idx:
+                last = i
+        if last < 0:
+            return cell[1]
         out = set()
-        keep_others = last < 0 or key[0] != "v" or self.scopes[key[1]].kind == "module"
-        for (s, i, _), vals in cell.items():
+        keep_others = key[0] != "v" or self.scopes[key[1]].kind == "module"
+        for (s, i, _), vals in cell[0].items():
             if s == scope:
-                if last < 0 or last <= i <= idx:
+                if last <= i <= idx:
                     out |= vals
             elif keep_others:
                 out |= vals

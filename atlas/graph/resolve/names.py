@@ -57,14 +57,17 @@ class Names:
         return out
 
     def mro(self, cls: str) -> tuple:
-        """The MRO of `cls`; the scope being evaluated then depends on the bases of every class in it."""
+        """The MRO of `cls`; the statement being evaluated then depends on the bases of every class in it."""
         got = self.mro_memo.get(cls)
         if got is None:
             mro = linearize(cls, self.bases)
             got = self.mro_memo[cls] = (mro, frozenset(("B", k) for k in mro if not k.startswith(("x:", "b:"))))
             for k in mro:
                 self.mro_users.setdefault(k, set()).add(cls)
-        self.class_deps |= got[1]  # bases change rarely: compared with the start of the run (one set union here)
+        if self.mro_read.get(cls) != self.num_evaluated:  # once per statement run (bases change rarely)
+            self.mro_read[cls] = self.num_evaluated
+            for key in got[1]:
+                self.depend(key)
         return got[0]
 
     def class_attr(self, cls: str, name: str, receiver: tuple | None, start_after: str = ""):

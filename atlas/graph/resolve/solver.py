@@ -51,11 +51,12 @@ class Solver(Cells, Names, Values, Calls, Bindings):
         self.slot_keys: dict[str, list] = {}  # alloc -> its slot cell keys
         self.out = Resolution()
         self.changed = False
-        self.dirty: dict = {}  # cell -> the clock when it last grew: a scope that read it before then runs again
-        self.clock = 0
         self.num_changes = 0
-        self.deps: dict = {}  # cell -> the clock when the scope being evaluated first read it
-        self.class_deps: set = set()  # ("B", class) keys of the MROs the scope being evaluated looked through
+        self.readers: dict = {}  # cell -> the statements that read it since it last changed (plan indices)
+        self.stale = bytearray()  # per statement of the plan: 1 when a cell it read has changed since
+        self.reader = 0  # the plan index of the statement being evaluated
+        self.num_evaluated = 0  # statement runs so far: the number of the run in progress
+        self.mro_read: dict[str, int] = {}  # class -> the last statement run registered as reading its MRO
         self.ctx: tuple = ("", 0, "", True)  # (scope id, idx, caller id, strong)
 
     # -- scope helpers ------------------------------------------------------------------------------------------
@@ -79,41 +80,24 @@ class Solver(Cells, Names, Values, Calls, Bindings):
 
     # -- running ------------------------------------------------------------------------------------------------
     def solve(self, on_round=None) -> Resolution:
-        """Rounds over the statements of every scope in module order; after the first, a statement runs again only
-        when a cell it read changed after it read it (earlier in this round included), until nothing changes or
-        `max_rounds`. A statement whose reads did not change would write what it wrote before, so skipping it
-        leaves the result as if every statement of the scope had run again."""
+        """Rounds over the statements of every scope in module order (the plan); the first runs them all, later
+        ones only the statements marked stale (a cell they read changed after they read it, earlier in the round
+        included), until nothing changes or `max_rounds`. A statement whose reads did not change would write what
+        it wrote before, so skipping it leaves the result as if every statement had run again."""
         order = sorted(self.scopes.values(), key=lambda s: (s.module, s.start))
-        runs: dict[str, list] = {}  # scope id -> per statement ({cell: clock of its first read}, class deps, start)
-        stamp = self.dirty
-        self.num_evaluated = 0
+        plan = [(scope, self.caller_of[scope.id], stmt) for scope in order for stmt in scope.statements]
+        stale = self.stale = bytearray(b"\x01") * len(plan)
         for n in range(1, self.max_rounds + 1):
             self.changed = False
             before = self.num_changes
-            for scope in order:
-                sid = scope.id
-                caller = self.caller_of[sid]
-                if n == 1:
-                    records = runs[sid] = []
-                    for stmt in scope.statements:
-                        self.deps, self.class_deps = {}, set()
-                        records.append((self.deps, self.class_deps, self.clock))
-                        self.statement(scope, caller, stmt)
-                    self.num_evaluated += len(records)
-                    continue
-                records = runs[sid]
-                for i, stmt in enumerate(scope.statements):
-                    reads, classes, start = records[i]
-                    for k, t in reads.items():
-                        if stamp.get(k, -1) > t:
-                            break
-                    else:
-                        if not classes or not any(stamp.get(k, -1) > start for k in classes):
-                            continue
-                    self.deps, self.class_deps = {}, set()
-                    records[i] = (self.deps, self.class_deps, self.clock)
-                    self.statement(scope, caller, stmt)
-                    self.num_evaluated += 1
+            i = stale.find(1)
+            while i >= 0:
+                stale[i] = 0
+                self.reader = i
+                scope, caller, stmt = plan[i]
+                self.statement(scope, caller, stmt)
+                self.num_evaluated += 1
+                i = stale.find(1, i + 1)
             self.out.rounds = n
             if on_round:
                 on_round(n, self.num_changes - before)
