@@ -32,6 +32,12 @@ class Calls:
         return out
 
     def edge(self, callee: str, site, fexpr: tuple, prov: Provenance | None = None) -> None:
+        lines = self.out.edges.get((self.ctx[2], callee))
+        if lines is None:
+            lines = self.out.edges[(self.ctx[2], callee)] = {}
+        line = site[0] if site else 0
+        if line in lines:  # the first way a site reached a callee names its provenance
+            return
         if prov is None:
             if fexpr[0] == "n" or (fexpr[0] == "a" and fexpr[1][0] == "n" and fexpr[1][1] in ("self", "cls")) or (
                     fexpr[0] == "a" and fexpr[1][0] == "c" and fexpr[1][1] == ("n", "super")):
@@ -42,10 +48,7 @@ class Calls:
                 prov = Provenance.LAUNCH
             else:
                 prov = Provenance.TYPE_INFERRED
-        lines = self.out.edges.setdefault((self.ctx[2], callee), {})
-        line = site[0] if site else 0
-        if line not in lines:
-            lines[line] = prov
+        lines[line] = prov
 
     def invoke(self, v: tuple, args, kwargs, site, fexpr):
         t = v[0]
@@ -83,11 +86,12 @@ class Calls:
         return _NOTHING
 
     def eval_args(self, args, kwargs):
-        vals = [self.eval(a[1] if a[0] == "*" else a) for a in args]
-        kvals = [(k, self.eval(a)) for k, a in kwargs]
+        ev = self.eval
+        vals = [ev(a[1] if a[0] == "*" else a) for a in args]
+        kvals = [(k, ev(a)) for k, a in kwargs] if kwargs else []
         if not self.pycg:  # constants matter for PyCG's dict and list cases; in real code they only bloat cells
-            vals = [{v for v in val if v[0] != "k"} if val else val for val in vals]
-            kvals = [(k, {v for v in val if v[0] != "k"} if val else val) for k, val in kvals]
+            vals = [_without_constants(val) for val in vals]
+            kvals = [(k, _without_constants(val)) for k, val in kvals]
         return vals, kvals
 
     def call_function(self, fid: str, receiver, args, kwargs, site, fexpr):
@@ -180,3 +184,11 @@ class Calls:
                     out |= self.getattr(vals[0], k[1])
             return out
         return _NOTHING
+
+
+def _without_constants(values):
+    """`values` less its constants (the same set when it holds none: nothing mutates what eval returns)."""
+    for v in values:
+        if v[0] == "k":
+            return {v for v in values if v[0] != "k"}
+    return values

@@ -12,6 +12,7 @@ BUILTINS = frozenset(dir(builtins))
 _TYPE_PREFIX = {str: "<**PyStr**>", bytes: "<**PyStr**>"}
 _PLAIN_BASES = frozenset({"abc", "typing", "typing_extensions", "enum", "dataclasses", "builtins", "collections"})
 _CONTAINER_PREFIX = {"dict": "<**PyDict**>", "list": "<**PyList**>"}
+_CLASS, _PLAIN, _EXTERNAL, _BUILTIN = "class", "plain", "external", "builtin"  # what an MRO entry is
 
 
 class Names:
@@ -41,56 +42,64 @@ class Names:
 
     def module_attr(self, module: str, name: str, local: bool = False, seen=None):
         scope = self.scopes.get(module)
-        out = set()
-        if scope is not None and name in scope.local_names:
-            out |= self.read(("v", module, name), local=local)
-        sub = f"{module}.{name}"
-        if sub in self.modules:
-            out.add(("m", sub))
-        self.depend(("stars", module))
-        if not out and self.stars.get(module):
-            seen = seen or set()
-            seen.add(module)
-            for star in self.stars[module]:
-                if star not in seen:
-                    out |= self.module_attr(star, name, seen=seen)
+        out = self.read(("v", module, name), local=local) if scope is not None and name in scope.local_names \
+            else _NOTHING
+        if name in self.submodules.get(module, ()):
+            out = out | {("m", f"{module}.{name}")}
+        if module in self.star_modules:  # only these get star imports: other modules need not depend on them
+            self.depend(("stars", module))
+            if not out and self.stars.get(module):
+                seen = seen or set()
+                seen.add(module)
+                out = set()
+                for star in self.stars[module]:
+                    if star not in seen:
+                        out |= self.module_attr(star, name, seen=seen)
         return out
 
     def mro(self, cls: str) -> tuple:
         """The MRO of `cls`; the statement being evaluated then depends on the bases of every class in it."""
+        return self.mro_walk(cls)[0]
+
+    def mro_walk(self, cls: str) -> tuple:
+        """(MRO, its internal classes, per entry (class or external name, what it is: _CLASS, _PLAIN, _EXTERNAL or
+        _BUILTIN)), memoized until a base in it changes; registers the statement's dependency on those bases."""
         got = self.mro_memo.get(cls)
         if got is None:
             mro = linearize(cls, self.bases)
-            got = self.mro_memo[cls] = (mro, frozenset(("B", k) for k in mro if not k.startswith(("x:", "b:"))))
+            walk = tuple((k[2:], _PLAIN if k[2:].split(".")[0] in _PLAIN_BASES else _EXTERNAL) if k.startswith("x:")
+                         else (k, _BUILTIN) if k.startswith("b:") else (k, _CLASS) for k in mro)
+            internal = tuple(k for k, what in walk if what == _CLASS)
+            got = self.mro_memo[cls] = (mro, internal, walk, tuple(("B", k) for k in internal))
             for k in mro:
                 self.mro_users.setdefault(k, set()).add(cls)
         if self.mro_read.get(cls) != self.num_evaluated:  # once per statement run (bases change rarely)
             self.mro_read[cls] = self.num_evaluated
-            for key in got[1]:
+            for key in got[3]:
                 self.depend(key)
-        return got[0]
+        return got
 
     def class_attr(self, cls: str, name: str, receiver: tuple | None, start_after: str = ""):
         self.depend(("a", cls, name))
-        mro = self.mro(cls)
+        mro, _, walk, _ = self.mro_walk(cls)
         if start_after:
-            mro = mro[mro.index(start_after) + 1:] if start_after in mro else ()
-        for k in mro:
-            if k.startswith("x:"):
-                if k[2:].split(".")[0] in _PLAIN_BASES:
+            walk = walk[mro.index(start_after) + 1:] if start_after in mro else ()
+        scopes, cells = self.scopes, self.cells
+        for k, what in walk:
+            if what is not _CLASS:
+                if what is _PLAIN:
                     continue
-                return {("x", f"{k[2:]}.{name}")}
-            if k.startswith("b:"):
-                return _NOTHING
-            scope = self.scopes.get(k)
+                return {("x", f"{k}.{name}")} if what is _EXTERNAL else _NOTHING
+            scope = scopes.get(k)
             if scope is None:
                 continue
             defined = name in scope.local_names
-            self.depend(("a", k, name))
-            if not defined and ("a", k, name) not in self.cells:
+            key = ("a", k, name)
+            self.depend(key)
+            if not defined and key not in cells:
                 continue
-            vals = set(self.read(("v", k, name), local=False)) if defined else set()
-            vals |= self.read(("a", k, name), local=False)
+            vals = self.read(("v", k, name), local=False) if defined else _NOTHING
+            vals = vals | self.read(key, local=False)
             return {self.bind_attr(v, receiver, cls) for v in vals}
         return _NOTHING
 
@@ -110,6 +119,7 @@ class Names:
 
     def getattr(self, values, name: str):
         out = set()
+        bound = False  # only attributes bound to an instance can be properties
         for v in values:
             t = v[0]
             if t == "m":
@@ -119,19 +129,24 @@ class Names:
             elif t == "xr":
                 out.add(v)
             elif t == "i":
-                found = set()
-                for k in self.mro(v[1]):
-                    if not k.startswith(("x:", "b:")):
-                        found |= self.read(("a", k, name), local=False)
+                found = _NOTHING
+                for k in self.mro_walk(v[1])[1]:
+                    got = self.read(("a", k, name), local=False)
+                    if got:
+                        found = found | got if found else got
                 from_class = self.class_attr(v[1], name, v)
-                if found and not self.pycg:  # an instance attribute hides an external base's guess
-                    from_class = {c for c in from_class if c[0] != "x"}
-                out |= found | from_class
+                if found:
+                    out |= found
+                    if not self.pycg:  # an instance attribute hides an external base's guess
+                        from_class = {c for c in from_class if c[0] != "x"}
+                out |= from_class
+                bound = True
             elif t == "c":
                 out |= self.class_attr(v[1], name, None)
             elif t == "sup":
                 cls = v[1]
                 out |= self.class_attr(cls, name, ("i", cls), start_after=cls)
+                bound = True
             elif t == "k" and type(v[1]) in _TYPE_PREFIX:
                 out.add(("bt", f"{_TYPE_PREFIX[type(v[1])]}.{name}"))
             elif t == "o":
@@ -140,7 +155,7 @@ class Names:
                     out.add(("upd", v[1]))
                 else:
                     out.add(("bt", f"{_CONTAINER_PREFIX[kind]}.{name}"))
-        return self.resolve_props(out)
+        return self.resolve_props(out) if bound else out
 
     def resolve_props(self, values):
         if not any(v[0] == "prop" for v in values):

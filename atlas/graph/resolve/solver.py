@@ -38,6 +38,11 @@ class Solver(Cells, Names, Values, Calls, Bindings):
                 self.modules.add(".".join(parts[:i]))
             for s in f.scopes:
                 self.scopes[s.id] = s
+        self.submodules: dict[str, set[str]] = {}  # module -> the dotted names under it that are modules
+        for m in self.modules:
+            parts = m.split(".")
+            for i in range(1, len(parts)):
+                self.submodules.setdefault(".".join(parts[:i]), set()).add(".".join(parts[i:]))
         self.star_modules = {s.module for s in self.scopes.values() for st in s.statements
                              if st[0] == "from" and any(n == "*" for n, _ in st[2])}
         self.caller_of = {sid: self._caller(s) for sid, s in self.scopes.items()}
