@@ -36,6 +36,7 @@ class _Walker(Definitions, Statements, Expressions):
 
     def __init__(self, source: bytes, path: str, module: str, is_package: bool):
         self.src = source
+        self.ascii = source.decode("ascii") if source.isascii() else None
         self.path = path
         self.module = module
         self.is_package = is_package
@@ -49,7 +50,9 @@ class _Walker(Definitions, Statements, Expressions):
 
     # -- helpers ------------------------------------------------------------------------------------------------
     def text(self, node) -> str:
-        return node.text.decode("utf-8", "replace")
+        if self.ascii is not None:  # most files: slicing the decoded source by byte offsets is exact and cheaper
+            return self.ascii[node.start_byte:node.end_byte]
+        return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
 
     def span(self, node) -> Span:
         return Span(self.path, node.start_point[0] + 1, node.end_point[0] + 1)

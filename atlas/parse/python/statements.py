@@ -28,9 +28,10 @@ class Statements:
             self.emit(("e", self.expr(node), self.idx, self.strong))
 
     def assignment(self, node) -> None:
-        targets = []
+        targets, assignments = [], []  # a symbol made by a target spans the assignment that holds it
         while node is not None and node.type == "assignment":
             targets.append(node.child_by_field_id(F_LEFT))
+            assignments.append(node)
             annot = node.child_by_field_id(F_TYPE)
             value = node.child_by_field_id(F_RIGHT)
             if value is None or value.type != "assignment":
@@ -40,11 +41,12 @@ class Statements:
         value_expr = self.expr(value) if value is not None else UNKNOWN
         ir_targets = tuple(self.target(t) for t in targets)
         self.emit(("=", ir_targets, value_expr, self.idx, self.strong, annotations))
-        for t in targets:
-            self.attribute_symbols(t, annot)
+        for t, holder in zip(targets, assignments):
+            self.attribute_symbols(t, annot, holder)
 
-    def attribute_symbols(self, target, annot) -> None:
-        """Module and class attributes, and `self.x` attributes assigned in methods."""
+    def attribute_symbols(self, target, annot, holder) -> None:
+        """Module and class attributes, and `self.x` attributes assigned in methods (spanning `holder`, the node
+        that holds the target)."""
         scope = self.scope
         sid = None
         if target.type == "identifier" and scope.kind in ("module", "class"):
@@ -57,12 +59,12 @@ class Statements:
                 sid = f"{parent.id}.{self.text(target.child_by_field_id(F_ATTRIBUTE))}"
         elif target.type in ("pattern_list", "tuple_pattern", "expression_list"):
             for child in target.named_children:
-                self.attribute_symbols(child, None)
+                self.attribute_symbols(child, None, target)
             return
         if sid and sid not in self.seen_attrs:
             self.seen_attrs.add(sid)
             sig = f"{sid.rsplit('.', 1)[1]}: {self.text(annot)}" if annot is not None else ""
-            self.add_symbol(sid, SymbolKind.ATTRIBUTE, target.parent if target.parent is not None else target, sig)
+            self.add_symbol(sid, SymbolKind.ATTRIBUTE, holder, sig)
 
     def _scope_by_id(self, sid: str) -> Scope | None:
         for scope in reversed(self.scopes):
