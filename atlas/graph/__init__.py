@@ -7,11 +7,12 @@ Contracts other stages build on:
 - `load_graph(settings, framework, pin_set="default") -> AtlasGraph`: a networkx MultiDiGraph (node id = symbol
   id; node attrs kind, path, start, end, signature, component; edge attrs provenance, confidence, path, line), the
   unresolved call sites, and queries callers/callees(depth)/path/edges.
-- Both build on demand with `build(settings, framework, pin_set)` (the `atlas index` verb) when missing.
+- Both build on demand with `build(settings, framework, pin_set)` (the `atlas index` verb) when missing;
+  `build_many(settings, frameworks, pin_set)` builds several trees side by side.
 Ids are dotted import paths (`vllm.v1.core.sched.scheduler.Scheduler.schedule`); see atlas.parse.python."""
 
-from atlas.graph.build import BuildReport, build, load_graph, load_index
+from atlas.graph.build import BuildReport, build, build_many, load_graph, load_index
 from atlas.graph.index import Index
 from atlas.graph.queries import AtlasGraph
 
-__all__ = ["AtlasGraph", "BuildReport", "Index", "build", "load_graph", "load_index"]
+__all__ = ["AtlasGraph", "BuildReport", "Index", "build", "build_many", "load_graph", "load_index"]

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from atlas.env import Settings
 from atlas.errors import BuildMissing
-from atlas.graph import components
+from atlas.graph import background, components
 from atlas.graph.index import Index
 from atlas.graph.parsing import FACTS_VERSION, parse_files
 from atlas.graph.queries import AtlasGraph
@@ -70,8 +70,66 @@ def _key(files: list[tuple[str, str]], manifest: Manifest) -> str:
 def build(settings: Settings, framework: str, pin_set: str = "default", progress=None, force: bool = False,
           workers: int | None = None) -> BuildReport:
     """Build (or refresh) the index and graph of `framework` at `pin_set` into `settings.build`."""
+    return build_many(settings, [framework], pin_set, progress, force, workers)[0]
+
+
+def build_many(settings: Settings, frameworks: list[str], pin_set: str = "default", progress=None,
+               force: bool = False, workers: int | None = None) -> list[BuildReport]:
+    """Build (or refresh) several trees, reports in the order of `frameworks`. Each tree's files are parsed over
+    all cores; call resolution of one tree is sequential, so every tree but the last is resolved in a forked child
+    while the next tree is parsed and resolved here, keeping the cores busy."""
     with gc_paused():
-        return _build(settings, framework, pin_set, progress, force, workers)
+        start = time.perf_counter()
+        plans = [_plan(settings, framework, pin_set) for framework in frameworks]
+        todo, done = [], {}
+        for p in plans:
+            if force or not p.is_built():
+                todo.append(p)
+            else:
+                done[p.framework] = BuildReport(p.framework, pin_set, p.checkout.pin.ref, len(p.files), 0, 0,
+                                                time.perf_counter() - start, False)
+        pending = []
+        for n, plan in enumerate(todo, 1):
+            t = time.perf_counter()
+            facts, num_parsed = parse_files(plan.checkout.path, plan.files, plan.manifest.package_root,
+                                            settings.build, progress, workers,
+                                            partial(components.component_of, plan.framework))
+            timings = {"parse": time.perf_counter() - t}
+            if progress and n == len(todo):
+                progress("resolve", 0.9)
+            args = (plan, pin_set, facts, num_parsed, timings, start)
+            pending.append(background.start(_finish, *args, daemon=False) if n < len(todo) else
+                           lambda args=args: _finish(*args))
+            del facts, args  # the child has its copy
+        for result in pending[::-1]:  # this process's own tree first: the children ran beside it
+            report = result()
+            done[report.framework] = report
+        return [done[framework] for framework in frameworks]
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """One tree to build: where its sources are, what it analyses, where its graph goes, and the key it is built
+    under."""
+
+    framework: str
+    manifest: Manifest
+    checkout: object  # atlas.sources.Checkout
+    files: list
+    out: Path
+    key: str
+
+    def is_built(self) -> bool:
+        key = self.out / "key"
+        return key.exists() and key.read_text() == self.key and (self.out / GRAPH_FILE).exists()
+
+
+def _plan(settings: Settings, framework: str, pin_set: str) -> _Plan:
+    (manifest,) = load_all(settings.root, [framework])
+    checkout = locate(manifest, pin_set, settings)
+    files = analysed_files(manifest, checkout, (".py",))
+    return _Plan(framework, manifest, checkout, files, folder(settings, framework, checkout.pin.commit),
+                 _key(files, manifest))
 
 
 @contextmanager
@@ -87,34 +145,19 @@ def gc_paused():
             gc.enable()
 
 
-def _build(settings: Settings, framework: str, pin_set: str, progress, force: bool, workers: int | None
-           ) -> BuildReport:
-    start = time.perf_counter()
-    (manifest,) = load_all(settings.root, [framework])
-    checkout = locate(manifest, pin_set, settings)
-    files = analysed_files(manifest, checkout, (".py",))
-    out = folder(settings, framework, checkout.pin.commit)
-    key = _key(files, manifest)
-    if not force and (out / "key").exists() and (out / "key").read_text() == key and (out / GRAPH_FILE).exists():
-        return BuildReport(framework, pin_set, checkout.pin.ref, len(files), 0, 0, time.perf_counter() - start,
-                           False)
-    timings = {}
-    t = time.perf_counter()
-    facts, num_parsed = parse_files(checkout.path, files, manifest.package_root, settings.build, progress, workers,
-                                    partial(components.component_of, framework))
-    timings["parse"] = time.perf_counter() - t
-    if progress:
-        progress("resolve", 0.9)
-    graph = assemble(facts, checkout, manifest, timings)
-    index = Index(checkout.pin, checkout.path, graph.symbols)
+def _finish(plan: _Plan, pin_set: str, facts: list, num_parsed: int, timings: dict, start: float) -> BuildReport:
+    """Resolve, assemble and store one parsed tree."""
+    graph = assemble(facts, plan.checkout, plan.manifest, timings)
+    index = Index(plan.checkout.pin, plan.checkout.path, graph.symbols)
+    out = plan.out
     out.mkdir(parents=True, exist_ok=True)
     t = time.perf_counter()
     _write(out / INDEX_FILE, (index.pin, str(index.root), [_flat(sym) for sym in index.symbols.values()]))
     _write(out / GRAPH_FILE, (graph.table, [(c.caller, c.expression, c.span.path, c.span.start)
                                                 for c in graph.unresolved], graph.stats))
-    (out / "key").write_text(key)
+    (out / "key").write_text(plan.key)
     timings["store"] = time.perf_counter() - t
-    return BuildReport(framework, pin_set, checkout.pin.ref, len(files), num_parsed,
+    return BuildReport(plan.framework, pin_set, plan.checkout.pin.ref, len(plan.files), num_parsed,
                        sum(f.num_lines for f in facts), time.perf_counter() - start, True, timings)
 
 
