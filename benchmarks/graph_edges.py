@@ -3,7 +3,8 @@ resolution stats) and compare two dumps, so a speed change can be shown to leave
 
 Usage: ATLAS_MIRROR=... python benchmarks/graph_edges.py dump OUT.pickle [--pins default] [FRAMEWORK ...]
        python benchmarks/graph_edges.py compare OLD.pickle NEW.pickle
-`dump` builds each tree into the build folder (ATLAS_BUILD) when it is not built yet, then reads the stored graph.
+`dump` builds the trees into the build folder (ATLAS_BUILD; atlas.graph.build_many) when they are not built yet,
+then reads the stored graphs.
 `compare` prints, per framework, the number of rows only in OLD and only in NEW for each part (with examples) and
 exits 1 when anything differs."""
 
@@ -15,15 +16,17 @@ import sys
 from pathlib import Path
 
 from atlas.env import settings as load_settings
-from atlas.graph import load_graph
+from atlas.graph import build_many, load_graph
 from atlas.sources import load_all
 
 
 def dump(frameworks: list[str], pin_set: str) -> dict:
     settings = load_settings()
     out = {}
-    for m in load_all(settings.root, frameworks or None):
-        g = load_graph(settings, m.name, pin_set)
+    manifests = load_all(settings.root, frameworks or None)
+    build_many(settings, [m.name for m in manifests], pin_set)
+    for m in manifests:
+        g = load_graph(settings, m.name, pin_set, on_demand=False)
         t = g.table
         nodes = t.nodes
         edges = {(nodes[t.callers[i]], nodes[t.callees[i]], *t.attrs(i).values()) for i in range(len(t))}
