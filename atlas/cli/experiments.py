@@ -18,10 +18,9 @@ def register(sub) -> None:
 
 
 def _verb(verbs, name: str, **kwargs) -> argparse.ArgumentParser:
-    """A sub-verb that also takes --format after its name (the global options work before the verb)."""
-    q = verbs.add_parser(name, **kwargs)
-    q.add_argument("--format", choices=output.FORMATS, default=argparse.SUPPRESS, help="output format (default human)")
-    return q
+    """A sub-verb that takes the global options (--format, --root, ...) after its name too, as the verbs do."""
+    from atlas.cli import _common
+    return verbs.add_parser(name, parents=[_common(True)], **kwargs)
 
 
 def _add_report(verbs) -> None:

@@ -90,6 +90,7 @@ class ScenarioReport:
     name: str
     section: int
     title: str  # the article's heading
+    title_line: int
     question: str
     workload: str
     finding: str  # what the article concludes
@@ -116,20 +117,24 @@ def join(scenario: ArticleScenario, results: dict | None, reason: str = "") -> S
     figures = []
     for row in scenario.rows:
         got = measured.pop(row.key, {})
-        figures.append(Figure(row.engine, row.variant, row.label, row.metric, got.get("unit") or row.unit, row.value,
-                              row.line, got.get("absent"), got.get("on"), row.note, got.get("note", "")))
+        note = got.get("note", "")
+        if got.get("unit") and got["unit"] != row.unit:  # the article's unit stays; say the other one
+            note = "; ".join(filter(None, [note, f"atlas measured in {got['unit']}"]))
+        figures.append(Figure(row.engine, row.variant, row.label, row.metric, row.unit, row.value, row.line,
+                              got.get("absent"), got.get("on"), row.note, note))
     for (engine, variant, label, metric), got in measured.items():
         figures.append(Figure(engine, variant, label, metric, got.get("unit", ""), absent=got.get("absent"),
                               on=got.get("on"), note=got.get("note", "")))
-    if results is None:
-        return ScenarioReport(scenario.name, scenario.section, scenario.title, scenario.question, scenario.workload,
-                              scenario.finding, scenario.no_figures, tuple(figures), reason=reason)
-    evidence = tuple(Evidence(e["engine"], e["symbol"], e["where"], e.get("url", ""), e.get("text", ""))
-                     for e in results.get("evidence", []))
-    run = Run(results.get("command", ""), results.get("date", ""), results.get("gpu", ""), results.get("model", ""),
-              dict(results.get("engines", {})), tuple(results.get("notes", [])), tuple(results.get("errors", [])))
-    return ScenarioReport(scenario.name, scenario.section, scenario.title, scenario.question, scenario.workload,
-                          scenario.finding, scenario.no_figures, tuple(figures), evidence, run)
+    evidence, run = (), None
+    if results is not None:
+        evidence = tuple(Evidence(e["engine"], e["symbol"], e["where"], e.get("url", ""), e.get("text", ""))
+                         for e in results.get("evidence", []))
+        run = Run(results.get("command", ""), results.get("date", ""), results.get("gpu", ""),
+                  results.get("model", ""), dict(results.get("engines", {})), tuple(results.get("notes", [])),
+                  tuple(results.get("errors", [])))
+    return ScenarioReport(scenario.name, scenario.section, scenario.title, scenario.title_line, scenario.question,
+                          scenario.workload, scenario.finding, scenario.no_figures, tuple(figures), evidence, run,
+                          "" if results is not None else reason)
 
 
 def build_report(article: Article, results: dict[str, dict], plan: dict[str, str],

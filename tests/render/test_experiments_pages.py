@@ -1,0 +1,108 @@
+"""The experiment pages: an index of the nine scenarios and one page each, the article's A100 figures beside
+atlas's H200 figures, evidence linked to the symbol's page and its source line at the pin, notes and how it was
+run; scenarios without results say 'not run yet'. Built on the fixture engine with a fixture results file."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+import sitefixture
+from atlas.render import SiteData, build_site, check_site
+from atlas.render.check import check_excerpts
+from atlas.render.content import load_content
+from atlas.render.site import render_docs
+from atlas.runtime.experiments.article import load_article
+from atlas.runtime.experiments.report import build_report
+
+FIXTURE = Path(__file__).resolve().parents[1] / "runtime" / "fixtures" / "prefix-cache.json"
+SCENARIOS = ["prefill-scaling", "prefix-cache", "beam-search", "continuous-batching", "chunked-prefill", "cuda-graph",
+             "spec-ngram", "preemption", "overlap"]
+SYMBOL = "vllm.core.sched.KVCacheManager.allocate_slots"
+
+
+def fixture_results() -> dict:
+    """The fixture results file, measured (as far as the pages know) at the fixture engine's pin."""
+    results = copy.deepcopy(json.loads(FIXTURE.read_text()))
+    results["engines"]["vllm"] = {"version": "9.9.9", "pin": "v9.9.9", "commit": sitefixture.PIN.commit}
+    results["evidence"][0] = {"engine": "vllm", "symbol": SYMBOL, "where": "vllm/core/sched.py:9",
+                              "url": sitefixture.PIN.permalink("vllm/core/sched.py", 9),
+                              "text": "warm request: 2064 prefix-hit tokens <script>alert(5)</script>"}
+    results["notes"].append("a note with <b>markup</b> | and a pipe")
+    results["errors"] = ["sglang eager: the server did not start in 600 s"]
+    return results
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("site")
+    report = build_report(load_article(), {"prefix-cache": fixture_results()}, {"overlap": "the GPU session ran out"})
+    site = sitefixture.site_for(tmp)
+    out = build_site(sitefixture.settings_for(tmp), site=SiteData(site.engines, {"experiments": report}),
+                     out=str(tmp / "out"))
+    return out, tmp
+
+
+def page(built, name: str) -> str:
+    return (built[0].html / "experiments" / f"{name}.html").read_text()
+
+
+def test_every_scenario_has_a_page_and_the_links_hold(built):
+    report, tmp = built
+    for name in ["index", *SCENARIOS]:
+        assert (report.html / "experiments" / f"{name}.html").is_file(), name
+    assert list(check_site(report.html)) == []
+    assert list(check_excerpts(report.html, {"vllm": tmp / "engine"})) == []
+    index = page(built, "index")
+    for name in SCENARIOS:
+        assert f'href="{name}.html"' in index
+    assert "measured 2026-11-29T16:02:11Z on NVIDIA H200" in index and "not run yet: the GPU session ran out" in index
+
+
+def test_a_measured_page_shows_both_tables_evidence_notes_and_the_run(built):
+    text = page(built, "prefix-cache")
+    row = ("<td>vLLM</td>\n<td>graph</td>\n<td>warm</td>\n<td><code>ttft_ms</code></td>\n<td>ms</td>\n"
+           '<td style="text-align: right;">13.78</td>\n<td style="text-align: right;">137</td>\n'
+           '<td style="text-align: right;">7.12</td>\n<td style="text-align: right;">7.50</td>\n'
+           '<td style="text-align: right;">1.053</td>\n<td>article: server prefill</td>')
+    assert row in text
+    assert "atlas: the tail block the warm request forwards again" in text  # a row the article has no figure for
+    assert f'href="../symbols/vllm/{SYMBOL}.html"' in text  # the symbol's page on this site
+    assert f'href="{sitefixture.PIN.permalink("vllm/core/sched.py", 9)}"' in text  # the line upstream
+    assert 'id="e0-L9"' in text and "get_new_blocks" in text  # the line itself, at the pin
+    assert "radix_cache.py:395" in text and "../symbols/sglang" not in text  # no SGLang in this site: no link
+    assert "&lt;script&gt;alert(5)" in text and "<script>alert(5)" not in text
+    assert "a note with &lt;b&gt;markup&lt;/b&gt; &#124; and a pipe" in text
+    assert "the server did not start in 600 s" in text
+    assert "Qwen3-0.6B architecture, random weights" in text and "NVIDIA A100 PCIe 40 GB" in text
+    assert "<code>atlas experiments run prefix-cache</code>" in text
+    assert 'href="../mechanisms/prefix-cache.html"' in text
+
+
+def test_a_page_without_results_says_not_run_yet(built):
+    text = page(built, "overlap")
+    assert "Not run yet" in text and "the GPU session ran out." in text
+    assert "atlas experiments run overlap" in text and "The article gives no measurements" in text
+    text = page(built, "cuda-graph")
+    assert "Not run yet" in text and "244288" in text and "capture-prefill" in text
+
+
+def test_pages_render_with_no_results_at_all(tmp_path):
+    root = sitefixture.ROOT
+    site = SiteData(sitefixture.site_for(tmp_path).engines, {"experiments": build_report(load_article(), {}, {})})
+    rendered = render_docs(site, load_content(root / "site"), root / "site" / "templates")
+    pages = {p: t for p, t in rendered.files.items() if p.startswith("experiments/")}
+    assert sorted(pages) == sorted(["experiments/index.md"] + [f"experiments/{n}.md" for n in SCENARIOS])
+    assert all("Not run yet" in pages[f"experiments/{n}.md"] for n in SCENARIOS)
+    assert {"Experiments": ["experiments/index.md"] + [{f"s{i + 2} {n}": f"experiments/{n}.md"}
+                                                        for i, n in enumerate(SCENARIOS)]} in rendered.nav
+
+
+def test_the_build_reads_the_committed_results_when_not_handed_any(tmp_path):
+    report = build_site(sitefixture.settings_for(tmp_path), site=sitefixture.site_for(tmp_path),
+                        out=str(tmp_path / "out"))
+    assert all((report.html / "experiments" / f"{n}.html").is_file() for n in ["index", *SCENARIOS])
+    assert list(check_site(report.html)) == []
