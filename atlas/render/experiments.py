@@ -22,7 +22,7 @@ def scenario_page(name: str) -> str:
 
 
 def nav_entry(report: Report) -> dict:
-    return {"Experiments": [INDEX] + [{f"s{s.section} {s.name}": scenario_page(s.name)} for s in report.scenarios]}
+    return {"Experiments": [{"Overview": INDEX}] + [{f"s{s.section} {s.name}": scenario_page(s.name)} for s in report.scenarios]}
 
 
 def experiment_pages(env, report: Report, linkers: dict[str, Linker]) -> Iterator[tuple[str, str]]:
@@ -34,18 +34,28 @@ def experiment_pages(env, report: Report, linkers: dict[str, Linker]) -> Iterato
     yield INDEX, env.get_template("experiments.md.j2").render(setup=setup, rows=rows)
     for s in report.scenarios:
         page = scenario_page(s.name)
+        figures, notes = _figures(s.figures)
         yield page, env.get_template("experiment.md.j2").render(
-            s=s, setup=setup, figures=[_figure(f) for f in s.figures], label=engine_label,
+            s=s, setup=setup, figures=figures, notes=notes, label=engine_label,
             evidence=[_evidence(page, i, e, s, linkers.get(e.engine)) for i, e in enumerate(s.evidence)],
             mechanism=_mechanism(page, s.section), index=urls.rel_md(page, INDEX),
             has_article=any(f.article is not None for f in s.figures))
 
 
-def _figure(f) -> dict:
-    notes = [f"article: {f.article_note}"] if f.article_note else []
-    notes += [f"atlas: {f.note}"] if f.note else []
-    return {"f": f, "article": number(f.article), "absent": number(f.absent), "on": number(f.on),
-            "ratio": f"{f.ratio:.3f}" if f.ratio is not None else "-", "note": "; ".join(notes)}
+def _figures(figures) -> tuple[list[dict], list[str]]:
+    """The table's rows, and the row notes numbered once each (a note many rows share is listed once)."""
+    notes: list[str] = []
+    rows = []
+    for f in figures:
+        texts = ([f"article: {f.article_note}"] if f.article_note else []) + ([f"atlas: {f.note}"] if f.note else [])
+        refs = []
+        for text in texts:
+            if text not in notes:
+                notes.append(text)
+            refs.append(notes.index(text) + 1)
+        rows.append({"f": f, "article": number(f.article), "absent": number(f.absent), "on": number(f.on),
+                     "ratio": f"{f.ratio:.3f}" if f.ratio is not None else "-", "refs": refs})
+    return rows, notes
 
 
 def _mechanism(page: str, section: int) -> tuple[str, str] | None:

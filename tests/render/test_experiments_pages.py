@@ -64,11 +64,12 @@ def test_every_scenario_has_a_page_and_the_links_hold(built):
 
 def test_a_measured_page_shows_both_tables_evidence_notes_and_the_run(built):
     text = page(built, "prefix-cache")
-    row = ("<td>vLLM</td>\n<td>graph</td>\n<td>warm</td>\n<td><code>ttft_ms</code></td>\n<td>ms</td>\n"
-           '<td style="text-align: right;">13.78</td>\n<td style="text-align: right;">137</td>\n'
+    row = ('<td>vLLM graph, warm</td>\n<td><code>ttft_ms</code> ms</td>\n'
+           '<td style="text-align: right;">13.78 <small>(l. 137)</small></td>\n'
            '<td style="text-align: right;">7.12</td>\n<td style="text-align: right;">7.50</td>\n'
-           '<td style="text-align: right;">1.053</td>\n<td>article: server prefill</td>')
+           '<td style="text-align: right;">1.053</td>\n<td><a href="#note-1">[1]</a></td>')
     assert row in text
+    assert '<span id="note-1">[1]</span> article: server prefill' in text and text.count("server prefill") == 1
     assert "atlas: the tail block the warm request forwards again" in text  # a row the article has no figure for
     assert f'href="../symbols/vllm/{SYMBOL}.html"' in text  # the symbol's page on this site
     assert f'href="{sitefixture.PIN.permalink("vllm/core/sched.py", 9)}"' in text  # the line upstream
@@ -97,7 +98,7 @@ def test_pages_render_with_no_results_at_all(tmp_path):
     pages = {p: t for p, t in rendered.files.items() if p.startswith("experiments/")}
     assert sorted(pages) == sorted(["experiments/index.md"] + [f"experiments/{n}.md" for n in SCENARIOS])
     assert all("Not run yet" in pages[f"experiments/{n}.md"] for n in SCENARIOS)
-    assert {"Experiments": ["experiments/index.md"] + [{f"s{i + 2} {n}": f"experiments/{n}.md"}
+    assert {"Experiments": [{"Overview": "experiments/index.md"}] + [{f"s{i + 2} {n}": f"experiments/{n}.md"}
                                                         for i, n in enumerate(SCENARIOS)]} in rendered.nav
 
 
