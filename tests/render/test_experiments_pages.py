@@ -79,6 +79,7 @@ def test_a_measured_page_shows_both_tables_evidence_notes_and_the_run(built):
     assert "a note with &lt;b&gt;markup&lt;/b&gt; &#124; and a pipe" in text
     assert "the server did not start in 600 s" in text
     assert "Qwen3-0.6B architecture, random weights" in text and "NVIDIA A100 PCIe 40 GB" in text
+    assert "<td>0.5.17, v0.5.17 <code>f45df6f386cb</code></td>" in text
     assert "<code>atlas experiments run prefix-cache</code>" in text
     assert 'href="../mechanisms/prefix-cache.html"' in text
 
@@ -107,3 +108,25 @@ def test_the_build_reads_the_committed_results_when_not_handed_any(tmp_path):
                         out=str(tmp_path / "out"))
     assert all((report.html / "experiments" / f"{n}.html").is_file() for n in ["index", *SCENARIOS])
     assert list(check_site(report.html)) == []
+
+
+def test_a_sparse_results_file_renders(tmp_path):
+    """What a run that went partly wrong writes: no versions, an evidence line without a permalink, a log figure
+    without a unit, a row the article has no figure for."""
+    results = {"scenario": "cuda-graph", "engines": {"sglang": {"version": None, "pin": None, "commit": None}},
+               "rows": [{"engine": "sglang", "variant": "graph", "label": "capture-decode", "metric": "buckets",
+                         "unit": "", "absent": 8, "on": None, "note": "from the engine log of this start"},
+                        {"engine": "sglang", "variant": "graph", "label": "c1", "metric": "out_tok_s", "unit": "tok/s",
+                         "absent": None, "on": None, "rounds": {}}],
+               "evidence": [{"engine": "sglang", "variant": "graph", "symbol": "sglang.srt.x.Scheduler.run_batch",
+                             "where": "python/sglang/srt/x.py:10", "url": "", "text": "CUDA graph use: {True: 9}"}],
+               "notes": [], "errors": ["sglang-eager: the engine did not finish (see its engine.log)"]}
+    root = sitefixture.ROOT
+    report = build_report(load_article(), {"cuda-graph": results}, {})
+    site = SiteData(sitefixture.site_for(tmp_path).engines, {"experiments": report})
+    text = render_docs(site, load_content(root / "site"), root / "site" / "templates").files["experiments/cuda-graph.md"]
+    assert "| SGLang graph, capture-decode | <code>buckets</code> buckets | 8 <small>(l. 309)</small> | 8 | - | - |" \
+        in text
+    assert "<code>python/sglang/srt/x.py:10</code> | CUDA graph use: {True: 9} |" in text and 'href=""' not in text
+    assert "| SGLang | <code>9529c2e96</code> | not recorded |" in text and "| vLLM | <code>d1d2f7535</code> |  |" in text
+    assert "the engine did not finish" in text and "None" not in text

@@ -31,7 +31,7 @@ RESULTS_SCHEMA = {
         "evidence": {"type": "array", "items": {
             "type": "object", "required": ["engine", "symbol", "where"],
             "properties": {"engine": _TEXT, "symbol": _TEXT, "where": _TEXT, "text": _TEXT,
-                           "url": {"type": "string", "pattern": "^https://"}}}},
+                           "url": {"type": "string", "pattern": "^(https://|$)"}}}},
         "notes": {"type": "array", "items": _TEXT}, "errors": {"type": "array", "items": _TEXT},
     },
 }
