@@ -16,6 +16,7 @@ from atlas.env import settings as load_settings
 from atlas.runtime import collect
 from atlas.runtime.experiments import results as rs, scenarios as sc
 from atlas.runtime.merge import merge
+from atlas.yamlio import load as load_yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 BACK = ROOT / ".carry_run" / "_back"
@@ -89,9 +90,13 @@ def main() -> None:
     context = {"command": a.command, "date": datetime.date.today().isoformat(), "gpu": "NVIDIA H200 (141 GB)",
                "model": "Qwen3-0.6B architecture (atlas/data/models/qwen3-0.6b), random weights, token ids in/out"}
     served = {name for r in runs for name in r.job.scenarios}
+    folder = ROOT / "results" / "experiments"
+    notes = load_yaml(folder / "notes.yaml") if (folder / "notes.yaml").exists() else {}
     for name in sc.SCENARIOS:
         if name in served:
-            path = rs.write(rs.scenario_results(name, runs, context), ROOT / "results" / "experiments")
+            result = rs.scenario_results(name, runs, context)
+            result["notes"] += [" ".join(n.split()) for n in (notes.get("_all") or []) + (notes.get(name) or [])]
+            path = rs.write(result, folder)
             print(f"{name}: {path.relative_to(ROOT)}")
 
 

@@ -123,6 +123,11 @@ def explain(name: str, fw: str, variant: str, events: list[dict], spec: dict) ->
         hook = "KVCacheManager.get_computed_blocks" if fw == "vllm" else "RadixCache.match_prefix"
         hits = [e["values"].get("prefix_hit_tokens") for e in events if e["symbol"].endswith(hook)]
         out.append(line(hook, f"prefix-hit tokens per lookup (per step when aggregated): {hits[:12]}"))
+    if name == "prefix-cache" and graphs:
+        steps = [f"{new} new on {cached} cached: {graph}" for new, cached, graph in extend_graphs(events)]
+        runner = "_determine_batch_execution_and_padding" if fw == "vllm" else "Scheduler.run_batch"
+        out.append(line(runner, "prefill steps and how they ran: " + "; ".join(steps[:4])) or
+                   line("CudaGraphManager.dispatch", "prefill steps and how they ran: " + "; ".join(steps[:4])))
     if name == "chunked-prefill":
         seq = [e["values"]["batch_mode"][0] for e in plans]
         runs = _runs(seq)
@@ -150,6 +155,20 @@ def explain(name: str, fw: str, variant: str, events: list[dict], spec: dict) ->
         out.append(line(plan_symbol, f"{ahead} of {total} commits came after the next step's plan had begun"))
         out.append(line(commit, f"{matched} of {total} commits carry only requests of the plan they answer"))
     return [e for e in out if e]
+
+
+def extend_graphs(events: list[dict]) -> list[tuple[int, int, str]]:
+    """(new tokens, cached tokens, CUDA-graph mode) of each prefill step: its plan, then the next execute event that
+    says how the step ran (REPLAY / EAGER for SGLang, FULL / PIECEWISE / NONE for vLLM)."""
+    out = []
+    for i, e in enumerate(events):
+        if e["role"] != "plan" or e["values"].get("batch_mode") != "EXTEND":
+            continue
+        ran = next((x["values"]["cuda_graph"] for x in events[i + 1:] if "cuda_graph" in x["values"]), None)
+        new = _total(e["values"].get("num_scheduled_tokens"))
+        cached = e["values"].get("prefix_hit_tokens") or _total(e["values"].get("num_computed_tokens"))
+        out.append((new, cached, ran))
+    return out
 
 
 def _total(value) -> int:
