@@ -75,18 +75,23 @@ def main() -> None:
                                           "python gpu/collect.py run.tar.xz")
     a = ap.parse_args()
     shutil.rmtree(BACK, ignore_errors=True)
-    folders = {}  # job name -> its trace folder; a later tarball wins (a warm machine keeps earlier calls' folders)
-    for i, tarball in enumerate(a.tarballs):
+    folders, overhead_only = {}, []  # job name -> trace folder; a later tarball wins (a warm machine keeps earlier
+    for i, tarball in enumerate(a.tarballs):  # calls' folders); a job with no scenario only measured probe overhead
         with tarfile.open(tarball) as tar:
             tar.extractall(BACK / str(i))
         for folder in sorted((BACK / str(i) / "trace").iterdir()):
             if (folder / "engine.config.json").exists():
-                folders[folder.name] = folder
+                if json.loads((folder / "engine.config.json").read_text()).get("scenarios"):
+                    folders[folder.name] = folder
+                else:
+                    overhead_only.append(folder)
     runs = []
     for folder in folders.values():
         runs.append(job_run(folder))
-        if any(r.get("phase") == "c16" for r in (runs[-1].driver or {}).get("rounds", [])):
-            overhead(folder, runs[-1].job.framework)
+    for folder in [*folders.values(), *overhead_only]:  # the last overhead run of a framework writes its summary
+        config = json.loads((folder / "engine.config.json").read_text())
+        if any(p["name"] == "c16" for p in config["phases"]) and (folder / "result.json").exists():
+            overhead(folder, config["job"].split("-", 1)[0])
     context = {"command": a.command, "date": datetime.date.today().isoformat(), "gpu": "NVIDIA H200 (141 GB)",
                "model": "Qwen3-0.6B architecture (atlas/data/models/qwen3-0.6b), random weights, token ids in/out"}
     served = {name for r in runs for name in r.job.scenarios}

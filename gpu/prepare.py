@@ -4,8 +4,8 @@ the probe spec (default pins, device cuda, built-in hooks), the boot folder (pro
 driver config; jobs.txt lists them in the order they measure. With --overhead, the `graph` jobs also replay the
 probe-overhead phases of issue 7 (concurrency 16 and 1; probes absent / on / off, `--reps` times each, in a
 balanced order), last, when the other engines have finished starting.
-usage: python gpu/prepare.py [--scenarios NAME,...|all] [--variants vllm-graph,...] [--overhead] [--reps 3]
-       [--out .carry_run]"""
+usage: python gpu/prepare.py [--scenarios NAME,...|all|none] [--variants vllm-graph,...] [--overhead] [--reps 3]
+       [--order JOB,...] [--out .carry_run]"""
 
 from __future__ import annotations
 
@@ -44,18 +44,24 @@ def phase_json(phase: sc.Phase, vocab: int) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--scenarios", default="all", help="comma-separated scenario names, or all")
+    ap.add_argument("--scenarios", default="all", help="comma-separated scenario names, all, or none")
     ap.add_argument("--variants", default="", help="only these jobs (e.g. vllm-graph,sglang-eager)")
     ap.add_argument("--overhead", action="store_true", help="add issue 7's overhead phases to the graph jobs")
     ap.add_argument("--reps", type=int, default=3, help="rounds per probe state in each overhead phase")
     ap.add_argument("--gpu-every", type=int, default=16, help="CUDA-event timing on every Nth execute call")
     ap.add_argument("--out", type=Path, default=RUN, help="the carried folder to write (default .carry_run)")
+    ap.add_argument("--order", default="", help="job names in the order they measure (the rest after them)")
     a = ap.parse_args()
     run = a.out.resolve()
     settings = load_settings()
-    chosen = sc.pick(a.scenarios.split(","))
+    chosen = [] if a.scenarios == "none" else sc.pick(a.scenarios.split(","))
     jobs = [j for j in sc.jobs(chosen) if not a.variants or j.name in a.variants.split(",")]
-    jobs.sort(key=lambda j: j.variant == "graph")  # graph jobs measure last: the others' starts are over by then
+    if a.overhead:  # the overhead phases ride on each framework's graph job, made for them when no scenario needs it
+        jobs += [sc.Job(fw, "graph", sc.VARIANTS[fw]["graph"], (), ()) for fw in ("vllm", "sglang")
+                 if not any(j.name == f"{fw}-graph" for j in jobs)]
+    order = a.order.split(",") if a.order else []
+    # graph jobs measure last unless --order says otherwise: the others' starts are over by then
+    jobs.sort(key=lambda j: (order.index(j.name) if j.name in order else len(order), j.variant == "graph"))
     shutil.rmtree(run, ignore_errors=True)
     model = run / "models" / "qwen3-0.6b"
     model.mkdir(parents=True)
