@@ -72,11 +72,14 @@ class Bindings:
 
     # -- definitions --------------------------------------------------------------------------------------------
     def annotation(self, exprs: tuple):
+        """The values an annotation promises: an instance of each class it names; the class itself for `type[X]`
+        (the parser's ('type', expr)), so calling it constructs."""
         out = set()
         for e in exprs:
-            for v in self.eval(e):
+            is_class = e[0] == "type"
+            for v in self.eval(e[1] if is_class else e):
                 if v[0] == "c":
-                    out.add(("i", v[1]))
+                    out.add(v if is_class else ("i", v[1]))
                 elif v[0] == "x" and not self.pycg:
                     out.add(v)
         return out
