@@ -67,6 +67,7 @@ class Provenance(str, Enum):
     LAUNCH = "launch"  # a kernel launch: kernel[grid](...), <<<...>>>, LaunchKernel
     NAME_MATCH = "name-match"  # linked by name only
     RUNTIME = "runtime-observed"  # seen by a probe in a live engine
+    STRING_DISPATCH = "string-dispatch"  # a method run by the name a string holds (collective_rpc("execute_model"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,9 +1,11 @@
-"""Prepare the H200 runs here (where the pinned trees and atlas live): per engine a trace folder skeleton under
-.carry_run/ with the probe spec (default pins, device cuda, built-in hooks), the boot folder (probes, drivers,
-entry points) and the driver config: overhead phases at concurrency 16 and 1 (probes absent / on / off, each state
-`--reps` times in a balanced order: absent,on,off,off,on,absent,...) and two mechanism phases (shared prefix, long
-prefill into a stream). Both engines start side by side on the device and measure one after the other (`turn`).
-usage: python gpu/prepare.py [--reps 4] [--gpu-every 16]"""
+"""Prepare one H200 call here (where the pinned trees and atlas live): the engine jobs of the chosen scenarios
+(atlas.runtime.experiments: one engine start per framework and variant), each a folder under .carry_run/JOB with
+the probe spec (default pins, device cuda, built-in hooks), the boot folder (probes, drivers, entry points) and the
+driver config; jobs.txt lists them in the order they measure. With --overhead, the `graph` jobs also replay the
+probe-overhead phases of issue 7 (concurrency 16 and 1; probes absent / on / off, `--reps` times each, in a
+balanced order), last, when the other engines have finished starting.
+usage: python gpu/prepare.py [--scenarios NAME,...|all|none] [--variants vllm-graph,...] [--overhead] [--reps 3]
+       [--order JOB,...] [--out .carry_run]"""
 
 from __future__ import annotations
 
@@ -14,19 +16,12 @@ from pathlib import Path
 
 from atlas.env import settings as load_settings
 from atlas.runtime import launch, workloads
+from atlas.runtime.experiments import scenarios as sc
 from atlas.runtime.spec import build_spec, write_spec
 from atlas.runtime.trace import DEFAULT_MODEL, ENGINE_DEFAULTS
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN = ROOT / ".carry_run"
-
-
-ORDER = ("vllm", "sglang")  # who measures first once both engines are up
-# Engine arguments on top of atlas.runtime.trace.ENGINE_DEFAULTS: CUDA graphs for batch sizes up to 32 only (the
-# workloads keep at most 16 in flight; fewer captures start faster), and GPU memory shared by two engines.
-DEVICE_ARGS = {"vllm": {"gpu_memory_utilization": 0.3, "max_num_seqs": 32,
-                        "compilation_config": {"cudagraph_capture_sizes": [1, 2, 4, 8, 16, 24, 32]}},
-               "sglang": {"mem_fraction_static": 0.5, "cuda_graph_max_bs_decode": 32}}
 
 
 def balanced(reps: int) -> list[str]:
@@ -35,41 +30,66 @@ def balanced(reps: int) -> list[str]:
     return list((block * reps)[:3 * reps])
 
 
-def phases(reps: int, vocab: int) -> list[dict]:
-    overhead = balanced(reps)
+def overhead_phases(reps: int, vocab: int) -> list[dict]:
     c16 = workloads.requests(n=64, input_len=256, output_len=128, concurrency=16, vocab=vocab)
     c1 = workloads.requests(n=4, input_len=256, output_len=128, concurrency=1, vocab=vocab, seed=1)
-    return [{"name": "c16", "workload": c16.to_json(), "rounds": list(overhead)},
-            {"name": "c1", "workload": c1.to_json(), "rounds": list(overhead)},
-            {"name": "prefix", "workload": workloads.shared_prefix(prefix_len=512, suffix_len=32, output_len=16,
-                                                                    vocab=vocab, seed=2).to_json(), "rounds": ["on"]},
-            {"name": "longprefill", "workload": workloads.long_prefill(n=8, input_len=64, output_len=128,
-                                                                        long_len=3000, delay_s=0.15, vocab=vocab,
-                                                                        seed=3).to_json(), "rounds": ["on"]}]
+    return [{"name": "c16", "workload": c16.to_json(), "rounds": balanced(reps)},
+            {"name": "c1", "workload": c1.to_json(), "rounds": balanced(reps)}]
+
+
+def phase_json(phase: sc.Phase, vocab: int) -> dict:
+    return {"name": phase.name, "workload": workloads.build(phase.workload, vocab=vocab, **phase.params).to_json(),
+            "rounds": list(phase.rounds)}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--reps", type=int, default=4, help="rounds per probe state in each overhead phase")
+    ap.add_argument("--scenarios", default="all", help="comma-separated scenario names, all, or none")
+    ap.add_argument("--variants", default="", help="only these jobs (e.g. vllm-graph,sglang-eager)")
+    ap.add_argument("--overhead", action="store_true", help="add issue 7's overhead phases to the graph jobs")
+    ap.add_argument("--reps", type=int, default=3, help="rounds per probe state in each overhead phase")
     ap.add_argument("--gpu-every", type=int, default=16, help="CUDA-event timing on every Nth execute call")
+    ap.add_argument("--out", type=Path, default=RUN, help="the carried folder to write (default .carry_run)")
+    ap.add_argument("--order", default="", help="job names in the order they measure (the rest after them)")
     a = ap.parse_args()
+    run = a.out.resolve()
     settings = load_settings()
-    shutil.rmtree(RUN, ignore_errors=True)
-    model = RUN / "models" / "qwen3-0.6b"
+    chosen = [] if a.scenarios == "none" else sc.pick(a.scenarios.split(","))
+    jobs = [j for j in sc.jobs(chosen) if not a.variants or j.name in a.variants.split(",")]
+    if a.overhead:  # the overhead phases ride on each framework's graph job, made for them when no scenario needs it
+        jobs += [sc.Job(fw, "graph", sc.VARIANTS[fw]["graph"], (), ()) for fw in ("vllm", "sglang")
+                 if not any(j.name == f"{fw}-graph" for j in jobs)]
+    order = a.order.split(",") if a.order else []
+    # graph jobs measure last unless --order says otherwise: the others' starts are over by then
+    jobs.sort(key=lambda j: (order.index(j.name) if j.name in order else len(order), j.variant == "graph"))
+    shutil.rmtree(run, ignore_errors=True)
+    model = run / "models" / "qwen3-0.6b"
     model.mkdir(parents=True)
     shutil.copy(DEFAULT_MODEL["cuda"] / "config.json", model / "config.json")
     vocab = json.loads((model / "config.json").read_text())["vocab_size"]
-    for framework in ("vllm", "sglang"):
-        out = launch.prepare_out(RUN / framework)
-        spec = build_spec(framework, "default", "cuda", out, settings, source="builtin",
-                          extra={"gpu_sample_every": a.gpu_every, "flush_interval_s": 0.3})
-        write_spec(spec, out / "spec.json")
+    specs = {}
+    for job in jobs:
+        out = launch.prepare_out(run / job.name)
+        if job.framework not in specs:
+            specs[job.framework] = build_spec(job.framework, "default", "cuda", out, settings, source="builtin",
+                                              extra={"gpu_sample_every": a.gpu_every, "flush_interval_s": 0.3})
+        write_spec(specs[job.framework], out / "spec.json")
         launch.make_boot(out)
-        config = {"model": "", "engine": {**ENGINE_DEFAULTS[(framework, "cuda")], **DEVICE_ARGS[framework]},
-                  "phases": phases(a.reps, vocab), "warmup": True, "switch_wait_s": 0.8,
-                  "turn": {"dir": "", "order": list(ORDER), "name": framework, "max_wait_s": 420}}
+        phases = [phase_json(p, vocab) for p in job.phases]
+        if a.overhead and job.variant == "graph":
+            phases += overhead_phases(a.reps, vocab)
+        engine = {**ENGINE_DEFAULTS[(job.framework, "cuda")], **job.engine}
+        if job.framework == "sglang":  # side by side: a port each; INFO logs carry the graph-capture figures
+            engine.update(port=31000 + 200 * jobs.index(job), log_level="info")
+        config = {"model": "", "engine": engine,
+                  "phases": phases, "warmup": True, "switch_wait_s": 0.8, "job": job.name,
+                  "scenarios": list(job.scenarios),
+                  "turn": {"dir": "", "order": [j.name for j in jobs], "name": job.name, "max_wait_s": 560,
+                           "pipeline": True}}
         (out / "engine.config.json").write_text(json.dumps(config))
-        print(f"{framework}: {spec['ref']} {spec['commit'][:12]}, {len(spec['hooks'])} hooks -> {out}")
+        print(f"{job.name}: {len(phases)} phases for {', '.join(job.scenarios)}")
+    (run / "jobs.txt").write_text("".join(f"{j.name} {j.framework}\n" for j in jobs))
+    print(f"{len(jobs)} jobs -> {run}/jobs.txt")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
-"""`atlas index`, `atlas show`, `atlas graph callees|callers|path|export` and `atlas callgraph`: thin bodies over
-atlas.graph. Queries build the graph on demand; formats human, json, dot, mermaid (pycg for callgraph)."""
+"""`atlas index`, `atlas show`, `atlas graph callees|callers|path|unresolved|export` and `atlas callgraph`: thin bodies
+over atlas.graph. Queries build the graph on demand; formats human, json, dot, mermaid (pycg for callgraph)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from pathlib import Path
 
 from atlas.cli import output
 from atlas.errors import SymbolNotFound
-from atlas.graph import build, load_graph, load_index
+from atlas.graph import Index, build, load_graph, load_index
 from atlas.graph.pycg import callgraph
+from atlas.parse.kernels import reason
 from atlas.sources import load_all
 
 GRAPH_FORMATS = ("human", "json", "dot", "mermaid")
@@ -33,11 +34,19 @@ def register(sub) -> None:
         q.add_argument("--depth", type=int, default=1, help="levels to follow (default 1)")
         q.add_argument("--framework", help="vllm or sglang (default: whichever has the symbol)")
         q.set_defaults(func=walk)
-    q = verbs.add_parser("path", help="the shortest call chain FROM -> TO")
+    q = verbs.add_parser("path", help="the shortest call chain FROM -> TO (an op or C++ function: on to its kernel)")
     q.add_argument("source", metavar="FROM")
-    q.add_argument("target", metavar="TO")
+    q.add_argument("target", metavar="TO", help="a symbol, or an op named at several layers (its lowest is taken); "
+                   "kernel ids by suffix: reshape_and_cache_flash_kernel, cuda:vllm::reshape_and_cache_flash_kernel")
     q.add_argument("--framework", help="vllm or sglang (default: whichever has FROM)")
+    q.add_argument("--exact", action="store_true", help="stop at TO (an op or C++ function is otherwise followed "
+                   "down the kernel layer to the __global__ or Triton kernel it launches)")
     q.set_defaults(func=path)
+    q = verbs.add_parser("unresolved", help="call sites and kernel-layer links that could not be resolved")
+    q.add_argument("framework")
+    q.add_argument("--kind", choices=("python", "kernel", "all"), default="all",
+                   help="python call sites, kernel-layer sites (ops, registrations, JIT loads, launches), or all")
+    q.set_defaults(func=unresolved)
     q = verbs.add_parser("export", help="every node and edge of a framework's graph, with provenance")
     q.add_argument("framework")
     q.set_defaults(func=export)
@@ -136,11 +145,13 @@ def walk(args, settings) -> int:
 def path(args, settings) -> int:
     output.require(args, *GRAPH_FORMATS)
     fw, g, source = _locate(settings, args.source, args.framework, args.pin_sets[0])
-    _, _, target = _locate(settings, args.target, fw, args.pin_sets[0])
+    target = _path_target(g, fw, args.target, source)
     chain = g.path(source, target)
     if not chain:
         output.message(f"no call path from {source} to {target} in {fw} {g.pin.ref}")
         return 1
+    if not args.exact and target.startswith(("op:", "cpp:", "jit:")):
+        chain += g.kernel_below(target)[1:]
     edges = [(a, b, min(g.graph.get_edge_data(a, b).values(), key=lambda e: -e["confidence"]))
              for a, b in zip(chain, chain[1:])]
     rows = [{"symbol": b, "provenance": e["provenance"], "confidence": e["confidence"], "path": e["path"],
@@ -149,9 +160,52 @@ def path(args, settings) -> int:
         output.text(chain[0])
         for r in rows:
             output.text(f"{'  ' * r['depth']}-> {r['symbol']}  [{r['provenance']}]  {r['path']}:{r['line']}")
+        end = g.node(chain[-1])
+        if end["path"]:
+            kinds = {"cuda_kernel": "__global__ kernel", "triton_kernel": "Triton kernel"}
+            what = kinds.get(end["kind"], end["kind"])
+            output.text(f"{chain[-1]} ({what}) is defined at {end['path']}:{end['start']}")
         return 0
     _print_edges(args.format, edges, rows)
     return 0
+
+
+def _path_target(g, framework: str, name: str, source: str) -> str:
+    """The symbol TO names. Several (the same op as Python wrapper, op and C++ function): the lowest layer FROM
+    reaches, said on stderr; otherwise SymbolNotFound listing them."""
+    found = Index(g.pin, Path(), g.symbols).find(name)
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise SymbolNotFound(f"no symbol {name!r} in {framework} {g.pin.ref}; give a dotted suffix such as "
+                             "Scheduler.schedule, or a kernel id suffix such as reshape_and_cache_flash_kernel")
+    deepest = g.deepest(source, found)
+    if deepest is None:
+        shown = "\n  ".join(found[:25]) + ("\n  ..." if len(found) > 25 else "")
+        raise SymbolNotFound(f"{name!r} names {len(found)} symbols that do not lie on one chain from {source}; "
+                             f"give a longer suffix:\n  {shown}")
+    output.message(f"atlas: {name!r} names {len(found)} symbols on one chain; the path goes to the lowest layer "
+                   f"{source} reaches: {deepest}")
+    return deepest
+
+
+def unresolved(args, settings) -> int:
+    output.require(args, "human", "json")
+    g = load_graph(settings, args.framework, args.pin_sets[0])
+    rows = []
+    for site in g.unresolved:
+        why = reason(site)
+        if args.kind == "all" or (args.kind == "kernel") == bool(why):
+            rows.append({"kind": why or "python call", "caller": site.caller, "expression": site.expression,
+                         "path": site.span.path, "line": site.span.start})
+    rows.sort(key=lambda r: (r["path"], r["line"], r["expression"]))
+    if args.format == "json":
+        output.data(rows)
+    else:
+        for r in rows:
+            output.text(f"{r['path']}:{r['line']}  {r['expression']}  [{r['kind']}]  in {r['caller']}")
+        output.message(f"atlas: {len(rows)} unresolved ({args.kind}) in {args.framework} {g.pin.ref}")
+    return 1 if rows else 0
 
 
 def export(args, settings) -> int:

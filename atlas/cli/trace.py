@@ -10,6 +10,7 @@ from atlas.cli import output
 from atlas.errors import ConfigError
 from atlas.runtime import TraceOptions, collect, run_trace
 from atlas.runtime.spec import HOOK_SOURCES
+from atlas.runtime.experiments.scenarios import SCENARIOS
 from atlas.runtime.workloads import BUILTIN
 
 
@@ -40,6 +41,13 @@ def register(sub) -> None:
     p.add_argument("--timeout", type=float, default=600.0, help="seconds before the engine is stopped")
     p.add_argument("--collect-only", action="store_true",
                    help="only merge the shards already in --out (e.g. after a crash) into events/trace/summary")
+    p.add_argument("--scenario", choices=sorted(SCENARIOS), help="run one of the article's experiments instead of "
+                   "--workload: every engine variant it needs for --framework, probes on and absent; writes a trace "
+                   "folder per variant and OUT/results/SCENARIO.json")
+    p.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
+                   help="with --scenario: override a workload parameter (e.g. length=300) or rounds=on,absent")
+    p.add_argument("--variant", action="append", default=[], help="with --scenario: only this engine variant "
+                   "(e.g. graph); repeatable")
     p.add_argument("engine_args", nargs="*", metavar="-- ENGINE ARGS",
                    help="engine options after `--`, e.g. -- --max-num-seqs 4")
     p.set_defaults(func=trace)
@@ -53,6 +61,8 @@ def trace(args, settings) -> int:
         summary = collect(args.out, json.loads(spec_path.read_text()), settings=settings)
         (args.out / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True))
         return report(summary, args)
+    if args.scenario:
+        return scenario(args, settings)
     rounds = tuple(s.strip() for s in args.rounds.split(",") if s.strip())
     if not rounds or set(rounds) - {"on", "off", "absent"}:
         raise ConfigError(f"--rounds {args.rounds!r}: give a comma-separated list of on/off/absent, e.g. "
@@ -99,3 +109,52 @@ def report(summary: dict, args) -> int:
                     f"over {clk['num_barriers']} barriers")
     output.message(f"trace folder: {args.out} (trace.json opens in ui.perfetto.dev)")
     return 0
+
+
+def parse_config(pairs: list[str]) -> dict:
+    """['length=300', 'rounds=on,absent'] -> {'length': 300, 'rounds': 'on,absent'} (values read as JSON when they
+    parse, else kept as text)."""
+    out = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"--config {pair!r}: give KEY=VALUE, e.g. --config length=300")
+        try:
+            out[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key] = raw
+    return out
+
+
+def scenario(args, settings) -> int:
+    """`atlas trace --scenario NAME`: the scenario's jobs for one framework on this machine, then its results."""
+    from atlas.runtime.experiments import results as rs, run, scenarios as sc
+    from atlas.runtime.trace import model_dir, TraceOptions
+
+    (chosen,) = sc.apply_config(sc.pick([args.scenario]), parse_config(args.config))
+    if args.framework not in chosen.variants:
+        raise ConfigError(f"scenario {chosen.name} has no {args.framework} run; it runs on: "
+                          f"{', '.join(chosen.variants)}")
+    unknown = set(args.variant) - set(chosen.variants[args.framework])
+    if unknown:
+        raise ConfigError(f"--variant {', '.join(sorted(unknown))}: {chosen.name} on {args.framework} runs "
+                          f"{', '.join(chosen.variants[args.framework])}")
+    model = model_dir(TraceOptions(framework=args.framework, out=args.out, device=args.device, model=args.model))
+    opts = run.RunOptions(out=args.out.resolve(), device=args.device, model=model, python=args.python,
+                          pin_set=args.pin_sets[0], timeout_s=args.timeout)
+    command = "atlas trace --framework {} --scenario {} {}".format(
+        args.framework, chosen.name, " ".join(f"--config {c}" for c in args.config)).strip()
+    (result,) = run.run_scenarios([chosen], (args.framework,), opts, settings, model, command, tuple(args.variant))
+    path = rs.write(result, args.out / "results")
+    if args.format == "json":
+        output.data(result)
+        return 0
+    for row in result["rows"]:
+        output.text(f"  {row['engine']:6} {row['variant']:14} {row['label']:10} {row['metric']:24} "
+                    f"absent {row['absent']}  on {row['on']}  {row['unit']}")
+    for e in result["evidence"]:
+        output.text(f"  evidence: {e['symbol']} ({e['where']}): {e['text']}")
+    for error in result["errors"]:
+        output.message(f"error: {error}")
+    output.message(f"results: {path}; trace folders under {args.out}")
+    return 1 if result["errors"] else 0

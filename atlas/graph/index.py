@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from atlas.errors import SymbolNotFound
 from atlas.model import Pin, Symbol
+
+
+_KIND = re.compile(r"^(op|ext|cpp|cuda|jit):(?!:)")
+
+
+def _last(sid: str) -> str:
+    """The last name of an id: after the last `::` (kernel ids), else after the last dot."""
+    return sid.rsplit("::", 1)[-1] if "::" in sid else sid.rsplit(".", 1)[-1]
 
 
 @dataclass(slots=True)
@@ -22,14 +31,17 @@ class Index:
         return self.symbols.get(sid)
 
     def find(self, name: str) -> list[str]:
-        """Ids equal to `name` or ending with `.name` (a unique suffix such as "Scheduler.schedule"), sorted."""
+        """Ids equal to `name` or ending with `.name` (a unique suffix such as "Scheduler.schedule"), sorted. Kernel
+        ids (`cuda:csrc/x.cu::vllm::kern`, `op:_C::op`) match a suffix after `::` or `/` too, with or without their
+        kind prefix: "kern", "vllm::kern", "cuda:kern", "cuda:x.cu::vllm::kern"."""
         if name in self.symbols:
             return [name]
         if not self._by_name:
             for sid in self.symbols:
-                self._by_name.setdefault(sid.rsplit(".", 1)[-1], []).append(sid)
-        last = name.rsplit(".", 1)[-1]
-        return sorted(s for s in self._by_name.get(last, ()) if s.endswith("." + name))
+                self._by_name.setdefault(_last(sid), []).append(sid)
+        kind, _, rest = name.partition(":") if _KIND.match(name) else ("", "", name)
+        return sorted(s for s in self._by_name.get(_last(rest), ()) if (not kind or s.startswith(kind + ":"))
+                      and s.endswith(("." + rest, "::" + rest, "/" + rest, ":" + rest)))
 
     def resolve(self, name: str) -> str:
         """The one id `name` names; SymbolNotFound lists the candidates when it names none or several."""

@@ -3,10 +3,14 @@ stored edge table (atlas.graph.table) and rebuilds the networkx graph only when 
 
 from __future__ import annotations
 
+import math
+
 import networkx as nx
 
 from atlas.graph.table import EXTERNAL_ATTRS, EdgeTable, from_networkx, node_attrs, to_networkx
-from atlas.model import CallSite, Edge, Pin, Provenance, Span, Symbol
+from atlas.model import CallSite, Edge, Pin, Provenance, Span, Symbol, SymbolKind
+
+KERNEL_KINDS = (SymbolKind.CUDA_KERNEL.value, SymbolKind.TRITON_KERNEL.value)
 
 
 class AtlasGraph:
@@ -55,11 +59,56 @@ class AtlasGraph:
         return self._walk(sid, depth, forward=False)
 
     def path(self, source: str, target: str) -> list[str]:
-        """The shortest call chain from `source` to `target` ([] when none)."""
+        """The most specific call chain from `source` to `target` ([] when none): fewest hops, where a hop through
+        a call site that may reach many callees (`self._forward_method(...)` of every CustomOp) or a low-confidence
+        edge counts for more (`hop_weight`)."""
+        weight = self._hop_weight()
         try:
-            return nx.shortest_path(self.graph, source, target)
+            return nx.shortest_path(self.graph, source, target, weight=lambda a, b, edges: min(
+                weight(a, e) for e in edges.values()))
         except (nx.NetworkXNoPath, nx.NodeNotFound):
             return []
+
+    def _hop_weight(self):
+        """weight(caller, edge attrs) = 1 + log2(callees of that call site) + (1 - confidence)."""
+        fanout: dict[tuple, set] = {}
+        for a, b, attrs in self.graph.edges(data=True):
+            fanout.setdefault((a, attrs.get("path", ""), attrs.get("line", 0)), set()).add(b)
+        sizes = {site: len(callees) for site, callees in fanout.items()}
+        return lambda a, e: 1.0 + math.log2(sizes.get((a, e.get("path", ""), e.get("line", 0)), 1)) + (
+            1.0 - e.get("confidence", 1.0))
+
+    def deepest(self, source: str, candidates: list[str]) -> str | None:
+        """Of the candidates `source` reaches, the one every other reached candidate leads to: the same operation
+        named at several layers (Python wrapper -> op -> C++ function) gives its lowest layer; None when they do
+        not lie on one chain (or `source` reaches none)."""
+        graph = self.graph
+        reached = [c for c in candidates if c in graph and c != source and nx.has_path(graph, source, c)]
+        below = {c: nx.descendants(graph, c) for c in reached}
+        sinks = [c for c in reached if all(c == o or c in below[o] for o in reached)]
+        return sinks[0] if len(sinks) == 1 else None
+
+    def kernel_below(self, node: str) -> list[str]:
+        """The shortest chain from a kernel-layer node (op, C++ function, JIT export) down the kernel layer to a
+        `__global__` or Triton kernel, starting with `node`; [] when it launches none that the graph knows."""
+        graph = self.graph
+        if node not in graph:
+            return []
+        parent, frontier = {node: ""}, [node]
+        while frontier:
+            nxt = []
+            for n in frontier:
+                if graph.nodes[n].get("kind") in KERNEL_KINDS:
+                    chain = [n]
+                    while parent[chain[-1]]:
+                        chain.append(parent[chain[-1]])
+                    return chain[::-1]
+                for m in sorted(graph.successors(n)):
+                    if m not in parent and (":" in m or graph.nodes[m].get("kind") in KERNEL_KINDS):
+                        parent[m] = n
+                        nxt.append(m)
+            frontier = nxt
+        return []
 
     def edges(self) -> list[Edge]:
         out = []

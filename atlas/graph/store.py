@@ -7,16 +7,17 @@ from __future__ import annotations
 import importlib
 import time
 
-from atlas.graph import background
+from atlas.graph import background, components
 from atlas.graph.queries import AtlasGraph
 from atlas.graph.resolve import Solver
+from atlas.graph.resolve.rules import load as load_rules
 from atlas.graph.table import EdgeBuilder
 from atlas.model import CallSite, Provenance, Span, Symbol, SymbolKind
 from atlas.parse.python import ModuleFacts
 
 CONFIDENCE = {Provenance.STATIC: 1.0, Provenance.TYPE_INFERRED: 0.9, Provenance.LAUNCH: 1.0,
               Provenance.DISPATCH: 0.5, Provenance.REGISTRATION: 0.9, Provenance.NAME_MATCH: 0.3,
-              Provenance.RUNTIME: 1.0}
+              Provenance.RUNTIME: 1.0, Provenance.STRING_DISPATCH: 0.6}
 _COMMON = frozenset({"get", "items", "keys", "values", "append", "extend", "pop", "update", "copy", "format", "join",
                      "split", "add", "remove", "clear", "insert", "index", "count", "sort", "startswith", "endswith",
                      "strip", "replace", "lower", "upper", "to", "view", "size", "item", "numel", "contiguous",
@@ -42,7 +43,7 @@ def assemble(facts: list[ModuleFacts], checkout, manifest, timings: dict | None 
             path_of[s.id] = f.path
     t = time.perf_counter()
     kernel_result = background.start(_kernel_layer, checkout, manifest, symbols)  # beside the resolution
-    solver = Solver(facts, pycg=False, max_rounds=max_rounds)
+    solver = Solver(facts, pycg=False, max_rounds=max_rounds, rules=load_rules(components.rules_path(manifest.name)))
     resolution = solver.solve()
     timings["resolve"] = time.perf_counter() - t
     t = time.perf_counter()

@@ -14,6 +14,7 @@ from atlas.errors import BuildMissing, ConfigError
 from atlas.render.content import load_content
 from atlas.render.inputs import SiteData, collect
 from atlas.render.site import render_docs
+from atlas.runtime.experiments.report import collect as experiments_report
 
 VENDOR = {"cytoscape.min.js": "node_modules/cytoscape/dist/cytoscape.min.js",
           "cytoscape.LICENSE": "node_modules/cytoscape/LICENSE",
@@ -85,6 +86,8 @@ def build_site(settings: Settings, frameworks: list[str] | None = None, pin_set:
     started = time.perf_counter()
     if site is None:
         site = collect(settings, frameworks, pin_set)
+    if "experiments" not in site.results:  # the committed results/experiments/*.json beside the article's figures
+        site = SiteData(site.engines, {**site.results, "experiments": experiments_report(settings.root)})
     seconds["inputs"] = time.perf_counter() - started
     mark = time.perf_counter()
     rendered = render_docs(site, load_content(settings.root / "site"), settings.root / "site" / "templates")

@@ -108,8 +108,15 @@ def load_results(settings: Settings) -> dict[str, object]:
     import json
     found: dict[str, object] = {}
     runtime = settings.build / "runtime" / "summary.json"
+    traces = []  # (title, summary): the latest local `atlas trace`, then the committed H200 runs
     if runtime.is_file():
         found["runtime"] = json.loads(runtime.read_text(encoding="utf-8"))
+        traces.append(("latest `atlas trace` on this machine", found["runtime"]))
+    root = getattr(settings, "root", None)
+    for path in sorted(Path(root, "results").glob("gpu-*-summary.json")) if root else ():
+        traces.append((f"H200 run, committed in results/{path.name}", json.loads(path.read_text(encoding="utf-8"))))
+    if traces:
+        found["traces"] = traces
     diffs = {p.stem.removeprefix("last-"): json.loads(p.read_text(encoding="utf-8"))
              for p in sorted((settings.build / "diff").glob("last-*.json"))}
     if diffs:

@@ -102,7 +102,7 @@ def bottlenecks_page(env, content: Content, anchored_by_mechanism: dict) -> Iter
 
 def result_pages(env, site) -> Iterator[tuple[str, str]]:
     """The slots later stages fill: probe traces (issue 7) and diff reports (issue 6), from their results files."""
-    yield "runtime.md", env.get_template("runtime.md.j2").render(results=site.results.get("runtime"))
+    yield "runtime.md", env.get_template("runtime.md.j2").render(traces=site.results.get("traces") or [])
     yield "diff.md", env.get_template("diff.md.j2").render(results=site.results.get("diff"), href=_annotation_href)
 
 

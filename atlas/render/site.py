@@ -7,7 +7,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from atlas.render import browser, components, mechanisms, pages, urls
+from atlas.render import browser, components, experiments, mechanisms, pages, urls
 from atlas.render.content import MECHANISMS, Content
 from atlas.render.excerpt import Slots
 from atlas.render.env import environment
@@ -87,6 +87,9 @@ def render_docs(site: SiteData, content: Content, templates: Path) -> Rendered:
     files[path] = text
     for path, text in pages.result_pages(env, site):
         files[path] = text
+    report = site.results.get("experiments")  # the article's experiments (atlas.runtime.experiments.report)
+    for path, text in experiments.experiment_pages(env, report, linkers) if report is not None else ():
+        files[path] = text
     nav = [{"Home": "index.md"},
            {"Mechanisms": ["mechanisms/index.md"] + [{t: urls.mechanism_page(s)} for s, t in MECHANISMS.items()]},
            {"Components": ["components/index.md"] + nav_components},
@@ -94,6 +97,8 @@ def render_docs(site: SiteData, content: Content, templates: Path) -> Rendered:
            {"Cross-reference": [{"Reading bottlenecks (s11)": "crossref/bottlenecks.md"},
                                 {"Multi-GPU questions (s12)": "crossref/multi-gpu.md"}]},
            {"Runtime": [{"Probe traces": "runtime.md"}, {"Diff across pins": "diff.md"}]}]
+    if report is not None:
+        nav.append(experiments.nav_entry(report))
     return Rendered(files, slots, nav, num_symbol_pages)
 
 

@@ -143,7 +143,7 @@ def throughput(driver: dict) -> dict:
     for phase in dict.fromkeys(r.get("phase", "") for r in rounds):
         by = {"on": [], "off": [], "absent": []}
         for r in rounds:
-            if r.get("phase", "") == phase:
+            if r.get("phase", "") == phase and r.get("probes") in by and "error" not in r:
                 by[r["probes"]].append(r["out_tok_s"])
         row = {f"median_{state}": statistics.median(v) if v else None for state, v in by.items()}
         row["num_pairs"] = min((len(v) for v in by.values() if v), default=0) if sum(map(bool, by.values())) > 1 else 0

@@ -102,7 +102,13 @@ def _plan_snapshot(call) -> tuple:
     else:
         rows = [(r.rid, 1, len(r.origin_input_ids) + len(r.output_ids) - 1) for r in batch.reqs]
     drafts = int(getattr(batch, "spec_num_draft_tokens", 0) or 0) if mode == "TARGET_VERIFY" else 0
-    return mode, rows, float(getattr(call.self, "new_token_ratio", 0.0)), drafts
+    return mode, rows, _ratio(call.self), drafts
+
+
+def _ratio(scheduler) -> float:
+    """The scheduler's new_token_ratio: on its NewTokenRatioTracker (v0.5.17 on), else its own attribute (older)."""
+    tracker = getattr(scheduler, "new_token_ratio_tracker", None)
+    return float(getattr(tracker, "current", None) if tracker is not None else getattr(scheduler, "new_token_ratio", 0.0))
 
 
 def _plan(snapshot) -> dict:

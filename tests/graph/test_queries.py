@@ -86,3 +86,67 @@ def test_edge_table_answers_like_the_networkx_graph():
     assert list(h.graph.nodes) == list(g.graph.nodes)
     assert sorted(h.graph.edges(data=True), key=repr) == sorted(g.graph.edges(data=True), key=repr)
     assert h.path(IDS[2], IDS[1]) == [IDS[2], IDS[0], IDS[1]]
+
+
+KERNEL_IDS = ["cuda:csrc/cache_kernels.cu::vllm::reshape_and_cache_flash_kernel",
+              "cpp:csrc/cache_kernels.cu::reshape_and_cache_flash", "op:_C_cache_ops::reshape_and_cache_flash",
+              "vllm._custom_ops.reshape_and_cache_flash", "ext:sgl_kernel.rmsnorm", "jit:clamp::clamp", "vllm.x.clamp"]
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("reshape_and_cache_flash_kernel", [KERNEL_IDS[0]]),
+    ("vllm::reshape_and_cache_flash_kernel", [KERNEL_IDS[0]]),
+    ("cuda:reshape_and_cache_flash_kernel", [KERNEL_IDS[0]]),
+    ("cuda:cache_kernels.cu::vllm::reshape_and_cache_flash_kernel", [KERNEL_IDS[0]]),
+    (KERNEL_IDS[0], [KERNEL_IDS[0]]),
+    ("reshape_and_cache_flash", sorted(KERNEL_IDS[1:4])),  # the same op at three layers
+    ("op:reshape_and_cache_flash", [KERNEL_IDS[2]]),
+    ("cpp:reshape_and_cache_flash", [KERNEL_IDS[1]]),
+    ("_C_cache_ops::reshape_and_cache_flash", [KERNEL_IDS[2]]),
+    ("rmsnorm", [KERNEL_IDS[4]]),
+    ("clamp", [KERNEL_IDS[5], KERNEL_IDS[6]]),
+    ("jit:clamp", [KERNEL_IDS[5]]),
+    ("cache_flash_kernel", []),  # suffixes are whole parts, as for dotted ids
+    ("cuda:reshape_and_cache_flash", []),  # the kind prefix must agree
+])
+def test_find_kernel_ids(name, expected):
+    index = Index(PIN, Path("/nowhere"), {i: Symbol(i, SymbolKind.FUNCTION, None) for i in KERNEL_IDS})
+    assert index.find(name) == expected
+
+
+def kernel_graph() -> AtlasGraph:
+    """step -> runner -> {wrapper -> op -> cpp -> kernel}, and a call site in `runner` that may reach 8 methods."""
+    g = nx.MultiDiGraph()
+    kinds = {KERNEL_IDS[0]: "cuda_kernel", KERNEL_IDS[1]: "cpp_function", KERNEL_IDS[2]: "op"}
+    chain = ["step", "runner", KERNEL_IDS[3], KERNEL_IDS[2], KERNEL_IDS[1], KERNEL_IDS[0]]
+    for n in chain + [f"m{i}" for i in range(8)] + ["layer", "attn"]:
+        g.add_node(n, kind=kinds.get(n, "method"), path="x.py", start=1, end=2, signature="", component="")
+    for a, b in zip(chain, chain[1:]):
+        g.add_edge(a, b, provenance="static", confidence=1.0, path="x.py", line=10)
+    for i in range(8):  # one site that may reach 8 methods, m0 of which goes on to `attn`
+        g.add_edge("runner", f"m{i}", provenance="type-inferred", confidence=0.9, path="x.py", line=20)
+    g.add_edge("m0", "attn", provenance="static", confidence=1.0, path="x.py", line=30)
+    g.add_edge("runner", "layer", provenance="type-inferred", confidence=0.9, path="x.py", line=40)
+    g.add_edge("layer", KERNEL_IDS[0], provenance="type-inferred", confidence=0.9, path="x.py", line=41)
+    g.add_edge("layer", "attn", provenance="type-inferred", confidence=0.9, path="x.py", line=42)
+    return AtlasGraph(PIN, g, {})
+
+
+def test_deepest_of_an_op_named_at_several_layers():
+    g = kernel_graph()
+    assert g.deepest("step", KERNEL_IDS[1:4]) == KERNEL_IDS[1]  # the C++ function: the others lead to it
+    assert g.deepest("step", [KERNEL_IDS[3], "m3"]) is None  # not on one chain
+    assert g.deepest("attn", KERNEL_IDS[1:4]) is None  # reaches none
+
+
+def test_kernel_below_follows_the_kernel_layer_only():
+    g = kernel_graph()
+    assert g.kernel_below(KERNEL_IDS[2]) == [KERNEL_IDS[2], KERNEL_IDS[1], KERNEL_IDS[0]]
+    assert g.kernel_below("step") == []  # Python callers are not followed
+    assert g.kernel_below("nowhere") == []
+
+
+def test_path_prefers_specific_call_sites_over_one_that_may_reach_many():
+    g = kernel_graph()
+    assert g.path("runner", "attn") == ["runner", "layer", "attn"]  # not through the 8-way site, though as short
+    assert g.path("step", KERNEL_IDS[0]) == ["step", "runner", "layer", KERNEL_IDS[0]]

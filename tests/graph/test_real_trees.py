@@ -51,3 +51,57 @@ def test_ambiguous_suffix_lists_candidates(settings):
     index = load_index(settings, "vllm")
     with pytest.raises(AtlasError, match="ambiguous"):
         index.resolve("forward")
+
+
+def test_vllm_engine_step_reaches_the_kv_cache_write_kernel(settings, capsys):
+    """Issue 4's pipeline view: EngineCore.step -> executor -> worker (by name) -> model runner -> the model ->
+    attention -> op -> C++ -> `__global__`, printed with the kernel's file and line."""
+    _graph(settings, "vllm")
+    from atlas.cli import main
+    assert main(["graph", "path", "EngineCore.step", "reshape_and_cache_flash", "--framework", "vllm"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    chain = [line.split("-> ")[1].split()[0] for line in out if "-> " in line]
+    assert out[0] == "vllm.v1.engine.core.EngineCore.step"
+    for hop in ("Worker.execute_model", "GPUModelRunner.execute_model", "ForCausalLM.forward",
+                "DecoderLayer.forward", "Attention.forward", "do_kv_cache_update"):
+        assert any(c.endswith(hop) for c in chain), (hop, chain)
+    assert chain[-3:-1] == ["op:_C_cache_ops::reshape_and_cache_flash",
+                            "cpp:csrc/libtorch_stable/cache_kernels.cu::reshape_and_cache_flash"], chain
+    assert chain[-1].startswith("cuda:") and chain[-1].endswith("::reshape_and_cache_flash_kernel")
+    assert "[string-dispatch]" in "\n".join(out)  # the executor -> worker hop, by rule
+    kernel, _, where = out[-1].partition(" (__global__ kernel) is defined at ")
+    assert kernel == chain[-1] and where.startswith("csrc/") and int(where.rsplit(":", 1)[1]) > 0
+
+
+def test_kernel_ids_by_suffix(settings, capsys):
+    _graph(settings, "vllm")
+    from atlas.cli import main
+    assert main(["show", "reshape_and_cache_flash_kernel", "--framework", "vllm"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("cuda:") and "(cuda_kernel" in out and "callers (" in out
+    assert main(["show", "reshape_and_cache_flash", "--framework", "vllm"]) == 2  # several layers: name one
+    assert "cpp:csrc/libtorch_stable/cache_kernels.cu::reshape_and_cache_flash" in capsys.readouterr().err
+
+
+def test_sglang_run_batch_reaches_a_jit_kernel_and_the_model(settings):
+    g = _graph(settings, "sglang")
+    sid = load_index(settings, "sglang").resolve("Scheduler.run_batch")
+    chain = g.path(sid, "sglang.srt.layers.radix_attention.RadixAttention.forward")
+    assert chain and any(c.endswith("Qwen3ForCausalLM.forward") or ".Qwen3ForCausalLM." in c for c in chain), chain
+    jit = [n for n in g.graph.nodes if n.startswith("cuda:") and n.endswith("::clamp_position_kernel")]
+    assert jit and g.path(sid, jit[0])[-3].startswith("jit:")
+
+
+def test_dispatch_rules_name_classes_of_the_default_trees(settings):
+    """A rule whose classes a pin lacks does nothing: the default pins have every class the rules name (some
+    instance rules name a second runner that only one pin has)."""
+    from atlas.graph.components import rules_path
+    from atlas.graph.resolve.rules import load
+    for framework in ("vllm", "sglang"):
+        index = load_index(settings, framework)
+        rules = load(rules_path(framework))
+        for rule in rules.by_name:
+            assert all(c in index.symbols for c in rule.classes), rule
+        for rule in rules.instances:
+            assert all(c in index.symbols for c in rule.classes), rule
+        assert any(r.attribute in index.symbols for r in rules.instances), framework

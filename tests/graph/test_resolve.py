@@ -3,22 +3,58 @@
 import pytest
 
 from atlas.graph.resolve import Solver
+from atlas.graph.resolve.rules import ByName, DispatchRules, Instances
 from atlas.model import Provenance
 from atlas.parse.python import extract, module_name
 
 
-def resolve(files: dict[str, str]):
+def resolve(files: dict[str, str], rules: DispatchRules = DispatchRules()):
     facts = []
     for path, text in files.items():
         module, is_package = module_name(path)
         facts.append(extract(text.encode(), path, module, is_package))
-    return Solver(facts).solve()
+    return Solver(facts, rules=rules).solve()
 
 
 KV = """
 class KVCacheManager:
     def allocate_slots(self, n):
         return n
+"""
+
+EXECUTOR = """
+class Executor:
+    def __init__(self, cfg): pass
+    def execute_model(self): pass
+"""
+
+MODULES = """
+from torch import nn
+class Attention(nn.Module):
+    def forward(self, q): pass
+"""
+
+LAYERS = """
+import itertools
+def make_layers(n, layer_fn):
+    modules = nn.ModuleList([layer_fn() for _ in range(n)] + [Attention()])
+    return 0, n, modules
+class QwenLayer(nn.Module):
+    def forward(self, x): pass
+class LlamaLayer(nn.Module):
+    def forward(self, x): pass
+class QwenModel(nn.Module):
+    def __init__(self):
+        self.start, self.end, self.layers = make_layers(2, lambda: QwenLayer())
+    def forward(self, x):
+        for i, layer in enumerate(itertools.islice(self.layers, self.start, self.end)):
+            layer(x)
+class LlamaModel(nn.Module):
+    def __init__(self):
+        self.start, self.end, self.layers = make_layers(2, lambda: LlamaLayer())
+    def forward(self, x):
+        for layer in self.layers[self.start:self.end]:
+            layer(x)
 """
 
 CASES = [
@@ -108,6 +144,66 @@ class A:
 def main():
     A.c()
 """}, "a.A.c", "a.A.s", Provenance.STATIC),
+    ("type[X] parameter is the class: calling it constructs", {"a.py": EXECUTOR + """
+class EngineCore:
+    def __init__(self, executor_class: type[Executor]):
+        self.model_executor = executor_class(1)
+    def step(self):
+        self.model_executor.execute_model()
+"""}, "a.EngineCore.step", "a.Executor.execute_model", Provenance.TYPE_INFERRED),
+    ("Type[X] | None and quoted type[X] name the class too", {"a.py": EXECUTOR + """
+from typing import Type
+def make(a: Type[Executor] | None, b: "type[Executor]"):
+    a(1).execute_model()
+    b(2).execute_model()
+"""}, "a.make", "a.Executor.__init__", Provenance.STATIC),
+    ("type[X] return annotation: the returned class constructs", {"a.py": EXECUTOR + """
+class Backend:
+    @staticmethod
+    def get_impl_cls() -> type["Executor"]: ...
+def run():
+    Backend.get_impl_cls()(1).execute_model()
+"""}, "a.run", "a.Executor.execute_model", Provenance.TYPE_INFERRED),
+    ("X | None parameter annotation", {"kv.py": KV, "sched.py": """
+from kv import KVCacheManager
+def schedule(kv: KVCacheManager | None):
+    kv.allocate_slots(1)
+"""}, "sched.schedule", "kv.KVCacheManager.allocate_slots", Provenance.TYPE_INFERRED),
+    ("calling an nn.Module instance runs its forward", {"m.py": MODULES + """
+class Layer(nn.Module):
+    def __init__(self):
+        self.attn = Attention()
+    def forward(self, x):
+        return self.attn(x)
+"""}, "m.Layer.forward", "m.Attention.forward", Provenance.TYPE_INFERRED),
+    ("nn.Module subclass of an in-tree module base", {"m.py": MODULES + """
+class Sink(Attention):
+    def forward(self, q): pass
+def run(s: Sink):
+    s(1)
+"""}, "m.run", "m.Sink.forward", Provenance.TYPE_INFERRED),
+    ("layers made by a shared helper from a lambda, iterated through islice/enumerate", {"m.py": MODULES + LAYERS},
+     "m.QwenModel.forward", "m.QwenLayer.forward", Provenance.TYPE_INFERRED),
+    ("list.append grows the list a loop later calls", {"m.py": MODULES + """
+class Stack(nn.Module):
+    def __init__(self):
+        self.layers = nn.ModuleList()
+        self.layers.append(Attention())
+    def forward(self, x):
+        for layer in self.layers:
+            layer(x)
+"""}, "m.Stack.forward", "m.Attention.forward", Provenance.TYPE_INFERRED),
+    ("a method only subclasses define (duck typing) is dispatched to them", {"a.py": """
+class ImplBase:
+    pass
+class FlashImpl(ImplBase):
+    def do_kv_cache_update(self): pass
+class Attention:
+    def __init__(self, impl: ImplBase):
+        self.impl = impl
+    def forward(self):
+        self.impl.do_kv_cache_update()
+"""}, "a.Attention.forward", "a.FlashImpl.do_kv_cache_update", Provenance.DISPATCH),
     ("decorated with functools.wraps wrapper keeps the name", {"a.py": """
 import functools
 def deco(fn):
@@ -145,3 +241,81 @@ def f(a: A):
     a.go()
 """}).edges
     assert ("a.f", "a.A.go") in edges and ("a.f", "a.B.go") not in edges
+
+
+def test_type_annotation_binds_the_class_and_a_plain_one_an_instance():
+    source = EXECUTOR + """
+def f(a: type[Executor], b: Executor):
+    a(1)
+    b(2)
+"""
+    edges = resolve({"a.py": source}).edges
+    a_line = source.splitlines().index("    a(1)") + 1
+    assert set(edges[("a.f", "a.Executor.__init__")]) == {a_line}  # b(2) calls an instance, not the class
+
+
+def test_each_caller_of_a_layer_helper_gets_its_own_layers():
+    edges = resolve({"m.py": MODULES + LAYERS}).edges
+    assert ("m.QwenModel.forward", "m.QwenLayer.forward") in edges
+    assert ("m.LlamaModel.forward", "m.LlamaLayer.forward") in edges
+    assert ("m.QwenModel.forward", "m.LlamaLayer.forward") not in edges
+    assert ("m.LlamaModel.forward", "m.QwenLayer.forward") not in edges
+    assert ("m.make_layers", "m.QwenModel.__init__.<lambda1>") in edges  # the helper still calls every lambda
+
+
+WORKERS = """
+class WorkerBase:
+    def execute_model(self): raise NotImplementedError
+    def profile(self): pass
+class Worker(WorkerBase):
+    def execute_model(self): pass
+class CPUWorker(Worker):
+    def execute_model(self): pass
+class Executor:
+    def collective_rpc(self, method, args=()): pass
+    def execute_model(self):
+        return self.collective_rpc("execute_model", args=(1,))
+    def profile(self):
+        self.collective_rpc(method="profile")
+    def dynamic(self, name):
+        self.collective_rpc(name)
+    def unknown(self):
+        self.collective_rpc("no_such_method")
+"""
+RPC = DispatchRules(by_name=(ByName("collective_rpc", "method", ("w.WorkerBase",)),))
+
+
+@pytest.mark.parametrize("caller, callees", [
+    ("w.Executor.execute_model", {"w.WorkerBase.execute_model", "w.Worker.execute_model", "w.CPUWorker.execute_model"}),
+    ("w.Executor.profile", {"w.WorkerBase.profile"}),  # the keyword form
+    ("w.Executor.dynamic", set()),  # no string literal: nothing to follow
+    ("w.Executor.unknown", set()),  # no worker method of that name
+])
+def test_string_dispatch_by_rule(caller, callees):
+    edges = resolve({"w.py": WORKERS}, RPC).edges
+    found = {b for (a, b), lines in edges.items() if a == caller and Provenance.STRING_DISPATCH in lines.values()}
+    assert found == callees
+
+
+def test_string_dispatch_needs_a_rule():
+    edges = resolve({"w.py": WORKERS}).edges
+    assert ("w.Executor.execute_model", "w.Worker.execute_model") not in edges
+
+
+def test_instances_rule_makes_calls_through_the_attribute_dispatch_edges():
+    files = {"m.py": MODULES + """
+class Qwen(nn.Module):
+    def forward(self, x): pass
+    def compute_logits(self, h): pass
+class Runner:
+    def __init__(self, loader):
+        self.model = loader.load()
+    def run(self, x):
+        self.model(x)
+        self.model.compute_logits(x)
+"""}
+    rules = DispatchRules(instances=(Instances("m.Runner.model", ("m.Qwen", "m.Missing")),))
+    edges = resolve(files, rules).edges
+    assert set(edges[("m.Runner.run", "m.Qwen.forward")].values()) == {Provenance.DISPATCH}
+    assert set(edges[("m.Runner.run", "m.Qwen.compute_logits")].values()) == {Provenance.DISPATCH}
+    assert ("m.Runner.run", "m.Qwen.forward") not in resolve(files).edges

@@ -79,3 +79,16 @@ def test_sglang_released_slots(kwargs, req, slots):
 
     kv_blocks = CAPTURES["RadixCache.cache_finished_req"]["kv_blocks"]
     assert kv_blocks(Call((NS(), req), kwargs, None, None)) == slots
+
+
+@pytest.mark.parametrize("scheduler, ratio", [
+    (NS(new_token_ratio_tracker=NS(current=0.098)), 0.098),  # v0.5.17: NewTokenRatioTracker.current
+    (NS(new_token_ratio=0.5), 0.5),  # older versions: Scheduler.new_token_ratio
+    (NS(), 0.0),
+])
+def test_sglang_plan_new_token_ratio(scheduler, ratio):
+    from probes.captures.sglang import LATER
+
+    batch = NS(reqs=[_sglang_req("a", "v0.5.17")], forward_mode=NS(name="DECODE"))
+    _, snapshot, values = LATER["Scheduler.get_next_batch_to_run"]
+    assert values(snapshot(Call((scheduler,), {}, NS(batch_to_run=batch), None)))["new_token_ratio"] == ratio

@@ -101,3 +101,26 @@ def test_killed_mid_run_leaves_a_trace_that_opens(tmp_path):
     summary = json.loads(done.stdout)
     assert summary["num_events"] >= 40 and summary["hooks"]["vllm.v1.core.sched.scheduler.Scheduler.schedule"]["fired"]
     check_trace_file(Path(tmp_path) / "trace" / "trace.json")
+
+
+def test_scenario_prefix_cache_on_the_cpu_engine(tmp_path):
+    """`atlas trace --scenario prefix-cache`: the warm request hits the cold one's full blocks (probes on and absent),
+    the results file carries both, and its evidence line is the hooked lookup at the pin."""
+    env = dict(os.environ, ATLAS_ENGINE_PYTHON=engine_python())
+    argv = [*ATLAS, "trace", "--format", "json", "--framework", "vllm", "--device", "cpu", "--scenario",
+            "prefix-cache", "--variant", "graph", "--config", "length=300", "--out", str(tmp_path / "run"),
+            "--build", str(tmp_path / "build")]
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads((tmp_path / "run" / "results" / "prefix-cache.json").read_text())
+    assert result == json.loads(done.stdout)
+    rows = {(r["label"], r["metric"]): r for r in result["rows"]}
+    hit = rows[("warm", "hit_tokens")]
+    assert hit["on"] == hit["absent"] and 0 < hit["on"] < 300 and hit["on"] % 16 == 0  # whole blocks only
+    assert rows[("cold", "ttft_ms")]["absent"] > 0 and rows[("warm", "ttft_ms")]["on"] > 0
+    (evidence,) = result["evidence"]
+    assert evidence["symbol"].endswith("KVCacheManager.get_computed_blocks") and evidence["url"].startswith("https://")
+    settings = load_settings(build=str(tmp_path / "build"))
+    path, line = evidence["where"].rsplit(":", 1)
+    source = (settings.checkouts / "vllm" / result["engines"]["vllm"]["commit"][:12] / path).read_text()
+    assert source.splitlines()[int(line) - 1].lstrip().startswith("def get_computed_blocks(")

@@ -1,6 +1,7 @@
 """Call resolution: an abstract interpreter over the scope IR of every module (atlas.parse.python.facts).
 
 Values are tuples: ('f', id) function, ('bm', id, receiver) bound method, ('c', id) class, ('i', id) instance,
+('r', id) an instance a dispatch rule names (atlas.graph.resolve.rules: calls through it are DISPATCH edges),
 ('m', id) module, ('x', name) external name, ('xr', library) an object a library call returned,
 ('b', name) builtin, ('bt', name) method of a builtin type,
 ('k', constant), ('o', alloc) list/tuple/dict object, ('g', id) generator, ('sup', class id) super().
@@ -11,7 +12,7 @@ Scopes are evaluated in rounds; after the first, a statement runs again only whe
 last ran, until nothing grows (a fixpoint) or `max_rounds` is reached.
 
 Modules by role: solver (state, rounds, statements), cells (write/read), names (lookup, attributes, MRO),
-values (expressions), calls (invocation, edges), bindings (assignment, def, class)."""
+values (expressions), calls (invocation, edges), bindings (assignment, def, class), rules (dispatch rules as data)."""
 
 from atlas.graph.resolve.solver import Resolution, Solver
 

@@ -40,7 +40,7 @@ class Bindings:
             self.write(("v", owner, target[1]), values, strong)
         elif t == "a":
             for obj in self.eval(target[1]):
-                if obj[0] in ("i", "c"):
+                if obj[0] in ("i", "c", "r"):
                     self.write(("a", obj[1], target[2]), values)
                 elif obj[0] == "m" and obj[1] in self.scopes:
                     self.write(("v", obj[1], target[2]), values)
@@ -72,11 +72,14 @@ class Bindings:
 
     # -- definitions --------------------------------------------------------------------------------------------
     def annotation(self, exprs: tuple):
+        """The values an annotation promises: an instance of each class it names; the class itself for `type[X]`
+        (the parser's ('type', expr)), so calling it constructs."""
         out = set()
         for e in exprs:
-            for v in self.eval(e):
+            is_class = e[0] == "type"
+            for v in self.eval(e[1] if is_class else e):
                 if v[0] == "c":
-                    out.add(("i", v[1]))
+                    out.add(v if is_class else ("i", v[1]))
                 elif v[0] == "x" and not self.pycg:
                     out.add(v)
         return out
@@ -153,6 +156,11 @@ class Bindings:
                 self.mro_memo.pop(user, None)
             self.changed = True
             self.mark(("B", cid))
+            for base in {b for alts in bases for b in alts if not b.startswith(("x:", "b:"))}:
+                subs = self.direct_subclasses.setdefault(base, set())
+                if cid not in subs:
+                    subs.add(cid)
+                    self.mark(("subs", base))
         for deco in scope.decorators:
             for d in self.eval(deco):
                 if d[0] in ("f", "bm") and d[1] != cid:

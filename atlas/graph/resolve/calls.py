@@ -1,10 +1,18 @@
 """Calls for the call resolver: call sites, edges with provenance, argument passing into parameter cells,
-constructors and the builtins that move values (map, filter, iter, sorted, next, getattr, super)."""
+constructors, the builtins that move values (map, filter, iter, sorted, next, enumerate, zip, getattr, super) and
+the library calls that do (nn.ModuleList, islice; CONTAINERS), and calling nn.Module instances (CALL_RUNS)."""
 
 from __future__ import annotations
 
 from atlas.graph.resolve.cells import _NOTHING
 from atlas.model import Provenance
+
+# External classes whose __call__ runs a method of the instance: calling a subclass's instance reaches that method.
+CALL_RUNS = {"torch.nn.Module": "forward", "torch.nn.modules.module.Module": "forward"}
+# External callables whose result holds the elements of their arguments: "iterable" (the first argument's
+# elements) or "items" (each positional argument is an element).
+CONTAINERS = {"torch.nn.ModuleList": "iterable", "torch.nn.Sequential": "items", "itertools.islice": "iterable",
+              "itertools.chain": "iterables", "collections.deque": "iterable"}
 
 
 class Calls:
@@ -20,15 +28,21 @@ class Calls:
         for v in callees:
             if v[0] in ("k", "o", "g", "sup", "m"):
                 continue
-            hit = max(hit, 2 if v[0] in ("f", "bm", "c", "i", "prop") else 1)
+            hit = max(hit, 2 if v[0] in ("f", "bm", "c", "i", "r", "prop") else 1)
             out |= self.invoke(v, args, kwargs, site, fexpr)
         if hit > self.out.sites.get(key, -1):
             self.out.sites[key] = hit
+        if self.by_name and fexpr[0] in ("a", "n") and fexpr[-1] in self.by_name:
+            self.note_named_call(self.by_name[fexpr[-1]], args, kwargs, site)
         if not callees:
             for a in args:
                 self.eval(a[1] if a[0] == "*" else a)
             for _, a in kwargs:
                 self.eval(a)
+        if fexpr[0] == "n" and not self.pycg:
+            marker = self.param_call(fexpr[1])  # a parameter called: each call site gets its argument's results
+            if marker is not None:
+                return {marker}
         return out
 
     def edge(self, callee: str, site, fexpr: tuple, prov: Provenance | None = None) -> None:
@@ -60,7 +74,9 @@ class Calls:
             return self.construct(v[1], args, kwargs, fexpr, site)
         if t == "x":
             self.edge(v[1], site, fexpr, Provenance.STATIC if fexpr[0] == "n" else Provenance.TYPE_INFERRED)
-            self.eval_args(args, kwargs)
+            vals, _ = self.eval_args(args, kwargs)
+            if v[1] in CONTAINERS and not self.pycg:  # nn.ModuleList(layers), islice(layers, ...): the elements
+                return self.new_list(v[1], site, self.elements(vals, CONTAINERS[v[1]], args))
             return {v} if self.pycg else {("xr", v[1].split(".")[0])}  # some object of that library
         if t == "b":
             return self.call_builtin(v[1], args, kwargs, site, fexpr)
@@ -76,14 +92,47 @@ class Calls:
                 if a[0] != "*":
                     self.copy_slots(self.eval(a), v[1])
             return _NOTHING
-        if t == "i":
+        if t == "put":  # list.append / insert / extend: the list's elements grow
+            self.edge(f"<**PyList**>.{v[2]}", site, fexpr)
+            vals, _ = self.eval_args(args, kwargs)
+            if vals:
+                self.write(("s", v[1], "*"), self.iterate(vals[0]) if v[2] == "extend" else vals[-1])
+            return _NOTHING
+        if t == "i" or t == "r":
             out = set()
             for m in self.class_attr(v[1], "__call__", v):
+                method = CALL_RUNS.get(m[1].rpartition(".")[0]) if m[0] == "x" else None
+                if method:  # an external base's __call__ runs a method of the instance: nn.Module -> forward
+                    for f in self.class_attr(v[1], method, v):
+                        if f[0] == "bm":
+                            out |= self.call_function(f[1], f[2], args, kwargs, site, fexpr,
+                                                      Provenance.TYPE_INFERRED)
                 out |= self.invoke(m, args, kwargs, site, fexpr)
             return out
         if t == "prop":
             return self.invoke(("bm", v[1], None), args, kwargs, site, fexpr)
+        if t == "pr":
+            out = set()
+            for c in self.param_results(v):
+                out |= self.invoke(c, args, kwargs, site, fexpr)
+            return out
         return _NOTHING
+
+    def new_list(self, name: str, site, elements) -> set:
+        """A list object made at this call site (by a builtin or library call) holding `elements`."""
+        alloc = f"{name}:{self.ctx[2]}:{site[0] if site else 0}"
+        self.kinds[alloc] = "list"
+        self.write(("s", alloc, "*"), elements)
+        return {("o", alloc)}
+
+    def elements(self, vals: list, how: str, args) -> set:
+        """The elements a container call gets from its evaluated arguments (see CONTAINERS)."""
+        if how == "iterable":
+            return self.iterate(vals[0]) if vals else set()
+        out = set()
+        for a, val in zip(args, vals):
+            out |= self.iterate(val) if how == "iterables" or a[0] == "*" else val
+        return out
 
     def eval_args(self, args, kwargs):
         ev = self.eval
@@ -94,16 +143,19 @@ class Calls:
             kvals = [(k, _without_constants(val)) for k, val in kvals]
         return vals, kvals
 
-    def call_function(self, fid: str, receiver, args, kwargs, site, fexpr):
+    def call_function(self, fid: str, receiver, args, kwargs, site, fexpr, prov: Provenance | None = None):
         scope = self.scopes.get(fid)
         if scope is None:
             return _NOTHING
-        self.edge(fid, site, fexpr)
+        if receiver is not None and receiver[0] == "r":  # an instance a dispatch rule names: a run-time choice
+            prov, receiver = Provenance.DISPATCH, ("i", receiver[1])
+        self.edge(fid, site, fexpr, prov)
         vals, kvals = self.eval_args(args, kwargs)
         params = scope.params
         pos = 0
         saved = self.ctx
         self.ctx = (self.ctx[2], -1, self.ctx[2], False)
+        bound = {}
         if receiver is not None and params:
             self.write(("v", fid, params[0][0]), {receiver})
             pos = 1
@@ -119,6 +171,7 @@ class Calls:
                 break
             if len(val) <= self.cap:
                 self.write(("v", fid, p[0]), val)
+                bound[p[0]] = val
             pos += 1
         for k, val in kvals:
             if k is None:
@@ -126,10 +179,13 @@ class Calls:
             for p in params:
                 if p[0] == k and p[3] == "" and len(val) <= self.cap:
                     self.write(("v", fid, k), val)
+                    bound[k] = val
                     break
         self.ctx = saved
         if scope.is_generator:
             return {("g", fid)}
+        if fid in self.pr_functions:
+            return self.instantiate(self.returns(fid), fid, bound, f"{self.ctx[2]}:{site[0] if site else 0}")
         return self.returns(fid)
 
     def returns(self, fid: str):
@@ -177,6 +233,12 @@ class Calls:
             return {("o", alloc)}
         if name == "next" and vals:
             return self.iterate(vals[0])
+        if name in ("enumerate", "zip") and vals:  # rows (index, element) / (element of each argument)
+            row = f"{name}:{self.ctx[2]}:{site[0] if site else 0}:row"
+            self.kinds[row] = "list"
+            for i, val in enumerate([set(), vals[0]] if name == "enumerate" else vals):
+                self.write(("s", row, i), self.iterate(val))
+            return self.new_list(name, site, {("o", row)})
         if name in ("getattr",) and len(vals) >= 2:
             out = set()
             for k in vals[1]:

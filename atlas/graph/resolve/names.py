@@ -13,6 +13,7 @@ _TYPE_PREFIX = {str: "<**PyStr**>", bytes: "<**PyStr**>"}
 _PLAIN_BASES = frozenset({"abc", "typing", "typing_extensions", "enum", "dataclasses", "builtins", "collections"})
 _CONTAINER_PREFIX = {"dict": "<**PyDict**>", "list": "<**PyList**>"}
 _CLASS, _PLAIN, _EXTERNAL, _BUILTIN = "class", "plain", "external", "builtin"  # what an MRO entry is
+MAX_SUBCLASS_METHODS = 40  # a name more subclasses define than this is too generic to follow
 
 
 class Names:
@@ -103,6 +104,21 @@ class Names:
             return {self.bind_attr(v, receiver, cls) for v in vals}
         return _NOTHING
 
+    def subclass_methods(self, cls: str, name: str):
+        """The methods `name` of the subclasses of `cls` that define one, when `cls` has none (`impl.do_kv_cache_update`
+        on an AttentionImplBase): bound to ('r', subclass), so calls through them are DISPATCH edges."""
+        out, seen, todo = set(), {cls}, [cls]
+        while todo:
+            c = todo.pop()
+            self.depend(("subs", c))
+            for sub in self.direct_subclasses.get(c, ()):
+                if sub not in seen:
+                    seen.add(sub)
+                    todo.append(sub)
+                    if name in self.scopes[sub].local_names and f"{sub}.{name}" in self.scopes:
+                        out |= self.class_attr(sub, name, ("r", sub))
+        return out if len(out) <= MAX_SUBCLASS_METHODS else _NOTHING
+
     def bind_attr(self, v: tuple, receiver: tuple | None, cls: str) -> tuple:
         if v[0] != "f":
             return v
@@ -128,21 +144,24 @@ class Names:
                 out.add(("x", f"{v[1]}.{name}"))
             elif t == "xr":
                 out.add(v)
-            elif t == "i":
+            elif t == "i" or t == "r":
                 found = _NOTHING
                 for k in self.mro_walk(v[1])[1]:
                     got = self.read(("a", k, name), local=False)
                     if got:
                         found = found | got if found else got
                 from_class = self.class_attr(v[1], name, v)
-                if found:
-                    out |= found
-                    if not self.pycg:  # an instance attribute hides an external base's guess
-                        from_class = {c for c in from_class if c[0] != "x"}
+                if found and not self.pycg:  # an instance attribute hides an external base's guess
+                    from_class = {c for c in from_class if c[0] != "x"}
+                elif not found and not from_class and not self.pycg:  # duck-typed: only subclasses define it
+                    from_class = self.subclass_methods(v[1], name)
+                out |= found
                 out |= from_class
                 bound = True
             elif t == "c":
                 out |= self.class_attr(v[1], name, None)
+            elif t == "pr":
+                out |= self.getattr(self.param_results(v), name)
             elif t == "sup":
                 cls = v[1]
                 out |= self.class_attr(cls, name, ("i", cls), start_after=cls)
@@ -153,6 +172,8 @@ class Names:
                 kind = self.kinds.get(v[1], "list")
                 if kind == "dict" and name == "update":
                     out.add(("upd", v[1]))
+                elif kind == "list" and name in ("append", "insert", "extend"):
+                    out.add(("put", v[1], name))
                 else:
                     out.add(("bt", f"{_CONTAINER_PREFIX[kind]}.{name}"))
         return self.resolve_props(out) if bound else out

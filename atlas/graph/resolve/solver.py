@@ -8,7 +8,10 @@ from dataclasses import dataclass, field
 from atlas.graph.resolve.bindings import Bindings
 from atlas.graph.resolve.calls import Calls
 from atlas.graph.resolve.cells import Cells
+from atlas.graph.resolve.dispatch import Dispatch
 from atlas.graph.resolve.names import Names
+from atlas.graph.resolve.rules import DispatchRules
+from atlas.graph.resolve.summaries import Summaries, calls_parameters
 from atlas.graph.resolve.values import Values
 from atlas.parse.python.facts import ModuleFacts, Scope
 
@@ -22,10 +25,11 @@ class Resolution:
     rounds: int = 0
 
 
-class Solver(Cells, Names, Values, Calls, Bindings):
+class Solver(Cells, Names, Values, Calls, Bindings, Dispatch, Summaries):
     """Resolves the calls of every scope of `facts`; `solve()` returns the Resolution."""
 
-    def __init__(self, facts: list[ModuleFacts], pycg: bool = False, max_rounds: int = 30, cap: int = 48):
+    def __init__(self, facts: list[ModuleFacts], pycg: bool = False, max_rounds: int = 30, cap: int = 48,
+                 rules: DispatchRules = DispatchRules()):
         self.pycg = pycg
         self.max_rounds = max_rounds
         self.cap = cap
@@ -49,8 +53,9 @@ class Solver(Cells, Names, Values, Calls, Bindings):
         self.class_of = {sid: self._enclosing_class(s) for sid, s in self.scopes.items()}
         self.cells: dict = {}
         self.bases: dict[str, tuple] = {}
-        self.mro_memo: dict[str, tuple] = {}  # class -> (MRO, its ("B", class) dependency keys)
+        self.mro_memo: dict[str, tuple] = {}  # class -> (MRO, internal classes, walk, ("B", class) keys): mro_walk
         self.mro_users: dict[str, set] = {}  # class -> the memoized classes whose MRO holds it
+        self.direct_subclasses: dict[str, set] = {}  # class -> the classes that name it as a base
         self.stars: dict[str, list[str]] = {}
         self.kinds: dict[str, str] = {}
         self.slot_keys: dict[str, list] = {}  # alloc -> its slot cell keys
@@ -63,6 +68,12 @@ class Solver(Cells, Names, Values, Calls, Bindings):
         self.num_evaluated = 0  # statement runs so far: the number of the run in progress
         self.mro_read: dict[str, int] = {}  # class -> the last statement run registered as reading its MRO
         self.ctx: tuple = ("", 0, "", True)  # (scope id, idx, caller id, strong)
+        self.by_name = {rule.call: rule for rule in rules.by_name}
+        self.named_calls: set = set()  # (caller, line, method name, rule) of the by-name calls seen
+        self.pr_functions = calls_parameters(self.scopes) if not pycg else {}  # see atlas.graph.resolve.summaries
+        for rule in rules.instances:
+            owner, _, attr = rule.attribute.rpartition(".")
+            self.write(("a", owner, attr), {("r", c) for c in rule.classes if c in self.scopes})
 
     # -- scope helpers ------------------------------------------------------------------------------------------
     def _caller(self, scope: Scope) -> str:
@@ -85,11 +96,13 @@ class Solver(Cells, Names, Values, Calls, Bindings):
 
     # -- running ------------------------------------------------------------------------------------------------
     def solve(self, on_round=None) -> Resolution:
-        """Rounds over the statements of every scope in module order (the plan); the first runs them all, later
-        ones only the statements marked stale (a cell they read changed after they read it, earlier in the round
-        included), until nothing changes or `max_rounds`. A statement whose reads did not change would write what
-        it wrote before, so skipping it leaves the result as if every statement had run again."""
-        order = sorted(self.scopes.values(), key=lambda s: (s.module, s.start))
+        """Rounds over the statements of every scope (the plan: module and class bodies first, so every function
+        sees the names they bind from round 1, then functions, each in module order); the first round runs them
+        all, later ones only the statements marked stale (a cell they read changed after they read it, earlier in
+        the round included), until nothing changes or `max_rounds`; then the by-name calls are linked
+        (atlas.graph.resolve.dispatch). A statement whose reads did not change would write what it wrote before,
+        so skipping it leaves the result as if every statement had run again."""
+        order = sorted(self.scopes.values(), key=lambda s: (s.kind not in ("module", "class"), s.module, s.start))
         plan = [(scope, self.caller_of[scope.id], stmt) for scope in order for stmt in scope.statements]
         stale = self.stale = bytearray(b"\x01") * len(plan)
         for n in range(1, self.max_rounds + 1):
@@ -108,6 +121,7 @@ class Solver(Cells, Names, Values, Calls, Bindings):
                 on_round(n, self.num_changes - before)
             if not self.changed:
                 break
+        self.dispatch_by_name()
         return self.out
 
     def statement(self, scope: Scope, caller: str, stmt: tuple) -> None:

@@ -90,8 +90,10 @@ class Values:
                         out |= self.read(k)
             elif t in ("f", "c", "x", "bm", "xr"):
                 out.add(v)  # kernel[grid], Generic[T], external[...]
-            elif t == "i":
+            elif t == "i" or t == "r":
                 out |= self.call_value(v, "__getitem__", key_expr)
+            elif t == "pr":
+                out |= self.subscript(self.param_results(v), key_expr)
         return out
 
     def slice(self, e: tuple):
@@ -127,7 +129,9 @@ class Values:
                 out |= self.read(("y", v[1]), local=False)
             elif t == "xr":
                 out.add(v)
-            elif t == "i":
+            elif t == "pr":
+                out |= self.iterate(self.param_results(v))
+            elif t == "i" or t == "r":
                 for it in self.call_value(v, "__iter__", None):
                     if it[0] == "i":
                         out |= self.call_value(it, "__next__", None)

@@ -8,7 +8,7 @@ import re
 from atlas.model import SymbolKind
 from atlas.parse.python.facts import Scope
 from atlas.parse.python.grammar import (
-    ANNOT_WRAPPERS, DOTTED, F_BODY, F_DEFINITION, F_LEFT, F_NAME, F_PARAMETERS, F_RETURN_TYPE, F_RIGHT,
+    ANNOT_WRAPPERS, CLASS_WRAPPERS, DOTTED, F_BODY, F_DEFINITION, F_LEFT, F_NAME, F_PARAMETERS, F_RETURN_TYPE, F_RIGHT,
     F_SUPERCLASSES, F_TYPE, F_VALUE, TRITON_DECORATORS,
 )
 from atlas.parse.python.expressions import dotted_expr
@@ -106,20 +106,35 @@ class Definitions:
             return self.annotation(node.child_by_field_id(F_LEFT)) + self.annotation(
                 node.child_by_field_id(F_RIGHT))
         if t in ("subscript", "generic_type"):
-            head = node.child_by_field_id(F_VALUE) or node.named_children[0]
-            if self.text(head).rsplit(".", 1)[-1] in ANNOT_WRAPPERS:
+            head = self.text(node.child_by_field_id(F_VALUE) or node.named_children[0]).rsplit(".", 1)[-1]
+            if head in ANNOT_WRAPPERS or head in CLASS_WRAPPERS:
                 out = ()
                 for child in node.named_children[1:]:
                     out += self.annotation(child)
-                return out
+                return tuple(("type", e) for e in out) if head in CLASS_WRAPPERS else out
             return ()
-        if t == "type_parameter":
+        if t in ("type_parameter", "union_type"):
             out = ()
             for child in node.named_children:
                 out += self.annotation(child)
             return out
         if t == "string":
-            raw = self.text(node).strip("\"'")
-            return tuple(dotted_expr(part.strip()) for part in re.split(r"[|,\[\]]", raw)
-                         if DOTTED.match(part.strip()) and part.strip() not in ANNOT_WRAPPERS | {"None"})
+            return string_annotation(self.text(node).strip("\"'"))
         return ()
+
+
+def string_annotation(raw: str) -> tuple:
+    """The candidate types a quoted annotation names; a name inside `type[...]` is the class itself."""
+    out = []
+    for match in _PART.finditer(raw):
+        name = match.group(0).strip()
+        last = name.rsplit(".", 1)[-1]
+        if not DOTTED.match(name) or last in ANNOT_WRAPPERS or last in CLASS_WRAPPERS or name == "None":
+            continue
+        is_class = _CLASS_OF.search(raw, 0, match.start()) is not None
+        out.append(("type", dotted_expr(name)) if is_class else dotted_expr(name))
+    return tuple(out)
+
+
+_PART = re.compile(r"[^|,\[\]]+")
+_CLASS_OF = re.compile(r"\b(?:typing\.)?[Tt]ype\[\s*$")

@@ -94,6 +94,8 @@ class Expressions:
                 self.emit(("e", parts[1], self.idx))
                 return ("u", (parts[0], parts[2]))
             return ("u", parts)
+        if t == "binary_operator" and node.child_by_field_name("operator").type == "+":
+            return ("u", (self.expr(node.child_by_field_id(F_LEFT)), self.expr(node.child_by_field_id(F_RIGHT))))
         if t in ("binary_operator", "comparison_operator", "unary_operator"):
             for c in node.named_children:
                 e = self.expr(c)

@@ -6,6 +6,7 @@ Expressions and statements are plain tuples (cheap to build, pickle and cache by
               ('sl', expr, lo, hi) | ('k', constant) | ('l', elems, alloc) | ('d', pairs, alloc) |
               ('lam', scope_id) | ('u', exprs) | ('it', expr) | ('?',)
               args: expr or ('*', expr); kwargs: (name | None, expr); site: (line, end_line, text)
+  annotation  a tuple of expressions, each the type it names, or ('type', expr) for `type[X]` (the class itself)
   target      ('n', name) | ('a', expr, attr) | ('s', expr, key) | ('t', targets) | ('*', target)
   statement   ('=', targets, value, idx, strong, annotations) | ('e', expr, idx) | ('ret', expr) |
               ('y', expr) | ('for', target, iter, idx) | ('raise', expr, idx) |

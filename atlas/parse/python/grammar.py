@@ -31,7 +31,8 @@ COMPOUND = {"if_statement", "for_statement", "while_statement", "try_statement",
 CONDITIONAL = {"if_statement", "for_statement", "while_statement", "try_statement", "match_statement"}
 UNKNOWN = ("?",)
 DOTTED = re.compile(r"^[A-Za-z_][\w.]*$")
-ANNOT_WRAPPERS = {"Optional", "Union", "Annotated", "ClassVar", "Final", "Type", "type"}
+ANNOT_WRAPPERS = {"Optional", "Union", "Annotated", "ClassVar", "Final"}
+CLASS_WRAPPERS = {"Type", "type"}  # `type[X]` names the class X itself, not an instance
 TRITON_DECORATORS = ("triton.jit", "triton.autotune", "triton.heuristics", "jit", "autotune", "heuristics")
 
 
