@@ -16,7 +16,12 @@ import sys
 from pathlib import Path
 
 from atlas.env import settings as load_settings
-from atlas.graph import build_many, load_graph
+from atlas.graph import load_graph
+
+try:
+    from atlas.graph import build_many
+except ImportError:  # older code (a baseline checked out to compare with): load_graph builds on demand
+    build_many = None
 from atlas.sources import load_all
 
 
@@ -24,9 +29,10 @@ def dump(frameworks: list[str], pin_set: str) -> dict:
     settings = load_settings()
     out = {}
     manifests = load_all(settings.root, frameworks or None)
-    build_many(settings, [m.name for m in manifests], pin_set)
+    if build_many is not None:
+        build_many(settings, [m.name for m in manifests], pin_set)
     for m in manifests:
-        g = load_graph(settings, m.name, pin_set, on_demand=False)
+        g = load_graph(settings, m.name, pin_set, on_demand=build_many is None)
         t = g.table
         nodes = t.nodes
         edges = {(nodes[t.callers[i]], nodes[t.callees[i]], *t.attrs(i).values()) for i in range(len(t))}
