@@ -13,6 +13,11 @@ CALL_RUNS = {"torch.nn.Module": "forward", "torch.nn.modules.module.Module": "fo
 # elements) or "items" (each positional argument is an element).
 CONTAINERS = {"torch.nn.ModuleList": "iterable", "torch.nn.Sequential": "items", "itertools.islice": "iterable",
               "itertools.chain": "iterables", "collections.deque": "iterable"}
+# Which provenance an edge keeps when one call site reaches a callee in several ways (first = surest): the result
+# does not depend on the order values are met in (sets iterate in hash order).
+RANK = {p: i for i, p in enumerate((Provenance.STATIC, Provenance.LAUNCH, Provenance.TYPE_INFERRED,
+                                    Provenance.STRING_DISPATCH, Provenance.DISPATCH, Provenance.REGISTRATION,
+                                    Provenance.NAME_MATCH, Provenance.RUNTIME))}
 
 
 class Calls:
@@ -50,7 +55,8 @@ class Calls:
         if lines is None:
             lines = self.out.edges[(self.ctx[2], callee)] = {}
         line = site[0] if site else 0
-        if line in lines:  # the first way a site reached a callee names its provenance
+        have = lines.get(line)
+        if have is Provenance.STATIC:
             return
         if prov is None:
             if fexpr[0] == "n" or (fexpr[0] == "a" and fexpr[1][0] == "n" and fexpr[1][1] in ("self", "cls")) or (
@@ -62,7 +68,8 @@ class Calls:
                 prov = Provenance.LAUNCH
             else:
                 prov = Provenance.TYPE_INFERRED
-        lines[line] = prov
+        if have is None or RANK[prov] < RANK[have]:  # the surest way the site reached the callee, whatever the order
+            lines[line] = prov
 
     def invoke(self, v: tuple, args, kwargs, site, fexpr):
         t = v[0]
