@@ -79,7 +79,7 @@ def calls_parameters(scopes) -> dict[str, frozenset]:
             continue
         skip = 1 if scopes[scope.parent].kind == "class" else 0
         params = {p[0] for p in scope.params[skip:] if not p[3]}
-        if not params:
+        if not params or params.isdisjoint(scope.called_names):  # the parser saw no call of a parameter here
             continue
         called = set()
         todo = list(scope.statements)

@@ -127,6 +127,8 @@ class Expressions:
     def call(self, node) -> tuple:
         func = node.child_by_field_id(F_FUNCTION)
         fexpr = self.expr(func)
+        if fexpr[0] == "n":
+            self.scope.called_names.add(fexpr[1])
         args, kwargs = [], []
         arguments = node.child_by_field_id(F_ARGUMENTS)
         if arguments is not None and arguments.type == "generator_expression":

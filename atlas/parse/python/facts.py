@@ -44,6 +44,8 @@ class Scope:
     local_names: set = field(default_factory=set)
     global_names: set = field(default_factory=set)
     statements: list = field(default_factory=list)
+    called_names: set = field(default_factory=set)  # every `name(...)` met while filling the scope (a superset of
+    # the direct calls its statements hold: a quick test before looking through them)
 
 
 @dataclass(slots=True)
@@ -68,7 +70,8 @@ def pack(facts: ModuleFacts) -> tuple:
             tuple((s.id, s.kind.value, s.span.start, s.span.end, s.signature, s.decorators, s.bases)
                   for s in facts.symbols),
             tuple((c.id, c.kind, c.parent, c.module, c.start, c.end, c.params, c.decorators, c.decorator_names, c.bases,
-                   c.returns, c.is_generator, c.local_names, c.global_names, c.statements) for c in facts.scopes))
+                   c.returns, c.is_generator, c.local_names, c.global_names, c.statements, c.called_names)
+                  for c in facts.scopes))
 
 
 def unpack(data: tuple, component: Callable[[str], str] | None = None) -> ModuleFacts:
