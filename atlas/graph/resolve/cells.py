@@ -1,9 +1,11 @@
 """Cells of the call resolver: the values written to variables, attributes, container slots, parameters and
 returns, each write keyed by (scope, statement line, unconditional?) so reads are flow-sensitive within a scope.
 
-A cell is a list [writers, union, strong]: writers maps (scope, line, strong) -> the values that write added;
+A cell is a list [writers, union, strong, flow]: writers maps (scope, line, strong) -> the values that write added;
 union is every value of the cell (replaced, never mutated, so a reader may keep it); strong lists the (scope, line)
-of its unconditional writes. Most reads see the whole cell and take the union without looking at the writers."""
+of its unconditional writes; flow says a read has looked at the writers one by one. Most reads see the whole cell
+and take the union without looking at the writers, so a write that leaves the union (and the unconditional writes)
+as they were, in a cell no read looked into, makes no reader stale."""
 
 from __future__ import annotations
 
@@ -29,27 +31,33 @@ class Cells:
         scope, idx = ctx[0], ctx[1]
         cell = self.cells.get(key)
         if cell is None:
-            cell = self.cells[key] = [{}, _NOTHING, None]
+            cell = self.cells[key] = [{}, _NOTHING, None, False]
             if key[0] == "s":
                 self.slot_keys.setdefault(key[1], []).append(key)
                 self.mark(("slots", key[1]))
         writers = cell[0]
         w = (scope, idx, strong)
         have = writers.get(w)
+        visible = cell[3]  # a flow-sensitive read of this cell sees each writer
         if have is None:
             writers[w] = set(values)
             if strong:
                 if cell[2] is None:
                     cell[2] = []
                 cell[2].append((scope, idx))
+                visible = True
         elif not have.issuperset(values):
             have.update(values)
         else:
             return
         if not cell[1].issuperset(values):
             cell[1] = cell[1].union(values)
+            visible = True
         self.changed = True
-        self.mark(key)
+        if visible:
+            self.mark(key)
+        else:  # the union is what every read so far saw, and it is the same: no reader needs to run again
+            self.num_changes += 1
 
     def mark(self, key) -> None:
         self.num_changes += 1
@@ -81,6 +89,7 @@ class Cells:
                 last = i
         if last < 0:
             return cell[1]
+        cell[3] = True
         out = set()
         keep_others = key[0] != "v" or self.scopes[key[1]].kind == "module"
         for (s, i, _), vals in cell[0].items():
