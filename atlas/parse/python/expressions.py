@@ -38,10 +38,11 @@ class Expressions:
     def expr(self, node) -> tuple:
         t = node.type
         if t == "identifier":
-            return ("n", self.text(node))
+            return ("n", self.chars[node.start_byte:node.end_byte] if self.ascii else self.text(node))
         if t == "attribute":
+            attribute = node.child_by_field_id(F_ATTRIBUTE)
             return ("a", self.expr(node.child_by_field_id(F_OBJECT)),
-                    self.text(node.child_by_field_id(F_ATTRIBUTE)))
+                    self.chars[attribute.start_byte:attribute.end_byte] if self.ascii else self.text(attribute))
         if t == "call":
             return self.call(node)
         if t == "string" or t == "concatenated_string":
@@ -135,14 +136,15 @@ class Expressions:
             args.append(self.expr(arguments))
         elif arguments is not None:
             for a in arguments.named_children:
-                if a.type == "keyword_argument":
+                t = a.type
+                if t == "keyword_argument":
                     kwargs.append((self.text(a.child_by_field_id(F_NAME)),
                                    self.expr(a.child_by_field_id(F_VALUE))))
-                elif a.type == "list_splat" and a.named_children:
+                elif t == "list_splat" and a.named_children:
                     args.append(("*", self.expr(a.named_children[0])))
-                elif a.type == "dictionary_splat" and a.named_children:
+                elif t == "dictionary_splat" and a.named_children:
                     kwargs.append((None, self.expr(a.named_children[0])))
-                elif a.type != "comment":
+                elif t != "comment":
                     args.append(self.expr(a))
         text = self.text(func)
         site = (node.start_point[0] + 1, node.end_point[0] + 1, text if len(text) < 120 else text[:117] + "...")

@@ -36,7 +36,8 @@ class _Walker(Definitions, Statements, Expressions):
 
     def __init__(self, source: bytes, path: str, module: str, is_package: bool):
         self.src = source
-        self.ascii = source.decode("ascii") if source.isascii() else None
+        self.ascii = source.isascii()
+        self.chars = source.decode("latin-1")
         self.path = path
         self.module = module
         self.is_package = is_package
@@ -50,9 +51,10 @@ class _Walker(Definitions, Statements, Expressions):
 
     # -- helpers ------------------------------------------------------------------------------------------------
     def text(self, node) -> str:
-        if self.ascii is not None:  # most files: slicing the decoded source by byte offsets is exact and cheaper
-            return self.ascii[node.start_byte:node.end_byte]
-        return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+        """The node's source text: a slice of the source decoded byte for byte (Latin-1, so byte offsets are
+        string offsets), decoded again as UTF-8 only when the slice holds a non-ASCII byte."""
+        text = self.chars[node.start_byte:node.end_byte]
+        return text if self.ascii or text.isascii() else text.encode("latin-1").decode("utf-8", "replace")
 
     def span(self, node) -> Span:
         return Span(self.path, node.start_point[0] + 1, node.end_point[0] + 1)
