@@ -10,7 +10,7 @@ from pathlib import Path
 
 from atlas.parse.python import ModuleFacts, extract, module_name, parser
 
-FACTS_VERSION = "8"  # bump when the extractor's output changes: old cached facts are then ignored
+FACTS_VERSION = "9"  # bump when the extractor's output changes: old cached facts are then ignored
 _PARSER = None
 
 
