@@ -1,8 +1,9 @@
-"""Per-hook cost of the probes on the engine thread (ns per hooked call, wrapper + captures + record), and the
-flusher's cost per record (JSON, off the engine thread but under the GIL), for the built-in vLLM and SGLang hooks on
-stand-in objects shaped like a decode step at concurrency 16 (SchedulerOutput, ModelRunnerOutput, ScheduleBatch).
-Runs the probes package of a git revision ("before") and of the working tree ("after") side by side, each in its
-own interpreter. usage: python benchmarks/bench_probe_cost.py [--before REV] [--batch 16] [--calls 20000]"""
+"""What the probes cost per engine step: CPU time on the engine thread (wrappers, captures, rows) and on the flusher
+thread (writing those rows; a thread of the engine process, so under the same GIL), for the built-in vLLM and SGLang
+hooks on stand-in objects shaped like a decode step at batch 16 (SchedulerOutput, ModelRunnerOutput, ScheduleBatch),
+with the probes off and on; the engine-loop stall beside a flush; then the same per hooked call. Runs the probes
+package of a git revision ("before") and of the working tree ("after") side by side, each in its own interpreter.
+usage: python benchmarks/bench_probe_cost.py [--before REV] [--batch 16] [--calls 20000] [--steps 250]"""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import types
 from enum import Enum
@@ -52,28 +54,31 @@ class Mode(Enum):
 
 
 def vllm_objects(batch: int):
+    """The classes, one call per hook, and a decode step: schedule, allocate_slots once per running request,
+    execute_model, _determine_batch_execution_and_padding, sample_tokens, update_from_output. Each step's objects
+    are new (the engine builds them per step), so the flusher cannot share them between records."""
     rids = [f"req-{i}" for i in range(batch)]
-    so = NS(num_scheduled_tokens={r: 1 for r in rids}, scheduled_new_reqs=[],
-            scheduled_cached_reqs=NS(req_ids=rids, num_computed_tokens=[300] * batch, new_block_ids=[None] * batch),
-            scheduled_spec_decode_tokens={}, preempted_req_ids=set(), total_num_scheduled_tokens=batch)
     requests = {r: NS(num_prompt_tokens=256, num_computed_tokens=300, request_id=r) for r in rids}
-    mro = NS(req_ids=rids, sampled_token_ids=[[7] for _ in rids])
-    emitted = {0: NS(outputs=[NS(request_id=r, new_token_ids=[7], finish_reason=None) for r in rids])}
-    blocks = NS(blocks=([],))
+
+    def scheduler_output():
+        return NS(num_scheduled_tokens={r: 1 for r in rids}, scheduled_new_reqs=[],
+                  scheduled_cached_reqs=NS(req_ids=list(rids), num_computed_tokens=[300] * batch,
+                                           num_output_tokens=[44] * batch, new_block_ids=[None] * batch),
+                  scheduled_spec_decode_tokens={}, preempted_req_ids=set(), total_num_scheduled_tokens=batch)
 
     class Scheduler:
         def __init__(self):
             self.requests = requests
 
         def schedule(self):
-            return so
+            return scheduler_output()
 
         def update_from_output(self, scheduler_output, model_runner_output):
-            return emitted
+            return {0: NS(outputs=[NS(request_id=r, new_token_ids=[7], finish_reason=None) for r in rids])}
 
     class KVCacheManager:
         def allocate_slots(self, request, num_new_tokens):
-            return blocks
+            return NS(blocks=([],))
 
     class GPUModelRunner:
         def execute_model(self, scheduler_output):
@@ -83,10 +88,11 @@ def vllm_objects(batch: int):
             return Mode.FULL, None
 
         def sample_tokens(self, grammar_output):
-            return mro
+            return NS(req_ids=list(rids), sampled_token_ids=[[7] for _ in rids])
 
     sched, kv, runner = Scheduler(), KVCacheManager(), GPUModelRunner()
-    req = requests[rids[0]]
+    so, req = scheduler_output(), requests[rids[0]]
+    mro = runner.sample_tokens(None)
     calls = {"Scheduler.schedule": lambda: sched.schedule(),
              "KVCacheManager.allocate_slots": lambda: kv.allocate_slots(req, 1),
              "GPUModelRunner.execute_model": lambda: runner.execute_model(so),
@@ -94,10 +100,23 @@ def vllm_objects(batch: int):
                  lambda: runner._determine_batch_execution_and_padding(batch),
              "GPUModelRunner.sample_tokens": lambda: runner.sample_tokens(None),
              "Scheduler.update_from_output": lambda: sched.update_from_output(so, mro)}
-    return {"Scheduler": Scheduler, "KVCacheManager": KVCacheManager, "GPUModelRunner": GPUModelRunner}, calls
+
+    def step():
+        out = sched.schedule()
+        for rid in rids:
+            kv.allocate_slots(requests[rid], 1)
+        runner.execute_model(out)
+        runner._determine_batch_execution_and_padding(batch)
+        sampled = runner.sample_tokens(None)
+        sched.update_from_output(out, sampled)
+
+    return {"Scheduler": Scheduler, "KVCacheManager": KVCacheManager, "GPUModelRunner": GPUModelRunner}, calls, step
 
 
 def sglang_objects(batch: int):
+    """As vllm_objects for SGLang's decode step: get_next_batch_to_run, prepare_for_decode, run_batch,
+    process_batch_result (output_ids grow). RadixCache.match_prefix runs only while requests wait (a prefill),
+    so the decode step has none."""
     class Req:
         def __init__(self, i):
             self.rid = f"req-{i}"
@@ -106,9 +125,10 @@ def sglang_objects(batch: int):
             self.prefix_indices = list(range(256))
             self.extend_input_len = 0
             self.fill_ids = self.origin_input_ids
+            self.finished_reason = None
 
         def finished(self):
-            return False
+            return self.finished_reason is not None
 
     class ScheduleBatch:
         def __init__(self):
@@ -119,7 +139,7 @@ def sglang_objects(batch: int):
         def prepare_for_decode(self):
             return None
 
-    the_batch, result = ScheduleBatch(), NS(can_run_cuda_graph=True, num_correct_drafts=0)
+    the_batch = ScheduleBatch()
     match = NS(device_indices=list(range(64)))
 
     class Scheduler:
@@ -129,9 +149,11 @@ def sglang_objects(batch: int):
             return the_batch
 
         def run_batch(self, batch):
-            return result
+            return NS(can_run_cuda_graph=True, num_correct_drafts=0)
 
         def process_batch_result(self, batch, result):
+            for req in batch.reqs:
+                req.output_ids.append(7)
             return None
 
     class RadixCache:
@@ -139,36 +161,63 @@ def sglang_objects(batch: int):
             return match
 
     sched, cache = Scheduler(), RadixCache()
+    result = sched.run_batch(the_batch)
     calls = {"Scheduler.get_next_batch_to_run": lambda: sched.get_next_batch_to_run(),
              "ScheduleBatch.prepare_for_decode": lambda: the_batch.prepare_for_decode(),
              "Scheduler.run_batch": lambda: sched.run_batch(the_batch),
              "Scheduler.process_batch_result": lambda: sched.process_batch_result(the_batch, result),
              "RadixCache.match_prefix": lambda: cache.match_prefix(None)}
-    return {"Scheduler": Scheduler, "ScheduleBatch": ScheduleBatch, "RadixCache": RadixCache}, calls
+
+    def step():
+        batch_ = sched.get_next_batch_to_run()
+        batch_.prepare_for_decode()
+        out = sched.run_batch(batch_)
+        sched.process_batch_result(batch_, out)
+        if len(batch_.reqs[0].output_ids) > 4096:  # keep the requests' size steady over a long run
+            for req in batch_.reqs:
+                del req.output_ids[40:]
+
+    return {"Scheduler": Scheduler, "ScheduleBatch": ScheduleBatch, "RadixCache": RadixCache}, calls, step
 
 
 def per_call_ns(fn, calls: int) -> float:
+    """CPU ns of one call on this thread (the flusher's work is its own thread's), best of 5."""
     best = float("inf")
-    for _ in range(5):  # best of 5: the least disturbed by the other processes sharing the cores
-        t0 = time.perf_counter_ns()
+    for _ in range(5):
+        t0 = time.thread_time_ns()
         for _ in range(calls):
             fn()
-        best = min(best, (time.perf_counter_ns() - t0) / calls)
+        best = min(best, (time.thread_time_ns() - t0) / calls)
     return best
 
 
-def child(framework: str, batch: int, calls: int) -> dict:
-    """In a fresh interpreter whose `probes` is the one under test: install, then time each hook."""
+def thread_cpu_ns(fn) -> int:
+    """CPU time `fn` takes in a thread of its own, as the flusher runs (other processes' load does not count)."""
+    spent = []
+
+    def run():
+        t0 = time.thread_time_ns()
+        fn()
+        spent.append(time.thread_time_ns() - t0)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    return spent[0]
+
+
+def child(framework: str, batch: int, calls: int, steps: int) -> dict:
+    """In a fresh interpreter whose `probes` is the one under test: install, then time each hook and a step."""
     from probes import runtime
 
-    classes, call_table = (vllm_objects if framework == "vllm" else sglang_objects)(batch)
+    classes, call_table, step = (vllm_objects if framework == "vllm" else sglang_objects)(batch)
     module = types.ModuleType("atlas_bench_engine")
     module.__dict__.update(classes)
     sys.modules[module.__name__] = module
     bare = {q: per_call_ns(fn, calls) for q, fn in call_table.items()}  # before any wrapper goes on
     out = tempfile.mkdtemp(prefix="atlas-probe-cost-")
     spec = {"framework": framework, "package": "atlas_bench_engine", "package_root": "", "commit": "0" * 40,
-            "engine_version": "0", "out": out, "blobs": {}, "flush_interval_s": 3600.0, "capacity": 10_000_000,
+            "engine_version": "0", "out": out, "blobs": {}, "flush_interval_s": 0.5, "capacity": 10_000_000,
             "gpu_sample_every": 16, "hooks": [
                 {"symbol": f"atlas_bench_engine.{q}", "module": module.__name__, "qualname": q, "role": role,
                  "path": "atlas_bench_engine.py", "line": 1, "end_line": 2, "capture": caps,
@@ -180,17 +229,64 @@ def child(framework: str, batch: int, calls: int) -> dict:
         probe.is_active = False
         passthrough = per_call_ns(fn, calls)
         probe.is_active = True
-        before = probe.shard.num_events
-        on = per_call_ns(fn, calls)
-        n_records = max(probe.shard.num_events - before, 1)
-        t0 = time.perf_counter_ns()
         probe.shard.flush()
-        flush_ns = (time.perf_counter_ns() - t0) / n_records
+        before, flusher = probe.shard.num_events + len(probe.shard.buffer), flusher_cpu_ns(probe.shard)
+        on = per_call_ns(fn, calls)
+        n_records = max(probe.shard.num_events + len(probe.shard.buffer) - before, 1)
+        flush_ns = flusher_work_ns(probe.shard, flusher) / n_records
         rows[qualname] = {"bare_ns": round(bare[qualname]), "passthrough_ns": round(passthrough - bare[qualname]),
                           "on_ns": round(on - bare[qualname]), "records_per_call": round(n_records / (calls * 5), 3),
                           "flush_ns_per_record": round(flush_ns)}
-    errors = {h.symbol: h.last_error for h in probe.hooks if h.last_error}
-    return {"framework": framework, "hooks": rows, "errors": errors, "stall": flush_stall(probe, call_table)}
+    result = {"framework": framework, "hooks": rows, "step": per_step(probe, step, steps)}
+    result["stall"] = flush_stall(probe, step, steps)
+    result["errors"] = {h.symbol: h.last_error for h in probe.hooks if h.last_error}
+    return result
+
+
+def per_step(probe, step, steps: int, rounds: int = 7) -> dict:
+    """CPU ns per decode step with the probes absent (wrappers removed), off and on: the engine thread's, and the
+    flusher thread's over the same run (its own flushes on its own schedule, then the last flush); best of
+    `rounds`. Then the flusher's CPU per second with the probes off and the engine idle (its wake-ups)."""
+    shard = probe.shard
+    best: dict = {}
+    for _ in range(rounds):
+        for state in ("absent", "off", "on"):
+            probe.set_state(state)
+            shard.flush()
+            events, start = shard.num_events, os.path.getsize(shard.path)
+            flusher, engine = flusher_cpu_ns(shard), time.thread_time_ns()
+            for _ in range(steps):
+                step()
+            engine = (time.thread_time_ns() - engine) / steps
+            flusher = flusher_work_ns(shard, flusher) / steps
+            best[state] = min(best.get(state, float("inf")), engine)
+            best[f"{state}_flusher"] = min(best.get(f"{state}_flusher", float("inf")), flusher)
+            if state == "on":
+                records = (shard.num_events - events) / steps
+                size = (os.path.getsize(shard.path) - start) / steps
+    probe.set_state("off")
+    shard.flush()
+    flusher = flusher_cpu_ns(shard)
+    time.sleep(2.0)
+    idle = (flusher_cpu_ns(shard) - flusher) / 2.0
+    probe.set_state("on")
+    return {"absent_ns": round(best["absent"]), "off_ns": round(best["off"] - best["absent"]),
+            "engine_ns": round(best["on"] - best["absent"]), "flusher_ns": round(best["on_flusher"]),
+            "total_ns": round(best["on"] - best["absent"] + best["on_flusher"]), "records": round(records, 2),
+            "bytes": round(size), "off_flusher_per_s_ns": round(idle), "steps": steps}
+
+
+def flusher_cpu_ns(shard) -> int:
+    """CPU time of the shard's flusher thread so far."""
+    return time.clock_gettime_ns(time.pthread_getcpuclockid(shard._thread.ident))
+
+
+def flusher_work_ns(shard, since: int) -> int:
+    """The flusher thread's CPU since `since` plus a last flush of what is left (in a thread of its own), once
+    any flush the flusher thread had begun is over."""
+    last = thread_cpu_ns(shard.flush)
+    with shard._lock:
+        return flusher_cpu_ns(shard) - since + last
 
 
 def engine_loop(seconds: float) -> list[float]:
@@ -205,32 +301,31 @@ def engine_loop(seconds: float) -> list[float]:
     return laps
 
 
-def flush_stall(probe, call_table: dict, steps: int = 300) -> dict:
+def flush_stall(probe, step, steps: int) -> dict:
     """How long the engine loop waits for the GIL while the flusher writes `steps` steps of records: its p99 and
-    longest iteration, alone and beside a flush (the flusher's share of the GIL comes back in switch intervals of
-    5 ms unless it hands the GIL back itself)."""
-    import threading
-
+    longest iteration, alone and beside a flush (a flusher that held the GIL through a whole flush would stall
+    the loop for switch intervals of 5 ms)."""
     alone = engine_loop(0.3)
+    before = probe.shard.num_events
     for _ in range(steps):
-        for fn in call_table.values():
-            fn()
+        step()
     flusher = threading.Thread(target=probe.shard.flush)
     t0 = time.perf_counter()
     flusher.start()
-    beside = []
+    beside = engine_loop(0.002)  # at least a few laps, however quick the flush
     while flusher.is_alive():
         beside += engine_loop(0.01)
     flush_ms = (time.perf_counter() - t0) * 1e3
     pct = lambda laps, q: round(sorted(laps)[min(int(len(laps) * q), len(laps) - 1)])  # noqa: E731
-    return {"records": steps * len(call_table), "flush_ms": round(flush_ms, 1), "alone_p99_us": pct(alone, 0.99),
-            "beside_p99_us": pct(beside, 0.99), "beside_max_us": round(max(beside)), "laps_beside": len(beside)}
+    return {"records": probe.shard.num_events - before, "flush_ms": round(flush_ms, 1),
+            "alone_p99_us": pct(alone, 0.99), "beside_p99_us": pct(beside, 0.99), "beside_max_us": round(max(beside)),
+            "laps_beside": len(beside)}
 
 
-def run_child(probes_root: Path, framework: str, batch: int, calls: int) -> dict:
+def run_child(probes_root: Path, framework: str, batch: int, calls: int, steps: int) -> dict:
     env = dict(os.environ, PYTHONPATH=str(probes_root))
     done = subprocess.run([sys.executable, __file__, "--child", framework, "--batch", str(batch), "--calls",
-                           str(calls)], env=env, capture_output=True, text=True, timeout=600)
+                           str(calls), "--steps", str(steps)], env=env, capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
         raise SystemExit(f"benchmark child failed ({probes_root}): {done.stderr[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -246,46 +341,71 @@ def checkout_probes(rev: str) -> Path:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--before", default="17b7ca8", help="git revision whose probes are 'before' ('' to skip)")
+    ap.add_argument("--before", default="56b028d", help="git revision whose probes are 'before' ('' to skip)")
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--calls", type=int, default=20000)
+    ap.add_argument("--steps", type=int, default=250, help="steps per measured run (0.5 s of 2 ms steps)")
     ap.add_argument("--child")
     a = ap.parse_args()
     if a.child:
-        print(json.dumps(child(a.child, a.batch, a.calls)))
+        print(json.dumps(child(a.child, a.batch, a.calls, a.steps)))
         return
     trees = ([("before " + a.before, checkout_probes(a.before))] if a.before else []) + [("after", ROOT)]
     report = {}
     for framework in HOOKS:
         for label, root in trees:
-            result = run_child(root, framework, a.batch, a.calls)
+            result = run_child(root, framework, a.batch, a.calls, a.steps)
             report.setdefault(framework, {})[label] = result
             if result["errors"]:
                 print(f"  {framework} {label}: hook errors {result['errors']}", file=sys.stderr)
-    print(f"per hooked call at batch {a.batch}, ns over the bare call (best of 5 x {a.calls} calls); flush = "
-          "the flusher's JSON per record (off the engine thread, under the GIL)")
+    print(f"decode step at batch {a.batch}, CPU us per step over the probe-free step (best of 7 x {a.steps} steps; "
+          "engine = the engine thread, flusher = the flusher thread on its own schedule, both under one GIL)")
     for framework, by_tree in report.items():
-        labels = list(by_tree)
-        print(f"\n{framework}: " + " | ".join(f"{lab}: pass-through / on / flush per record" for lab in labels))
-        totals = {lab: [0, 0, 0] for lab in labels}
-        for qualname in HOOKS_ORDER(framework):
-            cells = []
-            for lab in labels:
-                row = by_tree[lab]["hooks"][qualname]
-                flush_per_call = row["flush_ns_per_record"] * row["records_per_call"]
-                totals[lab][0] += row["passthrough_ns"]
-                totals[lab][1] += row["on_ns"]
-                totals[lab][2] += flush_per_call
-                cells.append(f"{row['passthrough_ns']:>6} / {row['on_ns']:>6} / {row['flush_ns_per_record']:>6}")
-            print(f"  {qualname:<56} " + " | ".join(cells))
-        print(f"  {'one step (each hook once), ns':<56} " + " | ".join(
-            f"{t[0]:>6} / {t[1]:>6} / {round(t[2]):>6}" for t in totals.values()))
-        for lab in labels:
-            st = by_tree[lab]["stall"]
-            print(f"  engine-loop iteration while the flusher writes {st['records']} records ({lab}): p99 "
-                  f"{st['beside_p99_us']} us, longest {st['beside_max_us']} us (alone: p99 {st['alone_p99_us']} us; "
-                  f"flush took {st['flush_ms']} ms)")
+        print_step(framework, by_tree)
+    print(f"\nper hooked call, CPU ns over the bare call (best of 5 x {a.calls} calls); flush = the flusher thread's CPU "
+          "per record")
+    for framework, by_tree in report.items():
+        print_hooks(framework, by_tree)
     print(json.dumps(report))
+
+
+def print_step(framework: str, by_tree: dict) -> None:
+    labels = list(by_tree)
+    print(f"\n{framework} (one step: {STEP_NOTE[framework]})")
+    print(f"  {'':<34}" + "".join(f"{lab:>18}" for lab in labels))
+    figures = [("off: wrappers passing through", "off_ns", 1e3), ("on: engine thread", "engine_ns", 1e3),
+               ("on: flusher", "flusher_ns", 1e3), ("on: total", "total_ns", 1e3),
+               ("records per step", "records", 1), ("shard bytes per step", "bytes", 1),
+               ("flusher, probes off, us CPU per s", "off_flusher_per_s_ns", 1e3)]
+    for name, key, scale in figures:
+        print(f"  {name:<34}" + "".join(f"{by_tree[lab]['step'][key] / scale:>18.1f}" for lab in labels))
+    print(f"  {'probe-free step on this machine':<34}" + "".join(f"{by_tree[lab]['step']['absent_ns'] / 1e3:>18.1f}"
+                                                                 for lab in labels))
+    if len(labels) == 2:
+        old, new = (by_tree[lab]["step"]["total_ns"] for lab in labels)
+        print(f"  total per step: {old / 1e3:.1f} -> {new / 1e3:.1f} us ({old / max(new, 1):.1f}x cheaper); "
+              f"share of a 2.3 ms H200 decode step: {old / 23e3:.1f}% -> {new / 23e3:.1f}%")
+    for lab in labels:
+        st = by_tree[lab]["stall"]
+        print(f"  engine-loop iteration while the flusher writes {st['records']} records ({lab}): p99 "
+              f"{st['beside_p99_us']} us, longest {st['beside_max_us']} us (alone: p99 {st['alone_p99_us']} us; "
+              f"flush took {st['flush_ms']} ms)")
+
+
+def print_hooks(framework: str, by_tree: dict) -> None:
+    labels = list(by_tree)
+    print(f"\n{framework}: " + " | ".join(f"{lab}: pass-through / on / flush per record" for lab in labels))
+    for qualname in HOOKS_ORDER(framework):
+        cells = []
+        for lab in labels:
+            row = by_tree[lab]["hooks"][qualname]
+            cells.append(f"{row['passthrough_ns']:>6} / {row['on_ns']:>6} / {row['flush_ns_per_record']:>6}")
+        print(f"  {qualname:<56} " + " | ".join(cells))
+
+
+STEP_NOTE = {"vllm": "schedule, allocate_slots x batch, execute_model, _determine_batch_execution_and_padding, "
+                     "sample_tokens, update_from_output",
+             "sglang": "get_next_batch_to_run, prepare_for_decode, run_batch, process_batch_result"}
 
 
 def HOOKS_ORDER(framework: str) -> list[str]:  # noqa: N802 (a table lookup)

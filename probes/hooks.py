@@ -1,22 +1,27 @@
 """The wrapper put on each hooked method: times the call, notes the call site, runs the captures, and hands one
-compact tuple to the probe (the flusher thread turns it into JSON). A capture that raises disables its hook
-(counted); the engine's call is never affected."""
+compact row of plain data to the probe (the flusher writes it as is; atlas expands it). A capture that raises
+disables its hook (counted); the engine's call is never affected."""
 
 from __future__ import annotations
 
 import functools
 import sys
+import threading
 import time
+
+from probes.records import CALL
 
 monotonic_ns = time.monotonic_ns
 time_ns = time.time_ns
+get_ident = threading.get_ident
+get_native_id = threading.get_native_id
 _getframe = sys._getframe
 
 
 class Call:
     """What a capture sees: the hooked call's receiver, arguments, result and the values taken before the call."""
 
-    __slots__ = ("self", "args", "kwargs", "result", "before", "memo")
+    __slots__ = ("self", "args", "kwargs", "result", "before")
 
     def __init__(self, args, kwargs, result, before):
         self.self = args[0] if args else None
@@ -24,22 +29,17 @@ class Call:
         self.kwargs = kwargs
         self.result = result
         self.before = before
-        self.memo = None  # shared work between the captures of one call, made on first use
-
-    def once(self, key, fn):
-        """fn(self), computed once per call however many captures need it."""
-        memo = self.memo
-        if memo is None:
-            memo = self.memo = {}
-        if key not in memo:
-            memo[key] = fn(self)
-        return memo[key]
 
     def arg(self, index: int, name: str):
         """A positional-or-keyword argument (index counts `self` as 0)."""
-        if name in self.kwargs:
-            return self.kwargs[name]
-        return self.args[index] if len(self.args) > index else None
+        return arg(self.args, self.kwargs, index, name)
+
+
+def arg(args: tuple, kwargs: dict, index: int, name: str):
+    """A positional-or-keyword argument of a hooked call (index counts `self` as 0)."""
+    if name in kwargs:
+        return kwargs[name]
+    return args[index] if len(args) > index else None
 
 
 class Hook:
@@ -58,16 +58,18 @@ class Hook:
         self.skip_none = bool(entry.get("skip_none"))
         self.has_gpu_time = "gpu_time" in entry.get("capture", ())
         self.has_nvtx = bool(entry.get("nvtx"))
-        self.captures = captures  # name -> fn(Call)
+        self.captures = captures  # name -> fn(Call); a row's values are theirs, in this order
         self.befores = befores  # name -> fn(Call) run before the call; its value lands in Call.before
-        self.later = None  # (names, snapshot, values): captures the flusher computes (runtime._pick_later)
+        self.later = None  # (names kept, raw(Call), values(raw)): values computed offline from a raw bundle
+        self.take = None  # (args, kwargs, result, before) -> the row's values (make_hook); None without captures
+        self.agg_calls: list | None = None  # aggregated hooks: (mono_ns, dur_ns, values) of this step's calls
+        self.agg_step = -1  # the step agg_calls belong to
         self.is_idle = is_idle or _is_none  # skip_none: which results are idle polls (no record)
         self.at_pin = False
         self.run_line = 0
         self.run_path = ""
         self.is_installed = False
         self.is_disabled = False
-        self.is_announced = False  # its "hook" record (static fields) is in this process's shard
         self.num_errors = 0
         self.last_error = ""
         self.num_calls = 0
@@ -78,9 +80,46 @@ class Hook:
         self.wrapper = None
 
 
+def make_hook(entry: dict, captures: dict, befores: dict, is_idle, later, index: int) -> Hook:
+    """A Hook with its `take`: the captures' values in order, then the LATER raw bundle; the bundle alone when the
+    hook has no other captures (schema.CALL_ROW), with no Call object made: the per-step hot path."""
+    hook = Hook(entry, captures, befores, is_idle, index)
+    hook.later = later
+    fns = tuple(captures.values())
+    raw = later[1] if later else None
+    if raw is not None and not fns:
+        hook.take = raw
+    elif fns:
+        def take(args, kwargs, result, before):
+            call = Call(args, kwargs, result, before)
+            values = [f(call) for f in fns]
+            if raw is not None:
+                values.append(raw(args, kwargs, result, before))
+            return values
+
+        hook.take = take
+    return hook
+
+
+AGG_MAX_CALLS = 4096  # an aggregated row closes after this many calls even within a step: memory stays bounded
+
+
 def wrap(probe, hook: Hook, fn):
-    """A wrapper with the signature of `fn` that records each call through `probe`. The hot path keeps to two
-    clock reads, a frame pointer and one tuple; everything else happens in the flusher."""
+    """A wrapper with the signature of `fn` that records each call through `probe`."""
+    if hook.is_aggregate and not (hook.is_step or hook.befores or hook.has_gpu_time or hook.has_nvtx
+                                  or hook.skip_none):
+        wrapper = _aggregate_wrapper(probe, hook, fn)
+    else:
+        wrapper = _call_wrapper(probe, hook, fn)
+    wrapper.__atlas_probe__ = hook
+    return wrapper
+
+
+def _call_wrapper(probe, hook: Hook, fn):
+    """The general wrapper. The hot path keeps to two clock reads, the captures and one row of plain data appended
+    to the shard's buffer (schema.CALL_ROW); a full buffer drops the row and counts it."""
+    shard = probe.shard
+    buffer, capacity, flush_rows, index = shard.buffer, shard.capacity, shard.flush_rows, hook.index
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -88,7 +127,6 @@ def wrap(probe, hook: Hook, fn):
             if not probe.is_attached:
                 hook.num_stale_calls += 1
             return fn(*args, **kwargs)
-        caller = None if hook.is_aggregate else _getframe(1)  # aggregates keep no call site: cheaper
         if hook.is_step:
             probe.begin_step(hook)
         before = probe.take_before(hook, args, kwargs) if hook.befores else None
@@ -108,11 +146,78 @@ def wrap(probe, hook: Hook, fn):
             if hook.is_step:
                 probe.undo_step(hook)
             return result
-        probe.record(hook, args, kwargs, result, before, t0, t1, caller, timer)
+        if hook.is_disabled:  # a before-capture raised
+            return result
+        values = None
+        if hook.take is not None:
+            try:
+                values = hook.take(args, kwargs, result, before)
+            except Exception as exc:
+                probe.fail(hook, exc)
+                return result
+        if hook.is_aggregate:
+            probe.aggregate(hook, t0, t1, values)
+            return result
+        hook.num_calls += 1
+        probe.seq = seq = probe.seq + 1
+        if timer is not None:
+            probe.cuda.stop(seq, timer)
+        size = len(buffer)
+        if size < capacity:
+            caller = _getframe(1)
+            buffer.append((CALL, index, seq, _tids.get(get_ident()) or _new_tid(), t0, t1 - t0, probe.step,
+                           caller.f_code.co_filename, caller.f_lineno, values))
+            if size == flush_rows:
+                shard.wake.set()
+        else:
+            shard.num_dropped += 1
         return result
 
-    wrapper.__atlas_probe__ = hook
     return wrapper
+
+
+def _aggregate_wrapper(probe, hook: Hook, fn):
+    """Per-request hot paths: no call site, and each call only appends (start, duration, values) to its step's
+    list; count, sums and concatenations are made offline."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if not probe.is_active or hook.is_disabled:
+            if not probe.is_attached:
+                hook.num_stale_calls += 1
+            return fn(*args, **kwargs)
+        t0 = monotonic_ns()
+        result = fn(*args, **kwargs)
+        t1 = monotonic_ns()
+        take = hook.take
+        if take is None:
+            values = None
+        else:
+            try:
+                values = take(args, kwargs, result, None)
+            except Exception as exc:
+                probe.fail(hook, exc)
+                return result
+        calls = hook.agg_calls
+        if hook.agg_step != probe.step or len(calls) >= AGG_MAX_CALLS:
+            calls = probe.open_aggregate(hook)
+        calls.append((t0, t1 - t0, values))  # counted into hook.num_calls when the row closes
+        return result
+
+    return wrapper
+
+
+_tids: dict = {}  # threading ident -> native thread id (threading.get_native_id is a system call each time)
+
+
+def _new_tid() -> int:
+    tid = _tids[get_ident()] = get_native_id()
+    return tid
+
+
+def forget_threads() -> None:
+    """After a fork: the child's threads have new native ids."""
+    _tids.clear()
 
 
 def _is_none(result) -> bool:

@@ -1,73 +1,82 @@
-"""From hot-path tuples to shard lines, in the flusher thread: a compact JSON array per hooked call (its hook's
-static fields go once per process in a "hook" record), aggregates as objects, and `Deferred` capture values
-resolved here, off the engine thread. The layout is schema.CALL_FIELDS; atlas.runtime.merge expands it back."""
+"""Shard frames, written by the flusher and read back by atlas.runtime.merge: a 4-byte length, then one `marshal` of a
+list of records (probes.schema). marshal runs in C over the compact rows the hot path leaves, so the flusher does
+no Python work per record; it takes only plain data, and anything else is written as JSON would write it."""
 
 from __future__ import annotations
 
-import json
+import marshal
+import struct
 
-from probes.schema import SCHEMA_VERSION
+from probes.schema import MARSHAL_VERSION, SCHEMA_VERSION
 
-CALL, AGG = "c", "a"  # the first item of a hot-path tuple
-ENCODE = json.JSONEncoder(separators=(",", ":"), default=str).encode
-
-
-class Deferred:
-    """A capture value computed later by the flusher: fn(obj), for objects the engine no longer changes once the
-    hooked call returned (vLLM's SchedulerOutput, ModelRunnerOutput, EngineCoreOutputs)."""
-
-    __slots__ = ("fn", "obj")
-
-    def __init__(self, fn, obj):
-        self.fn = fn
-        self.obj = obj
+CALL, AGG = "c", "a"  # the first item of a hot-path row
+LENGTH = struct.Struct("<I")
+_PLAIN = (str, int, float, bool, type(None))
 
 
-def resolve(hook, values: dict | None) -> dict:
-    """The values with the hook's later captures computed (key "*": a Deferred giving a dict, of which the names
-    the hook keeps) and every other Deferred value; may raise: the caller counts it as the hook's capture error."""
-    if not values:
-        return {}
-    bundle = values.pop("*", None)
-    for name, value in values.items():
-        if type(value) is Deferred:
-            values[name] = value.fn(value.obj)
-    if bundle is not None:
-        keep = hook.later[0]
-        values.update((k, v) for k, v in bundle.fn(bundle.obj).items() if k in keep)
-    return values
+def encode_frame(records: list) -> bytes:
+    """One frame. Values marshal cannot take (an enum, a numpy number, an engine object) are written as JSON's
+    default=str would write them: int and str subclasses as their value, sequences as lists, others as str()."""
+    try:
+        data = marshal.dumps(records, MARSHAL_VERSION)
+    except ValueError:
+        data = marshal.dumps(plain(records), MARSHAL_VERSION)
+    return LENGTH.pack(len(data)) + data
+
+
+def plain(value):
+    """`value` with every container and leaf of an exact marshal-able type."""
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if isinstance(value, dict):
+        return {_key(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value] if kind is not tuple else tuple(plain(v) for v in value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, str):
+        return str.__str__(value)
+    return str(value)
+
+
+def _key(key):
+    return key if type(key) in _PLAIN else str(key)
+
+
+def read_frames(data: bytes) -> tuple[list, int]:
+    """Every record of every complete frame, and how many frames could not be read (a torn last frame after a
+    kill mid-write: counted, never raised)."""
+    records, at, end = [], 0, len(data)
+    while at < end:
+        if at + LENGTH.size > end:
+            return records, 1
+        (size,) = LENGTH.unpack_from(data, at)
+        body = data[at + LENGTH.size: at + LENGTH.size + size]
+        at += LENGTH.size + size
+        if len(body) < size:
+            return records, 1
+        try:
+            frame = marshal.loads(body)
+        except (ValueError, EOFError, TypeError):
+            return records, 1
+        if not isinstance(frame, list):
+            return records, 1
+        records.extend(frame)
+    return records, 0
 
 
 def hook_record(pid: int, hook) -> dict:
+    """The static fields of an installed hook, once per process, before its first row."""
+    later = [hook.entry["qualname"], sorted(hook.later[0])] if hook.later else None
     return {"kind": "hook", "v": SCHEMA_VERSION, "pid": pid, "index": hook.index, "symbol": hook.symbol,
             "role": hook.role, "path": hook.path, "line": hook.line, "end_line": hook.end_line,
-            "run_line": hook.run_line, "at_pin": hook.at_pin}
+            "run_line": hook.run_line, "at_pin": hook.at_pin, "fields": list(hook.captures), "later": later,
+            "aggregate": hook.is_aggregate}
 
 
-def encode(probe, record) -> str:
-    """One or two lines (a first call of a hook is preceded by that hook's record) for one buffered record."""
-    if type(record) is dict:
-        record.setdefault("v", SCHEMA_VERSION)
-        return ENCODE(record)
-    if record[0] == CALL:
-        _, hook, seq, tid, t0, t1, step, call_file, call_line, values = record
-        try:
-            values = resolve(hook, values)
-        except Exception as exc:
-            probe.fail(hook, exc)
-            return ""
-        request_ids = values.pop("request_ids", None)
-        call_path, call_at_pin = probe.guard.locate(call_file) if call_file else ("", False)
-        line = ENCODE(["c", probe.pid, hook.index, seq, tid, t0, t1 - t0, step, call_path, call_line, call_at_pin,
-                       values, None if request_ids is None else list(request_ids)])
-        if not hook.is_announced:
-            hook.is_announced = True
-            return ENCODE(hook_record(probe.pid, hook)) + "\n" + line
-        return line
-    _, hook, (step, count, dur, t0, t1, values, request_ids) = record
-    agg = {"kind": "agg", "v": SCHEMA_VERSION, "pid": probe.pid, "symbol": hook.symbol, "role": hook.role,
-           "path": hook.path, "line": hook.line, "at_pin": hook.at_pin, "step": step, "count": count, "dur_ns": dur,
-           "ts_ns": t0 + probe.wall_offset_ns, "mono_ns": t0, "end_ns": t1, "values": values}
-    if request_ids:
-        agg["request_ids"] = request_ids
-    return ENCODE(agg)
+def file_record(pid: int, filename: str, guard) -> dict:
+    path, at_pin = guard.locate(filename)
+    return {"kind": "file", "v": SCHEMA_VERSION, "pid": pid, "file": filename, "path": path, "at_pin": at_pin}

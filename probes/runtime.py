@@ -4,39 +4,22 @@ hooked calls into records. `install_from_env(framework)` is what the engines' pl
 from __future__ import annotations
 
 import atexit
-import importlib
 import json
 import multiprocessing
 import os
 import sys
-import time
 
-import threading
-
-from probes import patch, ranks, records
-from probes.captures import GENERIC
+from probes import captures, patch, ranks, records
 from probes.cuda import CudaTimer
 from probes.guard import FileGuard, base_version
-from probes.hooks import Call, Hook, monotonic_ns, time_ns
-from probes.records import AGG, CALL, Deferred
-from probes.schema import CAPTURES
+from probes.hooks import AGG_MAX_CALLS, Call, Hook, forget_threads, make_hook, monotonic_ns, time_ns
+from probes.records import AGG, CALL
+from probes.schema import SCHEMA_VERSION, SHARD_SUFFIX
 from probes.shard import Shard
 
-get_native_id = threading.get_native_id
 STATES = ("on", "off", "absent")  # control file: probes recording / wrappers passing through / wrappers removed
 
 _PROBE = None
-
-
-def capture_tables(framework: str) -> tuple[dict, dict, dict, dict]:
-    """(captures, befores, idle predicates, later) of a framework: qualname -> {capture name -> fn(Call)};
-    qualname -> fn(result) saying which results of a skip_none hook are idle polls; qualname -> (names,
-    snapshot(Call) or None, values(snapshot) -> dict) for captures the flusher computes."""
-    try:
-        module = importlib.import_module(f"probes.captures.{framework}")
-    except ModuleNotFoundError:  # an engine atlas has no captures for: generic captures only
-        return {}, {}, {}, {}
-    return module.CAPTURES, module.BEFORES, getattr(module, "IDLE", {}), getattr(module, "LATER", {})
 
 
 class Probe:
@@ -60,12 +43,10 @@ class Probe:
         self.pid = os.getpid()
         self.proc = multiprocessing.current_process().name
         self.cuda = CudaTimer()
-        self.aggregates: dict = {}  # hook -> [step, count, dur_ns, first ts, first mono, last end, values]
-        captures, befores, idle, later = capture_tables(self.framework)
-        self.hooks = [Hook(e, _pick(captures, e), _pick(befores, e), idle.get(e["qualname"]), index)
-                      for index, e in enumerate(spec["hooks"])]
-        for hook in self.hooks:
-            hook.later = _pick_later(later, hook.entry)
+        self.open_aggregates: list[Hook] = []  # aggregated hooks whose rows still take calls
+        self.known_files: set[str] = set()  # call-site files whose "file" record is written
+        table = captures.tables(self.framework)
+        self.hooks = [make_hook(e, *captures.for_hook(table, e), index) for index, e in enumerate(spec["hooks"])]
         self.gpu_every = max(int(spec.get("gpu_sample_every", 1)), 1)  # CUDA-event timing on every Nth call
         self._gpu_calls = 0
         self.unsupported = {h.symbol: [c for c in h.entry.get("capture", ()) if c not in h.captures
@@ -78,6 +59,8 @@ class Probe:
             patch.patch(self, module, hook)
         except Exception as exc:  # a symbol missing from this engine version: reported, never fatal
             hook.last_error = f"not installed: {type(exc).__name__}: {exc}"
+            return
+        self.shard.add_static(records.hook_record(self.pid, hook))
 
     # -- hot path --------------------------------------------------------------------------------------------
     def begin_step(self, hook: Hook) -> None:
@@ -85,8 +68,8 @@ class Probe:
             self.step_leader = hook
         if hook is self.step_leader:
             self.step += 1
-            if self.aggregates:
-                self.emit_aggregates(older_than=self.step)
+            if self.open_aggregates:
+                self.close_aggregates()
 
     def undo_step(self, hook: Hook) -> None:
         if hook is self.step_leader:
@@ -119,56 +102,33 @@ class Probe:
     def nvtx_pop(self) -> None:
         self.cuda.nvtx_pop()
 
-    def record(self, hook: Hook, args, kwargs, result, before, t0: int, t1: int, caller, timer) -> None:
-        """Hot path: captures (cheap ones here, `Deferred` ones later), then one tuple into the shard's buffer."""
-        if hook.is_disabled:
-            return
-        values = None
-        if hook.captures or hook.later:
-            call = Call(args, kwargs, result, before)
-            try:
-                values = {name: fn(call) for name, fn in hook.captures.items()}
-                if hook.later:
-                    _, snapshot, later = hook.later
-                    values["*"] = Deferred(later, snapshot(call) if snapshot else call)
-            except Exception as exc:
-                self.fail(hook, exc)
-                return
-        hook.num_calls += 1
-        if hook.is_aggregate:
-            self.accumulate(hook, t0, t1, values)
-            return
-        self.seq += 1
-        if timer is not None:
-            self.cuda.stop(self.seq, timer)
-        if caller is None:
-            self.shard.add((CALL, hook, self.seq, get_native_id(), t0, t1, self.step, "", 0, values))
-        else:
-            self.shard.add((CALL, hook, self.seq, get_native_id(), t0, t1, self.step, caller.f_code.co_filename,
-                            caller.f_lineno, values))
+    def aggregate(self, hook: Hook, t0: int, t1: int, values) -> None:
+        """One call of an aggregated hook into its step's row (the general wrapper's path: hooks with befores)."""
+        calls = hook.agg_calls
+        if hook.agg_step != self.step or len(calls) >= AGG_MAX_CALLS:
+            calls = self.open_aggregate(hook)
+        calls.append((t0, t1 - t0, values))
 
-    def accumulate(self, hook: Hook, t0: int, t1: int, values: dict | None) -> None:
-        agg = self.aggregates.get(hook)
-        if agg is None or agg[0] != self.step:
-            if agg is not None:
-                self.emit_aggregate(hook, agg)
-            agg = self.aggregates[hook] = [self.step, 0, 0, t0, t1, {}, []]
-        agg[1] += 1
-        agg[2] += t1 - t0
-        agg[4] = t1
-        if not values:
-            return
-        request_ids = values.pop("request_ids", None)
-        if request_ids:
-            agg[6].extend(request_ids)
-        merged = agg[5]
-        for name, value in values.items():
-            if isinstance(value, bool) or not isinstance(value, (int, float, list)):
-                merged[name] = value
-            elif isinstance(value, list):
-                merged.setdefault(name, []).extend(value)
-            else:
-                merged[name] = merged.get(name, 0) + value
+    def open_aggregate(self, hook: Hook) -> list:
+        """A new row for an aggregated hook's calls in this step; the hook's previous row goes to the shard."""
+        if hook.agg_calls:
+            self._close(hook)
+        else:
+            self.open_aggregates.append(hook)
+        hook.agg_calls, hook.agg_step = [], self.step
+        return hook.agg_calls
+
+    def close_aggregates(self) -> None:
+        """Every open aggregated row to the shard (at a new step, and at exit)."""
+        hooks, self.open_aggregates = self.open_aggregates, []
+        for hook in hooks:
+            if hook.agg_calls:
+                self._close(hook)
+            hook.agg_calls, hook.agg_step = None, -1
+
+    def _close(self, hook: Hook) -> None:
+        hook.num_calls += len(hook.agg_calls)
+        self.shard.add((AGG, hook.index, hook.agg_step, hook.agg_calls))
 
     def fail(self, hook: Hook, exc: BaseException) -> None:
         """A capture raised: count it and switch the hook to pass-through for the rest of the run."""
@@ -177,22 +137,16 @@ class Probe:
         hook.last_error = f"{type(exc).__name__}: {exc}"
 
     # -- off the hot path (the flusher thread) ---------------------------------------------------------------
-    def emit_aggregate(self, hook: Hook, agg: list) -> None:
-        self.shard.add((AGG, hook, tuple(agg)))
-
-    def encode(self, record) -> str:
-        return records.encode(self, record)
-
-    def emit_aggregates(self, older_than: int | None = None) -> None:
-        for hook, agg in list(self.aggregates.items()):
-            if older_than is None or agg[0] < older_than:
-                if self.aggregates.get(hook) is agg:
-                    del self.aggregates[hook]
-                    self.emit_aggregate(hook, agg)
+    def new_files(self, rows: list) -> list[dict]:
+        """A "file" record for each call-site file not seen before in this process (the flusher's only pass over
+        the rows, a set comprehension)."""
+        files = {r[7] for r in rows if type(r) is tuple and r[0] == CALL} - self.known_files
+        self.known_files |= files
+        return [records.file_record(self.pid, f, self.guard) for f in sorted(files)]
 
     def tick(self) -> None:
         for seq, gpu_ns in self.cuda.resolve():
-            self.shard.add({"kind": "gpu", "pid": self.pid, "seq": seq, "gpu_ns": gpu_ns})
+            self.shard.add({"kind": "gpu", "v": SCHEMA_VERSION, "pid": self.pid, "seq": seq, "gpu_ns": gpu_ns})
         if self.rank is None:
             self.poll_rank()
         self.poll_control()
@@ -206,8 +160,8 @@ class Probe:
         if rank is not None:
             self.rank = rank
             now = monotonic_ns()
-            self.shard.add({"kind": "rank", "pid": self.pid, **rank, "ts_ns": now + self.wall_offset_ns,
-                            "mono_ns": now})
+            self.shard.add({"kind": "rank", "v": SCHEMA_VERSION, "pid": self.pid, **rank,
+                            "ts_ns": now + self.wall_offset_ns, "mono_ns": now})
 
     def poll_control(self) -> None:
         if not self.control:
@@ -237,17 +191,22 @@ class Probe:
         """A forked child (vLLM's EngineCore can be one) is its own process: new pid, counters, process record."""
         self.pid = os.getpid()
         self.proc = multiprocessing.current_process().name
-        self.step, self.seq, self.step_leader, self.aggregates = 0, 0, None, {}
+        self.step, self.seq, self.step_leader, self.open_aggregates = 0, 0, None, []
+        self.known_files = set()
+        forget_threads()
         self.cuda = CudaTimer()
         self.rank = None
-        for hook in self.hooks:
-            hook.is_announced = False  # the child's shard is a new file
         self.shard.add(self.process_record(self._engine_version))
+        for hook in self.hooks:
+            hook.agg_calls, hook.agg_step = None, -1
+            if hook.is_installed:  # the child's shard is a new file
+                self.shard.add_static(records.hook_record(self.pid, hook))
 
     def stats(self) -> dict:
         return {"capture_errors": {h.symbol: h.num_errors for h in self.hooks if h.num_errors},
                 "disabled_hooks": [h.symbol for h in self.hooks if h.is_disabled],
-                "hooks": {h.symbol: {"installed": h.is_installed, "calls": h.num_calls, "at_pin": h.at_pin,
+                "hooks": {h.symbol: {"installed": h.is_installed, "calls": h.num_calls + len(h.agg_calls or ()),
+                                     "at_pin": h.at_pin,
                                      "run_path": h.run_path, "run_line": h.run_line,
                                      **({"error": h.last_error} if h.last_error else {}),
                                      **({"stale_calls": h.num_stale_calls} if h.num_stale_calls else {})}
@@ -258,35 +217,14 @@ class Probe:
         self._engine_version = engine_version
         expected = self.spec.get("engine_version", "")
         now = monotonic_ns()
-        return {"kind": "process", "pid": self.pid, "ppid": os.getppid(), "proc": self.proc, "argv": sys.argv[:3],
-                "boot_id": ranks.boot_id(),
+        return {"kind": "process", "v": SCHEMA_VERSION, "pid": self.pid, "ppid": os.getppid(), "proc": self.proc,
+                "argv": sys.argv[:3], "boot_id": ranks.boot_id(),
                 "framework": self.framework, "commit": self.commit, "pin_ref": self.spec.get("ref", ""),
                 "engine_version": engine_version, "expected_version": expected,
                 "version_at_pin": bool(expected) and base_version(engine_version) == base_version(expected),
                 "hooks": [h.symbol for h in self.hooks], "unsupported_captures":
                     {k: v for k, v in self.unsupported.items() if v},
                 "ts_ns": now + self.wall_offset_ns, "mono_ns": now}
-
-
-def _pick(table: dict, entry: dict) -> dict:
-    """The captures a spec entry asks for, plus the hook's own extras (names outside schema.CAPTURES, such as the
-    commit's `new_tokens`), which the summary needs whatever the spec says."""
-    wanted = set(entry.get("capture", ()))
-    found = {**GENERIC, **table.get(entry["qualname"], {})}
-    return {name: fn for name, fn in found.items() if name in wanted or (name not in CAPTURES and name in found
-                                                                         and name not in GENERIC)}
-
-
-def _pick_later(table: dict, entry: dict):
-    """(names kept, snapshot, values) where the hook wants any of the names (extras outside schema.CAPTURES are
-    always kept, as in _pick); None otherwise. Aggregated hooks compute everything on the engine thread."""
-    found = table.get(entry["qualname"])
-    if found is None or entry.get("aggregate"):
-        return None
-    names, snapshot, values = found
-    wanted = set(entry.get("capture", ()))
-    keep = frozenset(n for n in names if n in wanted or n not in CAPTURES)
-    return (keep, snapshot, values) if keep & wanted else None
 
 
 def trace_dir(spec: dict) -> str:
@@ -297,10 +235,10 @@ def install(spec: dict, engine_version: str) -> Probe:
     folder = os.path.join(trace_dir(spec), "shards")
     os.makedirs(folder, exist_ok=True)
     proc = multiprocessing.current_process().name.replace(os.sep, "_").replace(" ", "_")
-    shard = Shard(os.path.join(folder, f"{proc}-{os.getpid()}.jsonl"), capacity=int(spec.get("capacity", 200_000)),
-                  interval_s=float(spec.get("flush_interval_s", 0.5)))
+    shard = Shard(os.path.join(folder, f"{proc}-{os.getpid()}{SHARD_SUFFIX}"),
+                  capacity=int(spec.get("capacity", 200_000)), interval_s=float(spec.get("flush_interval_s", 0.5)))
     probe = Probe(spec, shard)
-    shard.encode = probe.encode
+    shard.prepare = probe.new_files
     shard.tick_callbacks.append(probe.tick)
     shard.stats_callback = probe.stats
     shard.add(probe.process_record(engine_version))
@@ -309,7 +247,7 @@ def install(spec: dict, engine_version: str) -> Probe:
     shard.start()
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=probe.after_fork)  # runs after the shard's own fork handler
-    atexit.register(probe.emit_aggregates)  # runs before the shard's close (atexit is LIFO)
+    atexit.register(probe.close_aggregates)  # runs before the shard's close (atexit is LIFO)
     return probe
 
 
@@ -335,5 +273,5 @@ def mark(name: str, **values) -> None:
     align processes of different hosts and measure the residual skew (atlas.runtime.clock)."""
     if _PROBE is not None:
         now = monotonic_ns()
-        _PROBE.shard.add({"kind": "mark", "pid": _PROBE.pid, "name": name, "ts_ns": now + _PROBE.wall_offset_ns,
+        _PROBE.shard.add({"kind": "mark", "v": SCHEMA_VERSION, "pid": _PROBE.pid, "name": name, "ts_ns": now + _PROBE.wall_offset_ns,
                           "mono_ns": now, "values": values})

@@ -1,11 +1,26 @@
-"""The record schema of probe shards: one JSON object per line. atlas reads it (merge, Perfetto, summary); the
-probe writes it. Plain data, standard library only."""
+"""The record schema of probe shards. atlas reads it (merge, Perfetto, summary); the probe writes it. Plain data,
+standard library only.
 
-SCHEMA_VERSION = 2
+A shard (`shards/<process>-<pid>.shard`, schema 3) is a sequence of frames, each a 4-byte little-endian length and a
+`marshal` (format version 4) of a list of records, written by the flusher in one append per flush; a kill mid-write
+leaves a torn last frame, which readers skip and count. A record is a dict (the kinds of KINDS, with "kind" and "v")
+or a compact hot-path row (CALL_ROW, AGG_ROW) that atlas.runtime.merge expands, with the static fields of the
+process's "hook" and "file" records, into the "call" and "agg" objects of KINDS. Schema 1 and 2 shards
+(`*.jsonl`, one JSON value per line, a call as the array "c" + CALL_FIELDS) stay readable.
+"""
 
-# A hooked call in a shard is a compact JSON array: "c" then these fields (the hook's static fields are in the
-# process's "hook" record of the same index; wall time is mono_ns plus the process record's ts_ns - mono_ns).
-# atlas.runtime.merge expands it into the "call" object of KINDS.
+SCHEMA_VERSION = 3
+MARSHAL_VERSION = 4  # readable by every CPython 3.4+: the engine's interpreter may be newer than atlas's
+SHARD_SUFFIX = ".shard"
+
+# A hooked call: ("c", hook index, seq, tid, mono_ns, dur_ns, step, call file, call line, values). `values` lists
+# the hook record's "fields" in order, then (when the hook record has "later") a raw bundle of plain data that
+# the hook's LATER values function (probes.captures.<framework>) turns into the remaining values offline.
+CALL_ROW = ("c", "hook", "seq", "tid", "mono_ns", "dur_ns", "step", "file", "call_line", "values")
+# The calls of an aggregated hook within one step: ("a", hook index, step, [(mono_ns, dur_ns, values), ...]).
+AGG_ROW = ("a", "hook", "step", "calls")
+
+# Schema 2 (JSON lines): a hooked call is the array "c" then these fields.
 CALL_FIELDS = ("pid", "hook", "seq", "tid", "mono_ns", "dur_ns", "step", "call_path", "call_line", "call_at_pin",
                "values", "request_ids")
 
@@ -24,7 +39,12 @@ KINDS = {
                 "one per shard, first: who wrote it, the engine version against the pin, which hooks got installed "
                 "(each with at_pin: whether its file's git blob id equals the pin's)"),
     "hook": (("pid", "index", "symbol", "role", "path", "line", "end_line", "run_line", "at_pin"),
-             "one per hook and process, before its first call: the static fields compact call records leave out"),
+             "in the shard only, one per installed hook and process: the static fields compact rows leave out; "
+             "schema 3 adds fields (names of the row's values), later ([capture table key, names kept] or null) "
+             "and aggregate"),
+    "file": (("pid", "file", "path", "at_pin"),
+             "in the shard only (schema 3), one per call-site file and process: the running file as the "
+             "repository path at the pin and whether it is byte-identical to the pin's"),
     "call": (("seq", "pid", "tid", "symbol", "role", "path", "line", "at_pin", "ts_ns", "mono_ns", "dur_ns", "step",
               "values"),
              "one hooked call: symbol id and definition line at the pin, call site (call_path, call_line, "
@@ -38,8 +58,8 @@ KINDS = {
     "gpu": (("pid", "seq", "gpu_ns"), "CUDA-event time of call `seq`, resolved off the hot path"),
     "mark": (("pid", "name", "ts_ns", "mono_ns"), "a workload marker written by the driver (round begin/end, on/off)"),
     "stats": (("pid", "ts_ns", "num_events", "num_dropped", "capture_errors", "disabled_hooks"),
-              "written at every flush: events so far, events dropped because the buffer was full, capture errors "
-              "per hook, hooks disabled after a capture raised"),
+              "written at a flush when anything changed: events so far, events dropped because the buffer was full, "
+              "capture errors per hook, hooks disabled after a capture raised"),
 }
 
 EVENT_SCHEMA = {
@@ -49,7 +69,7 @@ EVENT_SCHEMA = {
     "required": ["kind", "v"],
     "properties": {
         "kind": {"enum": sorted(KINDS)},
-        "v": {"enum": [1, SCHEMA_VERSION]},
+        "v": {"enum": [1, 2, SCHEMA_VERSION]},
         "pid": {"type": "integer"},
         "tid": {"type": "integer"},
         "proc": {"type": "string"},

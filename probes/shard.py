@@ -1,17 +1,18 @@
 """Per-process buffered shard writer: bounded memory (drop and count when full, never block the engine), a
-background flusher, and a flush on exit and on SIGTERM/SIGINT. Whatever was flushed stays readable after a kill."""
+background flusher writing marshal frames (probes.records), and a flush on exit and on SIGTERM/SIGINT. Whatever was
+flushed stays readable after a kill."""
 
 from __future__ import annotations
 
 import atexit
-import json
 import os
 import signal
 import threading
 import time
 from collections import deque
 
-from probes.schema import SCHEMA_VERSION
+from probes.records import encode_frame
+from probes.schema import SCHEMA_VERSION, SHARD_SUFFIX
 
 
 class Shard:
@@ -19,52 +20,72 @@ class Shard:
         self.path = path
         self.capacity = capacity
         self.interval_s = interval_s
-        self.buffer: deque = deque()  # append (hot path) and popleft (flusher) are atomic
-        self.num_events = 0
+        self.buffer: deque = deque()  # append (hot path) and popleft (flusher) are atomic; wrappers hold it
+        self.static: deque = deque()  # shard-only records (hooks' static fields), written before the rows
+        self.num_events = 0  # records taken from the buffer by flushes
         self.num_dropped = 0
         self.tick_callbacks: list = []  # run by the flusher before each flush (resolve GPU times, poll control)
         self.stats_callback = None  # -> dict merged into each stats record
-        self.encode = _encode  # record -> JSON line(s); the probe sets its own (compact hot-path tuples)
-        # Records encoded between GIL hand-backs. Without them a flush holds the GIL for whole switch intervals
-        # (5 ms), stalling an engine loop whose steps take 2 ms (measured: bench_probe_cost.py, stall section).
-        self.yield_every = 4
+        self.prepare = None  # records -> records to write before them (the probe's call-site file records)
+        # Records per frame: marshal holds the GIL for a whole frame (~0.5 us a record), and the flusher hands the
+        # GIL back between frames, so the engine thread waits at most one frame (bench_probe_cost.py, stall lines).
+        self.frame_records = 64
+        # Rows held between flushes are objects the engine's garbage collector scans again and again (and vLLM
+        # freezes its own heap, so they are most of what it scans): the row that makes `flush_rows` wakes the
+        # flusher, whatever the interval (bench_probe_cost.py: ~7 us a step with 250 steps' rows held, none with 50).
+        self.flush_rows = 256
+        self.wake = threading.Event()
+        self._last_stats: dict | None = None
         self._lock = threading.Lock()  # serialises flushes, never taken on the hot path
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
     def add(self, record) -> None:
-        """Hot path: append, or count a drop when the buffer is full. Never blocks, never raises."""
-        if len(self.buffer) >= self.capacity:
+        """Append, or count a drop when the buffer is full. Never blocks, never raises. (The call wrappers append
+        their rows to `buffer` themselves, the same way.)"""
+        size = len(self.buffer)
+        if size >= self.capacity:
             self.num_dropped += 1
             return
-        self.num_events += 1
         self.buffer.append(record)
+        if size == self.flush_rows:
+            self.wake.set()
+
+    def add_static(self, record: dict) -> None:
+        """A shard-only record (a hook's static fields): a few per process, never dropped, not an event."""
+        self.static.append(record)
 
     def flush(self) -> None:
+        """Write what the buffer holds as frames, then a stats record if anything changed, in one append. Rows are
+        taken, encoded and let go one frame at a time, handing the GIL back between frames: the engine thread
+        waits at most one frame's work, not a whole flush (bench_probe_cost.py, stall lines)."""
         with self._lock:
             for tick in self.tick_callbacks:
                 try:
                     tick()
                 except Exception:  # a failing tick must not stop flushing
                     pass
-            records = [self.buffer.popleft() for _ in range(len(self.buffer))]
-            lines = []
-            for index, record in enumerate(records):
-                if index % self.yield_every == self.yield_every - 1:
-                    time.sleep(0)  # hand the GIL back: the engine thread waits at most one chunk, not a whole flush
-                try:
-                    line = self.encode(record)
-                except Exception:  # a value JSON cannot take: counted as dropped, the flush goes on
-                    self.num_dropped += 1
-                    continue
-                if line:
-                    lines.append(line)
-            lines.append(self.encode(self._stats()))  # after encoding: it counts what encoding found
-            with open(self.path, "a", encoding="utf-8") as f:
-                f.write("\n".join(lines) + "\n")
+            static, buffer, size = self.static, self.buffer, self.frame_records
+            frames = [encode_frame([static.popleft() for _ in range(len(static))])] if static else []
+            left = len(buffer)
+            self.num_events += left
+            while left:
+                rows = [buffer.popleft() for _ in range(min(left, size))]
+                left -= len(rows)
+                if self.prepare is not None:
+                    rows[:0] = self.prepare(rows)
+                frames.append(encode_frame(rows))
+                del rows
+                time.sleep(0)
+            stats = self._stats()
+            if frames or stats != self._last_stats:
+                self._last_stats = stats
+                frames.append(encode_frame([dict(stats, ts_ns=time.time_ns())]))
+                with open(self.path, "ab") as f:
+                    f.write(b"".join(frames))
 
     def _stats(self) -> dict:
-        stats = {"kind": "stats", "pid": os.getpid(), "ts_ns": time.time_ns(), "num_events": self.num_events,
+        stats = {"kind": "stats", "v": SCHEMA_VERSION, "pid": os.getpid(), "num_events": self.num_events,
                  "num_dropped": self.num_dropped, "capture_errors": {}, "disabled_hooks": []}
         if self.stats_callback is not None:
             stats.update(self.stats_callback())
@@ -82,7 +103,9 @@ class Shard:
             os.register_at_fork(after_in_child=self._after_fork)
 
     def _run(self) -> None:
-        while not self._stop.wait(self.interval_s):
+        while not self._stop.is_set():
+            self.wake.wait(self.interval_s)  # the interval, or `flush_rows` rows waiting
+            self.wake.clear()
             try:
                 self.flush()
             except OSError:
@@ -90,6 +113,7 @@ class Shard:
 
     def close(self) -> None:
         self._stop.set()
+        self.wake.set()
         try:
             self.flush()
         except OSError:
@@ -97,18 +121,16 @@ class Shard:
 
     def _after_fork(self) -> None:
         """A forked child gets its own shard (the parent's buffer is the parent's)."""
-        root, _ = os.path.splitext(self.path)
-        self.path = f"{root.rsplit('-', 1)[0]}-forked-{os.getpid()}.jsonl"
-        self.buffer, self.num_events, self.num_dropped = deque(), 0, 0
+        root = self.path[:-len(SHARD_SUFFIX)] if self.path.endswith(SHARD_SUFFIX) else self.path
+        self.path = f"{root.rsplit('-', 1)[0]}-forked-{os.getpid()}{SHARD_SUFFIX}"
+        self.buffer.clear()  # the same deque: the wrappers hold it
+        self.static.clear()
+        self.num_events, self.num_dropped, self._last_stats = 0, 0, None
+        self.wake = threading.Event()
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="atlas-probe-flush", daemon=True)
         self._thread.start()
-
-
-def _encode(record: dict) -> str:
-    record.setdefault("v", SCHEMA_VERSION)
-    return json.dumps(record, separators=(",", ":"), default=str)
 
 
 def _chain_signal(sig: int, flush) -> None:

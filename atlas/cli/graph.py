@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from atlas.cli import output
+from atlas.cli import _common, output
 from atlas.errors import SymbolNotFound
 from atlas.graph import Index, build, load_graph, load_index
 from atlas.graph.pycg import callgraph
@@ -29,12 +29,13 @@ def register(sub) -> None:
     p = sub.add_parser("graph", help="query the call graph: callees, callers, path, export")
     verbs = p.add_subparsers(dest="verb", required=True, metavar="QUERY")
     for name, text in (("callees", "what SYMBOL calls"), ("callers", "who calls SYMBOL")):
-        q = verbs.add_parser(name, help=text, parents=p._atlas_parents if hasattr(p, "_atlas_parents") else [])
+        q = verbs.add_parser(name, help=text, parents=[_common(True)])
         q.add_argument("symbol")
         q.add_argument("--depth", type=int, default=1, help="levels to follow (default 1)")
         q.add_argument("--framework", help="vllm or sglang (default: whichever has the symbol)")
         q.set_defaults(func=walk)
-    q = verbs.add_parser("path", help="the shortest call chain FROM -> TO (an op or C++ function: on to its kernel)")
+    q = verbs.add_parser("path", help="the shortest call chain FROM -> TO (an op or C++ function: on to its kernel)",
+                         parents=[_common(True)])
     q.add_argument("source", metavar="FROM")
     q.add_argument("target", metavar="TO", help="a symbol, or an op named at several layers (its lowest is taken); "
                    "kernel ids by suffix: reshape_and_cache_flash_kernel, cuda:vllm::reshape_and_cache_flash_kernel")
@@ -42,12 +43,14 @@ def register(sub) -> None:
     q.add_argument("--exact", action="store_true", help="stop at TO (an op or C++ function is otherwise followed "
                    "down the kernel layer to the __global__ or Triton kernel it launches)")
     q.set_defaults(func=path)
-    q = verbs.add_parser("unresolved", help="call sites and kernel-layer links that could not be resolved")
+    q = verbs.add_parser("unresolved", help="call sites and kernel-layer links that could not be resolved",
+                         parents=[_common(True)])
     q.add_argument("framework")
     q.add_argument("--kind", choices=("python", "kernel", "all"), default="all",
                    help="python call sites, kernel-layer sites (ops, registrations, JIT loads, launches), or all")
     q.set_defaults(func=unresolved)
-    q = verbs.add_parser("export", help="every node and edge of a framework's graph, with provenance")
+    q = verbs.add_parser("export", help="every node and edge of a framework's graph, with provenance",
+                         parents=[_common(True)])
     q.add_argument("framework")
     q.set_defaults(func=export)
 

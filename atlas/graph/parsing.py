@@ -15,7 +15,7 @@ from pathlib import Path
 
 from atlas.parse.python import ModuleFacts, extract, module_name, pack, parser, unpack
 
-FACTS_VERSION = "10"  # bump when the extractor's output changes: old cached facts are then ignored
+FACTS_VERSION = "11"  # bump when the extractor's output changes: old cached facts are then ignored
 _PARSER = None
 
 

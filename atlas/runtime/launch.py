@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from atlas.errors import ConfigError
+from atlas.runtime.merge import shard_paths
 
 PROBES = Path(__file__).resolve().parents[2] / "probes"
 DRIVERS = Path(__file__).resolve().parent / "drivers"
@@ -34,7 +35,7 @@ def prepare_out(out: Path) -> Path:
     except OSError as exc:
         raise ConfigError(f"trace folder {out} is not writable ({exc.strerror}); pass --out with a folder you can "
                           "write to") from None
-    for old in (out / "shards").glob("*.jsonl"):
+    for old in shard_paths(out / "shards"):
         old.unlink()
     return out
 

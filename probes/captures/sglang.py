@@ -4,14 +4,16 @@ retraction under memory pressure, run_batch (CUDA graph or not) and the commit i
 
 from __future__ import annotations
 
+from probes.hooks import arg
+
 
 def _len(x) -> int:
     """len() of a list or tensor, 0 for None (a tensor must not meet `or`: its truth value is ambiguous)."""
     return 0 if x is None else len(x)
 
 
-def _reqs(batch) -> list:
-    return list(getattr(batch, "reqs", None) or ())
+def _num_reqs(batch) -> int:
+    return len(getattr(batch, "reqs", None) or ())
 
 
 def _mode(batch) -> str:
@@ -19,15 +21,6 @@ def _mode(batch) -> str:
     return getattr(mode, "name", str(mode))
 
 
-def _accepted(call) -> int:
-    result = call.arg(2, "result")
-    return int(getattr(result, "num_correct_drafts", 0) or 0)
-
-
-def _new_tokens(call) -> dict:
-    """rid -> output tokens so far, for every request of the processed batch (the summary diffs them by step)."""
-    batch = call.arg(1, "batch")
-    return {r.rid: len(r.output_ids) for r in _reqs(batch)}
 
 
 def _next(result):
@@ -37,7 +30,7 @@ def _next(result):
 
 def _is_idle(result) -> bool:
     batch = _next(result)
-    return batch is None or not _reqs(batch)
+    return batch is None or not getattr(batch, "reqs", None)
 
 
 IDLE = {"Scheduler.get_next_batch_to_run": _is_idle}
@@ -49,20 +42,11 @@ CAPTURES = {
     },
     "ScheduleBatch.prepare_for_extend": {
         "kv_blocks": lambda c: int(getattr(c.self, "extend_num_tokens", 0) or 0),  # token slots (page size 1)
-        "batch_size": lambda c: len(_reqs(c.self)),
-    },
-    "ScheduleBatch.prepare_for_decode": {
-        "kv_blocks": lambda c: len(_reqs(c.self)),
-        "batch_size": lambda c: len(_reqs(c.self)),
+        "batch_size": lambda c: _num_reqs(c.self),
     },
     "ScheduleBatch.retract_decode": {
         "retracted": lambda c: [r.rid for r in c.result[0]],
         "new_token_ratio": lambda c: float(c.result[1]),
-    },
-    "Scheduler.run_batch": {
-        "batch_mode": lambda c: _mode(c.arg(1, "batch")),
-        "batch_size": lambda c: len(_reqs(c.arg(1, "batch"))),
-        "cuda_graph": lambda c: "REPLAY" if getattr(c.result, "can_run_cuda_graph", False) else "EAGER",
     },
     "RadixCache.match_prefix": {
         "prefix_hit_tokens": lambda c: _len(getattr(c.result, "device_indices", None)),
@@ -72,6 +56,7 @@ CAPTURES = {
         "kv_blocks": lambda c: _released_slots(c),
     },
 }
+
 
 def _released_slots(call) -> int:
     """KV token slots a finished request hands back: v0.5.17's keyword kv_len_to_handle, else (older) the request's
@@ -90,10 +75,10 @@ def _extend_len(req) -> int:
     return int(getattr(req, "extend_input_len", 0) or 0)
 
 
-def _plan_snapshot(call) -> tuple:
-    """On the engine thread, one pass over the chosen batch (SGLang reuses and filters its batches in place, and
-    output_ids grow): (mode, rid, tokens this step, computed tokens) per request, the ratio and drafts."""
-    batch = _next(call.result)
+def _plan_raw(args, kwargs, result, before) -> tuple:
+    """The chosen batch as it is now (SGLang reuses and filters its batches in place, and output_ids grow), in one
+    pass: mode, (rid, tokens this step, computed tokens) per request, the ratio and drafts."""
+    batch = _next(result)
     mode = _mode(batch)
     if mode == "EXTEND":
         rows = [(r.rid, _extend_len(r), _len(getattr(r, "prefix_indices", None))) for r in batch.reqs]
@@ -102,7 +87,7 @@ def _plan_snapshot(call) -> tuple:
     else:
         rows = [(r.rid, 1, len(r.origin_input_ids) + len(r.output_ids) - 1) for r in batch.reqs]
     drafts = int(getattr(batch, "spec_num_draft_tokens", 0) or 0) if mode == "TARGET_VERIFY" else 0
-    return mode, rows, _ratio(call.self), drafts
+    return mode, rows, _ratio(args[0]), drafts
 
 
 def _ratio(scheduler) -> float:
@@ -111,32 +96,48 @@ def _ratio(scheduler) -> float:
     return float(getattr(tracker, "current", None) if tracker is not None else getattr(scheduler, "new_token_ratio", 0.0))
 
 
-def _plan(snapshot) -> dict:
-    mode, rows, ratio, drafts = snapshot
+def plan_values(raw: tuple) -> dict:
+    mode, rows, ratio, drafts = raw
     return {"batch_mode": mode, "batch_size": len(rows), "request_ids": [r[0] for r in rows],
             "num_scheduled_tokens": {r[0]: r[1] for r in rows}, "num_computed_tokens": {r[0]: r[2] for r in rows},
             "prefix_hit_tokens": sum(r[2] for r in rows) if mode == "EXTEND" else 0, "new_token_ratio": ratio,
             "draft_tokens": drafts}
 
 
-def _commit_snapshot(call) -> tuple:
-    reqs = call.arg(1, "batch").reqs
-    return [(r.rid, len(r.output_ids), r.finished()) for r in reqs], _accepted(call)
+def _commit_raw(args, kwargs, result, before) -> tuple:
+    rows = [(r.rid, len(r.output_ids), r.finished()) for r in arg(args, kwargs, 1, "batch").reqs]
+    return rows, int(getattr(arg(args, kwargs, 2, "result"), "num_correct_drafts", 0) or 0)
 
 
-def _commit(snapshot) -> dict:
-    rows, accepted = snapshot
+def commit_values(raw: tuple) -> dict:
+    rows, accepted = raw
     return {"accepted_tokens": accepted, "request_ids": [r[0] for r in rows],
             "output_tokens": {r[0]: r[1] for r in rows}, "finished": [r[0] for r in rows if r[2]]}
 
 
-# qualname -> (capture names, snapshot(call) on the engine thread, values(snapshot) -> dict in the flusher)
+def _decode_raw(args, kwargs, result, before) -> int:
+    return _num_reqs(args[0])
+
+
+def _run_raw(args, kwargs, result, before) -> tuple:
+    batch = arg(args, kwargs, 1, "batch")
+    return _mode(batch), _num_reqs(batch), "REPLAY" if getattr(result, "can_run_cuda_graph", False) else "EAGER"
+
+
+def _run_values(raw: tuple) -> dict:
+    return {"batch_mode": raw[0], "batch_size": raw[1], "cuda_graph": raw[2]}
+
+
+# qualname -> (capture names, raw(args, kwargs, result, before) -> plain data, values(raw) -> dict offline)
 LATER = {
+    "ScheduleBatch.prepare_for_decode": (("kv_blocks", "batch_size"), _decode_raw,
+                                         lambda n: {"kv_blocks": n, "batch_size": n}),
+    "Scheduler.run_batch": (("batch_mode", "batch_size", "cuda_graph"), _run_raw, _run_values),
     "Scheduler.get_next_batch_to_run": (("batch_mode", "batch_size", "request_ids", "num_scheduled_tokens",
                                          "num_computed_tokens", "prefix_hit_tokens", "new_token_ratio",
-                                         "draft_tokens"), _plan_snapshot, _plan),
+                                         "draft_tokens"), _plan_raw, plan_values),
     "Scheduler.process_batch_result": (("accepted_tokens", "request_ids", "output_tokens", "finished"),
-                                       _commit_snapshot, _commit),
+                                       _commit_raw, commit_values),
 }
 
 BEFORES: dict = {}

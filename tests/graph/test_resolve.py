@@ -123,6 +123,14 @@ def add_kernel(x_ptr):
 def add(x):
     add_kernel[(1,)](x)
 """}, "k.add", "k.add_kernel", Provenance.LAUNCH),
+    ("a kernel jit'd by a call is launched", {"k.py": """
+import triton
+def _body(x_ptr):
+    pass
+_kernel = triton.jit(do_not_specialize=["n"])(_body)
+def add(x):
+    _kernel[(1,)](x)
+"""}, "k.add", "k._body", Provenance.LAUNCH),
     ("nested function", {"a.py": """
 def outer():
     def inner(): pass

@@ -98,3 +98,42 @@ def test_parameter_and_return_annotations():
 def test_broken_source_still_yields_facts():
     facts = extract(b"def f(:\n    pass\nclass A:\n    def g(self): return 1\n", "m.py", "m", False)
     assert "m.A.g" in {s.id for s in facts.symbols}
+
+
+TRITON = b'''\
+import triton
+from triton import jit
+make_desc = triton.language.make_tensor_descriptor
+if old_triton:
+    @triton.jit
+    def make_desc(base): return None
+@triton.autotune(configs=[])
+@triton.jit
+def stacked(x): pass
+@jit
+def aliased(x): pass
+def body(x): pass
+cat_kernel = triton.jit(do_not_specialize=["n"])(body)
+def body2(x): pass
+k2 = triton.jit(body2)
+def plain(x): pass
+wrapped = other(plain)
+def outer():
+    @triton.jit
+    def nested(x): pass
+'''
+
+
+@pytest.mark.parametrize("sid, kind", [
+    ("k.make_desc", SymbolKind.TRITON_KERNEL),  # a def after an assignment of the same name: the def is the symbol
+    ("k.stacked", SymbolKind.TRITON_KERNEL),
+    ("k.aliased", SymbolKind.TRITON_KERNEL),
+    ("k.body", SymbolKind.TRITON_KERNEL),  # jit'd by a call
+    ("k.body2", SymbolKind.TRITON_KERNEL),
+    ("k.cat_kernel", SymbolKind.ATTRIBUTE),
+    ("k.plain", SymbolKind.FUNCTION),
+    ("k.outer.nested", SymbolKind.TRITON_KERNEL),
+])
+def test_triton_kernels(sid, kind):
+    symbols = [s for s in extract(TRITON, "k.py", "k", False).symbols if s.id == sid]
+    assert [s.kind for s in symbols] == [kind]

@@ -76,19 +76,11 @@ def run(root: Path, spec_dict: dict, body: str, wait: bool = True):
     return subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=60)
 
 
-def raw_lines(out: Path) -> list:
-    """Every shard line as written (compact call arrays included)."""
-    rows = []
-    for shard in sorted((out / "shards").glob("*.jsonl")):
-        rows += [json.loads(line) for line in shard.read_text().splitlines() if line.strip()]
-    return rows
-
-
 def records(out: Path) -> list[dict]:
-    """Every record, compact calls expanded as atlas reads them back (atlas.runtime.merge.read_shard)."""
-    from atlas.runtime.merge import read_shard
+    """Every record, compact rows expanded as atlas reads them back (atlas.runtime.merge.read_shard)."""
+    from atlas.runtime.merge import read_shard, shard_paths
 
     rows = []
-    for shard in sorted((out / "shards").glob("*.jsonl")):
+    for shard in shard_paths(out / "shards"):
         rows += read_shard(shard)[0]
     return rows

@@ -1,5 +1,5 @@
-"""vLLM captures on stand-in objects shaped like vLLM's SchedulerOutput (the real objects are exercised by the
-engine test): the batch mode a plan step is classified as."""
+"""Captures on stand-in objects shaped like the engines' (the real objects are exercised by the engine test): the
+engine-thread half (raw plain data) and the offline half (values) of the plan and commit captures together."""
 
 from __future__ import annotations
 
@@ -7,14 +7,24 @@ from types import SimpleNamespace as NS
 
 import pytest
 
-from probes.captures.vllm import plan_mode
+from probes.captures import sglang, vllm
 from probes.hooks import Call
+from probes.records import encode_frame, read_frames
+
+
+def _later(module, qualname: str, call: Call) -> dict:
+    """values(raw(...)) of a hooked call, the raw bundle through a shard frame and back as the merge reads it."""
+    _, raw, values = module.LATER[qualname]
+    (bundle,), torn = read_frames(encode_frame([raw(call.args, call.kwargs, call.result, call.before)]))
+    assert torn == 0
+    return values(bundle)
 
 
 def _plan(new, cached, spec=None, outputs=None):
     """new/cached: {rid: (computed before, scheduled, prompt len)}; outputs: num_output_tokens of the cached
     requests (vLLM's CachedRequestData field; None: a version without it)."""
-    out = NS(scheduled_new_reqs=[NS(req_id=r, num_computed_tokens=c) for r, (c, _, _) in new.items()],
+    out = NS(scheduled_new_reqs=[NS(req_id=r, num_computed_tokens=c, block_ids=([0] * 4,))
+                                 for r, (c, _, _) in new.items()],
              scheduled_cached_reqs=NS(req_ids=list(cached), num_computed_tokens=[c for c, _, _ in cached.values()],
                                       **({} if outputs is None else {"num_output_tokens": outputs})),
              num_scheduled_tokens={r: s for r, (_, s, _) in {**new, **cached}.items()},
@@ -35,7 +45,8 @@ def _plan(new, cached, spec=None, outputs=None):
     ({}, {}, None, None, "IDLE"),
 ])
 def test_vllm_batch_mode(new, cached, spec, outputs, mode):
-    assert plan_mode(_plan(new, cached, spec, outputs)) == mode
+    assert _later(vllm, "Scheduler.schedule", Call((NS(),), {}, _plan(new, cached, spec, outputs), None))[
+        "batch_mode"] == mode
 
 
 class _Range(tuple):  # stands in for sglang.srt.utils.common.Range (a NamedTuple start, end)
@@ -59,12 +70,10 @@ def _sglang_req(rid, shape, prompt=100, outputs=0, prefix=0):
     ("DECODE", "v0.5.17", {"a": 1, "b": 1}, {"a": 99, "b": 99}, 0),
 ])
 def test_sglang_plan_snapshot(mode, shape, scheduled, computed, prefix_hits):
-    from probes.captures.sglang import LATER
-
     reqs = [_sglang_req("a", shape, prefix=40), _sglang_req("b", shape)]
     batch = NS(reqs=reqs, forward_mode=NS(name=mode))
-    _, snapshot, values = LATER["Scheduler.get_next_batch_to_run"]
-    plan = values(snapshot(Call((NS(new_token_ratio=0.5),), {}, NS(batch_to_run=batch), None)))
+    plan = _later(sglang, "Scheduler.get_next_batch_to_run",
+                  Call((NS(new_token_ratio=0.5),), {}, NS(batch_to_run=batch), None))
     assert (plan["batch_mode"], plan["num_scheduled_tokens"], plan["num_computed_tokens"],
             plan["prefix_hit_tokens"], plan["request_ids"]) == (mode, scheduled, computed, prefix_hits, ["a", "b"])
 
@@ -75,9 +84,7 @@ def test_sglang_plan_snapshot(mode, shape, scheduled, computed, prefix_hits):
     ({}, NS(rid="a"), 0),
 ])
 def test_sglang_released_slots(kwargs, req, slots):
-    from probes.captures.sglang import CAPTURES
-
-    kv_blocks = CAPTURES["RadixCache.cache_finished_req"]["kv_blocks"]
+    kv_blocks = sglang.CAPTURES["RadixCache.cache_finished_req"]["kv_blocks"]
     assert kv_blocks(Call((NS(), req), kwargs, None, None)) == slots
 
 
@@ -87,8 +94,6 @@ def test_sglang_released_slots(kwargs, req, slots):
     (NS(), 0.0),
 ])
 def test_sglang_plan_new_token_ratio(scheduler, ratio):
-    from probes.captures.sglang import LATER
-
     batch = NS(reqs=[_sglang_req("a", "v0.5.17")], forward_mode=NS(name="DECODE"))
-    _, snapshot, values = LATER["Scheduler.get_next_batch_to_run"]
-    assert values(snapshot(Call((scheduler,), {}, NS(batch_to_run=batch), None)))["new_token_ratio"] == ratio
+    plan = _later(sglang, "Scheduler.get_next_batch_to_run", Call((scheduler,), {}, NS(batch_to_run=batch), None))
+    assert plan["new_token_ratio"] == ratio

@@ -16,6 +16,7 @@ import pytest
 
 from atlas.env import settings as load_settings
 from atlas.runtime import TraceOptions, run_trace
+from atlas.runtime.merge import read_shard, shard_paths
 from tests.runtime.engine import engine_python
 from tests.runtime.traceshape import check_trace_file
 
@@ -85,8 +86,8 @@ def test_killed_mid_run_leaves_a_trace_that_opens(tmp_path):
     deadline = time.monotonic() + 150
     try:
         while time.monotonic() < deadline and proc.poll() is None:
-            shards = list((tmp_path / "trace" / "shards").glob("*.jsonl"))
-            if sum(s.read_text().count('["c",') for s in shards) >= 40:  # compact call records
+            shards = shard_paths(tmp_path / "trace" / "shards")
+            if sum(r["kind"] == "call" for s in shards for r in read_shard(s)[0]) >= 40:  # flushed call records
                 break
             time.sleep(0.5)
         assert proc.poll() is None, "the run ended before it could be killed; make the workload longer"

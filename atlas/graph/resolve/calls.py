@@ -13,6 +13,8 @@ CALL_RUNS = {"torch.nn.Module": "forward", "torch.nn.modules.module.Module": "fo
 # elements) or "items" (each positional argument is an element).
 CONTAINERS = {"torch.nn.ModuleList": "iterable", "torch.nn.Sequential": "items", "itertools.islice": "iterable",
               "itertools.chain": "iterables", "collections.deque": "iterable"}
+# Called with a function, these return it as a kernel (`k = triton.jit(fn)`); with options only, a decorator.
+KERNEL_WRAPPERS = frozenset({"triton.jit", "triton.autotune", "triton.heuristics"})
 # Which provenance an edge keeps when one call site reaches a callee in several ways (first = surest): the result
 # does not depend on the order values are met in (sets iterate in hash order).
 RANK = {p: i for i, p in enumerate((Provenance.STATIC, Provenance.LAUNCH, Provenance.TYPE_INFERRED,
@@ -62,9 +64,9 @@ class Calls:
             if fexpr[0] == "n" or (fexpr[0] == "a" and fexpr[1][0] == "n" and fexpr[1][1] in ("self", "cls")) or (
                     fexpr[0] == "a" and fexpr[1][0] == "c" and fexpr[1][1] == ("n", "super")):
                 prov = Provenance.STATIC
-            elif fexpr[0] == "s" and callee in self.scopes and any(
+            elif fexpr[0] == "s" and callee in self.scopes and (callee in self.kernel_functions or any(
                     d.split("(")[0].rsplit(".", 1)[-1] in ("jit", "autotune", "heuristics")
-                    for d in self.scopes[callee].decorator_names):
+                    for d in self.scopes[callee].decorator_names)):
                 prov = Provenance.LAUNCH
             else:
                 prov = Provenance.TYPE_INFERRED
@@ -84,6 +86,10 @@ class Calls:
             vals, _ = self.eval_args(args, kwargs)
             if v[1] in CONTAINERS and not self.pycg:  # nn.ModuleList(layers), islice(layers, ...): the elements
                 return self.new_list(v[1], site, self.elements(vals, CONTAINERS[v[1]], args))
+            if v[1] in KERNEL_WRAPPERS and not self.pycg:  # k = triton.jit(fn), triton.jit(**options)(fn)
+                kernels = {f for f in (vals[0] if vals else ()) if f[0] == "f"}
+                self.kernel_functions.update(f[1] for f in kernels)
+                return kernels or ({v} if not args else {("xr", "triton")})
             return {v} if self.pycg else {("xr", v[1].split(".")[0])}  # some object of that library
         if t == "b":
             return self.call_builtin(v[1], args, kwargs, site, fexpr)

@@ -56,6 +56,7 @@ class Solver(Cells, Names, Values, Calls, Bindings, Dispatch, Summaries):
         self.mro_memo: dict[str, tuple] = {}  # class -> (MRO, internal classes, walk, ("B", class) keys): mro_walk
         self.mro_users: dict[str, set] = {}  # class -> the memoized classes whose MRO holds it
         self.direct_subclasses: dict[str, set] = {}  # class -> the classes that name it as a base
+        self.kernel_functions: set[str] = set()  # functions jit'd by a call, `k = triton.jit(fn)`: launches of k
         self.stars: dict[str, list[str]] = {}
         self.kinds: dict[str, str] = {}
         self.slot_keys: dict[str, list] = {}  # alloc -> its slot cell keys

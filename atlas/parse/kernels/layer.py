@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from atlas.model import CallSite, Edge, Symbol, SymbolKind
+from atlas.parse.kernels.cmake import cmake_texts, extension_targets
 from atlas.parse.kernels.cpp import CPP_SUFFIXES, parse_cpp
 from atlas.parse.kernels.cppedges import cpp_edges, cpp_symbols
 from atlas.parse.kernels.cppindex import CppIndex
@@ -56,7 +57,8 @@ def kernel_layer(checkout, manifest, symbols: dict[str, Symbol]) -> KernelLayer:
     cpp_paths = [path for path, _ in analysed_files(manifest, checkout, CPP_SUFFIXES)]
     sources = {path: _read(root, path) for path in cpp_paths}
     index = CppIndex([parse_cpp(path, text) for path, text in sources.items()])
-    registrations = [r for path, text in sources.items() for r in find_registrations(path, text)]
+    targets = extension_targets(cmake_texts(root))
+    registrations = [r for path, text in sources.items() for r in find_registrations(path, text, targets.get(path, ""))]
     parsed_cpp = time.perf_counter()
 
     facts = []

@@ -81,7 +81,8 @@ def python_ops(facts: list[PyFacts], scopes: Scopes):
         for custom in fact.custom_ops:
             oid = op_id(custom.namespace, custom.op)
             symbols.setdefault(oid, Symbol(oid, SymbolKind.OP, Span(fact.path, custom.line, custom.line)))
-            target = scopes.resolve_name(custom.func, module, fact.imports)
+            target = scopes.enclosing(fact.path, custom.defined_at) if custom.defined_at else \
+                scopes.resolve_name(custom.func, module, fact.imports)
             if target:
                 edges.append(Edge(oid, target, Provenance.REGISTRATION, 1.0, Span(fact.path, custom.line, custom.line)))
             else:

@@ -11,7 +11,7 @@ import tree_sitter_python
 from tree_sitter import Language, Parser, Query, QueryCursor
 
 _LANGUAGE = Language(tree_sitter_python.language())
-MARKERS = ("torch.ops", "direct_register_custom_op", "load_jit", "Library(")
+MARKERS = ("torch.ops", "direct_register_custom_op", "load_jit", "Library(", "custom_op(")
 
 _OPS = Query(_LANGUAGE, """
 (attribute object: (attribute object: (attribute object: (identifier) @torch attribute: (identifier) @ops)
@@ -32,12 +32,14 @@ class OpUse:
 
 @dataclass(frozen=True, slots=True)
 class CustomOp:
-    """`direct_register_custom_op("name", fn, target_lib=lib)`: the op torch.ops.<namespace>.<name> runs fn."""
+    """`direct_register_custom_op("name", fn, target_lib=lib)` or `torch.library.custom_op("ns::name", fn)` (as a
+    decorator too): the op torch.ops.<namespace>.<name> runs fn."""
 
     namespace: str
     op: str
     func: str  # the Python name passed as op_func, as written
     line: int
+    defined_at: int = 0  # `@torch.library.custom_op("ns::op")` on a def: the line of that def (func is its name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +152,22 @@ def _jit_load(positional: list, keywords: dict, line: int, env: dict) -> JitLoad
     return JitLoad(marker or "", tuple(files), tuple(wrappers), line, dynamic)
 
 
+def _library_op(call, positional: list, keywords: dict, line: int) -> list[CustomOp]:
+    """`torch.library.custom_op("ns::name", fn, ...)`, or the same call decorating a def."""
+    qualified = _string(keywords.get("name") or (positional[0] if positional else None))
+    if not qualified or "::" not in qualified or "*" in qualified:
+        return []
+    namespace, _, op = qualified.partition("::")
+    decorated = call.parent.parent if call.parent is not None and call.parent.type == "decorator" else None
+    if decorated is not None and decorated.type == "decorated_definition":
+        definition = decorated.child_by_field_name("definition")
+        if definition is not None and definition.type == "function_definition":
+            return [CustomOp(namespace, op.split(".")[0], definition.child_by_field_name("name").text.decode(), line,
+                             definition.start_point[0] + 1)]
+    func = keywords.get("fn") or (positional[1] if len(positional) > 1 else None)
+    return [CustomOp(namespace, op.split(".")[0], func.text.decode() if func is not None else "", line)]
+
+
 def _imports(root) -> dict:
     found = {}
     for _, captures in QueryCursor(_IMPORTS).matches(root):
@@ -181,16 +199,18 @@ def python_facts(path: str, source: str) -> PyFacts:
         is_call = parent is not None and parent.type == "call"
         uses.append(OpUse(captures["ns"][0].text.decode(), captures["op"][0].text.decode(),
                           ref.start_point[0] + 1, is_call))
-    custom_ops, jit_loads, calls, libraries = [], [], [], {}
+    custom_ops, jit_loads, calls, libraries, library_ops = [], [], [], {}, []
     for _, captures in QueryCursor(_CALLS).matches(root):
         name = captures["name"][0].text.decode()
         call = captures["call"][0]
         line = call.start_point[0] + 1
         calls.append((name, line, captures["name"][0].parent.type == "attribute"))
-        if name not in ("direct_register_custom_op", "load_jit", "Library"):
+        if name not in ("direct_register_custom_op", "load_jit", "Library", "custom_op"):
             continue
         positional, keywords = _arguments(captures["args"][0])
-        if name == "Library":
+        if name == "custom_op":
+            library_ops.extend(_library_op(call, positional, keywords, line))
+        elif name == "Library":
             target = call.parent
             ns = _string(positional[0]) if positional else None
             if target is not None and target.type == "assignment" and ns:
@@ -205,5 +225,5 @@ def python_facts(path: str, source: str) -> PyFacts:
                 custom_ops.append(CustomOp(lib.text.decode() if lib is not None else "", op,
                                            func.text.decode().strip("() \n") if func is not None else "", line))
     custom_ops = [CustomOp(libraries.get(c.namespace, "vllm") if c.namespace else "vllm", c.op, c.func, c.line)
-                  for c in custom_ops]
+                  for c in custom_ops] + library_ops
     return PyFacts(path, tuple(uses), tuple(custom_ops), tuple(jit_loads), tuple(calls), _imports(root), libraries)

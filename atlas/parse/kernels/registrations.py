@@ -29,7 +29,7 @@ class Registration:
 
 
 def extension_name(path: str) -> str:
-    """What TORCH_EXTENSION_NAME expands to for a vLLM source file (the CMake target that compiles it)."""
+    """What TORCH_EXTENSION_NAME expands to for a vLLM source file no CMake target lists (a guess by folder)."""
     if "/rocm/" in f"/{path}":
         return "_rocm_C"
     if "/moe/" in f"/{path}":
@@ -37,12 +37,12 @@ def extension_name(path: str) -> str:
     return "_C"
 
 
-def _namespace(arg: str, path: str) -> str:
+def _namespace(arg: str, path: str, extension: str = "") -> str:
     arg = re.sub(r"\s+", "", arg)
     concat = re.fullmatch(r"CONCAT\((\w+),(\w+)\)", arg)
     if concat:
-        return _namespace(concat.group(1), path) + concat.group(2)
-    return extension_name(path) if arg == "TORCH_EXTENSION_NAME" else arg
+        return _namespace(concat.group(1), path, extension) + concat.group(2)
+    return (extension or extension_name(path)) if arg == "TORCH_EXTENSION_NAME" else arg
 
 
 def _impl_name(arg: str) -> str:
@@ -62,8 +62,9 @@ def _dispatch_key(arg: str) -> str:
     return (match.group(1) or match.group(2)) if match else ""
 
 
-def find_registrations(path: str, source: str) -> list[Registration]:
-    """Every op def and impl in one C++ file."""
+def find_registrations(path: str, source: str, extension: str = "") -> list[Registration]:
+    """Every op def and impl in one C++ file; `extension` is the CMake target compiling it (what
+    TORCH_EXTENSION_NAME means there; atlas.parse.kernels.cmake), else guessed from the path."""
     if "TORCH_LIBRARY" not in source:
         return []
     blanked = mask(source)
@@ -82,7 +83,7 @@ def find_registrations(path: str, source: str) -> list[Registration]:
         args = split_args(kept[block.end():close - 1])
         if len(args) < 2:
             continue
-        namespace = _namespace(args[0], path)
+        namespace = _namespace(args[0], path, extension)
         block_key = _dispatch_key_name(args[1]) if block.group(1) == "_IMPL" and len(args) >= 3 else ""
         module = args[-1].strip()
         calls = re.compile(rf"\b{re.escape(module)}\s*\.\s*(def|impl)\s*\(")

@@ -11,6 +11,9 @@ from atlas.parse.python.grammar import (
 )
 
 
+_JIT = (("a", ("n", "triton"), "jit"), ("n", "jit"))
+
+
 class Expressions:
     """Mixin of the walker: expressions and assignment targets -> IR."""
 
@@ -148,6 +151,9 @@ class Expressions:
                     args.append(self.expr(a))
         text = self.text(func)
         site = (node.start_point[0] + 1, node.end_point[0] + 1, text if len(text) < 120 else text[:117] + "...")
+        jit = fexpr[1] if fexpr[0] == "c" else fexpr  # triton.jit(fn) or triton.jit(**options)(fn)
+        if args and args[0][0] == "n" and jit in _JIT:
+            self.jit_calls.add(f"{self.scope.id}.{args[0][1]}")
         return ("c", fexpr, tuple(args), tuple(kwargs), site)
 
     def lambda_expr(self, node) -> tuple:

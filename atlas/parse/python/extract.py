@@ -3,6 +3,8 @@ spans and signatures) and the statement IR of every scope (see atlas.parse.pytho
 
 from __future__ import annotations
 
+import dataclasses
+
 import tree_sitter as ts
 
 from atlas.model import Span, Symbol, SymbolKind
@@ -28,7 +30,7 @@ def extract(source: bytes, path: str, module: str, is_package: bool, ts_parser: 
     tree = (ts_parser or parser()).parse(source)
     walker = _Walker(source, path, module, is_package)
     walker.run(tree.root_node)
-    return ModuleFacts(module, path, is_package, walker.symbols, walker.scopes, source.count(b"\n") + 1)
+    return ModuleFacts(module, path, is_package, walker.finish(), walker.scopes, source.count(b"\n") + 1)
 
 
 class _Walker(Definitions, Statements, Expressions):
@@ -44,6 +46,8 @@ class _Walker(Definitions, Statements, Expressions):
         self.symbols: list[Symbol] = []
         self.scopes: list[Scope] = []
         self.seen_attrs: set[str] = set()
+        self.defined: set[str] = set()  # ids of def/class symbols: an assignment of the same name adds no attribute
+        self.jit_calls: set[str] = set()  # functions made kernels by a call: `k = triton.jit(...)(fn)`
         self.lambda_counts: dict[str, int] = {}
         self.scope: Scope | None = None
         self.idx = 0
@@ -60,7 +64,16 @@ class _Walker(Definitions, Statements, Expressions):
         return Span(self.path, node.start_point[0] + 1, node.end_point[0] + 1)
 
     def add_symbol(self, sid: str, kind: SymbolKind, node, signature: str = "", decorators=(), bases=()) -> None:
+        if kind is not SymbolKind.ATTRIBUTE:
+            self.defined.add(sid)
+            if sid in self.seen_attrs:  # `name = other` earlier, then `def name`: the definition is the symbol
+                self.symbols = [s for s in self.symbols if s.id != sid or s.kind is not SymbolKind.ATTRIBUTE]
         self.symbols.append(Symbol(sid, kind, self.span(node), signature, tuple(decorators), tuple(bases)))
+
+    def finish(self) -> list[Symbol]:
+        """The symbols, a function jit'd by a call (`triton.jit(fn)`, `triton.jit(**options)(fn)`) a Triton kernel."""
+        return [dataclasses.replace(s, kind=SymbolKind.TRITON_KERNEL) if s.id in self.jit_calls
+                and s.kind is SymbolKind.FUNCTION else s for s in self.symbols]
 
     def emit(self, stmt) -> None:
         self.scope.statements.append(stmt)

@@ -61,7 +61,7 @@ class Statements:
             for child in target.named_children:
                 self.attribute_symbols(child, None, target)
             return
-        if sid and sid not in self.seen_attrs:
+        if sid and sid not in self.seen_attrs and sid not in self.defined:
             self.seen_attrs.add(sid)
             sig = f"{sid.rsplit('.', 1)[1]}: {self.text(annot)}" if annot is not None else ""
             self.add_symbol(sid, SymbolKind.ATTRIBUTE, holder, sig)

@@ -29,9 +29,13 @@ MANIFEST = ("schema: 1\nname: fixture\nurl: https://example.invalid/fixture\ninc
             "pins:\n  default:\n    ref: v1\n")
 
 
-def fixture(tmp_path: Path):
+SYMBOLS = [("pkg.ops.write", "pkg/ops.py", 3, 6), ("pkg.store._module", "pkg/store.py", 1, 2),
+           ("pkg.store.store", "pkg/store.py", 4, 5)]
+
+
+def fixture(tmp_path: Path, files: dict = FILES, functions: list = SYMBOLS):
     repo = tmp_path / "repo"
-    for rel, text in FILES.items():
+    for rel, text in files.items():
         (repo / rel).parent.mkdir(parents=True, exist_ok=True)
         (repo / rel).write_text(text)
     git(repo, "init", "-q")
@@ -39,9 +43,7 @@ def fixture(tmp_path: Path):
     (tmp_path / "fixture.yaml").write_text(MANIFEST)
     manifest = load_manifest(tmp_path / "fixture.yaml")
     checkout = Checkout(Pin("fixture", "v1", "0" * 40, manifest.url), "default", repo, "mirror", False)
-    symbols = {sid: Symbol(sid, SymbolKind.FUNCTION, Span(path, a, b)) for sid, path, a, b in [
-        ("pkg.ops.write", "pkg/ops.py", 3, 6), ("pkg.store._module", "pkg/store.py", 1, 2),
-        ("pkg.store.store", "pkg/store.py", 4, 5)]}
+    symbols = {sid: Symbol(sid, SymbolKind.FUNCTION, Span(path, a, b)) for sid, path, a, b in functions}
     return kernel_layer(checkout, manifest, symbols)
 
 
@@ -72,3 +74,28 @@ def test_what_cannot_be_linked_is_listed(tmp_path):
     rows = {(r["kind"], r["expression"]) for r in unresolved_report(fixture(tmp_path))}
     assert rows == {("op not registered in the tree", "torch.ops._C_cache_ops.gone"),
                     ("registered function not found", "CUDA impl nowhere")}
+
+
+def test_registration_styles_of_vllm_v0_33(tmp_path):
+    """TORCH_EXTENSION_NAME is the CMake target that compiles the file (csrc/rocm/quickreduce is in _C, not
+    _rocm_C); `@torch.library.custom_op("vllm::op")` registers the function it decorates."""
+    files = {
+        "CMakeLists.txt": 'set(VLLM_EXT_SRC\n  "csrc/rocm/quickreduce/torch_bindings.cpp")\n'
+                          "define_extension_target(_C DESTINATION vllm SOURCES ${VLLM_EXT_SRC} WITH_SOABI)\n",
+        "csrc/rocm/quickreduce/torch_bindings.cpp":
+            "int64_t qr_max_size() { return 1; }\n"
+            "TORCH_LIBRARY_FRAGMENT(CONCAT(TORCH_EXTENSION_NAME, _custom_ar), custom_ar) {\n"
+            '  custom_ar.def("qr_max_size", &qr_max_size);\n}\n',
+        "pkg/ops.py": "import torch\n\ndef size():\n    return torch.ops._C_custom_ar.qr_max_size()\n\n"
+                      '@torch.library.custom_op("vllm::mm_fp4", mutates_args=[])\ndef mm_fp4(a):\n    return a\n\n'
+                      "def use(a):\n    return torch.ops.vllm.mm_fp4(a)\n",
+    }
+    layer = fixture(tmp_path, files, [("pkg.ops.size", "pkg/ops.py", 3, 4), ("pkg.ops.mm_fp4", "pkg/ops.py", 6, 8),
+                                      ("pkg.ops.use", "pkg/ops.py", 10, 11)])
+    edges = {(e.caller, e.callee): e.provenance for e in layer.edges}
+    assert edges[("pkg.ops.size", "op:_C_custom_ar::qr_max_size")] == Provenance.STATIC
+    assert edges[("op:_C_custom_ar::qr_max_size",
+                  "cpp:csrc/rocm/quickreduce/torch_bindings.cpp::qr_max_size")] == Provenance.REGISTRATION
+    assert edges[("pkg.ops.use", "op:vllm::mm_fp4")] == Provenance.STATIC
+    assert edges[("op:vllm::mm_fp4", "pkg.ops.mm_fp4")] == Provenance.REGISTRATION
+    assert not layer.unresolved

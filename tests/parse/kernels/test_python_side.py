@@ -44,3 +44,18 @@ def _dynamic(names):
     assert first.files == ("deepseek_v4/c*.cuh", "common.cuh")
     assert first.wrappers == (("decode", "FlashCompress*Kernel::run_decode"), ("plan", "plan_fn"))
     assert second.is_dynamic
+
+
+@pytest.mark.parametrize("source, expected", [
+    ('if ok:\n    @torch.library.custom_op(\n        "vllm::mm_fp4",\n        mutates_args=[],\n    )\n'
+     '    def mm_fp4(a):\n        return a\n', [("vllm", "mm_fp4", "mm_fp4", 2, 6)]),
+    ('from torch.library import custom_op\n@custom_op("mylib::rearrange.default", mutates_args=())\ndef r(x): pass\n',
+     [("mylib", "rearrange", "r", 2, 3)]),
+    ('def g(x): return x\ntorch.library.custom_op("mylib::g_op", g, mutates_args=())\n',
+     [("mylib", "g_op", "g", 2, 0)]),
+    ('@torch.library.register_fake("vllm::mm_fp4")\ndef fake(a): pass\n', []),  # not a registration
+    ('@torch.library.custom_op(name, mutates_args=())\ndef f(a): pass\n', []),  # the name is not a literal
+])
+def test_torch_library_custom_op(source, expected):
+    facts = python_facts("vllm/x.py", source)
+    assert [(c.namespace, c.op, c.func, c.line, c.defined_at) for c in facts.custom_ops] == expected

@@ -39,3 +39,45 @@ def test_schema_and_line_are_kept():
     source = 'STABLE_TORCH_LIBRARY_FRAGMENT(_C, ops) {\n\n  ops.def("f(Tensor a,"\n          " int b) -> Tensor");\n}'
     (reg,) = find_registrations("csrc/e.cpp", source)
     assert reg.line == 3 and reg.schema.startswith("f(Tensor a,") and reg.schema.endswith("-> Tensor")
+
+
+QUICKREDUCE = ('TORCH_LIBRARY_FRAGMENT(CONCAT(TORCH_EXTENSION_NAME, _custom_ar), custom_ar) {\n'
+               '  custom_ar.def("qr_max_size", &qr_max_size);\n}')
+
+
+@pytest.mark.parametrize("extension, namespace", [
+    ("_C", "_C_custom_ar"),  # CMake compiles csrc/rocm/quickreduce into the legacy _C target (vLLM v0.33)
+    ("", "_rocm_C_custom_ar"),  # no CMake target lists it: guessed from the folder
+])
+def test_extension_name_from_the_cmake_target(extension, namespace):
+    (reg,) = find_registrations("csrc/rocm/quickreduce/torch_bindings.cpp", QUICKREDUCE, extension)
+    assert reg.namespace == namespace
+
+
+CMAKE = """
+set(VLLM_EXT_SRC
+  "csrc/rocm/quickreduce/torch_bindings.cpp"  # a comment (with parens)
+  "csrc/rocm/quickreduce/custom_quickreduce.cu")
+if(VLLM_OCTAVE_KV)
+  list(APPEND VLLM_EXT_SRC
+    "csrc/attention/octave_torch_bindings.cpp")
+endif()
+set(ROCM_SRC "csrc/rocm/torch_bindings.cpp")
+define_extension_target(
+  _C
+  DESTINATION vllm
+  LANGUAGE ${VLLM_GPU_LANG}
+  SOURCES ${VLLM_EXT_SRC}
+  COMPILE_FLAGS ${VLLM_GPU_FLAGS}
+  WITH_SOABI)
+define_gpu_extension_target(_rocm_C DESTINATION vllm SOURCES ${ROCM_SRC} "csrc/rocm/extra.cu" USE_SABI 3)
+define_extension_target(fs_io_C DESTINATION vllm LANGUAGE CXX SOURCES csrc/fs_io.cpp USE_SABI 3.11)
+"""
+
+
+def test_cmake_targets():
+    from atlas.parse.kernels.cmake import extension_targets
+    assert extension_targets([CMAKE]) == {
+        "csrc/rocm/quickreduce/torch_bindings.cpp": "_C", "csrc/rocm/quickreduce/custom_quickreduce.cu": "_C",
+        "csrc/attention/octave_torch_bindings.cpp": "_C", "csrc/rocm/torch_bindings.cpp": "_rocm_C",
+        "csrc/rocm/extra.cu": "_rocm_C", "csrc/fs_io.cpp": "fs_io_C"}
