@@ -327,3 +327,10 @@ class Runner:
     assert set(edges[("m.Runner.run", "m.Qwen.forward")].values()) == {Provenance.DISPATCH}
     assert set(edges[("m.Runner.run", "m.Qwen.compute_logits")].values()) == {Provenance.DISPATCH}
     assert ("m.Runner.run", "m.Qwen.forward") not in resolve(files).edges
+
+
+@pytest.mark.parametrize("line", ["    return a.g() or g(a)", "    return g(a) or a.g()"])
+def test_a_site_reached_two_ways_keeps_the_surest_provenance(line):
+    """`a.g()` reaches A.g by type, `g(a)` by name: the edge is static whichever the evaluation meets first."""
+    source = "class A:\n    def g(self):\n        return 1\n\n\ng = A.g\n\n\ndef h(a: A):\n" + line + "\n"
+    assert resolve({"m.py": source}).edges[("m.h", "m.A.g")] == {10: Provenance.STATIC}

@@ -1,9 +1,12 @@
 """The Python extractor: symbols (ids, kinds, spans, signatures) and the statement IR, as tables of tiny sources."""
 
+import dataclasses
+import marshal
+
 import pytest
 
 from atlas.model import SymbolKind
-from atlas.parse.python import extract, module_name
+from atlas.parse.python import extract, module_name, pack, unpack
 
 
 @pytest.mark.parametrize("path, root, expected", [
@@ -137,3 +140,27 @@ def outer():
 def test_triton_kernels(sid, kind):
     symbols = [s for s in extract(TRITON, "k.py", "k", False).symbols if s.id == sid]
     assert [s.kind for s in symbols] == [kind]
+
+
+def test_pack_round_trip_through_marshal():
+    """What a parse worker sends and the cache stores: plain tuples through marshal, back to equal facts, with the
+    symbols tagged on the way."""
+    facts = extract(SOURCE, "vllm/v1/core/sched/s.py", "vllm.v1.core.sched.s", False)
+    back = unpack(marshal.loads(marshal.dumps(pack(facts))))
+    assert back == facts
+    tagged = unpack(marshal.loads(marshal.dumps(pack(facts))), lambda sid: "scheduler" if ".Scheduler" in sid else "")
+    assert {s.id for s in tagged.symbols if s.component == "scheduler"} == {
+        s.id for s in facts.symbols if ".Scheduler" in s.id} != set()
+    assert [dataclasses.replace(s, component="") for s in tagged.symbols] == facts.symbols
+
+
+@pytest.mark.parametrize("source, symbol, ir", [
+    ("x = 'caf\u00e9'\ny = f(x)\n", "m.y", ("=", (("n", "x"),), ("k", "caf\u00e9"), 1, True, ())),
+    ("# \u00fcber\nclass \u00c4rger:\n    def g\u00e4(self):\n        return self.\u00e4()\n", "m.\u00c4rger.g\u00e4",
+     ("ret", ("c", ("a", ("n", "self"), "\u00e4"), (), (), (4, 4, "self.\u00e4")))),
+])
+def test_non_ascii_source(source, symbol, ir):
+    """Text is cut by byte offsets: a file with non-ASCII characters keeps exact names, strings and call sites."""
+    facts = extract(source.encode(), "m.py", "m", False)
+    assert symbol in {s.id for s in facts.symbols}
+    assert ir in [st for scope in facts.scopes for st in scope.statements]

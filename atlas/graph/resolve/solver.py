@@ -103,8 +103,7 @@ class Solver(Cells, Names, Values, Calls, Bindings, Dispatch, Summaries):
         the round included), until nothing changes or `max_rounds`; then the by-name calls are linked
         (atlas.graph.resolve.dispatch). A statement whose reads did not change would write what it wrote before,
         so skipping it leaves the result as if every statement had run again."""
-        order = sorted(self.scopes.values(), key=lambda s: (s.kind not in ("module", "class"), s.module, s.start))
-        plan = [(scope, self.caller_of[scope.id], stmt) for scope in order for stmt in scope.statements]
+        plan = self.plan()
         stale = self.stale = bytearray(b"\x01") * len(plan)
         for n in range(1, self.max_rounds + 1):
             self.changed = False
@@ -124,6 +123,11 @@ class Solver(Cells, Names, Values, Calls, Bindings, Dispatch, Summaries):
                 break
         self.dispatch_by_name()
         return self.out
+
+    def plan(self) -> list[tuple[Scope, str, tuple]]:
+        """(scope, caller, statement) in the order a round runs them: module and class bodies, then functions."""
+        order = sorted(self.scopes.values(), key=lambda s: (s.kind not in ("module", "class"), s.module, s.start))
+        return [(scope, self.caller_of[scope.id], stmt) for scope in order for stmt in scope.statements]
 
     def statement(self, scope: Scope, caller: str, stmt: tuple) -> None:
         op = stmt[0]
