@@ -101,7 +101,7 @@ def build_many(settings: Settings, frameworks: list[str], pin_set: str = "defaul
             args = (plan, pin_set, facts, num_parsed, timings, start)
             pending.append(background.start(_finish, *args, daemon=False) if n < len(todo) else
                            lambda args=args: _finish(*args))
-            del facts, args  # the child has its copy
+            del facts, args  # a forked tree's facts live on in its child only (the lambda holds the last one's)
         for result in pending[::-1]:  # this process's own tree first: the children ran beside it
             report = result()
             done[report.framework] = report
