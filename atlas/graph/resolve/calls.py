@@ -138,8 +138,8 @@ class Calls:
         return out
 
     def eval_args(self, args, kwargs):
-        vals = [self.eval(a[1] if a[0] == "*" else a) for a in args]
-        kvals = [(k, self.eval(a)) for k, a in kwargs]
+        vals = [self.concrete(self.eval(a[1] if a[0] == "*" else a)) for a in args]
+        kvals = [(k, self.concrete(self.eval(a))) for k, a in kwargs]
         if not self.pycg:  # constants matter for PyCG's dict and list cases; in real code they only bloat cells
             vals = [{v for v in val if v[0] != "k"} if val else val for val in vals]
             kvals = [(k, {v for v in val if v[0] != "k"} if val else val) for k, val in kvals]

@@ -25,6 +25,8 @@ class Cells:
             if key[0] == "s":
                 self.slot_keys.setdefault(key[1], []).append(key)
                 self.mark(("slots", key[1]))
+        if key[0] == "s":
+            self.note_pr(key[1], values)
         w = (scope, idx, strong)
         have = cell.get(w)
         if have is None:
