@@ -51,6 +51,8 @@ def expand_rows(rows: list, torn: int = 0) -> tuple[list[dict], int]:
             kind = r.get("kind")
             if kind == "hook":
                 hooks[(r["pid"], r["index"])] = r
+                if r.get("later"):
+                    r["later"] = (r["later"][0], frozenset(r["later"][1]))
             elif kind == "file":
                 files[(r["pid"], r["file"])] = (r["path"], r["at_pin"])
     expander = Expander(hooks, files)
@@ -96,8 +98,8 @@ class Expander:
         key = (self.framework, qualname)
         if key not in self._later:
             self._later[key] = later_values(*key)
-        bundle = row_values[len(fields)] if fields else row_values
-        values.update((k, v) for k, v in self._later[key](bundle).items() if k in keep)
+        produced = self._later[key](row_values[len(fields)] if fields else row_values)
+        values.update((k, v) for k, v in produced.items() if k in keep)
         return values
 
     def call(self, row) -> dict:
