@@ -60,7 +60,7 @@ class Hook:
         self.has_nvtx = bool(entry.get("nvtx"))
         self.captures = captures  # name -> fn(Call); a row's values are theirs, in this order
         self.befores = befores  # name -> fn(Call) run before the call; its value lands in Call.before
-        self.later = None  # (names kept, raw(Call), values(raw)): values computed offline from a raw bundle
+        self.later = None  # (names kept, raw(args, kwargs, result, before), values(raw)): values made offline
         self.take = None  # (args, kwargs, result, before) -> the row's values (make_hook); None without captures
         self.agg_calls: list | None = None  # aggregated hooks: (mono_ns, dur_ns, values) of this step's calls
         self.agg_step = -1  # the step agg_calls belong to
