@@ -41,8 +41,8 @@ class Summaries:
     def concrete(self, values):
         """`values` with each ('pr', ...) replaced by what it stands for: for a value leaving the function's
         locals, containers and return (an argument, an attribute, a global)."""
-        if not any(v[0] == "pr" for v in values):
-            return values
+        if self.ctx[0] not in self.pr_functions or not any(v[0] == "pr" for v in values):
+            return values  # (outside its own function a ('pr', ...) stands for nothing: kept, it stays inert)
         out = set()
         for v in values:
             out |= self.param_results(v) if v[0] == "pr" else {v}
