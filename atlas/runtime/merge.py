@@ -45,7 +45,7 @@ def read_shard(path: Path) -> tuple[list[dict], int]:
 def expand_rows(rows: list, torn: int = 0) -> tuple[list[dict], int]:
     """Schema 3: dict records as they are (less the shard-only "hook" and "file"), rows expanded. Values go through
     JSON once, so that they read exactly as a JSON-lines shard's would (lists, string keys, str() of others)."""
-    hooks, files, processes = {}, {}, {}
+    hooks, files = {}, {}
     for r in rows:
         if type(r) is dict:
             kind = r.get("kind")
@@ -61,7 +61,6 @@ def expand_rows(rows: list, torn: int = 0) -> tuple[list[dict], int]:
         if type(r) is dict:
             kind = r.get("kind")
             if kind == "process":
-                processes[r["pid"]] = r
                 expander.enter(r)
             if kind not in ("hook", "file"):
                 records.append(r)
