@@ -60,7 +60,7 @@ class Hook:
         self.has_nvtx = bool(entry.get("nvtx"))
         self.captures = captures  # name -> fn(Call); a row's values are theirs, in this order
         self.befores = befores  # name -> fn(Call) run before the call; its value lands in Call.before
-        self.later = None  # (names kept, raw(Call), values(raw)): values computed offline from a raw bundle
+        self.later = None  # (names kept, raw(args, kwargs, result, before), values(raw)): values made offline
         self.take = None  # (args, kwargs, result, before) -> the row's values (make_hook); None without captures
         self.agg_calls: list | None = None  # aggregated hooks: (mono_ns, dur_ns, values) of this step's calls
         self.agg_step = -1  # the step agg_calls belong to
@@ -117,9 +117,12 @@ def wrap(probe, hook: Hook, fn):
 
 def _call_wrapper(probe, hook: Hook, fn):
     """The general wrapper. The hot path keeps to two clock reads, the captures and one row of plain data appended
-    to the shard's buffer (schema.CALL_ROW); a full buffer drops the row and counts it."""
+    to the shard's buffer (schema.CALL_ROW); a full buffer drops the row and counts it. A hook's static settings
+    are read once, here, not per call."""
     shard = probe.shard
     buffer, capacity, flush_rows, index = shard.buffer, shard.capacity, shard.flush_rows, hook.index
+    is_step, has_befores, has_gpu_time, has_nvtx = hook.is_step, bool(hook.befores), hook.has_gpu_time, hook.has_nvtx
+    skip_none, is_idle, take, is_aggregate = hook.skip_none, hook.is_idle, hook.take, hook.is_aggregate
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -127,11 +130,11 @@ def _call_wrapper(probe, hook: Hook, fn):
             if not probe.is_attached:
                 hook.num_stale_calls += 1
             return fn(*args, **kwargs)
-        if hook.is_step:
+        if is_step:
             probe.begin_step(hook)
-        before = probe.take_before(hook, args, kwargs) if hook.befores else None
-        timer = probe.gpu_start(hook) if hook.has_gpu_time else None
-        if hook.has_nvtx and probe.nvtx_push(hook):
+        before = probe.take_before(hook, args, kwargs) if has_befores else None
+        timer = probe.gpu_start(hook) if has_gpu_time else None
+        if has_nvtx and probe.nvtx_push(hook):
             try:
                 t0 = monotonic_ns()
                 result = fn(*args, **kwargs)
@@ -142,20 +145,20 @@ def _call_wrapper(probe, hook: Hook, fn):
             t0 = monotonic_ns()
             result = fn(*args, **kwargs)
             t1 = monotonic_ns()
-        if hook.skip_none and hook.is_idle(result):
-            if hook.is_step:
+        if skip_none and is_idle(result):
+            if is_step:
                 probe.undo_step(hook)
             return result
         if hook.is_disabled:  # a before-capture raised
             return result
         values = None
-        if hook.take is not None:
+        if take is not None:
             try:
-                values = hook.take(args, kwargs, result, before)
+                values = take(args, kwargs, result, before)
             except Exception as exc:
                 probe.fail(hook, exc)
                 return result
-        if hook.is_aggregate:
+        if is_aggregate:
             probe.aggregate(hook, t0, t1, values)
             return result
         hook.num_calls += 1
@@ -179,6 +182,7 @@ def _call_wrapper(probe, hook: Hook, fn):
 def _aggregate_wrapper(probe, hook: Hook, fn):
     """Per-request hot paths: no call site, and each call only appends (start, duration, values) to its step's
     list; count, sums and concatenations are made offline."""
+    take = hook.take
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -189,7 +193,6 @@ def _aggregate_wrapper(probe, hook: Hook, fn):
         t0 = monotonic_ns()
         result = fn(*args, **kwargs)
         t1 = monotonic_ns()
-        take = hook.take
         if take is None:
             values = None
         else:

@@ -1,6 +1,6 @@
 """Shard frames, written by the flusher and read back by atlas.runtime.merge: a 4-byte length, then one `marshal` of a
-list of records (probes.schema). marshal runs in C over the compact rows the hot path leaves, so the flusher does
-no Python work per record; it takes only plain data, and anything else is written as JSON would write it."""
+list of records (probes.schema). marshal runs in C over the compact rows the hot path leaves, so writing costs no
+Python work per record; it takes only plain data, and anything else is written as JSON would write it."""
 
 from __future__ import annotations
 
@@ -14,14 +14,29 @@ LENGTH = struct.Struct("<I")
 _PLAIN = (str, int, float, bool, type(None))
 
 
-def encode_frame(records: list) -> bytes:
-    """One frame. Values marshal cannot take (an enum, a numpy number, an engine object) are written as JSON's
-    default=str would write them: int and str subclasses as their value, sequences as lists, others as str()."""
+def frame(records: list) -> tuple[bytes, int]:
+    """One frame, and how many of its records held values marshal cannot take (an enum, a numpy number, an engine
+    object): those records are written as JSON's default=str would write them (int and str subclasses as their
+    value, sequences as lists, others as str()), a slow path the stats count as converted_records."""
     try:
-        data = marshal.dumps(records, MARSHAL_VERSION)
+        data, converted = marshal.dumps(records, MARSHAL_VERSION), 0
     except ValueError:
-        data = marshal.dumps(plain(records), MARSHAL_VERSION)
-    return LENGTH.pack(len(data)) + data
+        fine = [_marshals(r) for r in records]
+        converted = fine.count(False)
+        data = marshal.dumps([r if ok else plain(r) for r, ok in zip(records, fine)], MARSHAL_VERSION)
+    return LENGTH.pack(len(data)) + data, converted
+
+
+def encode_frame(records: list) -> bytes:
+    return frame(records)[0]
+
+
+def _marshals(record) -> bool:
+    try:
+        marshal.dumps(record, MARSHAL_VERSION)
+    except ValueError:
+        return False
+    return True
 
 
 def plain(value):
@@ -59,12 +74,12 @@ def read_frames(data: bytes) -> tuple[list, int]:
         if len(body) < size:
             return records, 1
         try:
-            frame = marshal.loads(body)
+            chunk = marshal.loads(body)
         except (ValueError, EOFError, TypeError):
             return records, 1
-        if not isinstance(frame, list):
+        if not isinstance(chunk, list):
             return records, 1
-        records.extend(frame)
+        records.extend(chunk)
     return records, 0
 
 

@@ -55,6 +55,9 @@ class Probe:
 
     # -- installing ------------------------------------------------------------------------------------------
     def try_patch(self, module, hook: Hook) -> None:
+        """Install the hook's wrapper and write its static fields (its "hook" record) once."""
+        if hook.is_installed:
+            return
         try:
             patch.patch(self, module, hook)
         except Exception as exc:  # a symbol missing from this engine version: reported, never fatal

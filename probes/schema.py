@@ -58,8 +58,9 @@ KINDS = {
     "gpu": (("pid", "seq", "gpu_ns"), "CUDA-event time of call `seq`, resolved off the hot path"),
     "mark": (("pid", "name", "ts_ns", "mono_ns"), "a workload marker written by the driver (round begin/end, on/off)"),
     "stats": (("pid", "ts_ns", "num_events", "num_dropped", "capture_errors", "disabled_hooks"),
-              "written at a flush when anything changed: events so far, events dropped because the buffer was full, "
-              "capture errors per hook, hooks disabled after a capture raised"),
+              "written at a full flush (every interval) when anything changed: events so far, events dropped because "
+              "the buffer was full, records written as JSON would write them because marshal could not take a value "
+              "(converted_records, schema 3), capture errors per hook, hooks disabled after a capture raised"),
 }
 
 EVENT_SCHEMA = {

@@ -11,7 +11,7 @@ import threading
 import time
 from collections import deque
 
-from probes.records import encode_frame
+from probes.records import encode_frame, frame
 from probes.schema import SCHEMA_VERSION, SHARD_SUFFIX
 
 
@@ -24,6 +24,7 @@ class Shard:
         self.static: deque = deque()  # shard-only records (hooks' static fields), written before the rows
         self.num_events = 0  # records taken from the buffer by flushes
         self.num_dropped = 0
+        self.num_converted = 0  # records written through the slow path (values marshal cannot take)
         self.tick_callbacks: list = []  # run by the flusher before each flush (resolve GPU times, poll control)
         self.stats_callback = None  # -> dict merged into each stats record
         self.prepare = None  # records -> records to write before them (the probe's call-site file records)
@@ -32,7 +33,8 @@ class Shard:
         self.frame_records = 64
         # Rows held between flushes are objects the engine's garbage collector scans again and again (and vLLM
         # freezes its own heap, so they are most of what it scans): the row that makes `flush_rows` wakes the
-        # flusher, whatever the interval (bench_probe_cost.py: ~7 us a step with 250 steps' rows held, none with 50).
+        # flusher, whatever the interval, so a few dozen steps' rows wait at most (bench_probe_cost.py, "of which
+        # garbage collection").
         self.flush_rows = 256
         self.wake = threading.Event()
         self._last_stats: dict | None = None
@@ -55,16 +57,17 @@ class Shard:
         """A shard-only record (a hook's static fields): a few per process, never dropped, not an event."""
         self.static.append(record)
 
-    def flush(self) -> None:
-        """Write what the buffer holds as frames, then a stats record if anything changed, in one append. Rows are
-        taken, encoded and let go one frame at a time, handing the GIL back between frames: the engine thread
-        waits at most one frame's work, not a whole flush (bench_probe_cost.py, stall lines)."""
+    def flush(self, full: bool = True) -> None:
+        """Write what the buffer holds as frames and, in a full flush, run the ticks first and add a stats record if
+        anything changed; one append. Rows are taken, encoded and let go one frame at a time, handing the GIL back
+        between frames: the engine thread waits at most one frame's work (bench_probe_cost.py, stall lines)."""
         with self._lock:
-            for tick in self.tick_callbacks:
-                try:
-                    tick()
-                except Exception:  # a failing tick must not stop flushing
-                    pass
+            if full:
+                for tick in self.tick_callbacks:
+                    try:
+                        tick()
+                    except Exception:  # a failing tick must not stop flushing
+                        pass
             static, buffer, size = self.static, self.buffer, self.frame_records
             frames = [encode_frame([static.popleft() for _ in range(len(static))])] if static else []
             left = len(buffer)
@@ -74,19 +77,24 @@ class Shard:
                 left -= len(rows)
                 if self.prepare is not None:
                     rows[:0] = self.prepare(rows)
-                frames.append(encode_frame(rows))
+                data, converted = frame(rows)
+                frames.append(data)
+                self.num_converted += converted
                 del rows
                 time.sleep(0)
-            stats = self._stats()
-            if frames or stats != self._last_stats:
-                self._last_stats = stats
-                frames.append(encode_frame([dict(stats, ts_ns=time.time_ns())]))
+            if full:
+                stats = self._stats()
+                if frames or stats != self._last_stats:
+                    self._last_stats = stats
+                    frames.append(encode_frame([dict(stats, ts_ns=time.time_ns())]))
+            if frames:
                 with open(self.path, "ab") as f:
                     f.write(b"".join(frames))
 
     def _stats(self) -> dict:
         stats = {"kind": "stats", "v": SCHEMA_VERSION, "pid": os.getpid(), "num_events": self.num_events,
-                 "num_dropped": self.num_dropped, "capture_errors": {}, "disabled_hooks": []}
+                 "num_dropped": self.num_dropped, "converted_records": self.num_converted, "capture_errors": {},
+                 "disabled_hooks": []}
         if self.stats_callback is not None:
             stats.update(self.stats_callback())
         return stats
@@ -103,11 +111,16 @@ class Shard:
             os.register_at_fork(after_in_child=self._after_fork)
 
     def _run(self) -> None:
+        """Every interval a full flush (ticks, rows, stats); in between, the rows alone whenever `flush_rows` wait."""
+        due = time.monotonic() + self.interval_s
         while not self._stop.is_set():
-            self.wake.wait(self.interval_s)  # the interval, or `flush_rows` rows waiting
+            self.wake.wait(max(due - time.monotonic(), 0.0))
             self.wake.clear()
+            full = time.monotonic() >= due
+            if full:
+                due = time.monotonic() + self.interval_s
             try:
-                self.flush()
+                self.flush(full)
             except OSError:
                 pass
 
@@ -125,7 +138,7 @@ class Shard:
         self.path = f"{root.rsplit('-', 1)[0]}-forked-{os.getpid()}{SHARD_SUFFIX}"
         self.buffer.clear()  # the same deque: the wrappers hold it
         self.static.clear()
-        self.num_events, self.num_dropped, self._last_stats = 0, 0, None
+        self.num_events, self.num_dropped, self.num_converted, self._last_stats = 0, 0, 0, None
         self.wake = threading.Event()
         self._lock = threading.Lock()
         self._stop = threading.Event()

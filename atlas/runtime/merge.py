@@ -45,12 +45,14 @@ def read_shard(path: Path) -> tuple[list[dict], int]:
 def expand_rows(rows: list, torn: int = 0) -> tuple[list[dict], int]:
     """Schema 3: dict records as they are (less the shard-only "hook" and "file"), rows expanded. Values go through
     JSON once, so that they read exactly as a JSON-lines shard's would (lists, string keys, str() of others)."""
-    hooks, files, processes = {}, {}, {}
+    hooks, files = {}, {}
     for r in rows:
         if type(r) is dict:
             kind = r.get("kind")
             if kind == "hook":
                 hooks[(r["pid"], r["index"])] = r
+                if r.get("later"):
+                    r["later"] = (r["later"][0], frozenset(r["later"][1]))
             elif kind == "file":
                 files[(r["pid"], r["file"])] = (r["path"], r["at_pin"])
     expander = Expander(hooks, files)
@@ -59,7 +61,6 @@ def expand_rows(rows: list, torn: int = 0) -> tuple[list[dict], int]:
         if type(r) is dict:
             kind = r.get("kind")
             if kind == "process":
-                processes[r["pid"]] = r
                 expander.enter(r)
             if kind not in ("hook", "file"):
                 records.append(r)
@@ -96,8 +97,8 @@ class Expander:
         key = (self.framework, qualname)
         if key not in self._later:
             self._later[key] = later_values(*key)
-        bundle = row_values[len(fields)] if fields else row_values
-        values.update((k, v) for k, v in self._later[key](bundle).items() if k in keep)
+        produced = self._later[key](row_values[len(fields)] if fields else row_values)
+        values.update((k, v) for k, v in produced.items() if k in keep)
         return values
 
     def call(self, row) -> dict:

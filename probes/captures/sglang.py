@@ -119,6 +119,10 @@ def _decode_raw(args, kwargs, result, before) -> int:
     return _num_reqs(args[0])
 
 
+def _decode_values(num_reqs: int) -> dict:
+    return {"kv_blocks": num_reqs, "batch_size": num_reqs}  # a token slot per request (page size 1)
+
+
 def _run_raw(args, kwargs, result, before) -> tuple:
     batch = arg(args, kwargs, 1, "batch")
     return _mode(batch), _num_reqs(batch), "REPLAY" if getattr(result, "can_run_cuda_graph", False) else "EAGER"
@@ -130,8 +134,7 @@ def _run_values(raw: tuple) -> dict:
 
 # qualname -> (capture names, raw(args, kwargs, result, before) -> plain data, values(raw) -> dict offline)
 LATER = {
-    "ScheduleBatch.prepare_for_decode": (("kv_blocks", "batch_size"), _decode_raw,
-                                         lambda n: {"kv_blocks": n, "batch_size": n}),
+    "ScheduleBatch.prepare_for_decode": (("kv_blocks", "batch_size"), _decode_raw, _decode_values),
     "Scheduler.run_batch": (("batch_mode", "batch_size", "cuda_graph"), _run_raw, _run_values),
     "Scheduler.get_next_batch_to_run": (("batch_mode", "batch_size", "request_ids", "num_scheduled_tokens",
                                          "num_computed_tokens", "prefix_hit_tokens", "new_token_ratio",

@@ -96,10 +96,14 @@ def commit_values(raw: tuple) -> dict:
             "accepted_tokens": sum(max(sampled.get(rid, 0) - 1, 0) for rid in drafts)}
 
 
-def _allocated_raw(args, kwargs, blocks, before) -> tuple:
-    """(blocks allocated, 1 when there was no room: the scheduler preempts or waits); runs once per running
-    request and step (an aggregated hook)."""
-    return (0, 1) if blocks is None else (sum(map(len, blocks.blocks)), 0)
+def _allocated_raw(args, kwargs, blocks, before) -> int:
+    """Blocks allocated, or -1 when there was no room (the scheduler preempts or waits); one int, as this runs once
+    per running request and step (an aggregated hook)."""
+    return -1 if blocks is None else sum(map(len, blocks.blocks))
+
+
+def _allocated_values(raw: int) -> dict:
+    return {"kv_blocks": max(raw, 0), "preempted": int(raw < 0)}
 
 
 def _execute_raw(args, kwargs, result, before) -> tuple:
@@ -126,7 +130,7 @@ def _named(*names):
 LATER = {
     "Scheduler.schedule": (("batch_size", "num_scheduled_tokens", "num_computed_tokens", "batch_mode", "request_ids",
                             "preempted", "draft_tokens", "kv_blocks"), _plan_raw, plan_values),
-    "KVCacheManager.allocate_slots": (("kv_blocks", "preempted"), _allocated_raw, _named("kv_blocks", "preempted")),
+    "KVCacheManager.allocate_slots": (("kv_blocks", "preempted"), _allocated_raw, _allocated_values),
     "GPUModelRunner.execute_model": (("num_scheduled_tokens", "batch_size"), _execute_raw,
                                      _named("num_scheduled_tokens", "batch_size")),
     "GPUModelRunner._determine_batch_execution_and_padding": (("cuda_graph", "num_scheduled_tokens"), _padding_raw,

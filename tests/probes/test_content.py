@@ -86,3 +86,4 @@ def test_every_event_says_what_the_engine_did(tmp_path, framework, expected):
     assert merged.num_torn == 0 and all(e["kind"] == ("agg" if e.get("count") else "call") for e in merged.events)
     (stats,) = merged.stats.values()
     assert stats["num_dropped"] == 0 and stats["capture_errors"] == {} and stats["num_events"] == len(merged.events) + 1
+    assert stats["converted_records"] == 0  # every value was plain data: no record took the slow path

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from probes.guard import FileGuard, base_version, blob_id
-from probes.records import LENGTH, encode_frame, read_frames
+from probes.records import LENGTH, encode_frame, frame, read_frames
 from probes.schema import SCHEMA_VERSION
 from probes.shard import Shard
 
@@ -83,8 +83,18 @@ class _Name(str):
     (enum.Enum("E", "A").A, "E.A"),  # anything else: str(), as JSON's default=str
 ])
 def test_values_marshal_cannot_take_are_written_as_json_would(value, written):
-    records, torn = read_frames(encode_frame([[1, value]]))
-    assert torn == 0 and records == [[1, written]]
+    data, converted = frame([("c", 1), [1, value], {"x": 2}])
+    records, torn = read_frames(data)
+    assert torn == 0 and converted == 1 and records == [("c", 1), [1, written], {"x": 2}]
+
+
+def test_converted_records_are_counted_in_the_stats(tmp_path):
+    shard = Shard(str(tmp_path / "s.shard"))
+    shard.add({"kind": "mark", "v": SCHEMA_VERSION, "mode": _Mode.FULL})
+    shard.add(_mark(1))
+    shard.flush()
+    rows, _ = read_frames((tmp_path / "s.shard").read_bytes())
+    assert rows[0]["mode"] == 2 and rows[-1]["converted_records"] == 1
 
 
 def test_blob_id_is_gits(tmp_path):

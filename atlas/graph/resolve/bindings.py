@@ -37,8 +37,9 @@ class Bindings:
         if t == "n":
             scope = self.scopes[self.ctx[0]]
             owner = scope.module if target[1] in scope.global_names else scope.id
-            self.write(("v", owner, target[1]), values, strong)
+            self.write(("v", owner, target[1]), values if owner == scope.id else self.concrete(values), strong)
         elif t == "a":
+            values = self.concrete(values)  # an attribute outlives the call: no per-call-site ('pr', ...) there
             for obj in self.eval(target[1]):
                 if obj[0] in ("i", "c", "r"):
                     self.write(("a", obj[1], target[2]), values)

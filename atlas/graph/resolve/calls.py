@@ -148,9 +148,9 @@ class Calls:
         return out
 
     def eval_args(self, args, kwargs):
-        ev = self.eval
-        vals = [ev(a[1] if a[0] == "*" else a) for a in args]
-        kvals = [(k, ev(a)) for k, a in kwargs] if kwargs else []
+        ev, concrete = self.eval, self.concrete
+        vals = [concrete(ev(a[1] if a[0] == "*" else a)) for a in args]
+        kvals = [(k, concrete(ev(a))) for k, a in kwargs] if kwargs else []
         if not self.pycg:  # constants matter for PyCG's dict and list cases; in real code they only bloat cells
             vals = [_without_constants(val) for val in vals]
             kvals = [(k, _without_constants(val)) for k, val in kvals]

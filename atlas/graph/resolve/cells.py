@@ -35,6 +35,8 @@ class Cells:
             if key[0] == "s":
                 self.slot_keys.setdefault(key[1], []).append(key)
                 self.mark(("slots", key[1]))
+        if key[0] == "s":
+            self.note_pr(key[1], values)
         writers = cell[0]
         w = (scope, idx, strong)
         have = writers.get(w)

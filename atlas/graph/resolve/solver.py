@@ -72,6 +72,7 @@ class Solver(Cells, Names, Values, Calls, Bindings, Dispatch, Summaries):
         self.by_name = {rule.call: rule for rule in rules.by_name}
         self.named_calls: set = set()  # (caller, line, method name, rule) of the by-name calls seen
         self.pr_functions = calls_parameters(self.scopes) if not pycg else {}  # see atlas.graph.resolve.summaries
+        self.pr_holders: dict[str, set] = {}  # function -> the containers its ('pr', ...) values were put in
         for rule in rules.instances:
             owner, _, attr = rule.attribute.rpartition(".")
             self.write(("a", owner, attr), {("r", c) for c in rule.classes if c in self.scopes})

@@ -1,7 +1,8 @@
 """Higher-order calls for the call resolver. What a function gets by calling one of its parameters (`layer_fn(...)`
 in `make_layers(n, layer_fn)`) is kept as ('pr', function, parameter); where the function returns it, in containers
-too, each call site gets what its own argument returns (containers copied per site), so one shared helper does not
-mix the results of every caller. Anywhere else ('pr', ...) stands for what any argument returns."""
+too, each call site gets what its own argument returns (the containers that hold one copied per call site), so one
+shared helper does not mix the results of every caller. In the function's own body, and where it leaves the body
+other than by its return (an argument, an attribute), it stands for what any argument returns."""
 
 from __future__ import annotations
 
@@ -20,8 +21,12 @@ class Summaries:
         return ("pr", sid, name) if name in self.pr_functions.get(sid, ()) else None
 
     def param_results(self, v: tuple):
-        """What the parameter's values give when called, in no particular call site (never a ('pr', ...) itself:
-        one that the results hold is expanded in turn)."""
+        """What the parameter's values give when called, for a use of ('pr', fid, p) in fid's own body (never a
+        ('pr', ...) itself: one the results hold is expanded in turn). Elsewhere, where only a container that was
+        not copied per call site can have brought it, it stands for nothing: every caller's results would be a
+        guess for any one of them."""
+        if self.ctx[0] != v[1]:
+            return set()
         out, todo, seen = set(), [v], {v}
         while todo:
             p = todo.pop()
@@ -31,6 +36,16 @@ class Summaries:
                 elif r not in seen:
                     seen.add(r)
                     todo.append(r)
+        return out
+
+    def concrete(self, values):
+        """`values` with each ('pr', ...) replaced by what it stands for: for a value leaving the function's
+        locals, containers and return (an argument, an attribute, a global)."""
+        if self.ctx[0] not in self.pr_functions or not any(v[0] == "pr" for v in values):
+            return values  # (outside its own function a ('pr', ...) stands for nothing: kept, it stays inert)
+        out = set()
+        for v in values:
+            out |= self.param_results(v) if v[0] == "pr" else {v}
         return out
 
     def call_results(self, values) -> set:
@@ -52,14 +67,15 @@ class Summaries:
         return out
 
     def instantiate(self, values, fid: str, bound: dict, tag: str, depth: int = 0):
-        """`values` (what `fid` returned) with its ('pr', fid, p) replaced by what `bound[p]` returns; small
-        containers are copied under an allocation id of this call site (`tag`), so the caller never sees the
-        shared ones."""
+        """`values` (what `fid` returned) with its ('pr', fid, p) replaced by what `bound[p]` returns; a small
+        container that holds one is copied under an allocation id of this call site (`tag`)."""
+        self.depend(("pr", fid))  # a container of fid's that gains a ('pr', ...) later makes the caller run again
+        holders = self.pr_holders.get(fid, ())
         out = set()
-        for v in values:
+        for v in list(values):  # a snapshot: the copies below may grow the cells `values` came from
             if v[0] == "pr" and v[1] == fid:
                 out |= self.call_results(bound.get(v[2], ()))
-            elif v[0] == "o" and depth < _MAX_DEPTH and len(self.slots(v[1])) <= _MAX_SLOTS:
+            elif v[0] == "o" and depth < _MAX_DEPTH and holders and self.holds_pr(v[1], holders):
                 copy = f"{v[1]}@{tag}"
                 self.kinds[copy] = self.kinds.get(v[1], "list")
                 for key in list(self.slots(v[1])):
@@ -69,6 +85,24 @@ class Summaries:
             else:
                 out.add(v)
         return out
+
+    def note_pr(self, alloc: str, values) -> None:
+        """On every write of a container slot: remember the containers a ('pr', fid, ...) is put in."""
+        for v in values:
+            if v[0] == "pr":
+                holders = self.pr_holders.setdefault(v[1], set())
+                if alloc not in holders:
+                    holders.add(alloc)
+                    self.mark(("pr", v[1]))
+
+    def holds_pr(self, alloc: str, holders: set) -> bool:
+        """Whether the container holds a ('pr', fid, ...) (`holders`: fid's), itself or in a container in one of its
+        (few) slots."""
+        if alloc in holders:
+            return True
+        keys = self.slots(alloc)
+        return len(keys) <= _MAX_SLOTS and any(v[0] == "o" and v[1] in holders
+                                               for key in keys for v in self.read(key, local=False))
 
 
 def calls_parameters(scopes) -> dict[str, frozenset]:
