@@ -85,7 +85,7 @@ class Names:
         mro, _, walk, _ = self.mro_walk(cls)
         if start_after:
             walk = walk[mro.index(start_after) + 1:] if start_after in mro else ()
-        scopes, cells = self.scopes, self.cells
+        scopes = self.scopes
         for k, what in walk:
             if what is not _CLASS:
                 if what is _PLAIN:
@@ -97,7 +97,7 @@ class Names:
             defined = name in scope.local_names
             key = ("a", k, name)
             self.depend(key)
-            if not defined and key not in cells:
+            if not defined and not self.is_written(key):
                 continue
             vals = self.read(("v", k, name), local=False) if defined else _NOTHING
             vals = vals | self.read(key, local=False)

@@ -51,7 +51,7 @@ class Solver(Cells, Names, Values, Calls, Bindings, Dispatch, Summaries):
                              if st[0] == "from" and any(n == "*" for n, _ in st[2])}
         self.caller_of = {sid: self._caller(s) for sid, s in self.scopes.items()}
         self.class_of = {sid: self._enclosing_class(s) for sid, s in self.scopes.items()}
-        self.cells: dict = {}
+        self.cells: dict = {}  # key -> [writers, union, strong, flow, readers] (atlas.graph.resolve.cells)
         self.bases: dict[str, tuple] = {}
         self.mro_memo: dict[str, tuple] = {}  # class -> (MRO, internal classes, walk, ("B", class) keys): mro_walk
         self.mro_users: dict[str, set] = {}  # class -> the memoized classes whose MRO holds it
@@ -63,7 +63,6 @@ class Solver(Cells, Names, Values, Calls, Bindings, Dispatch, Summaries):
         self.out = Resolution()
         self.changed = False
         self.num_changes = 0
-        self.readers: dict = {}  # cell -> the statements that read it since it last changed (plan indices)
         self.stale = bytearray()  # per statement of the plan: 1 when a cell it read has changed since
         self.reader = 0  # the plan index of the statement being evaluated
         self.num_evaluated = 0  # statement runs so far: the number of the run in progress
