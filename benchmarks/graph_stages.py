@@ -1,0 +1,115 @@
+"""Where a cold build's CPU goes, stage by stage, in one process (no parse workers, no forked children), so the
+figures add up and do not depend on how busy the other core is.
+
+Usage: ATLAS_MIRROR=... python benchmarks/graph_stages.py [FRAMEWORK ...]
+Prints per tree and in all: tree-sitter parse, the walk that turns trees into facts (extract minus parse), moving
+facts between processes (encode + decode, as parse workers and the cache do), resolution (solver set-up and
+rounds), the rest of assembling (edges, dispatch edges, edge table, stats) and the kernel layer (atlas.parse.kernels,
+which runs beside resolution in a build). Works with older code too (pickled facts, networkx assembly), for
+before/after figures: point PYTHONPATH at a checkout of it."""
+
+from __future__ import annotations
+
+import gc
+import os
+import pickle
+import sys
+import time
+
+from atlas.env import settings as load_settings
+from atlas.graph import components, store
+from atlas.parse.python import extract, module_name, parser
+from atlas.sources import analysed_files, load_all, locate
+
+try:
+    import marshal
+
+    from atlas.parse.python import pack, unpack
+except ImportError:  # older code: facts were pickled
+    pack = unpack = None
+
+
+def encode_decode(facts: list, framework: str) -> list:
+    if pack is None:
+        return [pickle.loads(pickle.dumps(f, protocol=pickle.HIGHEST_PROTOCOL)) for f in facts]
+    tag = lambda sid: components.component_of(framework, sid)  # noqa: E731
+    return [unpack(marshal.loads(marshal.dumps(pack(f))), tag) for f in facts]
+
+
+def stages(settings, manifest) -> dict[str, float]:
+    checkout = locate(manifest, "default", settings)
+    sources = [(path, (checkout.path / path).read_bytes()) for path, _ in analysed_files(manifest, checkout, (".py",))]
+    ts = parser()
+    cpu = time.process_time()
+    for _, data in sources:
+        ts.parse(data)
+    parse = time.process_time() - cpu
+    cpu = time.process_time()
+    facts = [extract(data, path, *module_name(path, manifest.package_root), ts) for path, data in sources]
+    walk = time.process_time() - cpu - parse
+    cpu = time.process_time()
+    facts = encode_decode(facts, manifest.name)
+    transport = time.process_time() - cpu
+    symbols = {s.id: s for f in facts for s in f.symbols}
+    cpu = time.process_time()
+    store._kernel_layer(checkout, manifest, symbols)
+    kernels = time.process_time() - cpu
+    timers = [timed(store.Solver, "__init__"), timed(store.Solver, "solve")]
+    kernel_layer, store._kernel_layer = store._kernel_layer, lambda *args: None
+    try:
+        cpu = time.process_time()
+        store.assemble(facts, checkout, manifest).table  # noqa: B018 - the stored form is part of the work
+        assemble = time.process_time() - cpu
+    finally:
+        store._kernel_layer = kernel_layer
+        for timer in timers:
+            timer.undo()
+    resolve = sum(timer.seconds for timer in timers)
+    return {"tree-sitter parse": parse, "walk": walk, "transport": transport, "resolve": resolve,
+            "assemble rest": assemble - resolve, "kernel layer": kernels}
+
+
+class Timer:
+    """CPU seconds spent in a method since `timed` wrapped it; `undo` puts the method back."""
+
+    def __init__(self, cls, name: str):
+        self.seconds = 0.0
+        self.cls, self.name, self.original = cls, name, getattr(cls, name)
+
+    def undo(self) -> None:
+        setattr(self.cls, self.name, self.original)
+
+
+def timed(cls, name: str) -> Timer:
+    timer = Timer(cls, name)
+    original = timer.original
+
+    def wrapper(*args, **kwargs):
+        cpu = time.process_time()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            timer.seconds += time.process_time() - cpu
+
+    setattr(cls, name, wrapper)
+    return timer
+
+
+def main() -> int:
+    if pack is not None:
+        gc.disable()  # as a build of this code runs (atlas.graph.build.gc_paused)
+    os.environ["ATLAS_NO_FORK"] = "1"
+    settings = load_settings()
+    total: dict[str, float] = {}
+    for manifest in load_all(settings.root, sys.argv[1:] or None):
+        row = stages(settings, manifest)
+        for k, v in row.items():
+            total[k] = total.get(k, 0.0) + v
+        print(f"{manifest.name}: " + ", ".join(f"{k} {v:.1f} s" for k, v in row.items()) +
+              f"; total {sum(row.values()):.1f} s CPU")
+    print("all: " + ", ".join(f"{k} {v:.1f} s" for k, v in total.items()) + f"; total {sum(total.values()):.1f} s CPU")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
