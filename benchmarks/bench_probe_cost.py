@@ -268,8 +268,8 @@ def print_step(framework: str, by_tree: dict) -> None:
         print(f"  {name:<34}" + "".join(f"{by_tree[lab]['step'][key] / scale:>18.1f}" for lab in labels))
     print(f"  {'probe-free step on this machine':<34}" + "".join(f"{by_tree[lab]['step']['absent_ns'] / 1e3:>18.1f}"
                                                                  for lab in labels))
-    print(f"  {'on: total in each interpreter':<34}" + "".join(
-        f"{'/'.join(str(t) for t in by_tree[lab]['step']['totals_us']):>18}" for lab in labels))
+    print("  on: total in each interpreter, us: " + " | ".join(
+        f"{lab} {' / '.join(str(t) for t in by_tree[lab]['step']['totals_us'])}" for lab in labels))
     if len(labels) == 2:
         old, new = (by_tree[lab]["step"]["total_ns"] for lab in labels)
         print(f"  total per step: {old / 1e3:.1f} -> {new / 1e3:.1f} us ({old / max(new, 1):.1f}x cheaper); "

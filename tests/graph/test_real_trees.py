@@ -105,3 +105,13 @@ def test_dispatch_rules_name_classes_of_the_default_trees(settings):
         for rule in rules.instances:
             assert all(c in index.symbols for c in rule.classes), rule
         assert any(r.attribute in index.symbols for r in rules.instances), framework
+
+
+def test_unresolved_kernel_sites_are_listed_with_file_and_line(settings, capsys):
+    _graph(settings, "vllm")
+    from atlas.cli import main
+    assert main(["graph", "unresolved", "vllm", "--kind", "kernel", "--format", "json"]) == 1  # findings
+    rows = __import__("json").loads(capsys.readouterr().out)
+    assert rows and all(r["kind"] and r["path"] and r["line"] > 0 for r in rows)
+    assert {"op not registered in the tree", "launched kernel not named"} <= {r["kind"] for r in rows}
+    assert not any(r["kind"] == "python call" for r in rows)

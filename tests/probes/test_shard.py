@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import enum
 import subprocess
+import time
 
 import pytest
 
@@ -57,6 +58,21 @@ def test_stats_are_written_again_only_when_they_change(tmp_path):
     shard.flush()
     rows, _ = read_frames((tmp_path / "s.shard").read_bytes())
     assert [r["kind"] for r in rows] == ["stats", "mark", "stats"] and rows[-1]["num_events"] == 1
+
+
+def test_enough_waiting_rows_wake_the_flusher_before_its_interval(tmp_path):
+    shard = Shard(str(tmp_path / "s.shard"), interval_s=3600)
+    shard.flush_rows = 4
+    shard.start()
+    for i in range(6):
+        shard.add(_mark(i))
+    deadline, rows = time.monotonic() + 10, []
+    while time.monotonic() < deadline and len(rows) < 5:
+        time.sleep(0.01)
+        rows = read_frames((tmp_path / "s.shard").read_bytes())[0] if (tmp_path / "s.shard").exists() else []
+    shard.close()
+    assert [r["i"] for r in rows if r["kind"] == "mark"][:5] == [0, 1, 2, 3, 4]
+    assert all(r["kind"] == "mark" for r in rows)  # no stats: not a full flush
 
 
 @pytest.mark.parametrize("cut", [1, 3, 4, 10, -1])

@@ -3,8 +3,10 @@
 `kernel_layer(checkout, manifest, symbols) -> KernelLayer` (symbols, edges, unresolved call sites, stats); the graph
 builder calls it after the Python layer. Node ids (stable; they never collide with dotted Python ids):
 
-- `op:<namespace>::<op>`            a torch op registered in the tree (C++ `TORCH_LIBRARY*` or Python
-                                    `direct_register_custom_op`), e.g. `op:_C_cache_ops::reshape_and_cache_flash`
+- `op:<namespace>::<op>`            a torch op registered in the tree (C++ `TORCH_LIBRARY*`, TORCH_EXTENSION_NAME
+                                    being the CMake target that compiles the file, or Python
+                                    `direct_register_custom_op` / `torch.library.custom_op`), e.g.
+                                    `op:_C_cache_ops::reshape_and_cache_flash`
 - `ext:<namespace>.<op>`            a torch op nothing in the tree registers (`ext:sgl_kernel.rmsnorm`, `ext:aten.mm`)
 - `cpp:<path>::<qualified name>`    a C++ function, e.g. `cpp:csrc/cache_kernels.cu::reshape_and_cache_flash`
 - `cuda:<path>::<qualified name>`   a `__global__` kernel, e.g. `cuda:csrc/cache_kernels.cu::vllm::..._kernel`
