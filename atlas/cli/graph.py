@@ -7,7 +7,7 @@ from pathlib import Path
 
 from atlas.cli import _common, output
 from atlas.errors import SymbolNotFound
-from atlas.graph import Index, build, load_graph, load_index
+from atlas.graph import Index, build_many, load_graph, load_index
 from atlas.graph.pycg import callgraph
 from atlas.parse.kernels import reason
 from atlas.sources import load_all
@@ -62,10 +62,11 @@ def register(sub) -> None:
 
 def index(args, settings) -> int:
     rows = []
-    for manifest in load_all(settings.root, args.frameworks or None):
-        for pin_set in args.pin_sets:
-            with output.progress(f"index {manifest.name} ({pin_set})") as report:
-                r = build(settings, manifest.name, pin_set, report, force=args.force)
+    names = [m.name for m in load_all(settings.root, args.frameworks or None)]
+    for pin_set in args.pin_sets:  # the trees of one pin set build together: one resolves while the next parses
+        with output.progress(f"index {', '.join(names)} ({pin_set})") as report:
+            reports = build_many(settings, names, pin_set, report, force=args.force)
+        for r in reports:
             rows.append({"framework": r.framework, "pins": pin_set, "ref": r.ref, "files": r.num_files,
                          "parsed": r.num_parsed, "seconds": round(r.seconds, 2), "rebuilt": r.rebuilt})
             if args.format == "human":
