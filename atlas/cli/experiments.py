@@ -53,11 +53,11 @@ VERBS = [_add_report, _add_run]
 def run(args, settings) -> int:
     from atlas.cli.trace import parse_config
     from atlas.runtime.experiments import results as rs, run as runner, scenarios as sc
-    from atlas.runtime.trace import TraceOptions, model_dir
+    from atlas.runtime.trace import model_dir
 
     chosen = sc.apply_config(sc.pick(args.names or None), parse_config(args.config))
     frameworks = tuple(args.framework or ("vllm", "sglang"))
-    model = model_dir(TraceOptions(framework=frameworks[0], out=args.out, device=args.device, model=args.model))
+    model = model_dir(args.model, args.device)
     opts = runner.RunOptions(out=args.out.resolve(), device=args.device, model=model, python=args.python,
                              pin_set=args.pin_sets[0], timeout_s=args.timeout)
     command = "atlas experiments run " + " ".join(args.names or ["(all)"])

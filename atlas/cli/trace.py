@@ -11,6 +11,7 @@ from atlas.errors import ConfigError
 from atlas.runtime import TraceOptions, collect, run_trace
 from atlas.runtime.spec import HOOK_SOURCES
 from atlas.runtime.experiments.scenarios import SCENARIOS
+from atlas.runtime.trace import json_or_text
 from atlas.runtime.workloads import BUILTIN
 
 
@@ -119,17 +120,14 @@ def parse_config(pairs: list[str]) -> dict:
         key, sep, raw = pair.partition("=")
         if not sep or not key:
             raise ConfigError(f"--config {pair!r}: give KEY=VALUE, e.g. --config length=300")
-        try:
-            out[key] = json.loads(raw)
-        except json.JSONDecodeError:
-            out[key] = raw
+        out[key] = json_or_text(raw)
     return out
 
 
 def scenario(args, settings) -> int:
     """`atlas trace --scenario NAME`: the scenario's jobs for one framework on this machine, then its results."""
     from atlas.runtime.experiments import results as rs, run, scenarios as sc
-    from atlas.runtime.trace import model_dir, TraceOptions
+    from atlas.runtime.trace import model_dir
 
     (chosen,) = sc.apply_config(sc.pick([args.scenario]), parse_config(args.config))
     if args.framework not in chosen.variants:
@@ -139,7 +137,7 @@ def scenario(args, settings) -> int:
     if unknown:
         raise ConfigError(f"--variant {', '.join(sorted(unknown))}: {chosen.name} on {args.framework} runs "
                           f"{', '.join(chosen.variants[args.framework])}")
-    model = model_dir(TraceOptions(framework=args.framework, out=args.out, device=args.device, model=args.model))
+    model = model_dir(args.model, args.device)
     opts = run.RunOptions(out=args.out.resolve(), device=args.device, model=model, python=args.python,
                           pin_set=args.pin_sets[0], timeout_s=args.timeout)
     command = "atlas trace --framework {} --scenario {} {}".format(

@@ -71,11 +71,16 @@ def parse_engine_args(args: tuple[str, ...]) -> dict:
             raw, i = args[i + 1], i + 2
         else:
             raw, i = "true", i + 1
-        try:
-            out[name] = json.loads(raw)
-        except json.JSONDecodeError:
-            out[name] = raw
+        out[name] = json_or_text(raw)
     return out
+
+
+def json_or_text(raw: str):
+    """A command-line value: JSON when it parses ('4', 'true', '[1, 2]'), else the text itself."""
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
 
 
 def engine_config(opts: TraceOptions) -> dict:
@@ -86,8 +91,9 @@ def engine_config(opts: TraceOptions) -> dict:
     return {**engine, **parse_engine_args(opts.engine_args)}
 
 
-def model_dir(opts: TraceOptions) -> Path:
-    model = (opts.model or DEFAULT_MODEL[opts.device]).resolve()
+def model_dir(model: Path | None, device: str) -> Path:
+    """The model folder (atlas's own for the device unless given), checked to hold a config.json."""
+    model = (model or DEFAULT_MODEL[device]).resolve()
     if not (model / "config.json").is_file():
         raise ConfigError(f"model folder {model} has no config.json; pass --model with a folder holding one "
                           f"(atlas ships {', '.join(p.name for p in MODELS.iterdir())} under {MODELS})")
@@ -101,7 +107,7 @@ def run_trace(opts: TraceOptions, settings: Settings) -> dict:
                           + ", ".join(f"{f}/{d}" for f, d in ENGINE_DEFAULTS))
     out = launch.prepare_out(opts.out.resolve())
     python = launch.engine_python(opts.python)
-    model = model_dir(opts)
+    model = model_dir(opts.model, opts.device)
     from atlas.sources import load_all
 
     (manifest,) = load_all(settings.root, [opts.framework])

@@ -156,10 +156,9 @@ def _delta(counters: dict, name: str) -> float:
 def plan_ahead(events: list[dict]) -> tuple[int, int, int]:
     """(commits that came after the next step's plan had begun, commits whose requests are among those of the plan
     they answer, commits): plans and commits of the scheduler process matched first in, first out."""
-    stream = sorted((e for e in events if e["role"] in ("plan", "commit") and "batch_size" in e["values"]
-                     or e["role"] == "commit"), key=lambda e: e["mono_ns"])
-    plans = [e for e in stream if e["role"] == "plan" and (e["values"].get("batch_size") or 0) > 0]
-    commits = [e for e in stream if e["role"] == "commit"]
+    ordered = sorted(events, key=lambda e: e["mono_ns"])
+    plans = [e for e in ordered if e["role"] == "plan" and (e["values"].get("batch_size") or 0) > 0]
+    commits = [e for e in ordered if e["role"] == "commit"]
     ahead = matched = 0
     for i, commit in enumerate(commits[:len(plans)]):
         if i + 1 < len(plans) and plans[i + 1]["mono_ns"] < commit["mono_ns"]:

@@ -84,9 +84,9 @@ def derived(name: str, rows: list[dict]) -> list[dict]:
         return next((r for r in rows if (r["engine"], r["variant"], r["label"], r["metric"]) ==
                      (fw, variant, label, metric)), None)
     out = []
-    pairs = {"cuda-graph": [("graph", "eager", "c1", "out_tok_s", "graph", "graph_speedup", False)],
-             "spec-ngram": [("baseline", "ngram", lbl, "e2e_ms", "ngram", "speedup", False) for lbl in ("repeat", "prose")]}
-    for num_v, den_v, label, metric, at, out_metric, _ in pairs.get(name, ()):
+    pairs = {"cuda-graph": [("graph", "eager", "c1", "out_tok_s", "graph", "graph_speedup")],
+             "spec-ngram": [("baseline", "ngram", lbl, "e2e_ms", "ngram", "speedup") for lbl in ("repeat", "prose")]}
+    for num_v, den_v, label, metric, at, out_metric in pairs.get(name, ()):
         for fw in ("vllm", "sglang"):
             num, den = find(fw, num_v, label, metric), find(fw, den_v, label, metric)
             if num and den:
@@ -107,6 +107,12 @@ def explain(name: str, fw: str, variant: str, events: list[dict], spec: dict) ->
         return {"engine": fw, "variant": variant, "symbol": e["symbol"], "where": where,
                 "url": f"{base}{e.get('path')}#L{e.get('line')}", "text": text}
 
+    def graph_line(text: str) -> dict | None:
+        """At the hook that says how a step ran: vLLM's V1 runner, else its V2 CudaGraphManager; SGLang's run_batch."""
+        if fw == "sglang":
+            return line("Scheduler.run_batch", text)
+        return line("_determine_batch_execution_and_padding", text) or line("CudaGraphManager.dispatch", text)
+
     plans = [e for e in events if e["role"] == "plan" and "batch_mode" in e["values"]]
     modes = Counter(e["values"]["batch_mode"] for e in plans)
     graphs = Counter(e["values"]["cuda_graph"] for e in events if "cuda_graph" in e["values"])
@@ -116,18 +122,14 @@ def explain(name: str, fw: str, variant: str, events: list[dict], spec: dict) ->
         biggest = max((_total(e["values"].get("num_scheduled_tokens")) for e in plans), default=0)
         out.append(line(plan_symbol, f"steps by batch mode {dict(modes)}; largest step {biggest} scheduled tokens"))
         if graphs:
-            runner = "_determine_batch_execution_and_padding" if fw == "vllm" else "Scheduler.run_batch"
-            out.append(line(runner, f"CUDA graph use per executed step: {dict(graphs)}") or
-                        line("CudaGraphManager.dispatch", f"CUDA graph use per executed step: {dict(graphs)}"))
+            out.append(graph_line(f"CUDA graph use per executed step: {dict(graphs)}"))
     if name in ("prefix-cache", "beam-search"):
         hook = "KVCacheManager.get_computed_blocks" if fw == "vllm" else "RadixCache.match_prefix"
         hits = [e["values"].get("prefix_hit_tokens") for e in events if e["symbol"].endswith(hook)]
         out.append(line(hook, f"prefix-hit tokens per lookup (per step when aggregated): {hits[:12]}"))
     if name == "prefix-cache" and graphs:
         steps = [f"{new} new on {cached} cached: {graph}" for new, cached, graph in extend_graphs(events)]
-        runner = "_determine_batch_execution_and_padding" if fw == "vllm" else "Scheduler.run_batch"
-        out.append(line(runner, "prefill steps and how they ran: " + "; ".join(steps[:4])) or
-                   line("CudaGraphManager.dispatch", "prefill steps and how they ran: " + "; ".join(steps[:4])))
+        out.append(graph_line("prefill steps and how they ran: " + "; ".join(steps[:4])))
     if name == "chunked-prefill":
         seq = [e["values"]["batch_mode"][0] for e in plans]
         runs = _runs(seq)

@@ -39,12 +39,17 @@ def engine_args(job: sc.Job, device: str) -> dict:
     return {**base, **extra}
 
 
-def run_job(job: sc.Job, opts: RunOptions, settings: Settings, model: Path) -> rs.JobRun:
+def engine_pin_set(framework: str, opts: RunOptions, settings: Settings) -> str:
+    """The pin set the installed engine's version matches (else the one asked for): lines map onto its source."""
+    (manifest,) = load_all(settings.root, [framework])
+    version = launch.engine_version(launch.engine_python(opts.python), framework)
+    return pick_pin_set(manifest, opts.pin_set, version)
+
+
+def run_job(job: sc.Job, opts: RunOptions, settings: Settings, model: Path, pin_set: str) -> rs.JobRun:
     """Start the job's engine under the probes, replay its phases, and read back what it left (also on failure)."""
     out = launch.prepare_out(opts.out / job.name)
     python = launch.engine_python(opts.python)
-    (manifest,) = load_all(settings.root, [job.framework])
-    pin_set = pick_pin_set(manifest, opts.pin_set, launch.engine_version(python, job.framework))
     spec = build_spec(job.framework, pin_set, opts.device, out, settings, source="builtin")
     write_spec(spec, out / "spec.json")
     (out / "control").write_text("on")
@@ -67,7 +72,8 @@ def run_scenarios(scenarios: list[sc.Scenario], frameworks: tuple[str, ...], opt
                   model: Path, command: str, variants: tuple[str, ...] = ()) -> list[dict]:
     """Every job the scenarios need (optionally only some variants), then one results dict per scenario."""
     jobs = [j for j in sc.jobs(scenarios, frameworks) if not variants or j.variant in variants]
-    runs = [run_job(job, opts, settings, model) for job in jobs]
+    pin_sets = {fw: engine_pin_set(fw, opts, settings) for fw in {j.framework for j in jobs}}
+    runs = [run_job(job, opts, settings, model, pin_sets[job.framework]) for job in jobs]
     context = {"command": command, "date": datetime.date.today().isoformat(), "gpu": opts.device,
                "model": f"{model.name} (random weights, token ids in/out)"}
     return [rs.scenario_results(s.name, runs, context) for s in scenarios if any(s.name in j.scenarios for j in jobs)]
