@@ -11,9 +11,12 @@ the last unconditional write and what follows it (flow-sensitive within a scope,
 Scopes are evaluated in rounds; after the first, a statement runs again only when a cell it read changed since it
 last ran, until nothing grows (a fixpoint) or `max_rounds` is reached.
 
-Modules by role: solver (state, rounds, statements), cells (write/read), names (lookup, attributes, MRO),
-values (expressions), calls (invocation, edges), bindings (assignment, def, class), rules (dispatch rules as data)."""
+Modules by role: state (what the parts share), solver (set-up, rounds, statements), cells (write/read), names
+(lookup, attributes, MRO), values (expressions), summaries (higher-order calls), calls (invocation, edges), bindings
+(assignment, def, class), dispatch (by-name calls), rules (dispatch rules as data)."""
 
-from atlas.graph.resolve.solver import Resolution, Solver
+import atlas.parse.python  # noqa: F401 - its guard (atlas.parse.python.compiled) runs before a compiled module loads
+from atlas.graph.resolve.solver import Solver
+from atlas.graph.resolve.state import Resolution
 
 __all__ = ["Resolution", "Solver"]

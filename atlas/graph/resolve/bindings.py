@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
+from atlas.graph.resolve.calls import Calls
 from atlas.graph.resolve.cells import _NOTHING
 from atlas.parse.python.facts import Scope
 
 
-class Bindings:
-    """Mixin of Solver: what assignments and definitions write."""
+class Bindings(Calls):
+    """A part of Solver (atlas.graph.resolve.state): what assignments and definitions write."""
 
     # -- assignment ---------------------------------------------------------------------------------------------
     def assign_expr(self, target: tuple, value: tuple) -> None:
@@ -105,7 +106,7 @@ class Bindings:
             self.write(("ret", fid), vals)
         self.ctx = outer
         value = {("f", fid)}
-        for deco in reversed(scope.decorators):
+        for deco in scope.decorators[::-1]:
             decorated = set()
             internal = False
             for d in self.eval(deco):
@@ -139,7 +140,7 @@ class Bindings:
 
     def define_class(self, parent: Scope, cid: str, name: str) -> None:
         scope = self.scopes[cid]
-        bases = []
+        found = []
         for b in scope.bases:
             entries = []
             for v in self.eval(b):
@@ -149,8 +150,8 @@ class Bindings:
                     entries.append(f"x:{v[1]}")
                 elif v[0] == "b":
                     entries.append(f"b:{v[1]}")
-            bases.append(tuple(sorted(entries)))
-        bases = tuple(bases)
+            found.append(tuple(sorted(entries)))
+        bases = tuple(found)
         if self.bases.get(cid) != bases:
             self.bases[cid] = bases
             for user in self.mro_users.pop(cid, ()):

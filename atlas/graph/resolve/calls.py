@@ -5,6 +5,7 @@ the library calls that do (nn.ModuleList, islice; CONTAINERS), and calling nn.Mo
 from __future__ import annotations
 
 from atlas.graph.resolve.cells import _NOTHING
+from atlas.graph.resolve.summaries import Summaries
 from atlas.model import Provenance
 
 # External classes whose __call__ runs a method of the instance: calling a subclass's instance reaches that method.
@@ -22,8 +23,8 @@ RANK = {p: i for i, p in enumerate((Provenance.STATIC, Provenance.LAUNCH, Proven
                                     Provenance.NAME_MATCH, Provenance.RUNTIME))}
 
 
-class Calls:
-    """Mixin of Solver: invoking values, recording edges (caller, callee) -> {line: provenance} and sites."""
+class Calls(Summaries):
+    """A part of Solver (atlas.graph.resolve.state): invoking values, recording edges (caller, callee) -> {line: provenance} and sites."""
 
     # -- calls --------------------------------------------------------------------------------------------------
     def call_expr(self, e: tuple):

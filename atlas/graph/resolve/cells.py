@@ -11,15 +11,19 @@ unconditional writes) as they were, in a cell no read looked into, makes no read
 
 from __future__ import annotations
 
+from typing import Any
+
+from atlas.graph.resolve.state import State
+
 _NOTHING: frozenset = frozenset()
 
 
-class Cells:
-    """Mixin of Solver: `read` (and `depend`, for keys that are not cells) registers the statement being evaluated
+class Cells(State):
+    """The first part of Solver (atlas.graph.resolve.state): `read` (and `depend`, for keys that are not cells) registers the statement being evaluated
     as a reader of the key; `write` grows a cell and `mark` makes its readers stale (and forgets them: a statement
     registers again when it runs and reads the key again)."""
 
-    def depend(self, key) -> None:
+    def depend(self, key: Any) -> None:
         cell = self.cells.get(key)
         if cell is None:
             self.cells[key] = [None, _NOTHING, None, False, {self.reader}]
@@ -28,11 +32,11 @@ class Cells:
         else:
             cell[4].add(self.reader)
 
-    def is_written(self, key) -> bool:
+    def is_written(self, key: Any) -> bool:
         cell = self.cells.get(key)
         return cell is not None and cell[0] is not None
 
-    def write(self, key: tuple, values, strong: bool = False) -> None:
+    def write(self, key: tuple, values: Any, strong: bool = False) -> None:
         if not values:
             return
         ctx = self.ctx
@@ -71,7 +75,7 @@ class Cells:
         else:  # the union is what every read so far saw, and it is the same: no reader needs to run again
             self.num_changes += 1
 
-    def mark(self, key, cell=None) -> None:
+    def mark(self, key: Any, cell: list | None = None) -> None:
         self.num_changes += 1
         if cell is None:
             cell = self.cells.get(key)
@@ -84,7 +88,7 @@ class Cells:
             for i in readers:
                 stale[i] = 1
 
-    def read(self, key: tuple, local: bool = True):
+    def read(self, key: tuple, local: bool = True) -> Any:
         """The values of a cell as seen from the current statement: after an unconditional write earlier in the
         same scope, only that write and what follows it up to the statement (and, but for a function's local
         variables, what other scopes wrote); otherwise every value."""

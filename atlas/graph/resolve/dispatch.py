@@ -4,11 +4,12 @@ while the rounds run and linked after them, when every class's bases are known."
 
 from __future__ import annotations
 
+from atlas.graph.resolve.bindings import Bindings
 from atlas.model import Provenance
 
 
-class Dispatch:
-    """Mixin of Solver: `note_named_call` during the rounds, `dispatch_by_name` after them."""
+class Dispatch(Bindings):
+    """A part of Solver (atlas.graph.resolve.state): `note_named_call` during the rounds, `dispatch_by_name` after them."""
 
     def note_named_call(self, rule, args, kwargs, site) -> None:
         """A by-name call (atlas.graph.resolve.rules): remember the method its string literal names."""

@@ -6,18 +6,18 @@ from __future__ import annotations
 import builtins
 
 from atlas.graph.mro import linearize
-from atlas.graph.resolve.cells import _NOTHING
+from atlas.graph.resolve.cells import _NOTHING, Cells
 
 BUILTINS = frozenset(dir(builtins))
-_TYPE_PREFIX = {str: "<**PyStr**>", bytes: "<**PyStr**>"}
+_TYPE_PREFIX: dict[type, str] = {str: "<**PyStr**>", bytes: "<**PyStr**>"}
 _PLAIN_BASES = frozenset({"abc", "typing", "typing_extensions", "enum", "dataclasses", "builtins", "collections"})
 _CONTAINER_PREFIX = {"dict": "<**PyDict**>", "list": "<**PyList**>"}
 _CLASS, _PLAIN, _EXTERNAL, _BUILTIN = "class", "plain", "external", "builtin"  # what an MRO entry is
 MAX_SUBCLASS_METHODS = 40  # a name more subclasses define than this is too generic to follow
 
 
-class Names:
-    """Mixin of Solver: what a name or an attribute may hold as seen from the current statement."""
+class Names(Cells):
+    """A part of Solver (atlas.graph.resolve.state): what a name or an attribute may hold as seen from the current statement."""
 
     # -- names and attributes -----------------------------------------------------------------------------------
     def lookup(self, name: str):

@@ -1,31 +1,16 @@
-"""The solver: the state of call resolution and its rounds over the statements of every scope; the per-kind work
-lives in the mixins it combines (cells, names, values, calls, bindings)."""
+"""The solver: call resolution's set-up and its rounds over the statements of every scope; the per-kind work lives in
+the parts it extends (atlas.graph.resolve.state: cells, names, values, summaries, calls, bindings, dispatch)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-from atlas.graph.resolve.bindings import Bindings
-from atlas.graph.resolve.calls import Calls
-from atlas.graph.resolve.cells import Cells
 from atlas.graph.resolve.dispatch import Dispatch
-from atlas.graph.resolve.names import Names
 from atlas.graph.resolve.rules import DispatchRules
-from atlas.graph.resolve.summaries import Summaries, calls_parameters
-from atlas.graph.resolve.values import Values
+from atlas.graph.resolve.state import Resolution
+from atlas.graph.resolve.summaries import calls_parameters
 from atlas.parse.python.facts import ModuleFacts, Scope
 
 
-@dataclass(slots=True)
-class Resolution:
-    """What resolution found: edges (caller, callee) -> {(line, provenance)}, and call sites (resolved or not)."""
-
-    edges: dict = field(default_factory=dict)
-    sites: dict = field(default_factory=dict)  # (caller, line, text) -> 0 unresolved, 1 external, 2 in the tree
-    rounds: int = 0
-
-
-class Solver(Cells, Names, Values, Calls, Bindings, Dispatch, Summaries):
+class Solver(Dispatch):
     """Resolves the calls of every scope of `facts`; `solve()` returns the Resolution."""
 
     def __init__(self, facts: list[ModuleFacts], pycg: bool = False, max_rounds: int = 30, cap: int = 48,
@@ -33,8 +18,8 @@ class Solver(Cells, Names, Values, Calls, Bindings, Dispatch, Summaries):
         self.pycg = pycg
         self.max_rounds = max_rounds
         self.cap = cap
-        self.scopes: dict[str, Scope] = {}
-        self.modules: set[str] = set()
+        self.scopes = {}
+        self.modules = set()
         for f in facts:
             self.modules.add(f.module)
             parts = f.module.split(".")
@@ -42,7 +27,7 @@ class Solver(Cells, Names, Values, Calls, Bindings, Dispatch, Summaries):
                 self.modules.add(".".join(parts[:i]))
             for s in f.scopes:
                 self.scopes[s.id] = s
-        self.submodules: dict[str, set[str]] = {}  # module -> the dotted names under it that are modules
+        self.submodules = {}
         for m in self.modules:
             parts = m.split(".")
             for i in range(1, len(parts)):
@@ -51,27 +36,27 @@ class Solver(Cells, Names, Values, Calls, Bindings, Dispatch, Summaries):
                              if st[0] == "from" and any(n == "*" for n, _ in st[2])}
         self.caller_of = {sid: self._caller(s) for sid, s in self.scopes.items()}
         self.class_of = {sid: self._enclosing_class(s) for sid, s in self.scopes.items()}
-        self.cells: dict = {}  # key -> [writers, union, strong, flow, readers] (atlas.graph.resolve.cells)
-        self.bases: dict[str, tuple] = {}
-        self.mro_memo: dict[str, tuple] = {}  # class -> (MRO, internal classes, walk, ("B", class) keys): mro_walk
-        self.mro_users: dict[str, set] = {}  # class -> the memoized classes whose MRO holds it
-        self.direct_subclasses: dict[str, set] = {}  # class -> the classes that name it as a base
-        self.kernel_functions: set[str] = set()  # functions jit'd by a call, `k = triton.jit(fn)`: launches of k
-        self.stars: dict[str, list[str]] = {}
-        self.kinds: dict[str, str] = {}
-        self.slot_keys: dict[str, list] = {}  # alloc -> its slot cell keys
+        self.cells = {}
+        self.bases = {}
+        self.mro_memo = {}
+        self.mro_users = {}
+        self.direct_subclasses = {}
+        self.kernel_functions = set()
+        self.stars = {}
+        self.kinds = {}
+        self.slot_keys = {}
         self.out = Resolution()
         self.changed = False
         self.num_changes = 0
-        self.stale = bytearray()  # per statement of the plan: 1 when a cell it read has changed since
-        self.reader = 0  # the plan index of the statement being evaluated
-        self.num_evaluated = 0  # statement runs so far: the number of the run in progress
-        self.mro_read: dict[str, int] = {}  # class -> the last statement run registered as reading its MRO
-        self.ctx: tuple = ("", 0, "", True)  # (scope id, idx, caller id, strong)
+        self.stale = bytearray()
+        self.reader = 0
+        self.num_evaluated = 0
+        self.mro_read = {}
+        self.ctx = ("", 0, "", True)
         self.by_name = {rule.call: rule for rule in rules.by_name}
-        self.named_calls: set = set()  # (caller, line, method name, rule) of the by-name calls seen
-        self.pr_functions = calls_parameters(self.scopes) if not pycg else {}  # see atlas.graph.resolve.summaries
-        self.pr_holders: dict[str, set] = {}  # function -> the containers its ('pr', ...) values were put in
+        self.named_calls = set()
+        self.pr_functions = calls_parameters(self.scopes) if not pycg else {}
+        self.pr_holders = {}
         for rule in rules.instances:
             owner, _, attr = rule.attribute.rpartition(".")
             self.write(("a", owner, attr), {("r", c) for c in rule.classes if c in self.scopes})

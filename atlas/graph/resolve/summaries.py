@@ -6,12 +6,16 @@ other than by its return (an argument, an attribute), it stands for what any arg
 
 from __future__ import annotations
 
+from typing import Any
+
+from atlas.graph.resolve.values import Values
+
 _MAX_DEPTH = 2  # containers nested deeper than this are not copied per call site
 _MAX_SLOTS = 8  # nor containers with more slots than this (a returned tuple is small)
 
 
-class Summaries:
-    """Mixin of Solver: ('pr', fid, param) values, made by `param_call`, resolved by `instantiate` at call sites
+class Summaries(Values):
+    """A part of Solver (atlas.graph.resolve.state): ('pr', fid, param) values, made by `param_call`, resolved by `instantiate` at call sites
     and by `param_results` elsewhere."""
 
     def param_call(self, name: str) -> tuple | None:
@@ -48,8 +52,8 @@ class Summaries:
             out |= self.param_results(v) if v[0] == "pr" else {v}
         return out
 
-    def call_results(self, values) -> set:
-        out = set()
+    def call_results(self, values: Any) -> set:
+        out: set = set()
         for f in values:
             t = f[0]
             if t == "f" or t == "bm":

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from atlas.graph.resolve.cells import _NOTHING
+from atlas.graph.resolve.names import Names
 
 
-class Values:
-    """Mixin of Solver: the abstract values of an IR expression (see atlas.parse.python.facts)."""
+class Values(Names):
+    """A part of Solver (atlas.graph.resolve.state): the abstract values of an IR expression (see atlas.parse.python.facts)."""
 
     # -- expressions --------------------------------------------------------------------------------------------
     def eval(self, e: tuple):

@@ -4,8 +4,12 @@ Contract: symbol ids are the dotted paths Python would import (`vllm.v1.core.sch
 the module id comes from the repository path with `manifest.package_root` stripped; nested functions are
 `outer.inner`, lambdas `<lambdaN>` numbered per scope as PyCG does."""
 
-from atlas.parse.python.extract import extract, module_name
-from atlas.parse.python.grammar import LANGUAGE, parser
-from atlas.parse.python.facts import ModuleFacts, Scope, pack, unpack
+from atlas.parse.python import compiled
+
+compiled.guard()  # before any compiled module loads: stale or ATLAS_PURE=1 -> the sources
+
+from atlas.parse.python.extract import extract, module_name  # noqa: E402
+from atlas.parse.python.grammar import LANGUAGE, parser  # noqa: E402
+from atlas.parse.python.facts import ModuleFacts, Scope, pack, unpack  # noqa: E402
 
 __all__ = ["LANGUAGE", "ModuleFacts", "Scope", "extract", "module_name", "pack", "parser", "unpack"]

@@ -67,11 +67,15 @@ def pack(facts: ModuleFacts) -> tuple:
     """`facts` as nested tuples of plain values (marshal-able: a parse worker sends them and the cache stores them
     without pickling dataclasses, which costs more than the parse)."""
     return (facts.module, facts.path, facts.is_package, facts.num_lines,
-            tuple((s.id, s.kind.value, s.span.start, s.span.end, s.signature, s.decorators, s.bases)
-                  for s in facts.symbols),
+            tuple((s.id, s.kind.value, *_lines(s.span), s.signature, s.decorators, s.bases) for s in facts.symbols),
             tuple((c.id, c.kind, c.parent, c.module, c.start, c.end, c.params, c.decorators, c.decorator_names, c.bases,
                    c.returns, c.is_generator, c.local_names, c.global_names, c.statements, c.called_names)
                   for c in facts.scopes))
+
+
+def _lines(span: Span | None) -> tuple[int, int]:
+    assert span is not None  # every symbol the parser makes has its span
+    return span.start, span.end
 
 
 def unpack(data: tuple, component: Callable[[str], str] | None = None) -> ModuleFacts:

@@ -1,0 +1,77 @@
+"""The modules scripts/compile.py compiles with mypyc (the Python parser's walker and the call resolver), and the
+guard that runs their Python source instead of the compiled ones when those are stale (a source changed since they
+were compiled) or when ATLAS_PURE=1. The .py files stay the source of truth; this module itself is never compiled."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.machinery
+import importlib.util
+import os
+import sys
+import warnings
+from pathlib import Path
+
+ATLAS = Path(__file__).resolve().parents[2]
+MODULES = (
+    "atlas.parse.python.facts",
+    "atlas.graph.resolve.state", "atlas.graph.resolve.cells", "atlas.graph.resolve.names",
+    "atlas.graph.resolve.values", "atlas.graph.resolve.summaries", "atlas.graph.resolve.calls",
+    "atlas.graph.resolve.bindings", "atlas.graph.resolve.dispatch", "atlas.graph.resolve.solver",
+)
+GROUP = "atlas.parse.python.native"  # the shared library of the compiled modules: native__mypyc.*.so here
+GROUP_LIB = Path(__file__).with_name("native__mypyc")
+STAMP = Path(__file__).with_name("compiled.stamp")  # the source hash the compiled modules were built from
+
+
+def source_path(module: str) -> Path:
+    return ATLAS.parent.joinpath(*module.split(".")).with_suffix(".py")
+
+
+def source_hash() -> str:
+    """A hash of the sources of MODULES (and of the Python version: an extension belongs to one)."""
+    h = hashlib.sha1(f"{sys.implementation.cache_tag}\n".encode())
+    for module in MODULES:
+        h.update(module.encode() + b"\0" + source_path(module).read_bytes())
+    return h.hexdigest()
+
+
+def compiled_files() -> list[Path]:
+    """The extension modules of MODULES next to their sources."""
+    out = []
+    for module in MODULES:
+        src = source_path(module)
+        out.extend(p for suffix in importlib.machinery.EXTENSION_SUFFIXES
+                   for p in [src.with_suffix(suffix)] if p.exists())
+    return out
+
+
+def is_compiled(module: str = "atlas.graph.resolve.solver") -> bool:
+    """Whether `module`, as imported in this process, is a compiled one."""
+    found = sys.modules.get(module)
+    return found is not None and not str(found.__file__).endswith(".py")
+
+
+class _SourceFinder:
+    """Finds MODULES as their .py files, ahead of the extension modules next to them."""
+
+    @staticmethod
+    def find_spec(fullname: str, path=None, target=None):
+        if fullname in MODULES:
+            return importlib.util.spec_from_file_location(fullname, source_path(fullname))
+        return None
+
+
+def guard() -> None:
+    """Run the sources when the compiled modules are stale or ATLAS_PURE is set (all of them or none: compiled
+    modules share native classes). Call before any of MODULES is imported."""
+    if any(isinstance(f, _SourceFinder) for f in sys.meta_path) or not compiled_files():
+        return
+    pure = os.environ.get("ATLAS_PURE", "") not in ("", "0")
+    if not pure and STAMP.exists() and STAMP.read_text().strip() == source_hash():
+        return
+    if not pure:
+        warnings.warn("atlas: the mypyc-compiled parser and resolver are older than their sources; running the "
+                      "sources (slower). Run `python scripts/compile.py` to compile them again, or "
+                      "`python scripts/compile.py --clean` to remove them", stacklevel=2)
+    sys.meta_path.insert(0, _SourceFinder())

@@ -1,0 +1,76 @@
+"""Compile atlas's hot modules (atlas.parse.python.compiled.MODULES: the parser's walker and the call resolver) with
+mypyc, in place: the extension modules land next to their .py files (git-ignored) and the editable install picks
+them up. Optional: without them, or when they are older than their sources, atlas runs the sources.
+
+Usage: python scripts/compile.py [--clean]
+Needs mypy (`pip install -e '.[compile]'`) and a C compiler; exits 1 with a one-line message when compiling fails
+(the sources are used then)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from atlas.parse.python import compiled  # noqa: E402 - the module list, from this checkout
+
+
+def clean() -> int:
+    files = compiled.compiled_files() + sorted(compiled.GROUP_LIB.parent.glob(f"{compiled.GROUP_LIB.name}*"))
+    for f in files:
+        f.unlink()
+    compiled.STAMP.unlink(missing_ok=True)
+    print(f"removed {len(files)} compiled files", file=sys.stderr)
+    return 0
+
+
+def build() -> int:
+    try:
+        from mypyc.build import mypycify
+        from setuptools import setup
+    except ImportError as exc:
+        print(f"not compiled ({exc.name} is missing: pip install -e '.[compile]'); atlas runs its sources",
+              file=sys.stderr)
+        return 1
+    clean()
+    start = time.perf_counter()
+    paths = [str(compiled.source_path(m).relative_to(ROOT)) for m in compiled.MODULES]
+    with tempfile.TemporaryDirectory(prefix="atlas-mypyc-") as tmp:
+        lib = Path(tmp, "lib")
+        os.chdir(ROOT)
+        try:
+            extensions = mypycify(["--follow-imports=silent", "--ignore-missing-imports", *paths],
+                                  opt_level=os.environ.get("ATLAS_MYPYC_OPT", "3"), target_dir=str(Path(tmp, "c")),
+                                  group_name=compiled.GROUP)
+            os.chdir(tmp)  # away from pyproject.toml: setup() would read it
+            setup(name="atlas-native", ext_modules=extensions,
+                  script_args=["-q", "build_ext", "--build-temp", str(Path(tmp, "o")), "--build-lib", str(lib)])
+            for built in lib.rglob("*.so"):
+                shutil.copyfile(built, ROOT / built.relative_to(lib))
+        except (SystemExit, Exception) as exc:  # noqa: BLE001 - any failure leaves the sources in use
+            clean()
+            print(f"not compiled ({type(exc).__name__}: {str(exc).strip()[:200]}); atlas runs its sources",
+                  file=sys.stderr)
+            return 1
+        finally:
+            os.chdir(ROOT)
+    compiled.STAMP.write_text(compiled.source_hash() + "\n")
+    print(f"compiled {len(paths)} modules with mypyc in {time.perf_counter() - start:.0f} s", file=sys.stderr)
+    return 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--clean", action="store_true", help="remove the compiled modules (atlas then runs its sources)")
+    return clean() if ap.parse_args().clean else build()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
