@@ -14,7 +14,8 @@ from pathlib import Path
 
 ATLAS = Path(__file__).resolve().parents[2]
 MODULES = (
-    "atlas.parse.python.facts",
+    "atlas.parse.python.facts", "atlas.parse.python.walker", "atlas.parse.python.expressions",
+    "atlas.parse.python.statements", "atlas.parse.python.definitions", "atlas.parse.python.extract",
     "atlas.graph.resolve.state", "atlas.graph.resolve.cells", "atlas.graph.resolve.names",
     "atlas.graph.resolve.values", "atlas.graph.resolve.summaries", "atlas.graph.resolve.calls",
     "atlas.graph.resolve.bindings", "atlas.graph.resolve.dispatch", "atlas.graph.resolve.solver",

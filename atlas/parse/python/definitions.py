@@ -12,10 +12,11 @@ from atlas.parse.python.grammar import (
     F_SUPERCLASSES, F_TYPE, F_VALUE, TRITON_DECORATORS,
 )
 from atlas.parse.python.expressions import dotted_expr
+from atlas.parse.python.statements import Statements
 
 
-class Definitions:
-    """Mixin of the walker: `def`, `class`, parameters and annotations."""
+class Definitions(Statements):
+    """A part of the walker (atlas.parse.python.walker): `def`, `class`, parameters and annotations."""
 
     def definition(self, node) -> None:
         decorators = []
@@ -71,7 +72,7 @@ class Definitions:
     def parameters(self, node) -> tuple:
         if node is None:
             return ()
-        out = []
+        out: list[tuple] = []
         for p in node.named_children:
             t = p.type
             if t == "identifier":
@@ -108,16 +109,16 @@ class Definitions:
         if t in ("subscript", "generic_type"):
             head = self.text(node.child_by_field_id(F_VALUE) or node.named_children[0]).rsplit(".", 1)[-1]
             if head in ANNOT_WRAPPERS or head in CLASS_WRAPPERS:
-                out = ()
+                out: tuple = ()
                 for child in node.named_children[1:]:
                     out += self.annotation(child)
                 return tuple(("type", e) for e in out) if head in CLASS_WRAPPERS else out
             return ()
         if t in ("type_parameter", "union_type"):
-            out = ()
+            found: tuple = ()
             for child in node.named_children:
-                out += self.annotation(child)
-            return out
+                found += self.annotation(child)
+            return found
         if t == "string":
             return string_annotation(self.text(node).strip("\"'"))
         return ()

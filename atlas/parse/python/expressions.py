@@ -9,13 +9,14 @@ from atlas.parse.python.grammar import (
     F_ARGUMENTS, F_ATTRIBUTE, F_BODY, F_FUNCTION, F_KEY, F_LEFT, F_NAME, F_OBJECT, F_PARAMETERS, F_RIGHT,
     F_VALUE, UNKNOWN,
 )
+from atlas.parse.python.walker import WalkerState
 
 
 _JIT = (("a", ("n", "triton"), "jit"), ("n", "jit"))
 
 
-class Expressions:
-    """Mixin of the walker: expressions and assignment targets -> IR."""
+class Expressions(WalkerState):
+    """A part of the walker (atlas.parse.python.walker): expressions and assignment targets -> IR."""
 
     # -- targets and expressions --------------------------------------------------------------------------------
     def target(self, node) -> tuple:
@@ -69,7 +70,8 @@ class Expressions:
             subs = node.named_children[1:]
             if len(subs) == 1 and subs[0].type == "slice":
                 bounds = [c for c in subs[0].children if c.type != ":"]
-                parts, seen = [None, None], 0
+                parts: list[tuple | None] = [None, None]
+                seen = 0
                 for c in subs[0].children:
                     if c.type == ":":
                         seen += 1
@@ -80,7 +82,7 @@ class Expressions:
         if t in ("list", "tuple", "set", "expression_list"):
             return ("l", tuple(self.element(c) for c in node.named_children), self.alloc(node))
         if t == "dictionary":
-            pairs = []
+            pairs: list[tuple] = []
             for c in node.named_children:
                 if c.type == "pair":
                     pairs.append((self.expr(c.child_by_field_id(F_KEY)), self.expr(c.child_by_field_id(F_VALUE))))
@@ -93,11 +95,11 @@ class Expressions:
         if t == "lambda":
             return self.lambda_expr(node)
         if t in ("conditional_expression", "boolean_operator"):
-            parts = tuple(self.expr(c) for c in node.named_children)
-            if t == "conditional_expression" and len(parts) == 3:
-                self.emit(("e", parts[1], self.idx))
-                return ("u", (parts[0], parts[2]))
-            return ("u", parts)
+            operands = tuple(self.expr(c) for c in node.named_children)
+            if t == "conditional_expression" and len(operands) == 3:
+                self.emit(("e", operands[1], self.idx))
+                return ("u", (operands[0], operands[2]))
+            return ("u", operands)
         if t == "binary_operator" and node.child_by_field_name("operator").type == "+":
             return ("u", (self.expr(node.child_by_field_id(F_LEFT)), self.expr(node.child_by_field_id(F_RIGHT))))
         if t in ("binary_operator", "comparison_operator", "unary_operator"):
@@ -133,7 +135,8 @@ class Expressions:
         fexpr = self.expr(func)
         if fexpr[0] == "n":
             self.scope.called_names.add(fexpr[1])
-        args, kwargs = [], []
+        args: list[tuple] = []
+        kwargs: list[tuple] = []
         arguments = node.child_by_field_id(F_ARGUMENTS)
         if arguments is not None and arguments.type == "generator_expression":
             args.append(self.expr(arguments))

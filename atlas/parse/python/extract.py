@@ -9,10 +9,8 @@ import tree_sitter as ts
 
 from atlas.model import Span, Symbol, SymbolKind
 from atlas.parse.python.definitions import Definitions
-from atlas.parse.python.expressions import Expressions
 from atlas.parse.python.facts import ModuleFacts, Scope
 from atlas.parse.python.grammar import COMPOUND, CONDITIONAL, F_ALIAS, F_LEFT, F_RIGHT, F_VALUE, parser
-from atlas.parse.python.statements import Statements
 
 
 def module_name(path: str, package_root: str = "") -> tuple[str, bool]:
@@ -33,54 +31,13 @@ def extract(source: bytes, path: str, module: str, is_package: bool, ts_parser: 
     return ModuleFacts(module, path, is_package, walker.finish(), walker.scopes, source.count(b"\n") + 1)
 
 
-class _Walker(Definitions, Statements, Expressions):
-    """One pass over a parsed file: the scope being filled, the statement line, whether it runs unconditionally."""
-
-    def __init__(self, source: bytes, path: str, module: str, is_package: bool):
-        self.src = source
-        self.ascii = source.isascii()
-        self.chars = source.decode("latin-1")
-        self.path = path
-        self.module = module
-        self.is_package = is_package
-        self.symbols: list[Symbol] = []
-        self.scopes: list[Scope] = []
-        self.seen_attrs: set[str] = set()
-        self.defined: set[str] = set()  # ids of def/class symbols: an assignment of the same name adds no attribute
-        self.jit_calls: set[str] = set()  # functions made kernels by a call: `k = triton.jit(...)(fn)`
-        self.lambda_counts: dict[str, int] = {}
-        self.scope: Scope | None = None
-        self.idx = 0
-        self.strong = True
-
-    # -- helpers ------------------------------------------------------------------------------------------------
-    def text(self, node) -> str:
-        """The node's source text: a slice of the source decoded byte for byte (Latin-1, so byte offsets are
-        string offsets), decoded again as UTF-8 only when the slice holds a non-ASCII byte."""
-        text = self.chars[node.start_byte:node.end_byte]
-        return text if self.ascii or text.isascii() else text.encode("latin-1").decode("utf-8", "replace")
-
-    def span(self, node) -> Span:
-        return Span(self.path, node.start_point[0] + 1, node.end_point[0] + 1)
-
-    def add_symbol(self, sid: str, kind: SymbolKind, node, signature: str = "", decorators=(), bases=()) -> None:
-        if kind is not SymbolKind.ATTRIBUTE:
-            self.defined.add(sid)
-            if sid in self.seen_attrs:  # `name = other` earlier, then `def name`: the definition is the symbol
-                self.symbols = [s for s in self.symbols if s.id != sid or s.kind is not SymbolKind.ATTRIBUTE]
-        self.symbols.append(Symbol(sid, kind, self.span(node), signature, tuple(decorators), tuple(bases)))
+class _Walker(Definitions):
+    """The last part of the walk (atlas.parse.python.walker): modules, blocks and compound statements."""
 
     def finish(self) -> list[Symbol]:
         """The symbols, a function jit'd by a call (`triton.jit(fn)`, `triton.jit(**options)(fn)`) a Triton kernel."""
         return [dataclasses.replace(s, kind=SymbolKind.TRITON_KERNEL) if s.id in self.jit_calls
                 and s.kind is SymbolKind.FUNCTION else s for s in self.symbols]
-
-    def emit(self, stmt) -> None:
-        self.scope.statements.append(stmt)
-
-    def bind(self, name: str) -> None:
-        if name not in self.scope.global_names:
-            self.scope.local_names.add(name)
 
     # -- scopes -------------------------------------------------------------------------------------------------
     def run(self, root) -> None:

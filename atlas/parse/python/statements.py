@@ -8,10 +8,11 @@ from atlas.parse.python.facts import Scope
 from atlas.parse.python.grammar import (
     F_ALIAS, F_ATTRIBUTE, F_LEFT, F_MODULE_NAME, F_NAME, F_OBJECT, F_RIGHT, F_TYPE, UNKNOWN,
 )
+from atlas.parse.python.expressions import Expressions
 
 
-class Statements:
-    """Mixin of the walker: simple statements -> IR statements."""
+class Statements(Expressions):
+    """A part of the walker (atlas.parse.python.walker): simple statements -> IR statements."""
 
     # -- statements ---------------------------------------------------------------------------------------------
     def expression_statement(self, node) -> None:
@@ -100,7 +101,7 @@ class Statements:
             return
         mod_node = node.child_by_field_id(F_MODULE_NAME)
         mod = self.absolute(self.text(mod_node).replace(" ", ""))
-        names = []
+        names: list[tuple[str, str | None]] = []
         for child in node.named_children:
             if child == mod_node:
                 continue
@@ -111,9 +112,9 @@ class Statements:
                               self.text(child.child_by_field_id(F_ALIAS))))
             elif child.type == "dotted_name":
                 names.append((self.text(child), None))
-        for name, alias in names:
+        for name, asname in names:
             if name != "*":
-                self.bind(alias or name)
+                self.bind(asname or name)
         self.emit(("from", mod, tuple(names), self.idx, self.strong))
 
     def absolute(self, mod: str) -> str:
