@@ -2,7 +2,8 @@
 figures add up and do not depend on how busy the other core is.
 
 Usage: ATLAS_MIRROR=... python benchmarks/graph_stages.py [FRAMEWORK ...]
-Prints per tree and in all: tree-sitter parse, the walk that turns trees into facts (extract minus parse), moving
+Prints per tree and in all: tree-sitter parse, the walk that turns trees into facts (extract minus parse; with the
+kernel layer's Python facts made from the same trees, as a build does), moving
 facts between processes (encode + decode, as parse workers and the cache do), resolution (solver set-up and
 rounds), the rest of assembling (edges, dispatch edges, edge table, stats) and the kernel layer (atlas.parse.kernels,
 which runs beside resolution in a build). Works with older code too (pickled facts, networkx assembly), for
@@ -27,13 +28,22 @@ try:
     from atlas.parse.python import pack, unpack
 except ImportError:  # older code: facts were pickled
     pack = unpack = None
+try:
+    from atlas.parse.kernels import python_side as kernel_side
+
+    shared_trees = hasattr(kernel_side, "tree_facts")  # the kernel layer reads the Python parse's trees
+except ImportError:
+    shared_trees = False
 
 
-def encode_decode(facts: list, framework: str) -> list:
+def encode_decode(facts: list, kernel_facts: list, framework: str) -> tuple[list, list]:
     if pack is None:
-        return [pickle.loads(pickle.dumps(f, protocol=pickle.HIGHEST_PROTOCOL)) for f in facts]
+        return [pickle.loads(pickle.dumps(f, protocol=pickle.HIGHEST_PROTOCOL)) for f in facts], kernel_facts
     tag = lambda sid: components.component_of(framework, sid)  # noqa: E731
-    return [unpack(marshal.loads(marshal.dumps(pack(f))), tag) for f in facts]
+    facts = [unpack(marshal.loads(marshal.dumps(pack(f))), tag) for f in facts]
+    if shared_trees:
+        kernel_facts = [kernel_side.unpack(marshal.loads(marshal.dumps(kernel_side.pack(f)))) for f in kernel_facts]
+    return facts, kernel_facts
 
 
 def stages(settings, manifest) -> dict[str, float]:
@@ -45,14 +55,25 @@ def stages(settings, manifest) -> dict[str, float]:
         ts.parse(data)
     parse = time.process_time() - cpu
     cpu = time.process_time()
-    facts = [extract(data, path, *module_name(path, manifest.package_root), ts) for path, data in sources]
+    facts, kernel_facts = [], []
+    for path, data in sources:
+        if shared_trees:  # as atlas.graph.parsing does: one parse for both layers
+            tree = ts.parse(data)
+            facts.append(extract(data, path, *module_name(path, manifest.package_root), tree=tree))
+            if kernel_side.mentions_kernels(data):
+                kernel_facts.append(kernel_side.tree_facts(path, tree.root_node))
+        else:
+            facts.append(extract(data, path, *module_name(path, manifest.package_root), ts))
     walk = time.process_time() - cpu - parse
     cpu = time.process_time()
-    facts = encode_decode(facts, manifest.name)
+    facts, kernel_facts = encode_decode(facts, kernel_facts, manifest.name)
     transport = time.process_time() - cpu
     symbols = {s.id: s for f in facts for s in f.symbols}
     cpu = time.process_time()
-    store._kernel_layer(checkout, manifest, symbols)
+    if shared_trees:
+        store._kernel_layer(checkout, manifest, symbols, kernel_facts)
+    else:
+        store._kernel_layer(checkout, manifest, symbols)
     kernels = time.process_time() - cpu
     kernel_layer, store._kernel_layer = store._kernel_layer, lambda *args: None
     solver, store.Solver = store.Solver, TimedSolver.of(store.Solver)

@@ -92,16 +92,17 @@ def build_many(settings: Settings, frameworks: list[str], pin_set: str = "defaul
         pending = []
         for n, plan in enumerate(todo, 1):
             t = time.perf_counter()
-            facts, num_parsed = parse_files(plan.checkout.path, plan.files, plan.manifest.package_root,
-                                            settings.build, progress, workers,
-                                            partial(components.component_of, plan.framework))
+            facts, num_parsed, kernel_facts = parse_files(plan.checkout.path, plan.files, plan.manifest.package_root,
+                                                          settings.build, progress, workers,
+                                                          partial(components.component_of, plan.framework))
             timings = {"parse": time.perf_counter() - t}
             if progress and n == len(todo):
                 progress("resolve", 0.9)
-            args = (plan, pin_set, facts, num_parsed, timings, start)
+            args = (plan, pin_set, facts, kernel_facts, num_parsed, timings, start)
             pending.append(background.start(_finish, *args, daemon=False) if n < len(todo) else
                            lambda args=args: _finish(*args))
-            del facts, args  # a forked tree's facts live on in its child only (the lambda holds the last one's)
+            del facts, kernel_facts, args  # a forked tree's facts live on in its child only (the lambda holds the
+            # last one's)
         for result in pending[::-1]:  # this process's own tree first: the children ran beside it
             report = result()
             done[report.framework] = report
@@ -146,9 +147,10 @@ def gc_paused():
             gc.enable()
 
 
-def _finish(plan: _Plan, pin_set: str, facts: list, num_parsed: int, timings: dict, start: float) -> BuildReport:
+def _finish(plan: _Plan, pin_set: str, facts: list, kernel_facts: list, num_parsed: int, timings: dict,
+            start: float) -> BuildReport:
     """Resolve, assemble and store one parsed tree."""
-    graph = assemble(facts, plan.checkout, plan.manifest, timings)
+    graph = assemble(facts, plan.checkout, plan.manifest, timings, kernel_facts=kernel_facts)
     index = Index(plan.checkout.pin, plan.checkout.path, graph.symbols)
     out = plan.out
     out.mkdir(parents=True, exist_ok=True)

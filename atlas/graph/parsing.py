@@ -1,7 +1,9 @@
 """The parse stage of a build: every analysed .py file of a checkout -> ModuleFacts, spread over the machine's cores,
 each result cached in the build folder under its git blob id (and module id), so a rebuild parses changed files only.
-Facts travel and rest as marshal bytes of plain tuples (atlas.parse.python.pack): a worker encodes them once, the
-same bytes go to the cache file and back to the parent."""
+Each file is parsed once for both layers: its Python facts and, when it mentions kernels, its kernel-layer facts
+(atlas.parse.kernels.python_side). Facts travel and rest as marshal bytes of plain tuples (atlas.parse.python.pack,
+atlas.parse.kernels.python_side.pack): a worker encodes them once, the same bytes go to the cache file and back to
+the parent."""
 
 from __future__ import annotations
 
@@ -13,9 +15,11 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from atlas.parse.kernels import python_side as kernels
+from atlas.parse.kernels.python_side import PyFacts
 from atlas.parse.python import ModuleFacts, extract, module_name, pack, parser, unpack
 
-FACTS_VERSION = "11"  # bump when the extractor's output changes: old cached facts are then ignored
+FACTS_VERSION = "12"  # bump when the extractor's output changes: old cached facts are then ignored
 _PARSER = None
 
 
@@ -24,54 +28,75 @@ def cache_dir(build: Path) -> Path:
     return build / "pyfacts" / f"v{FACTS_VERSION}-py{sys.version_info[0]}{sys.version_info[1]}-m{marshal.version}"
 
 
-def _cache_file(folder: Path, blob: str, module: str) -> Path:
-    return folder / blob[:2] / f"{blob}-{module}.marshal"
+def _cache_file(folder: Path, blob: str, module: str) -> str:
+    return f"{folder}/{blob[:2]}/{blob}-{module}.marshal"
 
 
 def _parse_one(job: tuple[str, str, str, bool, str]) -> bytes:
-    """Parse one file, cache its facts and return them encoded."""
+    """Parse one file once for both layers (its Python facts, and its kernel-layer facts when it mentions kernels),
+    cache them and return them encoded."""
     global _PARSER
     if _PARSER is None:
         _PARSER = parser()
     root, path, module, is_package, out = job
-    facts = extract(Path(root, path).read_bytes(), path, module, is_package, _PARSER)
-    target = Path(out)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_suffix(f".{os.getpid()}.tmp")
-    data = marshal.dumps(pack(facts))
-    tmp.write_bytes(data)
-    tmp.replace(target)
+    source = Path(root, path).read_bytes()
+    tree = _PARSER.parse(source)
+    facts = extract(source, path, module, is_package, tree=tree)
+    kernel = kernels.pack(kernels.tree_facts(path, tree.root_node)) if kernels.mentions_kernels(source) else None
+    data = marshal.dumps((pack(facts), kernel))
+    _store(out, data)
     return data
+
+
+def _store(target: str, data: bytes) -> None:
+    """Write a cache entry in place: a reader that meets a half-written one fails to decode it and parses again,
+    and two writers of one entry write the same bytes (a rename per entry cost more than the entry's parse)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+    try:
+        fd = os.open(target, flags, 0o644)
+    except FileNotFoundError:  # the entry's folder is not there yet
+        os.makedirs(target.rpartition("/")[0], exist_ok=True)
+        fd = os.open(target, flags, 0o644)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def _decode(data: bytes, component: Callable[[str], str] | None) -> tuple[ModuleFacts, PyFacts | None]:
+    facts, kernel = marshal.loads(data)
+    return unpack(facts, component), kernels.unpack(kernel) if kernel is not None else None
 
 
 def parse_files(root: Path, files: list[tuple[str, str]], package_root: str, build: Path,
                 progress=None, workers: int | None = None, component: Callable[[str], str] | None = None
-                ) -> tuple[list[ModuleFacts], int]:
+                ) -> tuple[list[ModuleFacts], int, list[PyFacts]]:
     """Facts of every (path, blob) file, their symbols tagged by `component` (symbol id -> component name);
-    returns (facts in file order, number of files actually parsed)."""
+    returns (facts in file order, number of files actually parsed, the kernel-layer facts of the files that mention
+    kernels, in file order: see atlas.parse.kernels.kernel_layer)."""
     folder = cache_dir(build)
-    results: dict[str, ModuleFacts] = {}
+    results: dict[str, tuple[ModuleFacts, PyFacts | None]] = {}
     jobs = []
     for path, blob in files:
         module, is_package = module_name(path, package_root)
         cached = _cache_file(folder, blob, module)
-        if cached.exists():
+        if os.path.exists(cached):
             try:
-                results[path] = unpack(marshal.loads(cached.read_bytes()), component)
+                with open(cached, "rb") as f:
+                    results[path] = _decode(f.read(), component)
                 continue
             except (EOFError, ValueError, TypeError):
                 pass  # a damaged or stale entry: parse again
-        jobs.append((str(root), path, module, is_package, str(cached)))
+        jobs.append((str(root), path, module, is_package, cached))
     workers = workers or os.cpu_count() or 1
     if len(jobs) > 8 and workers > 1:
         with ProcessPoolExecutor(max_workers=workers, initializer=gc.disable) as pool:
-            for n, data in enumerate(pool.map(_parse_one, jobs, chunksize=16), 1):
-                facts = unpack(marshal.loads(data), component)
-                results[facts.path] = facts
+            for n, (job, data) in enumerate(zip(jobs, pool.map(_parse_one, jobs, chunksize=16)), 1):
+                results[job[1]] = _decode(data, component)
                 if progress and n % 50 == 0:
                     progress("parse", n / len(jobs))
     else:
         for job in jobs:
-            facts = unpack(marshal.loads(_parse_one(job)), component)
-            results[facts.path] = facts
-    return [results[p] for p, _ in files], len(jobs)
+            results[job[1]] = _decode(_parse_one(job), component)
+    ordered = [results[p] for p, _ in files]
+    return [facts for facts, _ in ordered], len(jobs), [kernel for _, kernel in ordered if kernel is not None]

@@ -28,10 +28,11 @@ _COMMON = frozenset({"get", "items", "keys", "values", "append", "extend", "pop"
 MAX_OVERRIDES = 40  # a base method with more overrides than this gets no dispatch edges (nn.Module.forward, ...)
 
 
-def assemble(facts: list[ModuleFacts], checkout, manifest, timings: dict | None = None, max_rounds: int = 4
-             ) -> AtlasGraph:
+def assemble(facts: list[ModuleFacts], checkout, manifest, timings: dict | None = None, max_rounds: int = 4,
+             kernel_facts: list | None = None) -> AtlasGraph:
     """Resolve calls over all facts (their symbols already tagged with components, see atlas.graph.parsing), run
-    the kernel layer when present, add dispatch edges, and store the graph as an edge table."""
+    the kernel layer when present (on `kernel_facts`, the kernel-layer facts of the Python files, when the parse
+    stage made them), add dispatch edges, and store the graph as an edge table."""
     timings = timings if timings is not None else {}
     symbols: dict[str, Symbol] = {}
     path_of: dict[str, str] = {}
@@ -42,7 +43,7 @@ def assemble(facts: list[ModuleFacts], checkout, manifest, timings: dict | None 
         for s in f.scopes:
             path_of[s.id] = f.path
     t = time.perf_counter()
-    kernel_result = background.start(_kernel_layer, checkout, manifest, symbols)  # beside the resolution
+    kernel_result = background.start(_kernel_layer, checkout, manifest, symbols, kernel_facts)  # beside resolution
     solver = Solver(facts, pycg=False, max_rounds=max_rounds, rules=load_rules(components.rules_path(manifest.name)))
     resolution = solver.solve()
     timings["resolve"] = time.perf_counter() - t
@@ -81,8 +82,9 @@ def assemble(facts: list[ModuleFacts], checkout, manifest, timings: dict | None 
     return AtlasGraph(checkout.pin, None, symbols, unresolved, stats, g.table())
 
 
-def _kernel_layer(checkout, manifest, symbols):
-    """Issue 4's hook: atlas.parse.kernels.kernel_layer(checkout, manifest, symbols), when that module exists."""
+def _kernel_layer(checkout, manifest, symbols, python=None):
+    """Issue 4's hook: atlas.parse.kernels.kernel_layer(checkout, manifest, symbols, python), when that module
+    exists."""
     try:
         module = importlib.import_module("atlas.parse.kernels")
     except ModuleNotFoundError as exc:
@@ -90,7 +92,7 @@ def _kernel_layer(checkout, manifest, symbols):
             return None
         raise
     layer = getattr(module, "kernel_layer", None)
-    return layer(checkout, manifest, symbols) if layer else None
+    return layer(checkout, manifest, symbols, python) if layer else None
 
 
 def _dispatch_edges(g: EdgeBuilder, solver: Solver, symbols: dict) -> int:

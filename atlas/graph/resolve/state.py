@@ -35,7 +35,6 @@ class State:
     star_modules: set[str]
     caller_of: dict[str, str]
     class_of: dict[str, str]
-    cells: dict[Any, list]  # key -> [writers, union, strong, flow, readers] (atlas.graph.resolve.cells)
     bases: dict[str, tuple]
     mro_memo: dict[str, tuple]  # class -> (MRO, internal classes, walk, ("B", class) keys): Names.mro_walk
     mro_users: dict[str, set[str]]  # class -> the memoized classes whose MRO holds it

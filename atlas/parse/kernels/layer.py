@@ -15,7 +15,7 @@ from atlas.parse.kernels.cppedges import cpp_edges, cpp_symbols
 from atlas.parse.kernels.cppindex import CppIndex
 from atlas.parse.kernels.jit import jit_layer
 from atlas.parse.kernels.ops import op_uses, python_ops, registered_ops
-from atlas.parse.kernels.python_side import mentions_kernels, python_facts
+from atlas.parse.kernels.python_side import PyFacts, mentions_kernels, python_facts
 from atlas.parse.kernels.registrations import find_registrations
 from atlas.parse.kernels.scopes import Scopes
 from atlas.sources import analysed_files
@@ -49,9 +49,12 @@ def reaches_kernel(start: str, adjacency: dict[str, list[str]], kinds: dict[str,
     return False
 
 
-def kernel_layer(checkout, manifest, symbols: dict[str, Symbol]) -> KernelLayer:
+def kernel_layer(checkout, manifest, symbols: dict[str, Symbol], python: list[PyFacts] | None = None
+                 ) -> KernelLayer:
     """The kernel layer of `checkout` (an atlas.sources.Checkout) under `manifest`'s globs; `symbols` is the Python
-    index (dotted ids with spans) that op uses and JIT loads are attributed to."""
+    index (dotted ids with spans) that op uses and JIT loads are attributed to. `python`: the facts of the analysed
+    Python files that mention kernels, in file order, when the caller has them (a build's parse stage makes them from
+    the trees it parsed anyway, see atlas.graph.parsing); else those files are read and parsed here."""
     started = time.perf_counter()
     root = Path(checkout.path)
     cpp_paths = [path for path, _ in analysed_files(manifest, checkout, CPP_SUFFIXES)]
@@ -61,8 +64,8 @@ def kernel_layer(checkout, manifest, symbols: dict[str, Symbol]) -> KernelLayer:
     registrations = [r for path, text in sources.items() for r in find_registrations(path, text, targets.get(path, ""))]
     parsed_cpp = time.perf_counter()
 
-    facts = []
-    for path, _ in analysed_files(manifest, checkout, (".py",)):
+    facts = python if python is not None else []
+    for path, _ in analysed_files(manifest, checkout, (".py",)) if python is None else ():
         text = _read(root, path)
         if mentions_kernels(text):
             facts.append(python_facts(path, text))

@@ -64,8 +64,28 @@ class PyFacts:
     libraries: dict  # variable -> namespace, from `lib = Library("ns", ...)`
 
 
-def mentions_kernels(source: str) -> bool:
+_MARKER_BYTES = tuple(m.encode() for m in MARKERS)
+
+
+def mentions_kernels(source: str | bytes) -> bool:
+    if isinstance(source, bytes):
+        return any(marker in source for marker in _MARKER_BYTES)
     return any(marker in source for marker in MARKERS)
+
+
+def pack(facts: PyFacts) -> tuple:
+    """`facts` as nested tuples of plain values (marshal-able: the parse stage caches them with the Python facts
+    of the same file, atlas.graph.parsing)."""
+    return (facts.path, tuple((u.namespace, u.op, u.line, u.is_call) for u in facts.op_uses),
+            tuple((c.namespace, c.op, c.func, c.line, c.defined_at) for c in facts.custom_ops),
+            tuple((j.marker, j.files, j.wrappers, j.line, j.is_dynamic) for j in facts.jit_loads),
+            facts.calls, facts.imports, facts.libraries)
+
+
+def unpack(data: tuple) -> PyFacts:
+    path, uses, custom_ops, jit_loads, calls, imports, libraries = data
+    return PyFacts(path, tuple(OpUse(*u) for u in uses), tuple(CustomOp(*c) for c in custom_ops),
+                   tuple(JitLoad(*j) for j in jit_loads), calls, imports, libraries)
 
 
 def _string(node, env: dict | None = None) -> str | None:
@@ -187,7 +207,12 @@ def _imports(root) -> dict:
 
 def python_facts(path: str, source: str) -> PyFacts:
     """The kernel-layer facts of one Python module."""
-    root = Parser(_LANGUAGE).parse(source.encode()).root_node
+    return tree_facts(path, Parser(_LANGUAGE).parse(source.encode()).root_node)
+
+
+def tree_facts(path: str, root) -> PyFacts:
+    """The kernel-layer facts of one Python module from its tree-sitter-python tree (the one the Python parse
+    made: atlas.graph.parsing parses each file once for both)."""
     uses = []
     for _, captures in QueryCursor(_OPS).matches(root):
         if captures["torch"][0].text != b"torch" or captures["ops"][0].text != b"ops":

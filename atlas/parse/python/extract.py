@@ -22,10 +22,12 @@ def module_name(path: str, package_root: str = "") -> tuple[str, bool]:
     return ".".join(parts), False
 
 
-def extract(source: bytes, path: str, module: str, is_package: bool, ts_parser: ts.Parser | None = None
-            ) -> ModuleFacts:
-    """Parse `source` (the file at repository-relative `path`, importable as `module`) into facts."""
-    tree = (ts_parser or parser()).parse(source)
+def extract(source: bytes, path: str, module: str, is_package: bool, ts_parser: ts.Parser | None = None,
+            tree: ts.Tree | None = None) -> ModuleFacts:
+    """Parse `source` (the file at repository-relative `path`, importable as `module`) into facts; `tree`: its
+    tree-sitter tree when the caller parsed it already."""
+    if tree is None:
+        tree = (ts_parser or parser()).parse(source)
     walker = _Walker(source, path, module, is_package)
     walker.run(tree.root_node)
     return ModuleFacts(module, path, is_package, walker.finish(), walker.scopes, source.count(b"\n") + 1)
