@@ -2,7 +2,7 @@
 mypyc, in place: the extension modules land next to their .py files (git-ignored) and the editable install picks
 them up. Optional: without them, or when they are older than their sources, atlas runs the sources.
 
-Usage: python scripts/compile.py [--clean]
+Usage: python scripts/compile.py [--clean | --force]
 Needs mypy (`pip install -e '.[compile]'`) and a C compiler; exits 1 with a one-line message when compiling fails
 (the sources are used then)."""
 
@@ -31,7 +31,16 @@ def clean() -> int:
     return 0
 
 
-def build() -> int:
+def is_current() -> bool:
+    """Whether the compiled modules are there and were built from the sources as they are."""
+    return (len(compiled.compiled_files()) == len(compiled.MODULES) and compiled.STAMP.exists()
+            and compiled.STAMP.read_text().strip() == compiled.source_hash())
+
+
+def build(force: bool = False) -> int:
+    if not force and is_current():
+        print("compiled modules are up to date", file=sys.stderr)
+        return 0
     try:
         from mypyc.build import mypycify
         from setuptools import setup
@@ -69,7 +78,9 @@ def build() -> int:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clean", action="store_true", help="remove the compiled modules (atlas then runs its sources)")
-    return clean() if ap.parse_args().clean else build()
+    ap.add_argument("--force", action="store_true", help="compile even when the compiled modules are up to date")
+    args = ap.parse_args()
+    return clean() if args.clean else build(args.force)
 
 
 if __name__ == "__main__":

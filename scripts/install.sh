@@ -10,6 +10,10 @@ VENV=${ATLAS_VENV:-.venv}
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
 "$VENV/bin/python" -m pip install -q --upgrade pip
 "$VENV/bin/python" -m pip install -q -e .
+# The parser's walker and the call resolver compiled with mypyc, in place (~30 s, skipped when up to date; the cold
+# build ~1.4x faster). Optional: without mypy or a C compiler atlas runs the same modules from source.
+"$VENV/bin/python" -m pip install -q -e '.[compile]' || echo "mypy not installed: atlas runs its sources" >&2
+"$VENV/bin/python" scripts/compile.py || true
 npm ci --prefix site --silent --no-audit --no-fund           # cytoscape, bundled into the site (no CDN)
 if [ "${1:-}" = "--test" ]; then
   "$VENV/bin/python" -m pip install -q -e '.[test]'
