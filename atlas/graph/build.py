@@ -171,15 +171,18 @@ def _write(path: Path, obj) -> None:
 
 
 def _built(settings: Settings, framework: str, pin_set: str, name: str, on_demand: bool) -> Path:
-    (manifest,) = load_all(settings.root, [framework])
-    checkout = locate(manifest, pin_set, settings)
-    path = folder(settings, framework, checkout.pin.commit) / name
-    if not path.exists():
+    """The stored file `name` of a tree's build, after checking its key (the analysed files and the code that built
+    it, see `_key`: a few milliseconds); a missing or stale build is built first when `on_demand`, else BuildMissing
+    says what to run."""
+    plan = _plan(settings, framework, pin_set)
+    if not plan.is_built():
         if not on_demand:
-            raise BuildMissing(f"no graph of {framework} ({pin_set} pins) in {settings.build}; run "
-                               f"`atlas index {framework} --pins {pin_set}` first")
+            what = "is stale (the analysed files or atlas's parser and graph code changed since it was built)" if (
+                plan.out / name).exists() else "is missing"
+            raise BuildMissing(f"the graph of {framework} ({pin_set} pins) in {settings.build} {what}; run "
+                               f"`atlas index {framework} --pins {pin_set}`")
         build(settings, framework, pin_set)
-    return path
+    return plan.out / name
 
 
 def _flat(s: Symbol) -> tuple:

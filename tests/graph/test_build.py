@@ -1,15 +1,18 @@
 """atlas.graph.build_many on two fixture trees: the graphs it stores side by side (one tree resolved in a forked
-child) are the ones `build` stores for each tree alone, in process or forked; a second run rebuilds nothing."""
+child) are the ones `build` stores for each tree alone, in process or forked; a second run rebuilds nothing; a graph
+built by other code is not served as current."""
 
 from __future__ import annotations
 
+import importlib
 import pickle
 from dataclasses import replace
 
 import pytest
 
 from atlas.env import settings as load_settings
-from atlas.graph import build, build_many
+from atlas.errors import BuildMissing
+from atlas.graph import build, build_many, load_graph, load_index
 from atlas.graph.build import GRAPH_FILE, INDEX_FILE, folder
 from atlas.sources import load_all, locate
 from atlas.sources.sync import sync_pin
@@ -64,3 +67,18 @@ def test_build_many_stores_what_build_stores(settings, tmp_path, monkeypatch, no
     assert ("pkg.sched.Scheduler.schedule", "pkg.pool.Pool.take") in {(a, b) for a, b, _ in edges}
     assert [u[1] for u in unresolved] == ["missing"]
     assert [r.rebuilt for r in build_many(settings, list(TREES))] == [False, False]
+
+
+def test_a_stale_graph_is_rebuilt_or_named(settings, monkeypatch):
+    build(settings, "vllm")
+    assert "pkg.pool.Pool.take" in load_graph(settings, "vllm", on_demand=False).symbols
+    build_module = importlib.import_module("atlas.graph.build")  # (atlas.graph.build is also the function)
+    monkeypatch.setattr(build_module, "code_version", lambda: "other parser and graph code")
+    for load in (load_graph, load_index):
+        with pytest.raises(BuildMissing, match=r"vllm \(default pins\).* is stale .*run `atlas index vllm --pins "
+                                               r"default`"):
+            load(settings, "vllm", on_demand=False)
+    assert "pkg.pool.Pool.take" in load_graph(settings, "vllm").symbols  # on demand: built again, under the new key
+    assert load_index(settings, "vllm", on_demand=False).get("pkg.pool.Pool.take") is not None
+    with pytest.raises(BuildMissing, match=r"graph of sglang \(default pins\).* is missing"):
+        load_graph(settings, "sglang", on_demand=False)
