@@ -160,6 +160,7 @@ def _finish(plan: _Plan, pin_set: str, facts: list, kernel_facts: list, num_pars
                                                 for c in graph.unresolved], graph.stats))
     (out / "key").write_text(plan.key)
     timings["store"] = time.perf_counter() - t
+    background.retain(graph, index)
     return BuildReport(plan.framework, pin_set, plan.checkout.pin.ref, len(plan.files), num_parsed,
                        sum(f.num_lines for f in facts), time.perf_counter() - start, True, timings)
 

@@ -54,15 +54,18 @@ def assemble(facts: list[ModuleFacts], checkout, manifest, timings: dict | None 
     for sid in symbols:
         g.add_node(sid)
     num_edges = {p.value: 0 for p in Provenance}
+    as_added = {p: (p.value, CONFIDENCE[p]) for p in Provenance}
+    scopes = solver.scopes
     for (caller, callee), lines in resolution.edges.items():
         if callee.startswith("<") or caller not in symbols:
             continue
-        if callee not in symbols and (callee in solver.scopes or "." not in callee):
+        if callee not in symbols and (callee in scopes or "." not in callee):
             continue
         path = path_of.get(caller, "")
         for line, prov in lines.items():
-            g.add_edge(caller, callee, prov.value, CONFIDENCE[prov], path, line)
-            num_edges[prov.value] += 1
+            value, confidence = as_added[prov]
+            g.add_edge(caller, callee, value, confidence, path, line)
+            num_edges[value] += 1
     num_edges[Provenance.DISPATCH.value] += _dispatch_edges(g, solver, symbols)
     for s in kernel.symbols if kernel else ():
         symbols.setdefault(s.id, s)
@@ -74,11 +77,12 @@ def assemble(facts: list[ModuleFacts], checkout, manifest, timings: dict | None 
     unresolved = [CallSite(caller, text, Span(path_of.get(caller, ""), line, line))
                   for (caller, line, text), hit in resolution.sites.items() if not hit]
     unresolved.extend(kernel.unresolved if kernel else ())
+    resolved, internal = site_stats(resolution.sites, symbols)
     stats = {"rounds": resolution.rounds, "num_sites": len(resolution.sites),
              "num_resolved": sum(1 for hit in resolution.sites.values() if hit), "num_edges": num_edges,
-             "per_component": per_component(resolution.sites, symbols),
-             "internal": internal_resolution(resolution.sites, symbols),
+             "per_component": resolved, "internal": internal,
              "num_kernel_symbols": len(kernel.symbols) if kernel else 0}
+    background.retain(solver, resolution, g, path_of)
     return AtlasGraph(checkout.pin, None, symbols, unresolved, stats, g.table())
 
 
@@ -120,29 +124,30 @@ def _dispatch_edges(g: EdgeBuilder, solver: Solver, symbols: dict) -> int:
     return count
 
 
-def per_component(sites: dict, symbols: dict) -> dict[str, dict[str, int]]:
-    out: dict[str, dict[str, int]] = {}
-    for (caller, _, _), hit in sites.items():
-        s = symbols.get(caller)
-        comp = (s.component if s else "") or "other"
-        row = out.setdefault(comp, {"resolved": 0, "unresolved": 0})
-        row["resolved" if hit else "unresolved"] += 1
-    return out
-
-
-def internal_resolution(sites: dict, symbols: dict) -> dict[str, dict[str, int]]:
-    """Per component: call sites whose callee is defined in the framework. A resolved site counts when it reached
-    a symbol of the tree; an unresolved one when the name it calls is the name of a function or class of the tree
-    (an upper bound on what the resolver missed)."""
+def site_stats(sites: dict, symbols: dict) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, int]]]:
+    """Per component (of the calling symbol): call sites resolved and not; and call sites whose callee is defined
+    in the framework. A resolved site counts there when it reached a symbol of the tree; an unresolved one when the
+    name it calls is the name of a function or class of the tree (an upper bound on what the resolver missed)."""
     names = {sid.rsplit(".", 1)[-1] for sid, s in symbols.items()
              if s.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CLASS, SymbolKind.TRITON_KERNEL)}
-    out: dict[str, dict[str, int]] = {}
+    resolved: dict[str, dict[str, int]] = {}
+    internal: dict[str, dict[str, int]] = {}
+    component_of: dict[str, str] = {}
     for (caller, _, text), hit in sites.items():
-        s = symbols.get(caller)
-        comp = (s.component if s else "") or "other"
-        name = text.rsplit(".", 1)[-1].split("[")[0]
-        if hit == 2:
-            out.setdefault(comp, {"resolved": 0, "missed": 0})["resolved"] += 1
-        elif not hit and name in names and name not in _COMMON:
-            out.setdefault(comp, {"resolved": 0, "missed": 0})["missed"] += 1
-    return out
+        comp = component_of.get(caller)
+        if comp is None:
+            s = symbols.get(caller)
+            comp = component_of[caller] = (s.component if s else "") or "other"
+        row = resolved.get(comp)
+        if row is None:
+            row = resolved[comp] = {"resolved": 0, "unresolved": 0}
+        if hit:
+            row["resolved"] += 1
+            if hit == 2:
+                internal.setdefault(comp, {"resolved": 0, "missed": 0})["resolved"] += 1
+        else:
+            row["unresolved"] += 1
+            name = text.rsplit(".", 1)[-1].split("[")[0]
+            if name in names and name not in _COMMON:
+                internal.setdefault(comp, {"resolved": 0, "missed": 0})["missed"] += 1
+    return resolved, internal

@@ -63,13 +63,21 @@ class EdgeBuilder:
             self._out.append(None)
 
     def add_edge(self, caller: str, callee: str, provenance: str, confidence: float, path: str, line: int) -> None:
-        self.add_node(caller)
-        self.add_node(callee)
-        i = self.position[caller]
+        position = self.position
+        i = position.get(caller)
+        if i is None:
+            i = position[caller] = len(self._out)
+            self._out.append(None)
+        if callee not in position:
+            position[callee] = len(self._out)
+            self._out.append(None)
         out = self._out[i]
         if out is None:
             out = self._out[i] = {}
-        out.setdefault(callee, []).append((PROVENANCE_CODE[provenance], confidence, path, line))
+        rows = out.get(callee)
+        if rows is None:
+            rows = out[callee] = []
+        rows.append((PROVENANCE_CODE[provenance], confidence, path, line))
 
     def has_edge(self, caller: str, callee: str) -> bool:
         i = self.position.get(caller)

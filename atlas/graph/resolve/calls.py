@@ -4,27 +4,34 @@ the library calls that do (nn.ModuleList, islice; CONTAINERS), and calling nn.Mo
 
 from __future__ import annotations
 
+from typing import Final
+
 from atlas.graph.resolve.cells import _NOTHING
 from atlas.graph.resolve.summaries import Summaries
 from atlas.model import Provenance
 
 # External classes whose __call__ runs a method of the instance: calling a subclass's instance reaches that method.
-CALL_RUNS = {"torch.nn.Module": "forward", "torch.nn.modules.module.Module": "forward"}
+CALL_RUNS: Final = {"torch.nn.Module": "forward", "torch.nn.modules.module.Module": "forward"}
 # External callables whose result holds the elements of their arguments: "iterable" (the first argument's
 # elements) or "items" (each positional argument is an element).
-CONTAINERS = {"torch.nn.ModuleList": "iterable", "torch.nn.Sequential": "items", "itertools.islice": "iterable",
-              "itertools.chain": "iterables", "collections.deque": "iterable"}
+CONTAINERS: Final = {"torch.nn.ModuleList": "iterable", "torch.nn.Sequential": "items",
+                     "itertools.islice": "iterable", "itertools.chain": "iterables", "collections.deque": "iterable"}
 # Called with a function, these return it as a kernel (`k = triton.jit(fn)`); with options only, a decorator.
-KERNEL_WRAPPERS = frozenset({"triton.jit", "triton.autotune", "triton.heuristics"})
+KERNEL_WRAPPERS: Final = frozenset({"triton.jit", "triton.autotune", "triton.heuristics"})
+_STATIC: Final = Provenance.STATIC
+_LAUNCH: Final = Provenance.LAUNCH
+_TYPE_INFERRED: Final = Provenance.TYPE_INFERRED
+_DISPATCH: Final = Provenance.DISPATCH
 # Which provenance an edge keeps when one call site reaches a callee in several ways (first = surest): the result
 # does not depend on the order values are met in (sets iterate in hash order).
-RANK = {p: i for i, p in enumerate((Provenance.STATIC, Provenance.LAUNCH, Provenance.TYPE_INFERRED,
-                                    Provenance.STRING_DISPATCH, Provenance.DISPATCH, Provenance.REGISTRATION,
-                                    Provenance.NAME_MATCH, Provenance.RUNTIME))}
+RANK: Final = {p: i for i, p in enumerate((Provenance.STATIC, Provenance.LAUNCH, Provenance.TYPE_INFERRED,
+                                           Provenance.STRING_DISPATCH, Provenance.DISPATCH, Provenance.REGISTRATION,
+                                           Provenance.NAME_MATCH, Provenance.RUNTIME))}
 
 
 class Calls(Summaries):
-    """A part of Solver (atlas.graph.resolve.state): invoking values, recording edges (caller, callee) -> {line: provenance} and sites."""
+    """A part of Solver (atlas.graph.resolve.state): invoking values, recording edges (caller, callee) ->
+    {line: provenance} and sites."""
 
     # -- calls --------------------------------------------------------------------------------------------------
     def call_expr(self, e: tuple):
@@ -59,18 +66,18 @@ class Calls(Summaries):
             lines = self.out.edges[(self.ctx[2], callee)] = {}
         line = site[0] if site else 0
         have = lines.get(line)
-        if have is Provenance.STATIC:
+        if have is _STATIC:
             return
         if prov is None:
             if fexpr[0] == "n" or (fexpr[0] == "a" and fexpr[1][0] == "n" and fexpr[1][1] in ("self", "cls")) or (
                     fexpr[0] == "a" and fexpr[1][0] == "c" and fexpr[1][1] == ("n", "super")):
-                prov = Provenance.STATIC
+                prov = _STATIC
             elif fexpr[0] == "s" and callee in self.scopes and (callee in self.kernel_functions or any(
                     d.split("(")[0].rsplit(".", 1)[-1] in ("jit", "autotune", "heuristics")
                     for d in self.scopes[callee].decorator_names)):
-                prov = Provenance.LAUNCH
+                prov = _LAUNCH
             else:
-                prov = Provenance.TYPE_INFERRED
+                prov = _TYPE_INFERRED
         if have is None or RANK[prov] < RANK[have]:  # the surest way the site reached the callee, whatever the order
             lines[line] = prov
 
@@ -83,7 +90,7 @@ class Calls(Summaries):
         if t == "c":
             return self.construct(v[1], args, kwargs, fexpr, site)
         if t == "x":
-            self.edge(v[1], site, fexpr, Provenance.STATIC if fexpr[0] == "n" else Provenance.TYPE_INFERRED)
+            self.edge(v[1], site, fexpr, _STATIC if fexpr[0] == "n" else _TYPE_INFERRED)
             vals, _ = self.eval_args(args, kwargs)
             if v[1] in CONTAINERS and not self.pycg:  # nn.ModuleList(layers), islice(layers, ...): the elements
                 return self.new_list(v[1], site, self.elements(vals, CONTAINERS[v[1]], args))
@@ -120,7 +127,7 @@ class Calls(Summaries):
                     for f in self.class_attr(v[1], method, v):
                         if f[0] == "bm":
                             out |= self.call_function(f[1], f[2], args, kwargs, site, fexpr,
-                                                      Provenance.TYPE_INFERRED)
+                                                      _TYPE_INFERRED)
                 out |= self.invoke(m, args, kwargs, site, fexpr)
             return out
         if t == "prop":
@@ -162,7 +169,7 @@ class Calls(Summaries):
         if scope is None:
             return _NOTHING
         if receiver is not None and receiver[0] == "r":  # an instance a dispatch rule names: a run-time choice
-            prov, receiver = Provenance.DISPATCH, ("i", receiver[1])
+            prov, receiver = _DISPATCH, ("i", receiver[1])
         self.edge(fid, site, fexpr, prov)
         vals, kvals = self.eval_args(args, kwargs)
         params = scope.params

@@ -7,11 +7,11 @@ cells (("B", class), ("stars", module), ...) get a cell that is never written, f
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from atlas.graph.resolve.state import State
 
-_NOTHING: frozenset = frozenset()
+_NOTHING: Final[frozenset] = frozenset()
 
 
 class Cell:
@@ -32,8 +32,8 @@ class Cell:
 
 class Cells(State):
     """The first part of Solver (atlas.graph.resolve.state): `read` (and `depend`, for keys that are not cells)
-    registers the statement being evaluated as a reader of the key; `write` grows a cell and `mark` makes its readers stale (and forgets them: a statement
-    registers again when it runs and reads the key again)."""
+    registers the statement being evaluated as a reader of the key; `write` grows a cell and `mark` makes its
+    readers stale (and forgets them: a statement registers again when it runs and reads the key again)."""
 
     cells: dict[Any, Cell]
 

@@ -9,7 +9,8 @@ from atlas.model import Provenance
 
 
 class Dispatch(Bindings):
-    """A part of Solver (atlas.graph.resolve.state): `note_named_call` during the rounds, `dispatch_by_name` after them."""
+    """A part of Solver (atlas.graph.resolve.state): `note_named_call` during the rounds, `dispatch_by_name` after
+    them."""
 
     def note_named_call(self, rule, args, kwargs, site) -> None:
         """A by-name call (atlas.graph.resolve.rules): remember the method its string literal names."""

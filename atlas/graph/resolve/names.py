@@ -4,20 +4,27 @@ attributes through the MRO, bound methods and properties."""
 from __future__ import annotations
 
 import builtins
+from typing import Final
 
 from atlas.graph.mro import linearize
 from atlas.graph.resolve.cells import _NOTHING, Cells
 
-BUILTINS = frozenset(dir(builtins))
-_TYPE_PREFIX: dict[type, str] = {str: "<**PyStr**>", bytes: "<**PyStr**>"}
-_PLAIN_BASES = frozenset({"abc", "typing", "typing_extensions", "enum", "dataclasses", "builtins", "collections"})
-_CONTAINER_PREFIX = {"dict": "<**PyDict**>", "list": "<**PyList**>"}
-_CLASS, _PLAIN, _EXTERNAL, _BUILTIN = "class", "plain", "external", "builtin"  # what an MRO entry is
-MAX_SUBCLASS_METHODS = 40  # a name more subclasses define than this is too generic to follow
+BUILTINS: Final = frozenset(dir(builtins))
+_TYPE_PREFIX: Final[dict[type, str]] = {str: "<**PyStr**>", bytes: "<**PyStr**>"}
+_PLAIN_BASES: Final = frozenset({"abc", "typing", "typing_extensions", "enum", "dataclasses", "builtins",
+                                 "collections"})
+_CONTAINER_PREFIX: Final = {"dict": "<**PyDict**>", "list": "<**PyList**>"}
+# what an MRO entry is
+_CLASS: Final = "class"
+_PLAIN: Final = "plain"
+_EXTERNAL: Final = "external"
+_BUILTIN: Final = "builtin"
+MAX_SUBCLASS_METHODS: Final = 40  # a name more subclasses define than this is too generic to follow
 
 
 class Names(Cells):
-    """A part of Solver (atlas.graph.resolve.state): what a name or an attribute may hold as seen from the current statement."""
+    """A part of Solver (atlas.graph.resolve.state): what a name or an attribute may hold as seen from the current
+    statement."""
 
     # -- names and attributes -----------------------------------------------------------------------------------
     def lookup(self, name: str):
@@ -87,10 +94,10 @@ class Names(Cells):
             walk = walk[mro.index(start_after) + 1:] if start_after in mro else ()
         scopes = self.scopes
         for k, what in walk:
-            if what is not _CLASS:
-                if what is _PLAIN:
+            if what != _CLASS:
+                if what == _PLAIN:
                     continue
-                return {("x", f"{k}.{name}")} if what is _EXTERNAL else _NOTHING
+                return {("x", f"{k}.{name}")} if what == _EXTERNAL else _NOTHING
             scope = scopes.get(k)
             if scope is None:
                 continue

@@ -15,8 +15,8 @@ _MAX_SLOTS = 8  # nor containers with more slots than this (a returned tuple is 
 
 
 class Summaries(Values):
-    """A part of Solver (atlas.graph.resolve.state): ('pr', fid, param) values, made by `param_call`, resolved by `instantiate` at call sites
-    and by `param_results` elsewhere."""
+    """A part of Solver (atlas.graph.resolve.state): ('pr', fid, param) values, made by `param_call`, resolved by
+    `instantiate` at call sites and by `param_results` elsewhere."""
 
     def param_call(self, name: str) -> tuple | None:
         """('pr', scope, name) when `name(...)` calls a parameter of the function being evaluated (one that

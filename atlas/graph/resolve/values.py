@@ -7,7 +7,8 @@ from atlas.graph.resolve.names import Names
 
 
 class Values(Names):
-    """A part of Solver (atlas.graph.resolve.state): the abstract values of an IR expression (see atlas.parse.python.facts)."""
+    """A part of Solver (atlas.graph.resolve.state): the abstract values of an IR expression (see
+    atlas.parse.python.facts)."""
 
     # -- expressions --------------------------------------------------------------------------------------------
     def eval(self, e: tuple):
