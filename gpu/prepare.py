@@ -4,7 +4,7 @@ the probe spec (default pins, device cuda, built-in hooks), the boot folder (pro
 driver config; jobs.txt lists them in the order they measure. With --overhead, the `graph` jobs also replay the
 probe-overhead phases of issue 7 (concurrency 16 and 1; probes absent / on / off, `--reps` times each, in a
 balanced order), last, when the other engines have finished starting.
-usage: python gpu/prepare.py [--scenarios NAME,...|all|none] [--variants vllm-graph,...] [--overhead [--bisect]] [--reps 3]
+usage: python gpu/prepare.py [--scenarios NAME,...|all|none] [--variants vllm-graph,...] [--overhead [--bisect] [--ab]] [--reps 3]
        [--order JOB,...] [--out .carry_run]"""
 
 from __future__ import annotations
@@ -52,6 +52,27 @@ def balanced(reps: int, states: tuple[str, ...] = ("absent", "on", "off")) -> li
     return list(rounds)
 
 
+# Duty-cycled rounds (--ab): the probe itself flips on and off every DUTY engine steps (~0.2 s at c16), so that on
+# and off are compared over neighbouring windows of one run (atlas.runtime.cost.duty_summary): the H200 host's
+# speed drifts by tens of per cent from one second-long round to the next (run 6), which buries a 2% cost in
+# round-level medians. Variants: the probe as shipped, rows packed on the engine thread, the per-request KV hooks
+# left out, no CUDA-event timing.
+DUTY = 100
+AB_VARIANTS = {
+    "vllm": ("pack=1", "skip=KVCacheManager.allocate_slots,KVCacheManager.get_computed_blocks,KVCacheManager.free",
+             "gpu=0"),
+    "sglang": ("pack=1", "skip=RadixCache.match_prefix,RadixCache.cache_finished_req", "gpu=0"),
+}
+
+
+def ab_phases(framework: str, reps: int, vocab: int) -> list[dict]:
+    c16 = workloads.requests(n=256, input_len=256, output_len=128, concurrency=16, vocab=vocab, seed=2)
+    c1 = workloads.requests(n=12, input_len=256, output_len=128, concurrency=1, vocab=vocab, seed=3)
+    states = (f"on duty={DUTY}",) + tuple(f"on duty={DUTY} {v}" for v in AB_VARIANTS[framework])
+    return [{"name": "c16-ab", "workload": c16.to_json(), "rounds": balanced(reps, states), "warmup": False},
+            {"name": "c1-ab", "workload": c1.to_json(), "rounds": [f"on duty={DUTY}"] * reps, "warmup": False}]
+
+
 def overhead_phases(reps: int, vocab: int, extra: tuple[str, ...] = ()) -> list[dict]:
     c16 = workloads.requests(n=64, input_len=256, output_len=128, concurrency=16, vocab=vocab)
     c1 = workloads.requests(n=4, input_len=256, output_len=128, concurrency=1, vocab=vocab, seed=1)
@@ -72,6 +93,8 @@ def main() -> None:
     ap.add_argument("--overhead", action="store_true", help="add issue 7's overhead phases to the graph jobs")
     ap.add_argument("--reps", type=int, default=3, help="rounds per probe state in each overhead phase")
     ap.add_argument("--bisect", action="store_true", help="overhead at c16 also with parts of the probe left out")
+    ap.add_argument("--ab", action="store_true", help="overhead also from duty-cycled rounds (on/off every "
+                    f"{DUTY} steps within a round), the probe as shipped and variants")
     ap.add_argument("--gpu-every", type=int, default=16, help="CUDA-event timing on every Nth execute call")
     ap.add_argument("--out", type=Path, default=RUN, help="the carried folder to write (default .carry_run)")
     ap.add_argument("--order", default="", help="job names in the order they measure (the rest after them)")
@@ -103,6 +126,8 @@ def main() -> None:
         phases = [phase_json(p, vocab) for p in job.phases]
         if a.overhead and job.variant == "graph":
             phases += overhead_phases(a.reps, vocab, BISECT[job.framework] if a.bisect else ())
+            if a.ab:
+                phases += ab_phases(job.framework, a.reps, vocab)
         engine = {**ENGINE_DEFAULTS[(job.framework, "cuda")], **job.engine}
         if job.framework == "sglang":  # side by side: a port each; INFO logs carry the graph-capture figures
             engine.update(port=31000 + 200 * jobs.index(job), log_level="info")

@@ -130,6 +130,12 @@ def _call_wrapper(probe, hook: Hook, fn):
         if not probe.is_active or hook.is_passing:
             if not probe.is_attached:
                 hook.num_stale_calls += 1
+            elif is_step and probe.duty_steps and not hook.is_passing:  # duty cycling: the off half counts steps
+                probe.duty_tick(hook)
+                result = fn(*args, **kwargs)
+                if skip_none and is_idle(result):
+                    probe.duty_untick(hook)
+                return result
             return fn(*args, **kwargs)
         if is_step:
             probe.begin_step(hook)

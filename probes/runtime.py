@@ -54,6 +54,10 @@ class Probe:
         self.spec_gpu_every = max(int(spec.get("gpu_sample_every", 1)), 1)  # CUDA-event timing on every Nth call
         self.gpu_every = self.spec_gpu_every  # 0: no timing (control option gpu=0)
         self._gpu_calls = 0
+        self.duty_steps = 0  # control option duty=N: on and off in turns of N steps (duty_tick)
+        self.duty_count = 0
+        self.duty_begin_ns = 0
+        self.duty_state = ""
         self.is_packing = False  # rows marshalled on the hot path (control option pack=1)
         self.packed_files: set = set()  # call-site files of packed rows, for the flusher's "file" records
         self.gc_ns = [0, 0, 0]  # with spec `diagnostics`: garbage-collection pauses per generation
@@ -83,10 +87,37 @@ class Probe:
             self.step += 1
             if self.open_aggregates:
                 self.close_aggregates()
+            if self.duty_steps:
+                self.duty_tick(hook)
 
     def undo_step(self, hook: Hook) -> None:
         if hook is self.step_leader:
             self.step -= 1
+            if self.duty_steps:
+                self.duty_untick(hook)
+
+    # -- duty cycling (control option duty=N): probes on and off in turns of N engine steps, in one run ---------
+    def duty_tick(self, hook: Hook) -> None:
+        """One step of the step leader, on or off: every `duty_steps` steps the probe flips between recording and
+        passing through, and writes the window that ended (its state, span and steps), so that on and off are
+        compared over neighbouring fractions of a second, under the same load and the same machine speed."""
+        if self.step_leader is None:
+            self.step_leader = hook
+        if hook is not self.step_leader:
+            return
+        self.duty_count += 1
+        if self.duty_count > self.duty_steps:
+            now = monotonic_ns()
+            self.shard.add({"kind": "window", "v": SCHEMA_VERSION, "pid": self.pid, "on": self.is_active,
+                            "begin_ns": self.duty_begin_ns, "end_ns": now, "steps": self.duty_steps,
+                            "state": self.duty_state})
+            self.duty_begin_ns, self.duty_count = now, 1
+            self.is_active = not self.is_active
+
+    def duty_untick(self, hook: Hook) -> None:
+        """The step leader's call was an idle poll (skip_none): not a step."""
+        if hook is self.step_leader and self.duty_count > 1:
+            self.duty_count -= 1
 
     def take_before(self, hook: Hook, args, kwargs):
         call = Call(args, kwargs, None, None)
@@ -207,9 +238,11 @@ class Probe:
     def set_state(self, text: str) -> None:
         """'on' records; 'off' leaves the wrappers passing straight through; 'absent' puts the engine's own
         functions back (no wrapper on any hooked path: the probe-free baseline, in the same process). After the
-        state, options for measuring what parts of the probe cost (parse_control): `skip=A,B` leaves those hooks
-        absent, `gpu=0` stops CUDA-event timing, `write=0` keeps rows in memory instead of writing them."""
-        state, skip, gpu, write, pack, wake = parse_control(text)
+        state, options for measuring what the probe costs (parse_control): `skip=A,B` leaves those hooks absent,
+        `gpu=0` stops CUDA-event timing, `write=0` keeps rows in memory instead of writing them, `pack=1` marshals
+        rows on the engine thread, `wake=0` leaves the flusher to its interval, `duty=N` alternates on and off
+        every N engine steps (duty_tick)."""
+        state, skip, gpu, write, pack, wake, duty = parse_control(text)
         attached = state != "absent"
         if not attached:
             self.is_active = False
@@ -225,6 +258,8 @@ class Probe:
         if write:
             self.shard.wake.set()
         self.is_active = state not in ("off", "absent")
+        self.duty_steps = duty if state == "on" else 0
+        self.duty_count, self.duty_begin_ns, self.duty_state = 0, monotonic_ns(), text
 
     def after_fork(self) -> None:
         """A forked child (vLLM's EngineCore can be one) is its own process: new pid, counters, process record."""
@@ -296,17 +331,18 @@ def _schedstat(tid: int) -> list[int]:
     return [run_ns, wait_ns, slices, cpu]
 
 
-def parse_control(text: str) -> tuple[str, frozenset, bool, bool, bool, bool]:
+def parse_control(text: str) -> tuple[str, frozenset, bool, bool, bool, bool, int]:
     """(state, hooks to leave absent, CUDA timing on, writing on, rows packed on the hot path, the hot path waking
-    the flusher) from the control file's text, e.g. `on skip=Scheduler.update_from_output,KVCacheManager.free gpu=0
-    write=0 pack=1 wake=0`. Unknown words are ignored (a probe never fails on its control file); an unknown state
+    the flusher, duty-cycle steps) from the control file's text, e.g. `on skip=Scheduler.update_from_output gpu=0
+    write=0 pack=1 wake=0 duty=100`. Unknown words are ignored (a probe never fails on its control file); an unknown state
     reads as 'on'."""
     words = text.split()
     state = words[0] if words and words[0] in STATES else "on"
     options = dict(w.split("=", 1) for w in words[1:] if "=" in w)
     skip = frozenset(filter(None, options.get("skip", "").split(",")))
+    duty = options.get("duty", "0")
     return (state, skip, options.get("gpu", "1") != "0", options.get("write", "1") != "0",
-            options.get("pack", "0") == "1", options.get("wake", "1") != "0")
+            options.get("pack", "0") == "1", options.get("wake", "1") != "0", int(duty) if duty.isdigit() else 0)
 
 
 def _named(hook: Hook, names: frozenset) -> bool:

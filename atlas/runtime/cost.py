@@ -81,3 +81,71 @@ def by_state(rows: list[dict]) -> dict:
     return {phase: {state: {"rounds": len(rs), "tok_s": statistics.median(r["tok_s"] for r in rs),
                             **{k: round(statistics.median(r.get(k, 0) for r in rs), 2) for k in RATES}}
                     for state, rs in states.items()} for phase, states in table.items()}
+
+
+def duty_windows(shard_dir: Path) -> dict[str, list[list[dict]]]:
+    """Duty-cycle windows (control option duty=N: the probe flips on and off every N engine steps and writes each
+    window) that lie wholly inside a timed round: round state -> per round and process, its windows in order."""
+    windows, marks = [], []
+    for path in shard_paths(shard_dir):
+        for r in read_shard(path)[0]:
+            if r.get("kind") == "window":
+                windows.append(r)
+            elif r.get("kind") == "mark" and r.get("name") in ("round_begin", "round_end"):
+                marks.append(r)
+    marks.sort(key=lambda m: m["mono_ns"])
+    begins = {(m["values"].get("phase"), m["values"].get("round")): m["mono_ns"] for m in marks
+              if m["name"] == "round_begin"}
+    runs: dict[str, list[list[dict]]] = {}
+    for end in (m for m in marks if m["name"] == "round_end"):
+        key = (end["values"].get("phase"), end["values"].get("round"))
+        begin = begins.get(key)
+        if begin is None:
+            continue
+        for pid in sorted({w["pid"] for w in windows}):
+            inside = sorted((w for w in windows if w["pid"] == pid and begin <= w["begin_ns"]
+                             and w["end_ns"] <= end["mono_ns"]), key=lambda w: w["begin_ns"])
+            if inside:
+                runs.setdefault(inside[0]["state"], []).append(inside)
+    return runs
+
+
+def duty_ratios(runs: list[list[dict]]) -> list[float]:
+    """Per 'on' window: the engine steps per second it ran at over those of the 'off' windows either side of it
+    (on / off throughput, 1.0 = the probes cost nothing); windows of one round only, neighbours only."""
+    ratios = []
+    for seq in runs:
+        for i, w in enumerate(seq):
+            if not w["on"]:
+                continue
+            offs = [seq[j] for j in (i - 1, i + 1) if 0 <= j < len(seq) and not seq[j]["on"]
+                    and seq[j]["end_ns"] - seq[j]["begin_ns"] > 0 and abs(seq[j]["begin_ns"] - w["begin_ns"]) < 5e9]
+            if offs and w["end_ns"] > w["begin_ns"]:
+                off_ns = statistics.mean((o["end_ns"] - o["begin_ns"]) / o["steps"] for o in offs)
+                ratios.append(off_ns / ((w["end_ns"] - w["begin_ns"]) / w["steps"]))
+    return ratios
+
+
+def duty_summary(shard_dir: Path, busiest_only: bool = True, seed: int = 0) -> dict:
+    """state -> on/off figures of the duty-cycled rounds: pairs, median and mean ratio, and a bootstrap 95%
+    interval of the median (resampling the pairs)."""
+    import random
+
+    out = {}
+    for state, runs in duty_windows(shard_dir).items():
+        if busiest_only:  # the process whose windows are most: the engine loop (vLLM EngineCore, SGLang scheduler)
+            counts: dict = {}
+            for seq in runs:
+                counts[seq[0]["pid"]] = counts.get(seq[0]["pid"], 0) + len(seq)
+            top = max(counts, key=counts.get)
+            runs = [seq for seq in runs if seq[0]["pid"] == top]
+        ratios = duty_ratios(runs)
+        if not ratios:
+            continue
+        rng = random.Random(seed)
+        medians = sorted(statistics.median(rng.choices(ratios, k=len(ratios))) for _ in range(1000))
+        out[state] = {"pairs": len(ratios), "median": round(statistics.median(ratios), 4),
+                      "mean": round(statistics.mean(ratios), 4), "ci95": [round(medians[25], 4), round(medians[974], 4)],
+                      "window_ms": round(statistics.median((w["end_ns"] - w["begin_ns"]) / 1e6 for seq in runs
+                                                           for w in seq), 1)}
+    return out

@@ -156,7 +156,7 @@ def collect(out: Path, spec: dict, driver: dict | None = None, settings: Setting
     summary = summarise(merged, spec, driver)
     if spec.get("diagnostics"):
         rows = cost.round_costs(out / "shards")
-        summary.update(cost=cost.by_state(rows), cost_rounds=rows)
+        summary.update(cost=cost.by_state(rows), cost_rounds=rows, duty=cost.duty_summary(out / "shards"))
     if settings is not None:
         summary["runtime_edges"] = runtime_edges(merged, spec, settings)
     return summary

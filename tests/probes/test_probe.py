@@ -148,14 +148,16 @@ print("stale", runtime._PROBE.hooks[0].num_stale_calls)
 
 
 @pytest.mark.parametrize("text, expected", [
-    ("on", ("on", frozenset(), True, True, False, True)),
-    ("absent\n", ("absent", frozenset(), True, True, False, True)),
+    ("on", ("on", frozenset(), True, True, False, True, 0)),
+    ("absent\n", ("absent", frozenset(), True, True, False, True, 0)),
     ("on skip=Scheduler.schedule,KVCacheManager.free gpu=0",
-     ("on", frozenset({"Scheduler.schedule", "KVCacheManager.free"}), False, True, False, True)),
-    ("on write=0", ("on", frozenset(), True, False, False, True)),
-    ("on pack=1 wake=0", ("on", frozenset(), True, True, True, False)),
-    ("", ("on", frozenset(), True, True, False, True)),
-    ("bogus skip= junk", ("on", frozenset(), True, True, False, True)),
+     ("on", frozenset({"Scheduler.schedule", "KVCacheManager.free"}), False, True, False, True, 0)),
+    ("on write=0", ("on", frozenset(), True, False, False, True, 0)),
+    ("on pack=1 wake=0", ("on", frozenset(), True, True, True, False, 0)),
+    ("on duty=100 gpu=0", ("on", frozenset(), False, True, False, True, 100)),
+    ("on duty=lots", ("on", frozenset(), True, True, False, True, 0)),
+    ("", ("on", frozenset(), True, True, False, True, 0)),
+    ("bogus skip= junk", ("on", frozenset(), True, True, False, True, 0)),
 ])
 def test_control_text_reads_state_and_options(text, expected):
     from probes.runtime import parse_control
@@ -213,3 +215,24 @@ s.schedule(3)
     plain = {k: v for k, v in calls[0].items() if k not in ("seq", "ts_ns", "mono_ns", "dur_ns", "call_line")}
     assert all({k: v for k, v in c.items() if k in plain} == plain for c in calls[1:])
     assert all(c["call_path"] == "main.py" or c["call_line"] > 0 for c in calls)
+
+
+def test_duty_cycle_alternates_on_and_off_every_n_steps(tmp_path):
+    blobs = make_engine(tmp_path)
+    body = """
+from probes import runtime
+from fakeengine.sched import Scheduler
+p = runtime._PROBE
+s = Scheduler()
+p.set_state("on duty=2")
+for i in range(9):
+    s.schedule(i)
+p.set_state("on")
+"""
+    done = run(tmp_path, spec(tmp_path, tmp_path / "out", blobs, step=True), body)
+    assert done.returncode == 0, done.stderr
+    rows = records(tmp_path / "out")
+    windows = [r for r in rows if r["kind"] == "window"]
+    assert [w["on"] for w in windows] == [True, False, True, False]  # steps 1-2 on, 3-4 off, 5-6 on, 7-8 off
+    assert all(w["steps"] == 2 and w["end_ns"] >= w["begin_ns"] and w["state"] == "on duty=2" for w in windows)
+    assert [c["step"] for c in _calls(rows)] == [1, 2, 3, 4, 5]  # recorded: steps 1, 2, 5, 6, 9 (numbered 1-5)
