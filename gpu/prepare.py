@@ -4,7 +4,7 @@ the probe spec (default pins, device cuda, built-in hooks), the boot folder (pro
 driver config; jobs.txt lists them in the order they measure. With --overhead, the `graph` jobs also replay the
 probe-overhead phases of issue 7 (concurrency 16 and 1; probes absent / on / off, `--reps` times each, in a
 balanced order), last, when the other engines have finished starting.
-usage: python gpu/prepare.py [--scenarios NAME,...|all|none] [--variants vllm-graph,...] [--overhead [--bisect] [--ab]] [--reps 3]
+usage: python gpu/prepare.py [--scenarios NAME,...|all|none] [--variants vllm-graph,...] [--overhead [--bisect] [--ab [--ab-variants]]] [--reps 3]
        [--order JOB,...] [--out .carry_run]"""
 
 from __future__ import annotations
@@ -65,12 +65,19 @@ AB_VARIANTS = {
 }
 
 
-def ab_phases(framework: str, reps: int, vocab: int) -> list[dict]:
-    c16 = workloads.requests(n=256, input_len=256, output_len=128, concurrency=16, vocab=vocab, seed=2)
-    c1 = workloads.requests(n=12, input_len=256, output_len=128, concurrency=1, vocab=vocab, seed=3)
-    states = (f"on duty={DUTY}",) + tuple(f"on duty={DUTY} {v}" for v in AB_VARIANTS[framework])
-    return [{"name": "c16-ab", "workload": c16.to_json(), "rounds": balanced(reps, states), "warmup": False},
-            {"name": "c1-ab", "workload": c1.to_json(), "rounds": [f"on duty={DUTY}"] * reps, "warmup": False}]
+def ab_phases(framework: str, reps: int, vocab: int, variants: bool = False) -> list[dict]:
+    """Duty-cycled rounds at concurrency 16 and 1 on a steady batch (output lengths spread, so requests come and
+    go at different steps, not in waves that would make neighbouring windows unlike): the probe as shipped, 2*reps
+    rounds, and with `variants` also each variant `reps` times."""
+    c16 = workloads.requests(n=256, input_len=256, output_len=128, output_spread=96, concurrency=16, vocab=vocab,
+                             seed=2)
+    c1 = workloads.requests(n=12, input_len=256, output_len=128, output_spread=96, concurrency=1, vocab=vocab,
+                            seed=3)
+    shipped = f"on duty={DUTY}"
+    rounds = balanced(reps, (shipped,) + tuple(f"{shipped} {v}" for v in AB_VARIANTS[framework])) if variants \
+        else [shipped] * (2 * reps)
+    return [{"name": "c16-ab", "workload": c16.to_json(), "rounds": rounds, "warmup": False},
+            {"name": "c1-ab", "workload": c1.to_json(), "rounds": [shipped] * reps, "warmup": False}]
 
 
 def overhead_phases(reps: int, vocab: int, extra: tuple[str, ...] = ()) -> list[dict]:
@@ -94,7 +101,8 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=3, help="rounds per probe state in each overhead phase")
     ap.add_argument("--bisect", action="store_true", help="overhead at c16 also with parts of the probe left out")
     ap.add_argument("--ab", action="store_true", help="overhead also from duty-cycled rounds (on/off every "
-                    f"{DUTY} steps within a round), the probe as shipped and variants")
+                    f"{DUTY} steps within a round) of the probe as shipped")
+    ap.add_argument("--ab-variants", action="store_true", help="with --ab: also the variants of AB_VARIANTS")
     ap.add_argument("--gpu-every", type=int, default=16, help="CUDA-event timing on every Nth execute call")
     ap.add_argument("--out", type=Path, default=RUN, help="the carried folder to write (default .carry_run)")
     ap.add_argument("--order", default="", help="job names in the order they measure (the rest after them)")
@@ -127,7 +135,7 @@ def main() -> None:
         if a.overhead and job.variant == "graph":
             phases += overhead_phases(a.reps, vocab, BISECT[job.framework] if a.bisect else ())
             if a.ab:
-                phases += ab_phases(job.framework, a.reps, vocab)
+                phases += ab_phases(job.framework, a.reps, vocab, a.ab_variants)
         engine = {**ENGINE_DEFAULTS[(job.framework, "cuda")], **job.engine}
         if job.framework == "sglang":  # side by side: a port each; INFO logs carry the graph-capture figures
             engine.update(port=31000 + 200 * jobs.index(job), log_level="info")

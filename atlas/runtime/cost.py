@@ -85,7 +85,7 @@ def by_state(rows: list[dict]) -> dict:
 
 def duty_windows(shard_dir: Path) -> dict[str, list[list[dict]]]:
     """Duty-cycle windows (control option duty=N: the probe flips on and off every N engine steps and writes each
-    window) that lie wholly inside a timed round: round state -> per round and process, its windows in order."""
+    window) that lie wholly inside a timed round: 'PHASE: STATE' -> per round and process, its windows in order."""
     windows, marks = [], []
     for path in shard_paths(shard_dir):
         for r in read_shard(path)[0]:
@@ -106,7 +106,7 @@ def duty_windows(shard_dir: Path) -> dict[str, list[list[dict]]]:
             inside = sorted((w for w in windows if w["pid"] == pid and begin <= w["begin_ns"]
                              and w["end_ns"] <= end["mono_ns"]), key=lambda w: w["begin_ns"])
             if inside:
-                runs.setdefault(inside[0]["state"], []).append(inside)
+                runs.setdefault(f"{key[0]}: {inside[0]['state']}", []).append(inside)
     return runs
 
 

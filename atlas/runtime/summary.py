@@ -69,8 +69,8 @@ def summarise(merged: Merged, spec: dict, driver: dict | None = None) -> dict:
         if e["role"] in ("allocate", "plan") and isinstance(v.get("prefix_hit_tokens"), int):
             prefix_hit_tokens += v["prefix_hit_tokens"]
         if e["role"] == "allocate" and isinstance(v.get("kv_blocks"), int):
-            kv_allocated += v["kv_blocks"] if e["symbol"].endswith(("allocate_slots", "prepare_for_extend",
-                                                                     "prepare_for_decode")) else 0
+            kv_allocated += v["kv_blocks"] if e["symbol"].endswith(("allocate_slots", "get_new_blocks",
+                                                                     "prepare_for_extend", "prepare_for_decode")) else 0
         if e["role"] == "release" and isinstance(v.get("kv_blocks"), int):
             kv_freed += v["kv_blocks"]
         if e["role"] == "commit":
