@@ -28,7 +28,7 @@ HOOKS = {
     "vllm": [
         ("Scheduler.schedule", "plan", ["num_scheduled_tokens", "num_computed_tokens", "batch_mode", "batch_size",
                                         "request_ids", "preempted", "draft_tokens", "kv_blocks"], ["step"]),
-        ("KVCacheManager.allocate_slots", "allocate", ["kv_blocks", "preempted"], ["aggregate"]),
+        ("BlockPool.get_new_blocks", "allocate", ["kv_blocks"], ["aggregate"]),
         ("GPUModelRunner.execute_model", "execute", ["num_scheduled_tokens", "batch_size"], ["step"]),
         ("GPUModelRunner._determine_batch_execution_and_padding", "execute", ["cuda_graph", "num_scheduled_tokens"],
          []),

@@ -15,7 +15,8 @@ class Mode(Enum):
 
 
 def vllm_objects(batch: int):
-    """The classes, one call per hook, and a decode step: schedule, allocate_slots once per running request,
+    """The classes, one call per hook, and a decode step: schedule, allocate_slots once per running request (a
+    new block from the pool for one request in 16, as at block size 16),
     execute_model, _determine_batch_execution_and_padding, sample_tokens, update_from_output. Each step's objects
     are new (the engine builds them per step), so the flusher cannot share them between records."""
     rids = [f"req-{i}" for i in range(batch)]
@@ -37,9 +38,16 @@ def vllm_objects(batch: int):
         def update_from_output(self, scheduler_output, model_runner_output):
             return {0: NS(outputs=[NS(request_id=r, new_token_ids=[7], finish_reason=None) for r in rids])}
 
+    class BlockPool:
+        def get_new_blocks(self, num_blocks):
+            return [NS(block_id=i) for i in range(num_blocks)]
+
+    pool = BlockPool()
+
     class KVCacheManager:
-        def allocate_slots(self, request, num_new_tokens):
-            return NS(blocks=([],))
+        def allocate_slots(self, request, num_new_tokens):  # a new block every block_size (16) decode steps
+            request.num_computed_tokens += num_new_tokens
+            return NS(blocks=(pool.get_new_blocks(1) if request.num_computed_tokens % 16 == 0 else [],))
 
     class GPUModelRunner:
         def execute_model(self, scheduler_output):
@@ -56,6 +64,7 @@ def vllm_objects(batch: int):
     mro = runner.sample_tokens(None)
     calls = {"Scheduler.schedule": lambda: sched.schedule(),
              "KVCacheManager.allocate_slots": lambda: kv.allocate_slots(req, 1),
+             "BlockPool.get_new_blocks": lambda: pool.get_new_blocks(1),
              "GPUModelRunner.execute_model": lambda: runner.execute_model(so),
              "GPUModelRunner._determine_batch_execution_and_padding":
                  lambda: runner._determine_batch_execution_and_padding(batch),
@@ -71,7 +80,8 @@ def vllm_objects(batch: int):
         sampled = runner.sample_tokens(None)
         sched.update_from_output(out, sampled)
 
-    return {"Scheduler": Scheduler, "KVCacheManager": KVCacheManager, "GPUModelRunner": GPUModelRunner}, calls, step
+    return ({"Scheduler": Scheduler, "KVCacheManager": KVCacheManager, "BlockPool": BlockPool,
+             "GPUModelRunner": GPUModelRunner}, calls, step)
 
 
 def sglang_objects(batch: int):

@@ -4,7 +4,7 @@ the probe spec (default pins, device cuda, built-in hooks), the boot folder (pro
 driver config; jobs.txt lists them in the order they measure. With --overhead, the `graph` jobs also replay the
 probe-overhead phases of issue 7 (concurrency 16 and 1; probes absent / on / off, `--reps` times each, in a
 balanced order), last, when the other engines have finished starting.
-usage: python gpu/prepare.py [--scenarios NAME,...|all|none] [--variants vllm-graph,...] [--overhead] [--reps 3]
+usage: python gpu/prepare.py [--scenarios NAME,...|all|none] [--variants vllm-graph,...] [--overhead [--bisect] [--ab [--ab-variants]]] [--reps 3]
        [--order JOB,...] [--out .carry_run]"""
 
 from __future__ import annotations
@@ -24,16 +24,67 @@ ROOT = Path(__file__).resolve().parents[1]
 RUN = ROOT / ".carry_run"
 
 
-def balanced(reps: int) -> list[str]:
-    """Each of absent/on/off `reps` times, every state equally often early and late (cancels drift)."""
-    block = ("absent", "on", "off", "off", "on", "absent")
-    return list((block * reps)[:3 * reps])
+# Measuring states (--bisect): probes on with one part left out or done another way (probes.runtime.parse_control),
+# to find what the probes' cost at concurrency 16 is made of: CUDA-event timing, the flusher's writing, rows held
+# as objects until written (pack=1 marshals them on the engine thread), the hot path waking the flusher, or a group
+# of hooks.
+_COMMON = ("on gpu=0", "on write=0", "on pack=1", "on wake=0")
+BISECT = {
+    "vllm": _COMMON + (
+        "on skip=GPUModelRunner.execute_model,GPUModelRunner.sample_tokens,CudaGraphManager.dispatch,"
+        "GPUModelRunner._determine_batch_execution_and_padding",
+        "on skip=Scheduler.update_from_output",
+        "on skip=KVCacheManager.allocate_slots,KVCacheManager.get_computed_blocks,KVCacheManager.free"),
+    "sglang": _COMMON + (
+        "on skip=Scheduler.run_batch,ScheduleBatch.prepare_for_decode,ScheduleBatch.prepare_for_extend",
+        "on skip=Scheduler.process_batch_result",
+        "on skip=RadixCache.match_prefix,RadixCache.cache_finished_req,Scheduler.handle_generate_request"),
+}
 
 
-def overhead_phases(reps: int, vocab: int) -> list[dict]:
+def balanced(reps: int, states: tuple[str, ...] = ("absent", "on", "off")) -> list[str]:
+    """Each state `reps` times, in blocks that rotate and alternate direction, so that every state is equally
+    often early and late and next to each other (cancels drift)."""
+    rounds = []
+    for rep in range(reps):
+        block = states[rep % len(states):] + states[:rep % len(states)]
+        rounds += block[::-1] if rep % 2 else block
+    return list(rounds)
+
+
+# Duty-cycled rounds (--ab): the probe itself flips on and off every DUTY engine steps (~0.2 s at c16), so that on
+# and off are compared over neighbouring windows of one run (atlas.runtime.cost.duty_summary): the H200 host's
+# speed drifts by tens of per cent from one second-long round to the next (run 6), which buries a 2% cost in
+# round-level medians. Variants: the probe as shipped, rows packed on the engine thread, the per-request KV hooks
+# left out, no CUDA-event timing.
+DUTY = 100
+AB_VARIANTS = {
+    "vllm": ("pack=1", "skip=KVCacheManager.allocate_slots,KVCacheManager.get_computed_blocks,KVCacheManager.free",
+             "gpu=0"),
+    "sglang": ("pack=1", "skip=RadixCache.match_prefix,RadixCache.cache_finished_req", "gpu=0"),
+}
+
+
+def ab_phases(framework: str, reps: int, vocab: int, variants: bool = False) -> list[dict]:
+    """Duty-cycled rounds at concurrency 16 and 1 on a steady batch (output lengths spread, so requests come and
+    go at different steps, not in waves that would make neighbouring windows unlike): the probe as shipped, 2*reps
+    rounds, and with `variants` also each variant `reps` times."""
+    c16 = workloads.requests(n=256, input_len=256, output_len=128, output_spread=96, concurrency=16, vocab=vocab,
+                             seed=2)
+    c1 = workloads.requests(n=12, input_len=256, output_len=128, output_spread=96, concurrency=1, vocab=vocab,
+                            seed=3)
+    shipped = f"on duty={DUTY}"
+    rounds = balanced(reps, (shipped,) + tuple(f"{shipped} {v}" for v in AB_VARIANTS[framework])) if variants \
+        else [shipped] * (2 * reps)
+    return [{"name": "c16-ab", "workload": c16.to_json(), "rounds": rounds, "warmup": False},
+            {"name": "c1-ab", "workload": c1.to_json(), "rounds": [shipped] * reps, "warmup": False}]
+
+
+def overhead_phases(reps: int, vocab: int, extra: tuple[str, ...] = ()) -> list[dict]:
     c16 = workloads.requests(n=64, input_len=256, output_len=128, concurrency=16, vocab=vocab)
     c1 = workloads.requests(n=4, input_len=256, output_len=128, concurrency=1, vocab=vocab, seed=1)
-    return [{"name": "c16", "workload": c16.to_json(), "rounds": balanced(reps)},
+    states = ("absent", "on") + extra if extra else ("absent", "on", "off")  # bisecting: 'off' is known (run 4)
+    return [{"name": "c16", "workload": c16.to_json(), "rounds": balanced(reps, states)},
             {"name": "c1", "workload": c1.to_json(), "rounds": balanced(reps)}]
 
 
@@ -48,6 +99,10 @@ def main() -> None:
     ap.add_argument("--variants", default="", help="only these jobs (e.g. vllm-graph,sglang-eager)")
     ap.add_argument("--overhead", action="store_true", help="add issue 7's overhead phases to the graph jobs")
     ap.add_argument("--reps", type=int, default=3, help="rounds per probe state in each overhead phase")
+    ap.add_argument("--bisect", action="store_true", help="overhead at c16 also with parts of the probe left out")
+    ap.add_argument("--ab", action="store_true", help="overhead also from duty-cycled rounds (on/off every "
+                    f"{DUTY} steps within a round) of the probe as shipped")
+    ap.add_argument("--ab-variants", action="store_true", help="with --ab: also the variants of AB_VARIANTS")
     ap.add_argument("--gpu-every", type=int, default=16, help="CUDA-event timing on every Nth execute call")
     ap.add_argument("--out", type=Path, default=RUN, help="the carried folder to write (default .carry_run)")
     ap.add_argument("--order", default="", help="job names in the order they measure (the rest after them)")
@@ -72,12 +127,15 @@ def main() -> None:
         out = launch.prepare_out(run / job.name)
         if job.framework not in specs:
             specs[job.framework] = build_spec(job.framework, "default", "cuda", out, settings, source="builtin",
-                                              extra={"gpu_sample_every": a.gpu_every, "flush_interval_s": 0.3})
+                                              extra={"gpu_sample_every": a.gpu_every, "flush_interval_s": 0.3,
+                                                     "diagnostics": a.overhead})
         write_spec(specs[job.framework], out / "spec.json")
         launch.make_boot(out)
         phases = [phase_json(p, vocab) for p in job.phases]
         if a.overhead and job.variant == "graph":
-            phases += overhead_phases(a.reps, vocab)
+            phases += overhead_phases(a.reps, vocab, BISECT[job.framework] if a.bisect else ())
+            if a.ab:
+                phases += ab_phases(job.framework, a.reps, vocab, a.ab_variants)
         engine = {**ENGINE_DEFAULTS[(job.framework, "cuda")], **job.engine}
         if job.framework == "sglang":  # side by side: a port each; INFO logs carry the graph-capture figures
             engine.update(port=31000 + 200 * jobs.index(job), log_level="info")

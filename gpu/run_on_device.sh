@@ -12,6 +12,8 @@ export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 VLLM_NO_USAGE_
 export SGLANG_DISABLE_REQUEST_LOGGING=1 TOKENIZERS_PARALLELISM=false VLLM_USE_FLASHINFER_SAMPLER=0
 bash .gpu/device_run.sh > $OUT/land.log 2>&1; tail -3 $OUT/land.log
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+lscpu 2>/dev/null | grep -E "^(Model name|CPU\(s\)|Thread|Core|Socket|NUMA node\(s\)|CPU max MHz)"; cat /sys/fs/cgroup/cpu.max 2>/dev/null
+echo "siblings of cpu0: $(cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list 2>/dev/null); allowed: $(grep Cpus_allowed_list /proc/self/status)"
 start() {  # start() JOB FRAMEWORK: its driver in the background; failed-JOB when it exits non-zero
   local job=$1 fw=$2 SITE
   case $fw in vllm) SITE=/tmp/site_vllm:/tmp/site_common;; sglang) SITE=/tmp/site_sgl:/tmp/site_common;; esac

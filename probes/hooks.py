@@ -69,7 +69,8 @@ class Hook:
         self.run_line = 0
         self.run_path = ""
         self.is_installed = False
-        self.is_disabled = False
+        self.is_disabled = False  # a capture raised: passing through for the rest of the run
+        self.is_passing = False  # passing through: disabled, or left out by the control file (skip=)
         self.num_errors = 0
         self.last_error = ""
         self.num_calls = 0
@@ -120,15 +121,21 @@ def _call_wrapper(probe, hook: Hook, fn):
     to the shard's buffer (schema.CALL_ROW); a full buffer drops the row and counts it. A hook's static settings
     are read once, here, not per call."""
     shard = probe.shard
-    buffer, capacity, flush_rows, index = shard.buffer, shard.capacity, shard.flush_rows, hook.index
+    buffer, capacity, index = shard.buffer, shard.capacity, hook.index
     is_step, has_befores, has_gpu_time, has_nvtx = hook.is_step, bool(hook.befores), hook.has_gpu_time, hook.has_nvtx
     skip_none, is_idle, take, is_aggregate = hook.skip_none, hook.is_idle, hook.take, hook.is_aggregate
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        if not probe.is_active or hook.is_disabled:
+        if not probe.is_active or hook.is_passing:
             if not probe.is_attached:
                 hook.num_stale_calls += 1
+            elif is_step and probe.duty_steps and not hook.is_passing:  # duty cycling: the off half counts steps
+                probe.duty_tick(hook)
+                result = fn(*args, **kwargs)
+                if skip_none and is_idle(result):
+                    probe.duty_untick(hook)
+                return result
             return fn(*args, **kwargs)
         if is_step:
             probe.begin_step(hook)
@@ -149,7 +156,7 @@ def _call_wrapper(probe, hook: Hook, fn):
             if is_step:
                 probe.undo_step(hook)
             return result
-        if hook.is_disabled:  # a before-capture raised
+        if hook.is_passing:  # a before-capture raised
             return result
         values = None
         if take is not None:
@@ -168,9 +175,10 @@ def _call_wrapper(probe, hook: Hook, fn):
         size = len(buffer)
         if size < capacity:
             caller = _getframe(1)
-            buffer.append((CALL, index, seq, _tids.get(get_ident()) or _new_tid(), t0, t1 - t0, probe.step,
-                           caller.f_code.co_filename, caller.f_lineno, values))
-            if size == flush_rows:
+            row = (CALL, index, seq, _tids.get(get_ident()) or _new_tid(), t0, t1 - t0, probe.step,
+                   caller.f_code.co_filename, caller.f_lineno, values)
+            buffer.append(probe.pack(row) if probe.is_packing else row)
+            if size == shard.flush_rows:
                 shard.wake.set()
         else:
             shard.num_dropped += 1
@@ -186,7 +194,7 @@ def _aggregate_wrapper(probe, hook: Hook, fn):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        if not probe.is_active or hook.is_disabled:
+        if not probe.is_active or hook.is_passing:
             if not probe.is_attached:
                 hook.num_stale_calls += 1
             return fn(*args, **kwargs)
@@ -216,6 +224,11 @@ _tids: dict = {}  # threading ident -> native thread id (threading.get_native_id
 def _new_tid() -> int:
     tid = _tids[get_ident()] = get_native_id()
     return tid
+
+
+def hook_threads() -> dict:
+    """threading ident -> native id of the threads that have recorded a call."""
+    return dict(_tids)
 
 
 def forget_threads() -> None:

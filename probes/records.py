@@ -79,7 +79,10 @@ def read_frames(data: bytes) -> tuple[list, int]:
             return records, 1
         if not isinstance(chunk, list):
             return records, 1
-        records.extend(chunk)
+        try:  # rows packed on the hot path (control option pack=1) are marshal bytes inside the frame
+            records.extend(marshal.loads(r) if type(r) is bytes else r for r in chunk)
+        except (ValueError, EOFError, TypeError):
+            return records, 1
     return records, 0
 
 

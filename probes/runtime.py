@@ -4,17 +4,21 @@ hooked calls into records. `install_from_env(framework)` is what the engines' pl
 from __future__ import annotations
 
 import atexit
+import gc
 import json
 import multiprocessing
 import os
 import sys
+import threading
+import time
+from marshal import dumps
 
 from probes import captures, patch, ranks, records
 from probes.cuda import CudaTimer
 from probes.guard import FileGuard, base_version
-from probes.hooks import AGG_MAX_CALLS, Call, Hook, forget_threads, make_hook, monotonic_ns, time_ns
+from probes.hooks import AGG_MAX_CALLS, Call, Hook, forget_threads, hook_threads, make_hook, monotonic_ns, time_ns
 from probes.records import AGG, CALL
-from probes.schema import SCHEMA_VERSION, SHARD_SUFFIX
+from probes.schema import MARSHAL_VERSION, SCHEMA_VERSION, SHARD_SUFFIX
 from probes.shard import Shard
 
 STATES = ("on", "off", "absent")  # control file: probes recording / wrappers passing through / wrappers removed
@@ -47,8 +51,18 @@ class Probe:
         self.known_files: set[str] = set()  # call-site files whose "file" record is written
         table = captures.tables(self.framework)
         self.hooks = [make_hook(e, *captures.for_hook(table, e), index) for index, e in enumerate(spec["hooks"])]
-        self.gpu_every = max(int(spec.get("gpu_sample_every", 1)), 1)  # CUDA-event timing on every Nth call
+        self.spec_gpu_every = max(int(spec.get("gpu_sample_every", 1)), 1)  # CUDA-event timing on every Nth call
+        self.gpu_every = self.spec_gpu_every  # 0: no timing (control option gpu=0)
         self._gpu_calls = 0
+        self.duty_steps = 0  # control option duty=N: on and off in turns of N steps (duty_tick)
+        self.duty_count = 0
+        self.duty_begin_ns = 0
+        self.duty_state = ""
+        self.is_packing = False  # rows marshalled on the hot path (control option pack=1)
+        self.packed_files: set = set()  # call-site files of packed rows, for the flusher's "file" records
+        self.gc_ns = [0, 0, 0]  # with spec `diagnostics`: garbage-collection pauses per generation
+        self._gc_start = 0
+        self.has_diagnostics = bool(spec.get("diagnostics"))
         self.unsupported = {h.symbol: [c for c in h.entry.get("capture", ()) if c not in h.captures
                                        and c not in h.befores and c != "gpu_time"
                                        and not (h.later and c in h.later[0])] for h in self.hooks}
@@ -73,10 +87,37 @@ class Probe:
             self.step += 1
             if self.open_aggregates:
                 self.close_aggregates()
+            if self.duty_steps:
+                self.duty_tick(hook)
 
     def undo_step(self, hook: Hook) -> None:
         if hook is self.step_leader:
             self.step -= 1
+            if self.duty_steps:
+                self.duty_untick(hook)
+
+    # -- duty cycling (control option duty=N): probes on and off in turns of N engine steps, in one run ---------
+    def duty_tick(self, hook: Hook) -> None:
+        """One step of the step leader, on or off: every `duty_steps` steps the probe flips between recording and
+        passing through, and writes the window that ended (its state, span and steps), so that on and off are
+        compared over neighbouring fractions of a second, under the same load and the same machine speed."""
+        if self.step_leader is None:
+            self.step_leader = hook
+        if hook is not self.step_leader:
+            return
+        self.duty_count += 1
+        if self.duty_count > self.duty_steps:
+            now = monotonic_ns()
+            self.shard.add({"kind": "window", "v": SCHEMA_VERSION, "pid": self.pid, "on": self.is_active,
+                            "begin_ns": self.duty_begin_ns, "end_ns": now, "steps": self.duty_steps,
+                            "state": self.duty_state})
+            self.duty_begin_ns, self.duty_count = now, 1
+            self.is_active = not self.is_active
+
+    def duty_untick(self, hook: Hook) -> None:
+        """The step leader's call was an idle poll (skip_none): not a step."""
+        if hook is self.step_leader and self.duty_count > 1:
+            self.duty_count -= 1
 
     def take_before(self, hook: Hook, args, kwargs):
         call = Call(args, kwargs, None, None)
@@ -88,7 +129,7 @@ class Probe:
 
     def gpu_start(self, hook: Hook):
         self._gpu_calls += 1
-        if self._gpu_calls % self.gpu_every:
+        if not self.gpu_every or self._gpu_calls % self.gpu_every:
             return None
         try:
             return self.cuda.start()
@@ -131,19 +172,35 @@ class Probe:
 
     def _close(self, hook: Hook) -> None:
         hook.num_calls += len(hook.agg_calls)
-        self.shard.add((AGG, hook.index, hook.agg_step, hook.agg_calls))
+        row = (AGG, hook.index, hook.agg_step, hook.agg_calls)
+        self.shard.add(self.pack(row) if self.is_packing else row)
+
+    def pack(self, row: tuple):
+        """A row as marshal bytes, made on the engine thread (control option pack=1): nothing of the engine's stays
+        referenced, and the garbage collector has no container to scan until the flusher writes it. A row marshal
+        cannot take stays a row (the flusher converts it)."""
+        if row[0] == CALL:
+            self.packed_files.add(row[7])
+        try:
+            return dumps(row, MARSHAL_VERSION)
+        except ValueError:
+            return row
 
     def fail(self, hook: Hook, exc: BaseException) -> None:
         """A capture raised: count it and switch the hook to pass-through for the rest of the run."""
         hook.num_errors += 1
-        hook.is_disabled = True
+        hook.is_disabled = hook.is_passing = True
         hook.last_error = f"{type(exc).__name__}: {exc}"
 
     # -- off the hot path (the flusher thread) ---------------------------------------------------------------
     def new_files(self, rows: list) -> list[dict]:
         """A "file" record for each call-site file not seen before in this process (the flusher's only pass over
         the rows, a set comprehension)."""
-        files = {r[7] for r in rows if type(r) is tuple and r[0] == CALL} - self.known_files
+        files = {r[7] for r in rows if type(r) is tuple and r[0] == CALL}
+        if self.packed_files:
+            packed, self.packed_files = self.packed_files, set()
+            files |= packed
+        files -= self.known_files
         self.known_files |= files
         return [records.file_record(self.pid, f, self.guard) for f in sorted(files)]
 
@@ -178,17 +235,31 @@ class Probe:
         except OSError:
             pass
 
-    def set_state(self, state: str) -> None:
+    def set_state(self, text: str) -> None:
         """'on' records; 'off' leaves the wrappers passing straight through; 'absent' puts the engine's own
-        functions back (no wrapper on any hooked path: the probe-free baseline, in the same process)."""
+        functions back (no wrapper on any hooked path: the probe-free baseline, in the same process). After the
+        state, options for measuring what the probe costs (parse_control): `skip=A,B` leaves those hooks absent,
+        `gpu=0` stops CUDA-event timing, `write=0` keeps rows in memory instead of writing them, `pack=1` marshals
+        rows on the engine thread, `wake=0` leaves the flusher to its interval, `duty=N` alternates on and off
+        every N engine steps (duty_tick)."""
+        state, skip, gpu, write, pack, wake, duty = parse_control(text)
         attached = state != "absent"
-        if attached != self.is_attached:
-            if not attached:
-                self.is_active = False
-            for hook in self.hooks:
-                (patch.attach if attached else patch.detach)(hook)
-            self.is_attached = attached
+        if not attached:
+            self.is_active = False
+        for hook in self.hooks:
+            keep = attached and not _named(hook, skip)
+            (patch.attach if keep else patch.detach)(hook)
+            hook.is_passing = hook.is_disabled or not keep
+        self.is_attached = attached
+        self.gpu_every = self.spec_gpu_every if gpu else 0
+        self.shard.is_writing = write
+        self.shard.flush_rows = self.shard.wake_rows if wake else -1
+        self.is_packing = pack
+        if write:
+            self.shard.wake.set()
         self.is_active = state not in ("off", "absent")
+        self.duty_steps = duty if state == "on" else 0
+        self.duty_count, self.duty_begin_ns, self.duty_state = 0, monotonic_ns(), text
 
     def after_fork(self) -> None:
         """A forked child (vLLM's EngineCore can be one) is its own process: new pid, counters, process record."""
@@ -214,7 +285,24 @@ class Probe:
                                      **({"error": h.last_error} if h.last_error else {}),
                                      **({"stale_calls": h.num_stale_calls} if h.num_stale_calls else {})}
                           for h in self.hooks},
-                "step": self.step, "is_active": self.is_active, "is_attached": self.is_attached}
+                "step": self.step, "is_active": self.is_active, "is_attached": self.is_attached,
+                **({"diag": self.diagnostics()} if self.has_diagnostics else {})}
+
+    def diagnostics(self) -> dict:
+        """What the probe's own cost shows in, sampled at each full flush (spec `diagnostics`): the process's CPU
+        time, the flusher thread's, collections and pauses per GC generation, on the monotonic clock."""
+        flusher = getattr(self.shard._thread, "native_id", None) or threading.get_native_id()
+        threads = {tid: _schedstat(tid) for tid in set(hook_threads().values()) | {flusher}}
+        return {"mono_ns": monotonic_ns(), "cpu_ns": time.process_time_ns(), "flusher_cpu_ns": threads[flusher][0],
+                "flusher_tid": flusher, "gc": [g["collections"] for g in gc.get_stats()], "gc_ns": list(self.gc_ns),
+                "threads": threads, "load": os.getloadavg()[0]}
+
+    def on_gc(self, phase: str, info: dict) -> None:
+        """gc.callbacks entry (spec `diagnostics`): adds up each collection's pause."""
+        if phase == "start":
+            self._gc_start = monotonic_ns()
+        elif self._gc_start:
+            self.gc_ns[info["generation"]] += monotonic_ns() - self._gc_start
 
     def process_record(self, engine_version: str) -> dict:
         self._engine_version = engine_version
@@ -228,6 +316,38 @@ class Probe:
                 "hooks": [h.symbol for h in self.hooks], "unsupported_captures":
                     {k: v for k, v in self.unsupported.items() if v},
                 "ts_ns": now + self.wall_offset_ns, "mono_ns": now}
+
+
+def _schedstat(tid: int) -> list[int]:
+    """[ns on a CPU, ns waiting for one, time slices, the CPU it last ran on] of a thread of this process (Linux
+    /proc; zeros elsewhere): whether the probe's cost shows as more work, or as waiting for a CPU."""
+    try:
+        with open(f"/proc/self/task/{tid}/schedstat", encoding="ascii") as f:
+            run_ns, wait_ns, slices = map(int, f.read().split()[:3])
+        with open(f"/proc/self/task/{tid}/stat", encoding="ascii") as f:
+            cpu = int(f.read().rsplit(")", 1)[1].split()[36])
+    except (OSError, ValueError, IndexError):
+        return [0, 0, 0, -1]
+    return [run_ns, wait_ns, slices, cpu]
+
+
+def parse_control(text: str) -> tuple[str, frozenset, bool, bool, bool, bool, int]:
+    """(state, hooks to leave absent, CUDA timing on, writing on, rows packed on the hot path, the hot path waking
+    the flusher, duty-cycle steps) from the control file's text, e.g. `on skip=Scheduler.update_from_output gpu=0
+    write=0 pack=1 wake=0 duty=100`. Unknown words are ignored (a probe never fails on its control file); an unknown state
+    reads as 'on'."""
+    words = text.split()
+    state = words[0] if words and words[0] in STATES else "on"
+    options = dict(w.split("=", 1) for w in words[1:] if "=" in w)
+    skip = frozenset(filter(None, options.get("skip", "").split(",")))
+    duty = options.get("duty", "0")
+    return (state, skip, options.get("gpu", "1") != "0", options.get("write", "1") != "0",
+            options.get("pack", "0") == "1", options.get("wake", "1") != "0", int(duty) if duty.isdigit() else 0)
+
+
+def _named(hook: Hook, names: frozenset) -> bool:
+    """Whether `names` names the hook: its qualname or its full symbol."""
+    return bool(names) and (hook.entry.get("qualname") in names or hook.symbol in names)
 
 
 def trace_dir(spec: dict) -> str:
@@ -247,6 +367,8 @@ def install(spec: dict, engine_version: str) -> Probe:
     shard.add(probe.process_record(engine_version))
     probe.poll_control()
     patch.install(probe, probe.hooks)
+    if probe.has_diagnostics:
+        gc.callbacks.append(probe.on_gc)
     shard.start()
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=probe.after_fork)  # runs after the shard's own fork handler

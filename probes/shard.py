@@ -35,7 +35,9 @@ class Shard:
         # freezes its own heap, so they are most of what it scans): the row that makes `flush_rows` wakes the
         # flusher, whatever the interval, so a few dozen steps' rows wait at most (bench_probe_cost.py, "of which
         # garbage collection").
-        self.flush_rows = 256
+        self.wake_rows = 256
+        self.flush_rows = self.wake_rows  # -1: the hot path never wakes the flusher (control option wake=0)
+        self.is_writing = True  # False (control option write=0): rows wait in memory, ticks and stats go on
         self.wake = threading.Event()
         self._last_stats: dict | None = None
         self._lock = threading.Lock()  # serialises flushes, never taken on the hot path
@@ -57,8 +59,8 @@ class Shard:
         """A shard-only record (a hook's static fields): a few per process, never dropped, not an event."""
         self.static.append(record)
 
-    def flush(self, full: bool = True) -> None:
-        """Write what the buffer holds as frames and, in a full flush, run the ticks first and add a stats record if
+    def flush(self, full: bool = True, last: bool = False) -> None:
+        """Write what the buffer holds (while writing is on, or `last`) as frames and, in a full flush, run the ticks first and add a stats record if
         anything changed; one append. Rows are taken, encoded and let go one frame at a time, handing the GIL back
         between frames: the engine thread waits at most one frame's work (bench_probe_cost.py, stall lines)."""
         with self._lock:
@@ -70,7 +72,7 @@ class Shard:
                         pass
             static, buffer, size = self.static, self.buffer, self.frame_records
             frames = [encode_frame([static.popleft() for _ in range(len(static))])] if static else []
-            left = len(buffer)
+            left = len(buffer) if self.is_writing or last else 0
             self.num_events += left
             while left:
                 rows = [buffer.popleft() for _ in range(min(left, size))]
@@ -106,7 +108,7 @@ class Shard:
         atexit.register(self.close)
         if threading.current_thread() is threading.main_thread():
             for sig in (signal.SIGTERM, signal.SIGINT):
-                _chain_signal(sig, self.flush)
+                _chain_signal(sig, self.flush_all)
         if hasattr(os, "register_at_fork"):
             os.register_at_fork(after_in_child=self._after_fork)
 
@@ -124,11 +126,15 @@ class Shard:
             except OSError:
                 pass
 
+    def flush_all(self) -> None:
+        """Everything the buffer holds, writing paused or not (exit and signals)."""
+        self.flush(last=True)
+
     def close(self) -> None:
         self._stop.set()
         self.wake.set()
         try:
-            self.flush()
+            self.flush_all()
         except OSError:
             pass
 

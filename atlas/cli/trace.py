@@ -32,7 +32,11 @@ def register(sub) -> None:
     p.add_argument("--hooks", choices=HOOK_SOURCES, default="auto",
                    help="hooks from the annotations, or the built-in list (auto: annotations when any exist)")
     p.add_argument("--rounds", default="on", help="probe state per timed round: on (recording), off (wrappers "
-                   "passing through), absent (wrappers removed), e.g. absent,on,on,absent")
+                   "passing through), absent (wrappers removed), e.g. absent,on,on,absent; to find what the probes "
+                   "cost, a state may take options, rounds then separated by ';': 'absent;on;on gpu=0;on write=0;"
+                   "on skip=Scheduler.update_from_output' (no CUDA-event timing / rows kept in memory / hooks left out)")
+    p.add_argument("--diagnostics", action="store_true", help="the probe samples process and thread CPU, CPU waits "
+                   "and garbage collection at each flush; the summary sets them beside each round (summary 'cost')")
     p.add_argument("--no-warmup", action="store_true", help="skip the untimed warm-up round")
     p.add_argument("--tp", type=int, default=1, help="tensor-parallel size: passed to the engine "
                    "(vLLM tensor_parallel_size, SGLang tp_size); above 1 the collectives are hooked too")
@@ -64,10 +68,7 @@ def trace(args, settings) -> int:
         return report(summary, args)
     if args.scenario:
         return scenario(args, settings)
-    rounds = tuple(s.strip() for s in args.rounds.split(",") if s.strip())
-    if not rounds or set(rounds) - {"on", "off", "absent"}:
-        raise ConfigError(f"--rounds {args.rounds!r}: give a comma-separated list of on/off/absent, e.g. "
-                          "absent,on,on,absent")
+    rounds = parse_rounds(args.rounds)
     if args.tp < 1:
         raise ConfigError(f"--tp {args.tp}: give the tensor-parallel size, 1 or more (e.g. --tp 2)")
     params = {k: getattr(args, k) for k in ("n", "input_len", "output_len", "concurrency")}
@@ -76,8 +77,27 @@ def trace(args, settings) -> int:
                         python=args.python, pin_set=args.pin_sets[0], hooks=args.hooks,
                         engine_args=tuple(args.engine_args), rounds=rounds, warmup=not args.no_warmup,
                         single_process=args.single_process, timeout_s=args.timeout, probes=not args.no_probes,
-                        tp=args.tp)
+                        tp=args.tp, diagnostics=args.diagnostics)
     return report(run_trace(opts, settings), args)
+
+
+OPTIONS = {"skip": None, "gpu": ("0", "1"), "write": ("0", "1")}
+
+
+def parse_rounds(text: str) -> tuple[str, ...]:
+    """'absent,on,on' or, with options, 'absent;on;on skip=A,B gpu=0' -> the rounds' control texts."""
+    rounds = tuple(r.strip() for r in text.split(";" if ";" in text else ",") if r.strip())
+    for r in rounds:
+        state, *options = r.split()
+        bad = [o for o in options if o.split("=", 1)[0] not in OPTIONS or "=" not in o
+               or OPTIONS[o.split("=", 1)[0]] not in (None,) and o.split("=", 1)[1] not in OPTIONS[o.split("=", 1)[0]]]
+        if state not in ("on", "off", "absent") or bad:
+            raise ConfigError(f"--rounds {text!r}: round {r!r} is not a probe state; give on/off/absent, e.g. "
+                              "absent,on,on,absent, or with options separated by ';': 'absent;on gpu=0;on write=0;"
+                              "on skip=Scheduler.update_from_output'")
+    if not rounds:
+        raise ConfigError(f"--rounds {text!r}: give at least one round, e.g. absent,on")
+    return rounds
 
 
 def report(summary: dict, args) -> int:
@@ -97,6 +117,11 @@ def report(summary: dict, args) -> int:
     tput = summary.get("throughput") or {}
     for r in tput.get("rounds", []):
         output.text(f"  round {r['round']} probes {r['probes']:6}: {r['out_tok_s']} out tok/s")
+    for phase, states in (summary.get("cost") or {}).items():
+        for state, c in states.items():
+            output.text(f"  cost {phase} {state:8}: {c['tok_s']} tok/s, process CPU {c['cpu_ms_s']} ms/s, engine "
+                        f"thread {c['engine_run_ms_s']} ms/s on a CPU + {c['engine_wait_ms_s']} waiting, flusher "
+                        f"{c['flusher_ms_s']} ms/s, GC {c['gc_ms_s']} ms/s ({c['gc2_s']} full/s)")
     for ratio, says in (("on_over_absent", "probes on / absent"), ("off_over_absent", "probes off / absent"),
                         ("on_over_off", "probes on / off")):
         if ratio in tput:

@@ -17,8 +17,10 @@ VLLM = (
       "draft_tokens", "kv_blocks"), ("step",)),
     (f"{_V}.core.kv_cache_manager", "KVCacheManager.get_computed_blocks", ALLOCATE,
      ("prefix_hit_tokens", "kv_blocks", "request_ids"), ("aggregate",)),
-    (f"{_V}.core.kv_cache_manager", "KVCacheManager.allocate_slots", ALLOCATE, ("kv_blocks", "preempted"),
-     ("aggregate",)),
+    # Blocks as the pool hands them out: called only when a request needs new blocks (about one call a step at
+    # concurrency 16), where KVCacheManager.allocate_slots runs for every running request every step (16 wrapper
+    # calls a step, most of the probes' cost at c16: results/README.md run 7). Preemptions are in the plan.
+    (f"{_V}.core.block_pool", "BlockPool.get_new_blocks", ALLOCATE, ("kv_blocks",), ("aggregate",)),
     (f"{_V}.worker.gpu_model_runner", "GPUModelRunner.execute_model", EXECUTE,
      ("num_scheduled_tokens", "batch_size", "gpu_time"), ("step",)),
     (f"{_V}.worker.gpu_model_runner", "GPUModelRunner._determine_batch_execution_and_padding", EXECUTE,

@@ -69,8 +69,8 @@ def summarise(merged: Merged, spec: dict, driver: dict | None = None) -> dict:
         if e["role"] in ("allocate", "plan") and isinstance(v.get("prefix_hit_tokens"), int):
             prefix_hit_tokens += v["prefix_hit_tokens"]
         if e["role"] == "allocate" and isinstance(v.get("kv_blocks"), int):
-            kv_allocated += v["kv_blocks"] if e["symbol"].endswith(("allocate_slots", "prepare_for_extend",
-                                                                     "prepare_for_decode")) else 0
+            kv_allocated += v["kv_blocks"] if e["symbol"].endswith(("allocate_slots", "get_new_blocks",
+                                                                     "prepare_for_extend", "prepare_for_decode")) else 0
         if e["role"] == "release" and isinstance(v.get("kv_blocks"), int):
             kv_freed += v["kv_blocks"]
         if e["role"] == "commit":
@@ -143,13 +143,16 @@ def throughput(driver: dict) -> dict:
     for phase in dict.fromkeys(r.get("phase", "") for r in rounds):
         by = {"on": [], "off": [], "absent": []}
         for r in rounds:
-            if r.get("phase", "") == phase and r.get("probes") in by and "error" not in r:
-                by[r["probes"]].append(r["out_tok_s"])
+            if r.get("phase", "") == phase and r.get("probes") and "error" not in r:
+                by.setdefault(r["probes"], []).append(r["out_tok_s"])
         row = {f"median_{state}": statistics.median(v) if v else None for state, v in by.items()}
         row["num_pairs"] = min((len(v) for v in by.values() if v), default=0) if sum(map(bool, by.values())) > 1 else 0
         for num, den in (("on", "off"), ("on", "absent"), ("off", "absent")):
             if by[num] and by[den]:
                 row[f"{num}_over_{den}"] = round(row[f"median_{num}"] / row[f"median_{den}"], 4)
+        for state in list(by)[3:]:  # measuring states (e.g. 'on skip=...'): each against the probe-free rounds
+            if by["absent"]:
+                row[f"{state}_over_absent"] = round(row[f"median_{state}"] / row["median_absent"], 4)
         result["phases"][phase] = row
     if len(result["phases"]) == 1:
         result.update(next(iter(result["phases"].values())))

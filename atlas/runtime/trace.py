@@ -10,7 +10,7 @@ from pathlib import Path
 
 from atlas.env import Settings
 from atlas.errors import AtlasError, BuildMissing, ConfigError
-from atlas.runtime import edges, launch, spec as specs, workloads
+from atlas.runtime import cost, edges, launch, spec as specs, workloads
 from atlas.runtime.merge import merge, write_events
 from atlas.runtime.perfetto import chrome_trace
 from atlas.runtime.summary import summarise
@@ -53,6 +53,7 @@ class TraceOptions:
     probes: bool = True
     inject_fault: str = ""  # fault injection (tests): this hook also runs the capture `fail`, which raises
     tp: int = 1  # tensor-parallel size handed to the engine
+    diagnostics: bool = False  # the probe samples CPU, CPU waits and GC at each flush (summary "cost")
 
 
 def parse_engine_args(args: tuple[str, ...]) -> dict:
@@ -116,7 +117,8 @@ def run_trace(opts: TraceOptions, settings: Settings) -> dict:
         raise ConfigError(f"{python} has no {opts.framework} installed; pass --python (or ATLAS_ENGINE_PYTHON) with "
                           "the engine's interpreter (bash scripts/setup_cpu_engine.sh makes one for vLLM on the CPU)")
     pin_set = specs.pick_pin_set(manifest, opts.pin_set, version)
-    spec = specs.build_spec(opts.framework, pin_set, opts.device, out, settings, opts.hooks, tp=opts.tp)
+    spec = specs.build_spec(opts.framework, pin_set, opts.device, out, settings, opts.hooks, tp=opts.tp,
+                            extra={"diagnostics": True} if opts.diagnostics else None)
     for hook in spec["hooks"]:
         if hook["symbol"] == opts.inject_fault:
             hook["capture"] = [*hook["capture"], "fail"]
@@ -152,6 +154,9 @@ def collect(out: Path, spec: dict, driver: dict | None = None, settings: Setting
     write_events(merged, out / "events.jsonl")
     (out / "trace.json").write_text(json.dumps(chrome_trace(merged, spec)), encoding="utf-8")
     summary = summarise(merged, spec, driver)
+    if spec.get("diagnostics"):
+        rows = cost.round_costs(out / "shards")
+        summary.update(cost=cost.by_state(rows), cost_rounds=rows, duty=cost.duty_summary(out / "shards"))
     if settings is not None:
         summary["runtime_edges"] = runtime_edges(merged, spec, settings)
     return summary

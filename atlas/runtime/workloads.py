@@ -44,10 +44,15 @@ def _ids(rng: random.Random, n: int, vocab: int) -> tuple[int, ...]:
 
 
 def requests(n: int = 8, input_len: int = 64, output_len: int = 16, concurrency: int = 4, vocab: int = 1000,
-             seed: int = 0, stream: bool = False, salt: bool = False) -> Workload:
-    """N independent requests of the given lengths, at most `concurrency` in flight."""
+             seed: int = 0, stream: bool = False, salt: bool = False, output_spread: int = 0) -> Workload:
+    """N independent requests of the given lengths, at most `concurrency` in flight; with `output_spread`, output
+    lengths spread evenly over output_len +- spread (requests then finish and start at different steps: a steady
+    batch, not waves)."""
     rng = random.Random(seed)
-    reqs = tuple(Request(f"req-{i}", _ids(rng, input_len, vocab), output_len) for i in range(n))
+    spread = rng.randint if output_spread else None
+    reqs = tuple(Request(f"req-{i}", _ids(rng, input_len, vocab),
+                         spread(output_len - output_spread, output_len + output_spread) if spread else output_len)
+                 for i in range(n))
     return Workload("requests", reqs, concurrency, salt=salt, stream=stream)
 
 

@@ -4,7 +4,16 @@ The hooks of every step take their values in LATER form (one raw call on the eng
 
 from __future__ import annotations
 
+from itertools import repeat
+from operator import attrgetter, is_not
+
 from probes.hooks import arg
+
+_request_id, _finish_reason = attrgetter("request_id"), attrgetter("finish_reason")
+
+
+def _new_token_ids(output) -> list:
+    return output.new_token_ids or ()
 
 
 def _n_blocks(kv_blocks) -> int:
@@ -67,8 +76,9 @@ def _commit_raw(args, kwargs, result, before) -> tuple:
     mro = arg(args, kwargs, 2, "model_runner_output")
     cached = getattr(so, "scheduled_cached_reqs", None)
     drafts = getattr(so, "scheduled_spec_decode_tokens", None) or {}
-    emitted = [(o.request_id, len(o.new_token_ids or ()), o.finish_reason is not None)
-               for outputs in (result or {}).values() for o in getattr(outputs, "outputs", ())]
+    outs = [o for outputs in (result or {}).values() for o in getattr(outputs, "outputs", ())]
+    emitted = (list(map(_request_id, outs)), list(map(len, map(_new_token_ids, outs))),  # C-level passes
+               list(map(is_not, map(_finish_reason, outs), repeat(None))))
     new = [(r.req_id, r.num_computed_tokens) for r in getattr(so, "scheduled_new_reqs", None) or ()]
     sampled = getattr(mro, "sampled_token_ids", None) or []  # tokens per request matter only with drafts
     return (so.num_scheduled_tokens, new, getattr(cached, "req_ids", None),
@@ -84,6 +94,8 @@ def commit_values(raw: tuple) -> dict:
         sampled = dict.fromkeys(sampled_ids[:sampled_lens], 0)
     else:
         sampled = dict(zip(sampled_ids, sampled_lens))
+    if emitted and isinstance(emitted, tuple):  # (ids, token counts, finished flags); older shards: rows
+        emitted = list(zip(*emitted))
     new_tokens = {e[0]: e[1] for e in emitted}
     rejected = {rid: n - max(sampled.get(rid, 0) - 1, 0) for rid, n in drafts.items()}
     before = computed_before(new, cached_ids, cached_computed)
@@ -131,6 +143,8 @@ LATER = {
     "Scheduler.schedule": (("batch_size", "num_scheduled_tokens", "num_computed_tokens", "batch_mode", "request_ids",
                             "preempted", "draft_tokens", "kv_blocks"), _plan_raw, plan_values),
     "KVCacheManager.allocate_slots": (("kv_blocks", "preempted"), _allocated_raw, _allocated_values),
+    "BlockPool.get_new_blocks": (("kv_blocks",), lambda args, kwargs, blocks, before: len(blocks),
+                                 lambda raw: {"kv_blocks": raw}),
     "GPUModelRunner.execute_model": (("num_scheduled_tokens", "batch_size"), _execute_raw,
                                      _named("num_scheduled_tokens", "batch_size")),
     "GPUModelRunner._determine_batch_execution_and_padding": (("cuda_graph", "num_scheduled_tokens"), _padding_raw,

@@ -50,14 +50,22 @@ STEPS = [  # (SchedulerOutput, blocks allocate_slots returns per request, sample
 ]
 
 
+class BlockPool:
+    def get_new_blocks(self, num_blocks):
+        return list(range(num_blocks))
+
+
 class KVCacheManager:
     step = 0
+    pool = BlockPool()
 
     def get_computed_blocks(self, request):
         return (NS(blocks=([1],)), 16) if request is A else (NS(blocks=([],)), 0)
 
     def allocate_slots(self, request, num_new_tokens):
         blocks = STEPS[self.step][1][request.request_id]
+        if blocks and sum(map(len, blocks)):
+            self.pool.get_new_blocks(sum(map(len, blocks)))
         return None if blocks is None else NS(blocks=blocks)
 
     def get_blocks(self, request_id):

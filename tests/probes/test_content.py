@@ -16,7 +16,7 @@ VLLM = {  # (hook, step) -> [(count for aggregates else None, values, request id
     ("Scheduler.schedule", 1): [(None, {"batch_size": 2, "num_scheduled_tokens": {"a": 8, "b": 4},
                                         "num_computed_tokens": {"a": 0, "b": 16}, "batch_mode": "EXTEND",
                                         "preempted": [], "draft_tokens": 0, "kv_blocks": 3}, ["a", "b"])],
-    ("KVCacheManager.allocate_slots", 1): [(2, {"kv_blocks": 2, "preempted": 1}, None)],
+    ("BlockPool.get_new_blocks", 1): [(1, {"kv_blocks": 2}, None)],  # b found no room: no blocks
     ("GPUModelRunner.execute_model", 1): [(None, {"num_scheduled_tokens": 12, "batch_size": 2}, None)],
     ("GPUModelRunner._determine_batch_execution_and_padding", 1): [
         (None, {"cuda_graph": "FULL", "num_scheduled_tokens": 12}, None)],
@@ -27,7 +27,7 @@ VLLM = {  # (hook, step) -> [(count for aggregates else None, values, request id
     ("Scheduler.schedule", 2): [(None, {"batch_size": 2, "num_scheduled_tokens": {"a": 3, "b": 1},
                                         "num_computed_tokens": {"a": 8, "b": 20}, "batch_mode": "TARGET_VERIFY",
                                         "preempted": ["b"], "draft_tokens": 2, "kv_blocks": 1}, ["a", "b"])],
-    ("KVCacheManager.allocate_slots", 2): [(2, {"kv_blocks": 1, "preempted": 0}, None)],
+    ("BlockPool.get_new_blocks", 2): [(1, {"kv_blocks": 1}, None)],
     ("GPUModelRunner.execute_model", 2): [(None, {"num_scheduled_tokens": 4, "batch_size": 2}, None)],
     ("GPUModelRunner._determine_batch_execution_and_padding", 2): [
         (None, {"cuda_graph": "FULL", "num_scheduled_tokens": 4}, None)],
@@ -39,7 +39,6 @@ VLLM = {  # (hook, step) -> [(count for aggregates else None, values, request id
     ("Scheduler.schedule", 3): [(None, {"batch_size": 1, "num_scheduled_tokens": {"a": 1},
                                         "num_computed_tokens": {"a": 10}, "batch_mode": "DECODE", "preempted": [],
                                         "draft_tokens": 0, "kv_blocks": 0}, ["a"])],
-    ("KVCacheManager.allocate_slots", 3): [(1, {"kv_blocks": 0, "preempted": 0}, None)],
     ("GPUModelRunner.execute_model", 3): [(None, {"num_scheduled_tokens": 1, "batch_size": 1}, None)],
     ("GPUModelRunner._determine_batch_execution_and_padding", 3): [
         (None, {"cuda_graph": "FULL", "num_scheduled_tokens": 1}, None)],

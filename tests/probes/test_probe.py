@@ -145,3 +145,94 @@ print("stale", runtime._PROBE.hooks[0].num_stale_calls)
     done = run(tmp_path, spec(tmp_path, tmp_path / "out", blobs), body)
     assert done.returncode == 0, done.stderr
     assert "stale 2" in done.stdout
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("on", ("on", frozenset(), True, True, False, True, 0)),
+    ("absent\n", ("absent", frozenset(), True, True, False, True, 0)),
+    ("on skip=Scheduler.schedule,KVCacheManager.free gpu=0",
+     ("on", frozenset({"Scheduler.schedule", "KVCacheManager.free"}), False, True, False, True, 0)),
+    ("on write=0", ("on", frozenset(), True, False, False, True, 0)),
+    ("on pack=1 wake=0", ("on", frozenset(), True, True, True, False, 0)),
+    ("on duty=100 gpu=0", ("on", frozenset(), False, True, False, True, 100)),
+    ("on duty=lots", ("on", frozenset(), True, True, False, True, 0)),
+    ("", ("on", frozenset(), True, True, False, True, 0)),
+    ("bogus skip= junk", ("on", frozenset(), True, True, False, True, 0)),
+])
+def test_control_text_reads_state_and_options(text, expected):
+    from probes.runtime import parse_control
+
+    assert parse_control(text) == expected
+
+
+def test_control_options_leave_hooks_out_and_hold_writes(tmp_path):
+    blobs = make_engine(tmp_path)
+    body = """
+from probes import runtime
+from fakeengine.sched import Scheduler
+original = Scheduler.__dict__["schedule"].__wrapped__
+p = runtime._PROBE
+kept = Scheduler().schedule                     # a reference that keeps the wrapper
+p.set_state("on skip=Scheduler.schedule")
+assert Scheduler.__dict__["schedule"] is original, "skipped: the engine's own function is back"
+kept(1)                                         # through the kept wrapper: passes through, not recorded
+p.set_state("on write=0")
+kept(2); kept(3)
+p.shard.flush()
+print("held", sum(type(r) is tuple for r in p.shard.buffer))  # call rows; records are dicts
+p.set_state("on")
+p.shard.flush()
+print("after", len(p.shard.buffer), "calls", p.hooks[0].num_calls)
+"""
+    done = run(tmp_path, dict(spec(tmp_path, tmp_path / "out", blobs), diagnostics=True), body)
+    assert done.returncode == 0, done.stderr
+    assert "held 2" in done.stdout and "after 0 calls 2" in done.stdout
+    rows = records(tmp_path / "out")
+    assert [c["seq"] for c in _calls(rows)] == [1, 2]
+    diag = [r["diag"] for r in rows if r["kind"] == "stats"]
+    assert diag and all(d["cpu_ns"] > 0 and len(d["gc"]) == 3 and len(d["gc_ns"]) == 3 for d in diag)
+
+
+def test_packed_rows_read_back_as_plain_ones(tmp_path):
+    blobs = make_engine(tmp_path)
+    body = """
+from probes import runtime
+from fakeengine.sched import Scheduler
+p = runtime._PROBE
+s = Scheduler()
+s.schedule(1)
+p.set_state("on pack=1 wake=0")
+s.schedule(2)
+print("packed", sum(type(r) is bytes for r in p.shard.buffer), "wake", p.shard.flush_rows)
+p.set_state("on")
+s.schedule(3)
+"""
+    done = run(tmp_path, spec(tmp_path, tmp_path / "out", blobs, captures=["batch_size"]), body)
+    assert done.returncode == 0, done.stderr
+    assert "packed 1 wake -1" in done.stdout
+    calls = _calls(records(tmp_path / "out"))
+    assert [c["seq"] for c in calls] == [1, 2, 3]
+    plain = {k: v for k, v in calls[0].items() if k not in ("seq", "ts_ns", "mono_ns", "dur_ns", "call_line")}
+    assert all({k: v for k, v in c.items() if k in plain} == plain for c in calls[1:])
+    assert all(c["call_path"] == "main.py" or c["call_line"] > 0 for c in calls)
+
+
+def test_duty_cycle_alternates_on_and_off_every_n_steps(tmp_path):
+    blobs = make_engine(tmp_path)
+    body = """
+from probes import runtime
+from fakeengine.sched import Scheduler
+p = runtime._PROBE
+s = Scheduler()
+p.set_state("on duty=2")
+for i in range(9):
+    s.schedule(i)
+p.set_state("on")
+"""
+    done = run(tmp_path, spec(tmp_path, tmp_path / "out", blobs, step=True), body)
+    assert done.returncode == 0, done.stderr
+    rows = records(tmp_path / "out")
+    windows = [r for r in rows if r["kind"] == "window"]
+    assert [w["on"] for w in windows] == [True, False, True, False]  # steps 1-2 on, 3-4 off, 5-6 on, 7-8 off
+    assert all(w["steps"] == 2 and w["end_ns"] >= w["begin_ns"] and w["state"] == "on duty=2" for w in windows)
+    assert [c["step"] for c in _calls(rows)] == [1, 2, 3, 4, 5]  # recorded: steps 1, 2, 5, 6, 9 (numbered 1-5)

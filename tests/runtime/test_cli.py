@@ -13,7 +13,9 @@ from atlas.cli import main
     (["--out", "{blocker}/trace"], "is not writable"),
     (["--python", "/nonexistent/python"], "pass --python or set ATLAS_ENGINE_PYTHON"),
     (["--model", "{tmp}"], "has no config.json"),
-    (["--rounds", "on,maybe"], "comma-separated list of on/off"),
+    (["--rounds", "on,maybe"], "round 'maybe' is not a probe state; give on/off/absent"),
+    (["--rounds", "absent;on gpu=2"], "round 'on gpu=2' is not a probe state"),
+    (["--rounds", "absent;on colour=red"], "round 'on colour=red' is not a probe state"),
     (["--device", "cpu", "--framework", "sglang"], "no engine recipe for sglang on cpu"),
     (["--tp", "0"], "give the tensor-parallel size, 1 or more"),
 ])

@@ -1,0 +1,151 @@
+"""What the probes cost, seen from inside the engine: per timed round, how the diagnostics the probe samples at each
+flush (spec `diagnostics`: process CPU, the busiest hooked thread's time on a CPU and waiting for one, the flusher's
+CPU, garbage collections and their pauses) moved over the round, per second of it. Set beside the round's
+throughput they tell apart more work on the engine thread, waiting for a CPU, and GC."""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+from atlas.runtime.merge import read_shard, shard_paths
+
+RATES = ("cpu_ms_s", "engine_run_ms_s", "engine_wait_ms_s", "engine_slices_s", "flusher_ms_s", "gc0_s", "gc1_s",
+         "gc2_s", "gc_ms_s", "load")
+
+
+def samples(shard_dir: Path) -> tuple[dict, list]:
+    """(pid -> diag samples by time, round marks) from every shard of a trace folder."""
+    by_pid: dict[int, list] = {}
+    marks = []
+    for path in shard_paths(shard_dir):
+        for r in read_shard(path)[0]:
+            if r.get("kind") == "stats" and r.get("diag"):
+                by_pid.setdefault(r["pid"], []).append(r["diag"])
+            elif r.get("kind") == "mark" and r.get("name") in ("round_begin", "round_end"):
+                marks.append(r)
+    for diags in by_pid.values():
+        diags.sort(key=lambda d: d["mono_ns"])
+    return by_pid, sorted(marks, key=lambda m: m["mono_ns"])
+
+
+def rates(first: dict, last: dict, seconds: float) -> dict:
+    """What moved between two diag samples of one process, per second of the round they bracket (the engine idles
+    between rounds); the engine thread is the hooked thread that ran most in between, the flusher excluded."""
+    ms = lambda a, b: (b - a) / 1e6 / seconds  # noqa: E731
+    flusher = str(last.get("flusher_tid"))
+    threads = {tid: (last["threads"][tid], first["threads"].get(tid)) for tid in last["threads"] if tid != flusher}
+    busiest = max(((ms(b[0], a[0]), tid) for tid, (a, b) in threads.items() if b is not None and b[0]), default=None)
+    row = {"cpu_ms_s": ms(first["cpu_ns"], last["cpu_ns"]),
+           "flusher_ms_s": ms(first["flusher_cpu_ns"], last["flusher_cpu_ns"]),
+           "gc_ms_s": ms(sum(first["gc_ns"]), sum(last["gc_ns"])), "load": last.get("load", 0.0)}
+    for gen in range(3):
+        row[f"gc{gen}_s"] = (last["gc"][gen] - first["gc"][gen]) / seconds
+    if busiest is not None:
+        now, then = threads[busiest[1]]
+        row.update(engine_run_ms_s=ms(then[0], now[0]), engine_wait_ms_s=ms(then[1], now[1]),
+                   engine_slices_s=(now[2] - then[2]) / seconds, engine_cpu=now[3])
+    return {k: round(v, 2) if isinstance(v, float) else v for k, v in row.items()}
+
+
+def round_costs(shard_dir: Path) -> list[dict]:
+    """One row per timed round and engine process: phase, round, probe state and the rates over the samples that
+    bracket the round (the last before it begins, the first after it ends)."""
+    by_pid, marks = samples(shard_dir)
+    begins = {(m["values"].get("phase"), m["values"].get("round")): m for m in marks if m["name"] == "round_begin"}
+    rows = []
+    for end in (m for m in marks if m["name"] == "round_end"):
+        key = (end["values"].get("phase"), end["values"].get("round"))
+        begin, seconds = begins.get(key), end["values"].get("seconds")
+        if begin is None or not seconds:
+            continue
+        for pid, diags in by_pid.items():
+            before = [d for d in diags if d["mono_ns"] <= begin["mono_ns"]]
+            after = [d for d in diags if d["mono_ns"] >= end["mono_ns"]]
+            if before and after:
+                rows.append({"phase": key[0], "round": key[1], "probes": end["values"].get("probes"), "pid": pid,
+                             "tok_s": round(end["values"]["out_tokens"] / seconds, 1),
+                             "bracket_s": round((after[0]["mono_ns"] - before[-1]["mono_ns"]) / 1e9, 3),
+                             **rates(before[-1], after[0], seconds)})
+    return rows
+
+
+def by_state(rows: list[dict]) -> dict:
+    """phase -> probe state -> the median of each rate over that state's rounds (the busiest process only)."""
+    busiest = max({r["pid"] for r in rows}, key=lambda pid: sum(r.get("cpu_ms_s", 0) for r in rows if r["pid"] == pid),
+                  default=None)
+    table: dict = {}
+    for r in rows:
+        if r["pid"] == busiest:
+            table.setdefault(r["phase"], {}).setdefault(r["probes"], []).append(r)
+    return {phase: {state: {"rounds": len(rs), "tok_s": statistics.median(r["tok_s"] for r in rs),
+                            **{k: round(statistics.median(r.get(k, 0) for r in rs), 2) for k in RATES}}
+                    for state, rs in states.items()} for phase, states in table.items()}
+
+
+def duty_windows(shard_dir: Path) -> dict[str, list[list[dict]]]:
+    """Duty-cycle windows (control option duty=N: the probe flips on and off every N engine steps and writes each
+    window) that lie wholly inside a timed round: 'PHASE: STATE' -> per round and process, its windows in order."""
+    windows, marks = [], []
+    for path in shard_paths(shard_dir):
+        for r in read_shard(path)[0]:
+            if r.get("kind") == "window":
+                windows.append(r)
+            elif r.get("kind") == "mark" and r.get("name") in ("round_begin", "round_end"):
+                marks.append(r)
+    marks.sort(key=lambda m: m["mono_ns"])
+    begins = {(m["values"].get("phase"), m["values"].get("round")): m["mono_ns"] for m in marks
+              if m["name"] == "round_begin"}
+    runs: dict[str, list[list[dict]]] = {}
+    for end in (m for m in marks if m["name"] == "round_end"):
+        key = (end["values"].get("phase"), end["values"].get("round"))
+        begin = begins.get(key)
+        if begin is None:
+            continue
+        for pid in sorted({w["pid"] for w in windows}):
+            inside = sorted((w for w in windows if w["pid"] == pid and begin <= w["begin_ns"]
+                             and w["end_ns"] <= end["mono_ns"]), key=lambda w: w["begin_ns"])
+            if inside:
+                runs.setdefault(f"{key[0]}: {inside[0]['state']}", []).append(inside)
+    return runs
+
+
+def duty_ratios(runs: list[list[dict]]) -> list[float]:
+    """Per 'on' window: the engine steps per second it ran at over those of the 'off' windows either side of it
+    (on / off throughput, 1.0 = the probes cost nothing); windows of one round only, neighbours only."""
+    ratios = []
+    for seq in runs:
+        for i, w in enumerate(seq):
+            if not w["on"]:
+                continue
+            offs = [seq[j] for j in (i - 1, i + 1) if 0 <= j < len(seq) and not seq[j]["on"]
+                    and seq[j]["end_ns"] - seq[j]["begin_ns"] > 0 and abs(seq[j]["begin_ns"] - w["begin_ns"]) < 5e9]
+            if offs and w["end_ns"] > w["begin_ns"]:
+                off_ns = statistics.mean((o["end_ns"] - o["begin_ns"]) / o["steps"] for o in offs)
+                ratios.append(off_ns / ((w["end_ns"] - w["begin_ns"]) / w["steps"]))
+    return ratios
+
+
+def duty_summary(shard_dir: Path, busiest_only: bool = True, seed: int = 0) -> dict:
+    """state -> on/off figures of the duty-cycled rounds: pairs, median and mean ratio, and a bootstrap 95%
+    interval of the median (resampling the pairs)."""
+    import random
+
+    out = {}
+    for state, runs in duty_windows(shard_dir).items():
+        if busiest_only:  # the process whose windows are most: the engine loop (vLLM EngineCore, SGLang scheduler)
+            counts: dict = {}
+            for seq in runs:
+                counts[seq[0]["pid"]] = counts.get(seq[0]["pid"], 0) + len(seq)
+            top = max(counts, key=counts.get)
+            runs = [seq for seq in runs if seq[0]["pid"] == top]
+        ratios = duty_ratios(runs)
+        if not ratios:
+            continue
+        rng = random.Random(seed)
+        medians = sorted(statistics.median(rng.choices(ratios, k=len(ratios))) for _ in range(1000))
+        out[state] = {"pairs": len(ratios), "median": round(statistics.median(ratios), 4),
+                      "mean": round(statistics.mean(ratios), 4), "ci95": [round(medians[25], 4), round(medians[974], 4)],
+                      "window_ms": round(statistics.median((w["end_ns"] - w["begin_ns"]) / 1e6 for seq in runs
+                                                           for w in seq), 1)}
+    return out
