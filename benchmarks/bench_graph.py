@@ -105,6 +105,11 @@ def main() -> int:
             print(f"{m.name}: warm load_index {loaded_index:.2f} s; load_graph + one callees query (what `atlas show` "
                   f"reads) {time.perf_counter() - start - loaded_index:.2f} s ({len(callees)} callees)")
             ok &= report_resolution(g)
+    try:
+        from atlas.parse.python.compiled import is_compiled
+        print(f"parser walker and resolver: {'compiled (mypyc, scripts/compile.py)' if is_compiled() else 'the Python source'}")
+    except ImportError:  # older code: never compiled
+        pass
     own, children = peak_rss_gib()
     print(f"peak RSS: this process {own:.2f} GiB, largest worker {children:.2f} GiB (target < 4 GiB)")
     ok &= max(own, children) < 4.0

@@ -9,6 +9,7 @@ Needs mypy (`pip install -e '.[compile]'`) and a C compiler; exits 1 with a one-
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import shutil
 import sys
@@ -17,9 +18,18 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from atlas.parse.python import compiled  # noqa: E402 - the module list, from this checkout
+
+def _load_compiled_module():
+    """atlas/parse/python/compiled.py of this checkout, loaded by path: importing its package would load the
+    modules this script compiles (and atlas's dependencies)."""
+    spec = importlib.util.spec_from_file_location("atlas_compiled_list", ROOT / "atlas/parse/python/compiled.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+compiled = _load_compiled_module()
 
 
 def clean() -> int:
