@@ -107,7 +107,8 @@ def main() -> int:
             ok &= report_resolution(g)
     try:
         from atlas.parse.python.compiled import is_compiled
-        print(f"parser walker and resolver: {'compiled (mypyc, scripts/compile.py)' if is_compiled() else 'the Python source'}")
+        how = "compiled (mypyc, scripts/compile.py)" if is_compiled() else "the Python source"
+        print(f"parser walker and resolver: {how}")
     except ImportError:  # older code: never compiled
         pass
     own, children = peak_rss_gib()
