@@ -34,7 +34,8 @@ def register(sub) -> None:
     p.add_argument("--rounds", default="on", help="probe state per timed round: on (recording), off (wrappers "
                    "passing through), absent (wrappers removed), e.g. absent,on,on,absent; to find what the probes "
                    "cost, a state may take options, rounds then separated by ';': 'absent;on;on gpu=0;on write=0;"
-                   "on skip=Scheduler.update_from_output' (no CUDA-event timing / rows kept in memory / hooks left out)")
+                   "on skip=Scheduler.update_from_output' (no CUDA-event timing / rows kept in memory / hooks left "
+                   "out)")
     p.add_argument("--diagnostics", action="store_true", help="the probe samples process and thread CPU, CPU waits "
                    "and garbage collection at each flush; the summary sets them beside each round (summary 'cost')")
     p.add_argument("--no-warmup", action="store_true", help="skip the untimed warm-up round")
