@@ -4,8 +4,8 @@ the probe spec (default pins, device cuda, built-in hooks), the boot folder (pro
 driver config; jobs.txt lists them in the order they measure. With --overhead, the `graph` jobs also replay the
 probe-overhead phases of issue 7 (concurrency 16 and 1; probes absent / on / off, `--reps` times each, in a
 balanced order), last, when the other engines have finished starting.
-usage: python gpu/prepare.py [--scenarios NAME,...|all|none] [--variants vllm-graph,...] [--overhead [--bisect] [--ab [--ab-variants]]] [--reps 3]
-       [--order JOB,...] [--out .carry_run]"""
+usage: python gpu/prepare.py [--scenarios NAME,...|all|none] [--variants vllm-graph,...]
+       [--overhead [--bisect] [--ab [--ab-variants]]] [--reps 3] [--order JOB,...] [--out .carry_run]"""
 
 from __future__ import annotations
 

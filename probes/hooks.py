@@ -156,7 +156,7 @@ def _call_wrapper(probe, hook: Hook, fn):
             if is_step:
                 probe.undo_step(hook)
             return result
-        if hook.is_passing:  # a before-capture raised
+        if hook.is_passing:  # a before-capture raised (or the control file left the hook out meanwhile)
             return result
         values = None
         if take is not None:

@@ -334,8 +334,8 @@ def _schedstat(tid: int) -> list[int]:
 def parse_control(text: str) -> tuple[str, frozenset, bool, bool, bool, bool, int]:
     """(state, hooks to leave absent, CUDA timing on, writing on, rows packed on the hot path, the hot path waking
     the flusher, duty-cycle steps) from the control file's text, e.g. `on skip=Scheduler.update_from_output gpu=0
-    write=0 pack=1 wake=0 duty=100`. Unknown words are ignored (a probe never fails on its control file); an unknown state
-    reads as 'on'."""
+    write=0 pack=1 wake=0 duty=100`. Unknown words are ignored (a probe never fails on its control file); an
+    unknown state reads as 'on'."""
     words = text.split()
     state = words[0] if words and words[0] in STATES else "on"
     options = dict(w.split("=", 1) for w in words[1:] if "=" in w)

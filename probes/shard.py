@@ -60,9 +60,10 @@ class Shard:
         self.static.append(record)
 
     def flush(self, full: bool = True, last: bool = False) -> None:
-        """Write what the buffer holds (while writing is on, or `last`) as frames and, in a full flush, run the ticks first and add a stats record if
-        anything changed; one append. Rows are taken, encoded and let go one frame at a time, handing the GIL back
-        between frames: the engine thread waits at most one frame's work (bench_probe_cost.py, stall lines)."""
+        """Write what the buffer holds (while writing is on, or `last`) as frames and, in a full flush, run the
+        ticks first and add a stats record if anything changed; one append. Rows are taken, encoded and let go one
+        frame at a time, handing the GIL back between frames: the engine thread waits at most one frame's work
+        (bench_probe_cost.py, stall lines)."""
         with self._lock:
             if full:
                 for tick in self.tick_callbacks:

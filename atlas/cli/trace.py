@@ -34,7 +34,8 @@ def register(sub) -> None:
     p.add_argument("--rounds", default="on", help="probe state per timed round: on (recording), off (wrappers "
                    "passing through), absent (wrappers removed), e.g. absent,on,on,absent; to find what the probes "
                    "cost, a state may take options, rounds then separated by ';': 'absent;on;on gpu=0;on write=0;"
-                   "on skip=Scheduler.update_from_output' (no CUDA-event timing / rows kept in memory / hooks left out)")
+                   "on skip=Scheduler.update_from_output' (no CUDA-event timing / rows kept in memory / hooks left "
+                   "out)")
     p.add_argument("--diagnostics", action="store_true", help="the probe samples process and thread CPU, CPU waits "
                    "and garbage collection at each flush; the summary sets them beside each round (summary 'cost')")
     p.add_argument("--no-warmup", action="store_true", help="skip the untimed warm-up round")
@@ -122,6 +123,9 @@ def report(summary: dict, args) -> int:
             output.text(f"  cost {phase} {state:8}: {c['tok_s']} tok/s, process CPU {c['cpu_ms_s']} ms/s, engine "
                         f"thread {c['engine_run_ms_s']} ms/s on a CPU + {c['engine_wait_ms_s']} waiting, flusher "
                         f"{c['flusher_ms_s']} ms/s, GC {c['gc_ms_s']} ms/s ({c['gc2_s']} full/s)")
+    for state, d in (summary.get("duty") or {}).items():
+        output.text(f"  duty-cycled {state}: on/off {d['median']} (95% {d['ci95'][0]}-{d['ci95'][1]}, pooled "
+                    f"{d['pooled']}, {d['pairs']} pairs of {d['window_ms']} ms windows)")
     for ratio, says in (("on_over_absent", "probes on / absent"), ("off_over_absent", "probes off / absent"),
                         ("on_over_off", "probes on / off")):
         if ratio in tput:

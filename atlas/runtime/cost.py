@@ -5,6 +5,7 @@ throughput they tell apart more work on the engine thread, waiting for a CPU, an
 
 from __future__ import annotations
 
+import math
 import statistics
 from pathlib import Path
 
@@ -126,8 +127,13 @@ def duty_ratios(runs: list[list[dict]]) -> list[float]:
     return ratios
 
 
+def _ns_per_step(windows: list[dict]) -> float:
+    return sum(w["end_ns"] - w["begin_ns"] for w in windows) / max(sum(w["steps"] for w in windows), 1)
+
+
 def duty_summary(shard_dir: Path, busiest_only: bool = True, seed: int = 0) -> dict:
-    """state -> on/off figures of the duty-cycled rounds: pairs, median and mean ratio, and a bootstrap 95%
+    """'PHASE: STATE' -> on/off figures of the duty-cycled rounds: pairs, the median and geometric mean of the
+    per-pair ratios, the pooled ratio (all off windows' time per step over all on windows'), and a bootstrap 95%
     interval of the median (resampling the pairs)."""
     import random
 
@@ -144,8 +150,12 @@ def duty_summary(shard_dir: Path, busiest_only: bool = True, seed: int = 0) -> d
             continue
         rng = random.Random(seed)
         medians = sorted(statistics.median(rng.choices(ratios, k=len(ratios))) for _ in range(1000))
+        on = [w for seq in runs for w in seq if w["on"]]
+        off = [w for seq in runs for w in seq if not w["on"]]
         out[state] = {"pairs": len(ratios), "median": round(statistics.median(ratios), 4),
-                      "mean": round(statistics.mean(ratios), 4), "ci95": [round(medians[25], 4), round(medians[974], 4)],
+                      "geomean": round(math.exp(statistics.mean(map(math.log, ratios))), 4),
+                      "pooled": round(_ns_per_step(off) / _ns_per_step(on), 4),
+                      "ci95": [round(medians[25], 4), round(medians[974], 4)],
                       "window_ms": round(statistics.median((w["end_ns"] - w["begin_ns"]) / 1e6 for seq in runs
                                                            for w in seq), 1)}
     return out
