@@ -5,7 +5,8 @@ driver config; jobs.txt lists them in the order they measure. With --overhead, t
 probe-overhead phases of issue 7 (concurrency 16 and 1; probes absent / on / off, `--reps` times each, in a
 balanced order), last, when the other engines have finished starting.
 usage: python gpu/prepare.py [--scenarios NAME,...|all|none] [--variants vllm-graph,...]
-       [--overhead [--bisect] [--ab [--ab-variants]]] [--reps 3] [--order JOB,...] [--out .carry_run]"""
+       [--overhead [--bisect] [--off-bisect] [--ab [--ab-variants]] [--sample-hz 200]] [--reps 3]
+       [--order JOB,...] [--out .carry_run]"""
 
 from __future__ import annotations
 
@@ -39,6 +40,18 @@ BISECT = {
         "on skip=Scheduler.run_batch,ScheduleBatch.prepare_for_decode,ScheduleBatch.prepare_for_extend",
         "on skip=Scheduler.process_batch_result",
         "on skip=RadixCache.match_prefix,RadixCache.cache_finished_req,Scheduler.handle_generate_request"),
+}
+
+
+# With --off-bisect: 'off' rounds with one group of wrappers taken away each (the rest in place, passing through):
+# vLLM's 'off' rounds ran up to 16% below 'absent' (run 8), which the wrappers' CPU cannot explain; these rounds
+# say which wrappers' presence it follows (with --sample-hz, where the time goes).
+_V_SCHED = "Scheduler.add_request,Scheduler.schedule,Scheduler.update_from_output"
+_V_KV = "KVCacheManager.get_computed_blocks,BlockPool.get_new_blocks,KVCacheManager.free"
+_V_RUNNER = "GPUModelRunner.execute_model,GPUModelRunner.sample_tokens,CudaGraphManager.dispatch"
+OFF_BISECT = {
+    "vllm": (f"off skip={_V_SCHED}", f"off skip={_V_KV}", f"off skip={_V_RUNNER}"),
+    "sglang": ("off skip=Scheduler.get_next_batch_to_run,Scheduler.process_batch_result,Scheduler.run_batch",),
 }
 
 
@@ -80,10 +93,10 @@ def ab_phases(framework: str, reps: int, vocab: int, variants: bool = False) -> 
             {"name": "c1-ab", "workload": c1.to_json(), "rounds": [shipped] * reps, "warmup": False}]
 
 
-def overhead_phases(reps: int, vocab: int, extra: tuple[str, ...] = ()) -> list[dict]:
+def overhead_phases(reps: int, vocab: int, extra: tuple[str, ...] = (), keep_off: bool = False) -> list[dict]:
     c16 = workloads.requests(n=64, input_len=256, output_len=128, concurrency=16, vocab=vocab)
     c1 = workloads.requests(n=4, input_len=256, output_len=128, concurrency=1, vocab=vocab, seed=1)
-    states = ("absent", "on") + extra if extra else ("absent", "on", "off")  # bisecting: 'off' is known (run 4)
+    states = ("absent", "on") + ("off",) * keep_off + extra if extra else ("absent", "on", "off")
     return [{"name": "c16", "workload": c16.to_json(), "rounds": balanced(reps, states)},
             {"name": "c1", "workload": c1.to_json(), "rounds": balanced(reps)}]
 
@@ -103,6 +116,9 @@ def main() -> None:
     ap.add_argument("--ab", action="store_true", help="overhead also from duty-cycled rounds (on/off every "
                     f"{DUTY} steps within a round) of the probe as shipped")
     ap.add_argument("--ab-variants", action="store_true", help="with --ab: also the variants of AB_VARIANTS")
+    ap.add_argument("--off-bisect", action="store_true", help="c16 also 'off' with one group of wrappers away each")
+    ap.add_argument("--sample-hz", type=float, default=0.0, help="the probe's sampling profiler (e.g. 200): which "
+                    "functions gain time with the probes off or on against absent (summary 'profile')")
     ap.add_argument("--gpu-every", type=int, default=16, help="CUDA-event timing on every Nth execute call")
     ap.add_argument("--out", type=Path, default=RUN, help="the carried folder to write (default .carry_run)")
     ap.add_argument("--order", default="", help="job names in the order they measure (the rest after them)")
@@ -128,12 +144,13 @@ def main() -> None:
         if job.framework not in specs:
             specs[job.framework] = build_spec(job.framework, "default", "cuda", out, settings, source="builtin",
                                               extra={"gpu_sample_every": a.gpu_every, "flush_interval_s": 0.3,
-                                                     "diagnostics": a.overhead})
+                                                     "diagnostics": a.overhead, "sample_hz": a.sample_hz})
         write_spec(specs[job.framework], out / "spec.json")
         launch.make_boot(out)
         phases = [phase_json(p, vocab) for p in job.phases]
         if a.overhead and job.variant == "graph":
-            phases += overhead_phases(a.reps, vocab, BISECT[job.framework] if a.bisect else ())
+            extra = (BISECT[job.framework] if a.bisect else ()) + (OFF_BISECT[job.framework] if a.off_bisect else ())
+            phases += overhead_phases(a.reps, vocab, extra, keep_off=a.off_bisect)
             if a.ab:
                 phases += ab_phases(job.framework, a.reps, vocab, a.ab_variants)
         engine = {**ENGINE_DEFAULTS[(job.framework, "cuda")], **job.engine}

@@ -19,6 +19,7 @@ from probes.guard import FileGuard, base_version
 from probes.hooks import AGG_MAX_CALLS, Call, Hook, forget_threads, hook_threads, make_hook, monotonic_ns, time_ns
 from probes.records import AGG, CALL
 from probes.schema import MARSHAL_VERSION, SCHEMA_VERSION, SHARD_SUFFIX
+from probes.sampler import Sampler
 from probes.shard import Shard
 
 STATES = ("on", "off", "absent")  # control file: probes recording / wrappers passing through / wrappers removed
@@ -63,6 +64,9 @@ class Probe:
         self.gc_ns = [0, 0, 0]  # with spec `diagnostics`: garbage-collection pauses per generation
         self._gc_start = 0
         self.has_diagnostics = bool(spec.get("diagnostics"))
+        self.sample_hz = float(spec.get("sample_hz") or 0)  # > 0: a sampling profiler beside the engine (sampler.py)
+        self.sampler: Sampler | None = None
+        self.control_text = "on" if self.is_active else "off"  # the control file's last text: the samples' state
         self.unsupported = {h.symbol: [c for c in h.entry.get("capture", ()) if c not in h.captures
                                        and c not in h.befores and c != "gpu_time"
                                        and not (h.later and c in h.later[0])] for h in self.hooks}
@@ -207,9 +211,26 @@ class Probe:
     def tick(self) -> None:
         for seq, gpu_ns in self.cuda.resolve():
             self.shard.add({"kind": "gpu", "v": SCHEMA_VERSION, "pid": self.pid, "seq": seq, "gpu_ns": gpu_ns})
+        if self.sampler is not None:
+            self.add_samples()
         if self.rank is None:
             self.poll_rank()
         self.poll_control()
+
+    def start_sampler(self) -> None:
+        """The sampling profiler (spec `sample_hz`), skipping the probe's own threads."""
+        if self.sample_hz > 0:
+            self.sampler = Sampler(self.sample_hz)
+            self.sampler.start(self.shard._thread)
+
+    def add_samples(self) -> None:
+        """The stacks sampled since the last flush, as one "samples" record under the state they ran in. (A flush
+        that straddles a state change gives its samples to the new state: a fraction of a flush interval.)"""
+        taken, own, incl = self.sampler.drain()
+        if taken:
+            self.shard.add({"kind": "samples", "v": SCHEMA_VERSION, "pid": self.pid, "mono_ns": monotonic_ns(),
+                            "state": self.control_text, "hz": self.sample_hz, "n": taken, "self": own,
+                            "incl": incl})
 
     def poll_rank(self) -> None:
         """A "rank" record once this process's parallel state exists (never raises: a rank is optional)."""
@@ -242,6 +263,9 @@ class Probe:
         `gpu=0` stops CUDA-event timing, `write=0` keeps rows in memory instead of writing them, `pack=1` marshals
         rows on the engine thread, `wake=0` leaves the flusher to its interval, `duty=N` alternates on and off
         every N engine steps (duty_tick)."""
+        if self.sampler is not None:  # samples taken so far belong to the state that ends here
+            self.add_samples()
+        self.control_text = text
         state, skip, gpu, write, pack, wake, duty = parse_control(text)
         attached = state != "absent"
         if not attached:
@@ -270,6 +294,7 @@ class Probe:
         forget_threads()
         self.cuda = CudaTimer()
         self.rank = None
+        self.start_sampler()  # threads do not survive a fork
         self.shard.add(self.process_record(self._engine_version))
         for hook in self.hooks:
             hook.agg_calls, hook.agg_step = None, -1
@@ -370,6 +395,7 @@ def install(spec: dict, engine_version: str) -> Probe:
     if probe.has_diagnostics:
         gc.callbacks.append(probe.on_gc)
     shard.start()
+    probe.start_sampler()
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=probe.after_fork)  # runs after the shard's own fork handler
     atexit.register(probe.close_aggregates)  # runs before the shard's close (atexit is LIFO)
@@ -398,5 +424,5 @@ def mark(name: str, **values) -> None:
     align processes of different hosts and measure the residual skew (atlas.runtime.clock)."""
     if _PROBE is not None:
         now = monotonic_ns()
-        _PROBE.shard.add({"kind": "mark", "v": SCHEMA_VERSION, "pid": _PROBE.pid, "name": name, "ts_ns": now + _PROBE.wall_offset_ns,
-                          "mono_ns": now, "values": values})
+        _PROBE.shard.add({"kind": "mark", "v": SCHEMA_VERSION, "pid": _PROBE.pid, "name": name,
+                          "ts_ns": now + _PROBE.wall_offset_ns, "mono_ns": now, "values": values})

@@ -36,6 +36,9 @@ def register(sub) -> None:
                    "cost, a state may take options, rounds then separated by ';': 'absent;on;on gpu=0;on write=0;"
                    "on skip=Scheduler.update_from_output' (no CUDA-event timing / rows kept in memory / hooks left "
                    "out)")
+    p.add_argument("--sample-hz", type=float, default=0.0, help="a sampling profiler in each engine process, this "
+                   "many stacks a second, counted per probe state: the summary's 'profile' lists the functions whose "
+                   "share moved most against the absent rounds (e.g. --sample-hz 200 --rounds absent,off,on)")
     p.add_argument("--diagnostics", action="store_true", help="the probe samples process and thread CPU, CPU waits "
                    "and garbage collection at each flush; the summary sets them beside each round (summary 'cost')")
     p.add_argument("--no-warmup", action="store_true", help="skip the untimed warm-up round")
@@ -78,7 +81,7 @@ def trace(args, settings) -> int:
                         python=args.python, pin_set=args.pin_sets[0], hooks=args.hooks,
                         engine_args=tuple(args.engine_args), rounds=rounds, warmup=not args.no_warmup,
                         single_process=args.single_process, timeout_s=args.timeout, probes=not args.no_probes,
-                        tp=args.tp, diagnostics=args.diagnostics)
+                        tp=args.tp, diagnostics=args.diagnostics, sample_hz=args.sample_hz)
     return report(run_trace(opts, settings), args)
 
 
@@ -123,6 +126,11 @@ def report(summary: dict, args) -> int:
             output.text(f"  cost {phase} {state:8}: {c['tok_s']} tok/s, process CPU {c['cpu_ms_s']} ms/s, engine "
                         f"thread {c['engine_run_ms_s']} ms/s on a CPU + {c['engine_wait_ms_s']} waiting, flusher "
                         f"{c['flusher_ms_s']} ms/s, GC {c['gc_ms_s']} ms/s ({c['gc2_s']} full/s)")
+    for phase, comparisons in ((summary.get("profile") or {}).get("phases") or {}).items():
+        for label, diff in comparisons.items():
+            moves = ", ".join(f"{where.rsplit('/', 1)[-1]} {delta:+.1%}"
+                              for where, _, _, delta in diff["functions"][:5])
+            output.text(f"  profile {phase} {label} ({diff['samples'][0]}/{diff['samples'][1]} samples): {moves}")
     for state, d in (summary.get("duty") or {}).items():
         output.text(f"  duty-cycled {state}: on/off {d['median']} (95% {d['ci95'][0]}-{d['ci95'][1]}, pooled "
                     f"{d['pooled']}, {d['pairs']} pairs of {d['window_ms']} ms windows)")

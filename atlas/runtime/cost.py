@@ -159,3 +159,79 @@ def duty_summary(shard_dir: Path, busiest_only: bool = True, seed: int = 0) -> d
                       "window_ms": round(statistics.median((w["end_ns"] - w["begin_ns"]) / 1e6 for seq in runs
                                                            for w in seq), 1)}
     return out
+
+
+def profiles(shard_dir: Path, slack_ns: int = 500_000_000) -> dict:
+    """The sampling profiler's counts (spec `sample_hz`, probes/sampler.py) per process, phase and state:
+    {pid: {(phase, state): {"n": samples, "self": Counter((thread, file, function, line)), "incl":
+    Counter((thread, file, function))}}}, from the "samples" records written inside a timed round (or within
+    `slack_ns` after it, the flush that carries its last samples)."""
+    from collections import Counter
+
+    records, marks = [], []
+    for path in shard_paths(shard_dir):
+        for r in read_shard(path)[0]:
+            if r.get("kind") == "samples":
+                records.append(r)
+            elif r.get("kind") == "mark" and r.get("name") in ("round_begin", "round_end"):
+                marks.append(r)
+    begins = {(m["values"].get("phase"), m["values"].get("round")): m["mono_ns"] for m in marks
+              if m["name"] == "round_begin"}
+    windows = [(begins[k], m["mono_ns"] + slack_ns, k[0]) for m in marks if m["name"] == "round_end"
+               and (k := (m["values"].get("phase"), m["values"].get("round"))) in begins]
+    out: dict = {}
+    for r in records:
+        phase = next((p for b, e, p in windows if b <= r["mono_ns"] <= e), None)
+        if phase is None:
+            continue
+        slot = out.setdefault(r["pid"], {}).setdefault((phase, r["state"]), {"n": 0, "self": Counter(),
+                                                                            "incl": Counter()})
+        slot["n"] += r["n"]
+        for *key, n in r["self"]:
+            slot["self"][tuple(key)] += n
+        for *key, n in r["incl"]:
+            slot["incl"][tuple(key)] += n
+    return out
+
+
+def profile_diff(slots: dict, a: str, b: str, phase: str, top: int = 15, kind: str = "incl") -> list[tuple]:
+    """Functions (kind 'incl') or lines ('self') whose share of samples moved most from state `a` to state `b` in
+    one process and phase, threads folded together: (where, share in a, share in b, b - a), largest moves first."""
+    from collections import Counter
+
+    shares = []
+    for state in (a, b):
+        slot = slots.get((phase, state))
+        if not slot or not slot["n"]:
+            return []
+        folded: Counter = Counter()
+        for key, n in slot[kind].items():
+            folded[":".join(map(str, key[1:]))] += n
+        shares.append({k: n / slot["n"] for k, n in folded.items()})
+    keys = set(shares[0]) | set(shares[1])
+    moves = [(k, round(shares[0].get(k, 0.0), 4), round(shares[1].get(k, 0.0), 4),
+              round(shares[1].get(k, 0.0) - shares[0].get(k, 0.0), 4)) for k in keys]
+    return sorted(moves, key=lambda m: (-abs(m[3]), m[0]))[:top]
+
+
+def profile_summary(shard_dir: Path, framework: str, top: int = 12) -> dict:
+    """For the process that spent most samples in the engine's own code: per phase, the functions whose share of
+    samples moved most between the probe-free rounds and the others ('absent' against each other state)."""
+    slots_by_pid = profiles(shard_dir)
+    if not slots_by_pid:
+        return {}
+    marker = f"/{framework}/"
+
+    def engine_samples(slots: dict) -> int:
+        return sum(n for slot in slots.values() for key, n in slot["self"].items() if marker in key[1])
+
+    pid = max(slots_by_pid, key=lambda p: engine_samples(slots_by_pid[p]))
+    slots = slots_by_pid[pid]
+    out: dict = {"pid": pid, "phases": {}}
+    for phase, state in sorted(slots):
+        if state != "absent" and (phase, "absent") in slots:
+            out["phases"].setdefault(phase, {})[f"{state} vs absent"] = {
+                "samples": [slots[(phase, "absent")]["n"], slots[(phase, state)]["n"]],
+                "functions": profile_diff(slots, "absent", state, phase, top, "incl"),
+                "lines": profile_diff(slots, "absent", state, phase, top, "self")}
+    return out

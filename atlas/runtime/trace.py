@@ -54,6 +54,7 @@ class TraceOptions:
     inject_fault: str = ""  # fault injection (tests): this hook also runs the capture `fail`, which raises
     tp: int = 1  # tensor-parallel size handed to the engine
     diagnostics: bool = False  # the probe samples CPU, CPU waits and GC at each flush (summary "cost")
+    sample_hz: float = 0.0  # > 0: the probe's sampling profiler, per probe state (summary "profile")
 
 
 def parse_engine_args(args: tuple[str, ...]) -> dict:
@@ -118,7 +119,7 @@ def run_trace(opts: TraceOptions, settings: Settings) -> dict:
                           "the engine's interpreter (bash scripts/setup_cpu_engine.sh makes one for vLLM on the CPU)")
     pin_set = specs.pick_pin_set(manifest, opts.pin_set, version)
     spec = specs.build_spec(opts.framework, pin_set, opts.device, out, settings, opts.hooks, tp=opts.tp,
-                            extra={"diagnostics": True} if opts.diagnostics else None)
+                            extra={"diagnostics": opts.diagnostics, "sample_hz": opts.sample_hz})
     for hook in spec["hooks"]:
         if hook["symbol"] == opts.inject_fault:
             hook["capture"] = [*hook["capture"], "fail"]
@@ -157,6 +158,8 @@ def collect(out: Path, spec: dict, driver: dict | None = None, settings: Setting
     if spec.get("diagnostics"):
         rows = cost.round_costs(out / "shards")
         summary.update(cost=cost.by_state(rows), cost_rounds=rows, duty=cost.duty_summary(out / "shards"))
+    if spec.get("sample_hz"):
+        summary["profile"] = cost.profile_summary(out / "shards", spec["framework"])
     if settings is not None:
         summary["runtime_edges"] = runtime_edges(merged, spec, settings)
     return summary

@@ -236,3 +236,31 @@ p.set_state("on")
     assert [w["on"] for w in windows] == [True, False, True, False]  # steps 1-2 on, 3-4 off, 5-6 on, 7-8 off
     assert all(w["steps"] == 2 and w["end_ns"] >= w["begin_ns"] and w["state"] == "on duty=2" for w in windows)
     assert [c["step"] for c in _calls(rows)] == [1, 2, 3, 4, 5]  # recorded: steps 1, 2, 5, 6, 9 (numbered 1-5)
+
+
+def test_the_sampler_counts_where_the_threads_are_under_each_state(tmp_path):
+    blobs = make_engine(tmp_path)
+    body = """
+import time
+from probes import runtime
+p = runtime._PROBE
+
+def busy_loop(seconds):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pass
+
+busy_loop(0.4)
+p.set_state("absent")
+busy_loop(0.4)
+p.shard.flush()
+"""
+    done = run(tmp_path, dict(spec(tmp_path, tmp_path / "out", blobs), sample_hz=200), body)
+    assert done.returncode == 0, done.stderr
+    rows = [r for r in records(tmp_path / "out") if r["kind"] == "samples"]
+    by_state: dict = {}
+    for r in rows:
+        hits = sum(n for _, path, fn, n in r["incl"] if fn == "busy_loop" and path.endswith("main.py"))
+        by_state[r["state"]] = by_state.get(r["state"], 0) + hits
+    assert by_state.get("on", 0) >= 20 and by_state.get("absent", 0) >= 20, by_state  # 200 Hz x 0.4 s, each
+    assert all(not any(fn == "_run" and "sampler" in path for _, path, fn, _ in r["incl"]) for r in rows)

@@ -57,3 +57,32 @@ def test_duty_summary_reads_windows_inside_rounds_from_shards(tmp_path):
     (summary,) = cost.duty_summary(tmp_path / "shards").values()
     assert summary["pairs"] == 3 and summary["median"] == pytest.approx(0.8) and summary["pooled"] == pytest.approx(0.8)
     assert summary["ci95"] == [pytest.approx(0.8), pytest.approx(0.8)]
+
+
+def test_profiles_fold_samples_by_phase_and_state_and_diff_them(tmp_path):
+    (tmp_path / "shards").mkdir()
+    marks = []
+    for rnd, (t0, t1, state) in enumerate([(0, 1000, "absent"), (2000, 3000, "off")]):
+        values = {"phase": "c16", "round": rnd, "probes": state, "out_tokens": 10, "seconds": 1.0}
+        marks += [{"kind": "mark", "v": 3, "pid": 1, "name": "round_begin", "mono_ns": t0 * MS, "ts_ns": 0,
+                   "values": values},
+                  {"kind": "mark", "v": 3, "pid": 1, "name": "round_end", "mono_ns": t1 * MS, "ts_ns": 0,
+                   "values": values}]
+
+    def samples(t, state, step_n, wrapper_n):
+        return {"kind": "samples", "v": 3, "pid": 5, "mono_ns": t * MS, "state": state, "hz": 100, "n": 10,
+                "self": [[1, "core.py", "step", 10, step_n], [1, "hooks.py", "wrapper", 20, wrapper_n]],
+                "incl": [[1, "core.py", "step", 10], [1, "hooks.py", "wrapper", wrapper_n]]}
+
+    records = [{"kind": "process", "v": 3, "pid": 5, "ts_ns": 0, "mono_ns": 0},
+               samples(500, "absent", 10, 0), samples(1200, "absent", 10, 0),  # the flush just after the round
+               samples(1800, "off", 9, 1),  # between rounds: not counted
+               samples(2500, "off", 7, 3)]
+    (tmp_path / "shards" / "driver-1.shard").write_bytes(encode_frame(marks))
+    (tmp_path / "shards" / "engine-5.shard").write_bytes(encode_frame(records))
+    slots = cost.profiles(tmp_path / "shards")[5]
+    assert {k: v["n"] for k, v in slots.items()} == {("c16", "absent"): 20, ("c16", "off"): 10}
+    assert cost.profile_diff(slots, "absent", "off", "c16", kind="incl") == [
+        ("hooks.py:wrapper", 0.0, 0.3, 0.3), ("core.py:step", 1.0, 1.0, 0.0)]
+    assert cost.profile_diff(slots, "absent", "off", "c16", kind="self") == [
+        ("core.py:step:10", 1.0, 0.7, -0.3), ("hooks.py:wrapper:20", 0.0, 0.3, 0.3)]
