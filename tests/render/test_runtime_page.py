@@ -50,3 +50,16 @@ def test_runtime_page_lays_out_steps_with_source_links_and_edges(tmp_path):
 
 def test_runtime_page_without_traces_says_how_to_make_one(tmp_path):
     assert "atlas trace --framework vllm" in _page(tmp_path)
+
+
+def test_runtime_page_sets_out_what_the_probes_cost(tmp_path):
+    (tmp_path / "results").mkdir()
+    summary = dict(SUMMARY, throughput={"phases": {"c16": {
+        "median_absent": 7878.0, "median_off": 7747.0, "median_on": 7951.3, "on_over_absent": 1.0093,
+        "on_over_off": 1.0264}}}, duty={"c16-ab: on duty=100": {"median": 0.9925, "ci95": [0.9753, 1.0205],
+                                                                 "pooled": 1.0029, "pairs": 88}})
+    (tmp_path / "results" / "gpu-sglang-summary.json").write_text(json.dumps(summary))
+    page = _page(tmp_path, root=tmp_path)
+    assert "| c16 | 7878.0 | 7747.0 | 7951.3 | 1.0093 | 1.0264 |" in page
+    assert "| <code>c16-ab: on duty=100</code> | 0.9925 | 0.9753-1.0205 | 1.0029 | 88 |" in page
+    assert "### What the probes cost" not in _page(tmp_path / "none")  # no trace, no section
