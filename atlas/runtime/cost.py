@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from atlas.runtime.merge import read_shard, shard_paths
@@ -15,19 +16,55 @@ RATES = ("cpu_ms_s", "engine_run_ms_s", "engine_wait_ms_s", "engine_slices_s", "
          "gc2_s", "gc_ms_s", "load")
 
 
-def samples(shard_dir: Path) -> tuple[dict, list]:
-    """(pid -> diag samples by time, round marks) from every shard of a trace folder."""
-    by_pid: dict[int, list] = {}
-    marks = []
+@dataclass(frozen=True, slots=True)
+class Round:
+    """One timed round, from the driver's round_begin / round_end marks."""
+
+    phase: str
+    index: int
+    state: str  # the control text the round ran under
+    begin_ns: int
+    end_ns: int
+    seconds: float
+    out_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class Records:
+    """What the cost figures read from a trace folder's shards, in one pass: the rounds, each process's diag
+    samples by time (spec `diagnostics`), duty-cycle windows (`duty=N`) and profiler counts (spec `sample_hz`)."""
+
+    rounds: list[Round] = field(default_factory=list)
+    diags: dict[int, list] = field(default_factory=dict)
+    windows: list[dict] = field(default_factory=list)
+    samples: list[dict] = field(default_factory=list)
+
+
+def load(shard_dir: Path) -> Records:
+    """Read every shard of a trace folder once for all the cost figures."""
+    records, marks = Records(), []
     for path in shard_paths(shard_dir):
         for r in read_shard(path)[0]:
-            if r.get("kind") == "stats" and r.get("diag"):
-                by_pid.setdefault(r["pid"], []).append(r["diag"])
-            elif r.get("kind") == "mark" and r.get("name") in ("round_begin", "round_end"):
+            kind = r.get("kind")
+            if kind == "stats" and r.get("diag"):
+                records.diags.setdefault(r["pid"], []).append(r["diag"])
+            elif kind == "window":
+                records.windows.append(r)
+            elif kind == "samples":
+                records.samples.append(r)
+            elif kind == "mark" and r.get("name") in ("round_begin", "round_end"):
                 marks.append(r)
-    for diags in by_pid.values():
+    for diags in records.diags.values():
         diags.sort(key=lambda d: d["mono_ns"])
-    return by_pid, sorted(marks, key=lambda m: m["mono_ns"])
+    begins = {(m["values"].get("phase"), m["values"].get("round")): m["mono_ns"] for m in marks
+              if m["name"] == "round_begin"}
+    for end in sorted((m for m in marks if m["name"] == "round_end"), key=lambda m: m["mono_ns"]):
+        v = end["values"]
+        if (v.get("phase"), v.get("round")) in begins:
+            records.rounds.append(Round(v.get("phase"), v.get("round"), v.get("probes"),
+                                        begins[(v.get("phase"), v.get("round"))], end["mono_ns"],
+                                        v.get("seconds") or 0.0, v.get("out_tokens") or 0))
+    return records
 
 
 def rates(first: dict, last: dict, seconds: float) -> dict:
@@ -49,25 +86,21 @@ def rates(first: dict, last: dict, seconds: float) -> dict:
     return {k: round(v, 2) if isinstance(v, float) else v for k, v in row.items()}
 
 
-def round_costs(shard_dir: Path) -> list[dict]:
+def round_costs(records: Records) -> list[dict]:
     """One row per timed round and engine process: phase, round, probe state and the rates over the samples that
     bracket the round (the last before it begins, the first after it ends)."""
-    by_pid, marks = samples(shard_dir)
-    begins = {(m["values"].get("phase"), m["values"].get("round")): m for m in marks if m["name"] == "round_begin"}
     rows = []
-    for end in (m for m in marks if m["name"] == "round_end"):
-        key = (end["values"].get("phase"), end["values"].get("round"))
-        begin, seconds = begins.get(key), end["values"].get("seconds")
-        if begin is None or not seconds:
+    for rnd in records.rounds:
+        if not rnd.seconds:
             continue
-        for pid, diags in by_pid.items():
-            before = [d for d in diags if d["mono_ns"] <= begin["mono_ns"]]
-            after = [d for d in diags if d["mono_ns"] >= end["mono_ns"]]
+        for pid, diags in records.diags.items():
+            before = [d for d in diags if d["mono_ns"] <= rnd.begin_ns]
+            after = [d for d in diags if d["mono_ns"] >= rnd.end_ns]
             if before and after:
-                rows.append({"phase": key[0], "round": key[1], "probes": end["values"].get("probes"), "pid": pid,
-                             "tok_s": round(end["values"]["out_tokens"] / seconds, 1),
+                rows.append({"phase": rnd.phase, "round": rnd.index, "probes": rnd.state, "pid": pid,
+                             "tok_s": round(rnd.out_tokens / rnd.seconds, 1),
                              "bracket_s": round((after[0]["mono_ns"] - before[-1]["mono_ns"]) / 1e9, 3),
-                             **rates(before[-1], after[0], seconds)})
+                             **rates(before[-1], after[0], rnd.seconds)})
     return rows
 
 
@@ -84,30 +117,16 @@ def by_state(rows: list[dict]) -> dict:
                     for state, rs in states.items()} for phase, states in table.items()}
 
 
-def duty_windows(shard_dir: Path) -> dict[str, list[list[dict]]]:
+def duty_windows(records: Records) -> dict[str, list[list[dict]]]:
     """Duty-cycle windows (control option duty=N: the probe flips on and off every N engine steps and writes each
     window) that lie wholly inside a timed round: 'PHASE: STATE' -> per round and process, its windows in order."""
-    windows, marks = [], []
-    for path in shard_paths(shard_dir):
-        for r in read_shard(path)[0]:
-            if r.get("kind") == "window":
-                windows.append(r)
-            elif r.get("kind") == "mark" and r.get("name") in ("round_begin", "round_end"):
-                marks.append(r)
-    marks.sort(key=lambda m: m["mono_ns"])
-    begins = {(m["values"].get("phase"), m["values"].get("round")): m["mono_ns"] for m in marks
-              if m["name"] == "round_begin"}
     runs: dict[str, list[list[dict]]] = {}
-    for end in (m for m in marks if m["name"] == "round_end"):
-        key = (end["values"].get("phase"), end["values"].get("round"))
-        begin = begins.get(key)
-        if begin is None:
-            continue
-        for pid in sorted({w["pid"] for w in windows}):
-            inside = sorted((w for w in windows if w["pid"] == pid and begin <= w["begin_ns"]
-                             and w["end_ns"] <= end["mono_ns"]), key=lambda w: w["begin_ns"])
+    for rnd in records.rounds:
+        for pid in sorted({w["pid"] for w in records.windows}):
+            inside = sorted((w for w in records.windows if w["pid"] == pid and rnd.begin_ns <= w["begin_ns"]
+                             and w["end_ns"] <= rnd.end_ns), key=lambda w: w["begin_ns"])
             if inside:
-                runs.setdefault(f"{key[0]}: {inside[0]['state']}", []).append(inside)
+                runs.setdefault(f"{rnd.phase}: {inside[0]['state']}", []).append(inside)
     return runs
 
 
@@ -131,14 +150,14 @@ def _ns_per_step(windows: list[dict]) -> float:
     return sum(w["end_ns"] - w["begin_ns"] for w in windows) / max(sum(w["steps"] for w in windows), 1)
 
 
-def duty_summary(shard_dir: Path, busiest_only: bool = True, seed: int = 0) -> dict:
+def duty_summary(records: Records, busiest_only: bool = True, seed: int = 0) -> dict:
     """'PHASE: STATE' -> on/off figures of the duty-cycled rounds: pairs, the median and geometric mean of the
     per-pair ratios, the pooled ratio (all off windows' time per step over all on windows'), and a bootstrap 95%
     interval of the median (resampling the pairs)."""
     import random
 
     out = {}
-    for state, runs in duty_windows(shard_dir).items():
+    for state, runs in duty_windows(records).items():
         if busiest_only:  # the process whose windows are most: the engine loop (vLLM EngineCore, SGLang scheduler)
             counts: dict = {}
             for seq in runs:
@@ -161,27 +180,17 @@ def duty_summary(shard_dir: Path, busiest_only: bool = True, seed: int = 0) -> d
     return out
 
 
-def profiles(shard_dir: Path, slack_ns: int = 500_000_000) -> dict:
+def profiles(records: Records, slack_ns: int = 500_000_000) -> dict:
     """The sampling profiler's counts (spec `sample_hz`, probes/sampler.py) per process, phase and state:
     {pid: {(phase, state): {"n": samples, "self": Counter((thread, file, function, line)), "incl":
     Counter((thread, file, function))}}}, from the "samples" records written inside a timed round (or within
     `slack_ns` after it, the flush that carries its last samples)."""
     from collections import Counter
 
-    records, marks = [], []
-    for path in shard_paths(shard_dir):
-        for r in read_shard(path)[0]:
-            if r.get("kind") == "samples":
-                records.append(r)
-            elif r.get("kind") == "mark" and r.get("name") in ("round_begin", "round_end"):
-                marks.append(r)
-    begins = {(m["values"].get("phase"), m["values"].get("round")): m["mono_ns"] for m in marks
-              if m["name"] == "round_begin"}
-    windows = [(begins[k], m["mono_ns"] + slack_ns, k[0]) for m in marks if m["name"] == "round_end"
-               and (k := (m["values"].get("phase"), m["values"].get("round"))) in begins]
     out: dict = {}
-    for r in records:
-        phase = next((p for b, e, p in windows if b <= r["mono_ns"] <= e), None)
+    for r in records.samples:
+        phase = next((rnd.phase for rnd in records.rounds if rnd.begin_ns <= r["mono_ns"] <= rnd.end_ns + slack_ns),
+                     None)
         if phase is None:
             continue
         slot = out.setdefault(r["pid"], {}).setdefault((phase, r["state"]), {"n": 0, "self": Counter(),
@@ -214,10 +223,10 @@ def profile_diff(slots: dict, a: str, b: str, phase: str, top: int = 15, kind: s
     return sorted(moves, key=lambda m: (-abs(m[3]), m[0]))[:top]
 
 
-def profile_summary(shard_dir: Path, framework: str, top: int = 12) -> dict:
+def profile_summary(records: Records, framework: str, top: int = 12) -> dict:
     """For the process that spent most samples in the engine's own code: per phase, the functions whose share of
     samples moved most between the probe-free rounds and the others ('absent' against each other state)."""
-    slots_by_pid = profiles(shard_dir)
+    slots_by_pid = profiles(records)
     if not slots_by_pid:
         return {}
     marker = f"/{framework}/"

@@ -155,11 +155,13 @@ def collect(out: Path, spec: dict, driver: dict | None = None, settings: Setting
     write_events(merged, out / "events.jsonl")
     (out / "trace.json").write_text(json.dumps(chrome_trace(merged, spec)), encoding="utf-8")
     summary = summarise(merged, spec, driver)
-    if spec.get("diagnostics"):
-        rows = cost.round_costs(out / "shards")
-        summary.update(cost=cost.by_state(rows), cost_rounds=rows, duty=cost.duty_summary(out / "shards"))
-    if spec.get("sample_hz"):
-        summary["profile"] = cost.profile_summary(out / "shards", spec["framework"])
+    if spec.get("diagnostics") or spec.get("sample_hz"):
+        records = cost.load(out / "shards")
+        if spec.get("diagnostics"):
+            rows = cost.round_costs(records)
+            summary.update(cost=cost.by_state(rows), cost_rounds=rows, duty=cost.duty_summary(records))
+        if spec.get("sample_hz"):
+            summary["profile"] = cost.profile_summary(records, spec["framework"])
     if settings is not None:
         summary["runtime_edges"] = runtime_edges(merged, spec, settings)
     return summary

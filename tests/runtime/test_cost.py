@@ -54,7 +54,7 @@ def test_duty_summary_reads_windows_inside_rounds_from_shards(tmp_path):
     records = [{"kind": "process", "v": 3, "pid": 5, "ts_ns": 0, "mono_ns": 0}] + windows
     (tmp_path / "shards" / "driver-1.shard").write_bytes(encode_frame(marks))
     (tmp_path / "shards" / "engine-5.shard").write_bytes(encode_frame(records))
-    (summary,) = cost.duty_summary(tmp_path / "shards").values()
+    (summary,) = cost.duty_summary(cost.load(tmp_path / "shards")).values()
     assert summary["pairs"] == 3 and summary["median"] == pytest.approx(0.8) and summary["pooled"] == pytest.approx(0.8)
     assert summary["ci95"] == [pytest.approx(0.8), pytest.approx(0.8)]
 
@@ -80,7 +80,7 @@ def test_profiles_fold_samples_by_phase_and_state_and_diff_them(tmp_path):
                samples(2500, "off", 7, 3)]
     (tmp_path / "shards" / "driver-1.shard").write_bytes(encode_frame(marks))
     (tmp_path / "shards" / "engine-5.shard").write_bytes(encode_frame(records))
-    slots = cost.profiles(tmp_path / "shards")[5]
+    slots = cost.profiles(cost.load(tmp_path / "shards"))[5]
     assert {k: v["n"] for k, v in slots.items()} == {("c16", "absent"): 20, ("c16", "off"): 10}
     assert cost.profile_diff(slots, "absent", "off", "c16", kind="incl") == [
         ("hooks.py:wrapper", 0.0, 0.3, 0.3), ("core.py:step", 1.0, 1.0, 0.0)]
