@@ -356,6 +356,26 @@ def _schedstat(tid: int) -> list[int]:
     return [run_ns, wait_ns, slices, cpu]
 
 
+# The control file's options and the values each takes (None: any text, such as skip's list of hooks; "N": a
+# whole number). parse_control ignores anything else; atlas refuses it up front (control_problems).
+CONTROL_OPTIONS = {"skip": None, "gpu": ("0", "1"), "write": ("0", "1"), "pack": ("0", "1"), "wake": ("0", "1"),
+                   "duty": "N"}
+
+
+def control_problems(text: str) -> list[str]:
+    """The words of a control text that parse_control would ignore or misread: an unknown state or option, an
+    option without a value or with a value it does not take."""
+    state, *words = text.split() or [""]
+    problems = [] if state in STATES else [state or "(no state)"]
+    for word in words:
+        name, has_value, value = word.partition("=")
+        allowed = CONTROL_OPTIONS.get(name, ())
+        if not has_value or allowed == () or (allowed == "N" and not value.isdigit()) \
+                or (isinstance(allowed, tuple) and value not in allowed):
+            problems.append(word)
+    return problems
+
+
 def parse_control(text: str) -> tuple[str, frozenset, bool, bool, bool, bool, int]:
     """(state, hooks to leave absent, CUDA timing on, writing on, rows packed on the hot path, the hot path waking
     the flusher, duty-cycle steps) from the control file's text, e.g. `on skip=Scheduler.update_from_output gpu=0

@@ -85,20 +85,18 @@ def trace(args, settings) -> int:
     return report(run_trace(opts, settings), args)
 
 
-OPTIONS = {"skip": None, "gpu": ("0", "1"), "write": ("0", "1")}
-
-
 def parse_rounds(text: str) -> tuple[str, ...]:
-    """'absent,on,on' or, with options, 'absent;on;on skip=A,B gpu=0' -> the rounds' control texts."""
+    """'absent,on,on' or, with options, 'absent;on;on skip=A,B gpu=0' -> the rounds' control texts, each checked
+    against what the probes read (probes.runtime.control_problems)."""
+    from probes.runtime import CONTROL_OPTIONS, control_problems
+
     rounds = tuple(r.strip() for r in text.split(";" if ";" in text else ",") if r.strip())
     for r in rounds:
-        state, *options = r.split()
-        bad = [o for o in options if o.split("=", 1)[0] not in OPTIONS or "=" not in o
-               or OPTIONS[o.split("=", 1)[0]] not in (None,) and o.split("=", 1)[1] not in OPTIONS[o.split("=", 1)[0]]]
-        if state not in ("on", "off", "absent") or bad:
+        if control_problems(r):
             raise ConfigError(f"--rounds {text!r}: round {r!r} is not a probe state; give on/off/absent, e.g. "
                               "absent,on,on,absent, or with options separated by ';': 'absent;on gpu=0;on write=0;"
-                              "on skip=Scheduler.update_from_output'")
+                              "on duty=100;on skip=Scheduler.update_from_output' (options: "
+                              f"{', '.join(CONTROL_OPTIONS)})")
     if not rounds:
         raise ConfigError(f"--rounds {text!r}: give at least one round, e.g. absent,on")
     return rounds

@@ -50,3 +50,25 @@ def test_the_report_sets_the_probe_cost_beside_the_rounds(capsys, tmp_path):
     out = capsys.readouterr().out
     assert "cost c16 absent  : 100.0 tok/s, process CPU 990.0 ms/s, engine thread 960.0 ms/s on a CPU + 0.0 waiting" in out
     assert "duty-cycled c16-ab: on duty=100: on/off 0.97 (95% 0.95-0.99, pooled 0.96, 40 pairs of 250.0 ms windows)" in out
+
+
+@pytest.mark.parametrize("text, rounds", [
+    ("absent,on,off", ("absent", "on", "off")),
+    ("absent;on duty=100 pack=1;off skip=Scheduler.schedule,BlockPool.get_new_blocks wake=0",
+     ("absent", "on duty=100 pack=1", "off skip=Scheduler.schedule,BlockPool.get_new_blocks wake=0")),
+    ("on gpu=0 write=0", ("on gpu=0 write=0",)),
+])
+def test_rounds_take_every_option_the_probes_read(text, rounds):
+    from atlas.cli.trace import parse_rounds
+
+    assert parse_rounds(text) == rounds
+
+
+@pytest.mark.parametrize("text, problems", [
+    ("on", []), ("sideways", ["sideways"]), ("on duty=often", ["duty=often"]), ("on pack", ["pack"]),
+    ("off gpu=2 skip=A,B", ["gpu=2"]), ("", ["(no state)"]),
+])
+def test_control_problems_name_what_the_probe_would_ignore(text, problems):
+    from probes.runtime import control_problems
+
+    assert control_problems(text) == problems
