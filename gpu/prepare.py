@@ -17,6 +17,7 @@ from pathlib import Path
 
 from atlas.env import settings as load_settings
 from atlas.runtime import launch, workloads
+from atlas.runtime.defaults import default_hooks
 from atlas.runtime.experiments import scenarios as sc
 from atlas.runtime.spec import build_spec, write_spec
 from atlas.runtime.trace import DEFAULT_MODEL, ENGINE_DEFAULTS
@@ -25,34 +26,39 @@ ROOT = Path(__file__).resolve().parents[1]
 RUN = ROOT / ".carry_run"
 
 
-# Measuring states (--bisect): probes on with one part left out or done another way (probes.runtime.parse_control),
-# to find what the probes' cost at concurrency 16 is made of: CUDA-event timing, the flusher's writing, rows held
-# as objects until written (pack=1 marshals them on the engine thread), the hot path waking the flusher, or a group
-# of hooks.
-_COMMON = ("on gpu=0", "on write=0", "on pack=1", "on wake=0")
-BISECT = {
-    "vllm": _COMMON + (
-        "on skip=GPUModelRunner.execute_model,GPUModelRunner.sample_tokens,CudaGraphManager.dispatch,"
-        "GPUModelRunner._determine_batch_execution_and_padding",
-        "on skip=Scheduler.update_from_output",
-        "on skip=KVCacheManager.allocate_slots,KVCacheManager.get_computed_blocks,KVCacheManager.free"),
-    "sglang": _COMMON + (
-        "on skip=Scheduler.run_batch,ScheduleBatch.prepare_for_decode,ScheduleBatch.prepare_for_extend",
-        "on skip=Scheduler.process_batch_result",
-        "on skip=RadixCache.match_prefix,RadixCache.cache_finished_req,Scheduler.handle_generate_request"),
+# The built-in hooks (atlas/runtime/defaults.py) in the groups the measuring rounds leave out (control option
+# skip=, probes.runtime.parse_control): the model runner's, the commit, the per-request KV / radix-cache ones, the
+# scheduler's. A skipped hook that an engine version does not have is simply not there.
+GROUPS = {
+    "vllm": {"runner": "GPUModelRunner.execute_model,GPUModelRunner.sample_tokens,CudaGraphManager.dispatch,"
+                       "GPUModelRunner._determine_batch_execution_and_padding",
+             "commit": "Scheduler.update_from_output",
+             "kv": "KVCacheManager.get_computed_blocks,BlockPool.get_new_blocks,KVCacheManager.free",
+             "scheduler": "Scheduler.add_request,Scheduler.schedule,Scheduler.update_from_output"},
+    "sglang": {"runner": "Scheduler.run_batch,ScheduleBatch.prepare_for_decode,ScheduleBatch.prepare_for_extend",
+               "commit": "Scheduler.process_batch_result",
+               "kv": "RadixCache.match_prefix,RadixCache.cache_finished_req,Scheduler.handle_generate_request",
+               "scheduler": "Scheduler.get_next_batch_to_run,Scheduler.process_batch_result,Scheduler.run_batch"},
 }
 
+
+
+def unknown_hooks() -> list[str]:
+    """Names in GROUPS that are no built-in hook (a group left behind when the hook list changed)."""
+    return [f"{fw}: {name}" for fw, groups in GROUPS.items() for names in groups.values()
+            for name in names.split(",") if name not in {h["qualname"] for h in default_hooks(fw, "cuda")}]
+
+
+# Measuring states (--bisect): probes on with one part left out or done another way, to find what the probes' cost
+# at concurrency 16 is made of: CUDA-event timing, the flusher's writing, rows held as objects until written
+# (pack=1 marshals them on the engine thread), the hot path waking the flusher, or a group of hooks.
+BISECT = {fw: ("on gpu=0", "on write=0", "on pack=1", "on wake=0")
+          + tuple(f"on skip={g[name]}" for name in ("runner", "commit", "kv")) for fw, g in GROUPS.items()}
 
 # With --off-bisect: 'off' rounds with one group of wrappers taken away each (the rest in place, passing through):
 # vLLM's 'off' rounds ran up to 16% below 'absent' (run 8), which the wrappers' CPU cannot explain; these rounds
 # say which wrappers' presence it follows (with --sample-hz, where the time goes).
-_V_SCHED = "Scheduler.add_request,Scheduler.schedule,Scheduler.update_from_output"
-_V_KV = "KVCacheManager.get_computed_blocks,BlockPool.get_new_blocks,KVCacheManager.free"
-_V_RUNNER = "GPUModelRunner.execute_model,GPUModelRunner.sample_tokens,CudaGraphManager.dispatch"
-OFF_BISECT = {
-    "vllm": (f"off skip={_V_SCHED}", f"off skip={_V_KV}", f"off skip={_V_RUNNER}"),
-    "sglang": ("off skip=Scheduler.get_next_batch_to_run,Scheduler.process_batch_result,Scheduler.run_batch",),
-}
+OFF_BISECT = {fw: tuple(f"off skip={g[name]}" for name in ("scheduler", "kv", "runner")) for fw, g in GROUPS.items()}
 
 
 def balanced(reps: int, states: tuple[str, ...] = ("absent", "on", "off")) -> list[str]:
@@ -71,11 +77,7 @@ def balanced(reps: int, states: tuple[str, ...] = ("absent", "on", "off")) -> li
 # round-level medians. Variants: the probe as shipped, rows packed on the engine thread, the per-request KV hooks
 # left out, no CUDA-event timing.
 DUTY = 100
-AB_VARIANTS = {
-    "vllm": ("pack=1", "skip=KVCacheManager.allocate_slots,KVCacheManager.get_computed_blocks,KVCacheManager.free",
-             "gpu=0"),
-    "sglang": ("pack=1", "skip=RadixCache.match_prefix,RadixCache.cache_finished_req", "gpu=0"),
-}
+AB_VARIANTS = {fw: ("pack=1", f"skip={g['kv']}", "gpu=0") for fw, g in GROUPS.items()}
 
 
 def ab_phases(framework: str, reps: int, vocab: int, variants: bool = False) -> list[dict]:
@@ -123,6 +125,9 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=RUN, help="the carried folder to write (default .carry_run)")
     ap.add_argument("--order", default="", help="job names in the order they measure (the rest after them)")
     a = ap.parse_args()
+    if unknown_hooks():
+        raise SystemExit(f"gpu/prepare.py: GROUPS names hooks the built-in list does not have: {unknown_hooks()}; "
+                         "bring GROUPS in line with atlas/runtime/defaults.py")
     run = a.out.resolve()
     settings = load_settings()
     chosen = [] if a.scenarios == "none" else sc.pick(a.scenarios.split(","))
