@@ -40,11 +40,14 @@ class Calls(Summaries):
         key = (self.ctx[2], site[0], site[2])
         out = set()
         hit = 0
+        saved = self.arg_memo
+        self.arg_memo = None  # the arguments are evaluated once, for the first callee that takes them (eval_args)
         for v in callees:
             if v[0] in ("k", "o", "g", "sup", "m"):
                 continue
             hit = max(hit, 2 if v[0] in ("f", "bm", "c", "i", "r", "prop") else 1)
             out |= self.invoke(v, args, kwargs, site, fexpr)
+        self.arg_memo = saved
         if hit > self.out.sites.get(key, -1):
             self.out.sites[key] = hit
         if self.by_name and fexpr[0] in ("a", "n") and fexpr[-1] in self.by_name:
@@ -156,12 +159,18 @@ class Calls(Summaries):
         return out
 
     def eval_args(self, args, kwargs):
-        ev, concrete = self.eval, self.concrete
-        vals = [concrete(ev(a[1] if a[0] == "*" else a)) for a in args]
-        kvals = [(k, concrete(ev(a))) for k, a in kwargs] if kwargs else []
+        """The values of the arguments (each ('pr', ...) made concrete, constants dropped but in PyCG mode). A call
+        with several callees evaluates them once: the memo holds the last evaluation, for the same argument tuples
+        in the same context (the statement being run; call_expr clears it around each call)."""
+        memo = self.arg_memo
+        if memo is not None and memo[0] is args and memo[1] is kwargs and memo[2] is self.ctx:
+            return memo[3], memo[4]
+        vals = [self.concrete(self.eval(a[1] if a[0] == "*" else a)) for a in args]
+        kvals = [(k, self.concrete(self.eval(a))) for k, a in kwargs] if kwargs else []
         if not self.pycg:  # constants matter for PyCG's dict and list cases; in real code they only bloat cells
             vals = [_without_constants(val) for val in vals]
             kvals = [(k, _without_constants(val)) for k, val in kvals]
+        self.arg_memo = (args, kwargs, self.ctx, vals, kvals)
         return vals, kvals
 
     def call_function(self, fid: str, receiver, args, kwargs, site, fexpr, prov: Provenance | None = None):

@@ -57,6 +57,7 @@ class Solver(Dispatch):
         self.named_calls = set()
         self.pr_functions = calls_parameters(self.scopes) if not pycg else {}
         self.pr_holders = {}
+        self.arg_memo = None
         for rule in rules.instances:
             owner, _, attr = rule.attribute.rpartition(".")
             self.write(("a", owner, attr), {("r", c) for c in rule.classes if c in self.scopes})

@@ -55,6 +55,7 @@ class State:
     named_calls: set  # (caller, line, method name, rule) of the by-name calls seen
     pr_functions: dict[str, frozenset]  # see atlas.graph.resolve.summaries
     pr_holders: dict[str, set]  # function -> the containers its ('pr', ...) values were put in
+    arg_memo: tuple | None  # (args, kwargs, ctx, values, keyword values): Calls.eval_args
 
     # -- defined by later parts -----------------------------------------------------------------------------------
     def note_pr(self, alloc: str, values: Any) -> None:  # Summaries
