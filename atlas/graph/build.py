@@ -21,7 +21,7 @@ from atlas.env import Settings
 from atlas.errors import BuildMissing
 from atlas.graph import background, components
 from atlas.graph.index import Index
-from atlas.graph.parsing import FACTS_VERSION, parse_files
+from atlas.graph.parsing import FACTS_VERSION, decode_files, encode_files
 from atlas.graph.queries import AtlasGraph
 from atlas.graph.store import assemble
 from atlas.model import CallSite, Span, Symbol, SymbolKind
@@ -92,17 +92,15 @@ def build_many(settings: Settings, frameworks: list[str], pin_set: str = "defaul
         pending = []
         for n, plan in enumerate(todo, 1):
             t = time.perf_counter()
-            facts, num_parsed, kernel_facts = parse_files(plan.checkout.path, plan.files, plan.manifest.package_root,
-                                                          settings.build, progress, workers,
-                                                          partial(components.component_of, plan.framework))
+            encoded, num_parsed = encode_files(plan.checkout.path, plan.files, plan.manifest.package_root,
+                                               settings.build, progress, workers)
             timings = {"parse": time.perf_counter() - t}
             if progress and n == len(todo):
                 progress("resolve", 0.9)
-            args = (plan, pin_set, facts, kernel_facts, num_parsed, timings, start)
-            pending.append(background.start(_finish, *args, daemon=False) if n < len(todo) else
-                           lambda args=args: _finish(*args))
-            del facts, kernel_facts, args  # a forked tree's facts live on in its child only (the lambda holds the
-            # last one's)
+            args = (plan, pin_set, encoded, num_parsed, timings, start)
+            pending.append(background.start(_decode_finish, *args, daemon=False) if n < len(todo) else
+                           lambda args=args: _decode_finish(*args))
+            del encoded, args  # a forked tree's facts are decoded in its child only (the lambda holds the last one's)
         for result in pending[::-1]:  # this process's own tree first: the children ran beside it
             report = result()
             done[report.framework] = report
@@ -145,6 +143,15 @@ def gc_paused():
     finally:
         if enabled:
             gc.enable()
+
+
+def _decode_finish(plan: _Plan, pin_set: str, encoded: list, num_parsed: int, timings: dict,
+                   start: float) -> BuildReport:
+    """Decode one parsed tree's facts (atlas.graph.parsing.decode_files), then resolve, assemble and store it."""
+    t = time.perf_counter()
+    facts, kernel_facts = decode_files(encoded, partial(components.component_of, plan.framework))
+    timings["decode"] = time.perf_counter() - t
+    return _finish(plan, pin_set, facts, kernel_facts, num_parsed, timings, start)
 
 
 def _finish(plan: _Plan, pin_set: str, facts: list, kernel_facts: list, num_parsed: int, timings: dict,

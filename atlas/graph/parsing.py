@@ -3,7 +3,7 @@ each result cached in the build folder under its git blob id (and module id), so
 Each file is parsed once for both layers: its Python facts and, when it mentions kernels, its kernel-layer facts
 (atlas.parse.kernels.python_side). Facts travel and rest as marshal bytes of plain tuples (atlas.parse.python.pack,
 atlas.parse.kernels.python_side.pack): a worker encodes them once, the same bytes go to the cache file and back to
-the parent."""
+the parent, which leaves them encoded for the process that resolves the tree (encode_files, decode_files)."""
 
 from __future__ import annotations
 
@@ -73,30 +73,58 @@ def parse_files(root: Path, files: list[tuple[str, str]], package_root: str, bui
                 ) -> tuple[list[ModuleFacts], int, list[PyFacts]]:
     """Facts of every (path, blob) file, their symbols tagged by `component` (symbol id -> component name);
     returns (facts in file order, number of files actually parsed, the kernel-layer facts of the files that mention
-    kernels, in file order: see atlas.parse.kernels.kernel_layer)."""
+    kernels, in file order: see atlas.graph.parsing.decode_files)."""
+    encoded, num_parsed = encode_files(root, files, package_root, build, progress, workers)
+    facts, kernel_facts = decode_files(encoded, component)
+    return facts, num_parsed, kernel_facts
+
+
+def encode_files(root: Path, files: list[tuple[str, str]], package_root: str, build: Path,
+                 progress=None, workers: int | None = None) -> tuple[list[tuple[tuple, bytes | None]], int]:
+    """Every (path, blob) file parsed (or read from the cache), still encoded: (its parse job, its bytes) in file
+    order, and the number of files actually parsed. Decoding is left to the process that resolves the tree
+    (decode_files), so a tree resolved in a forked child never has its facts made (and dropped) here."""
     folder = cache_dir(build)
-    results: dict[str, tuple[ModuleFacts, PyFacts | None]] = {}
+    out: list[tuple[tuple, bytes | None]] = []
     jobs = []
     for path, blob in files:
         module, is_package = module_name(path, package_root)
         cached = _cache_file(folder, blob, module)
-        if os.path.exists(cached):
-            try:
-                with open(cached, "rb") as f:
-                    results[path] = _decode(f.read(), component)
-                continue
-            except (EOFError, ValueError, TypeError):
-                pass  # a damaged or stale entry: parse again
-        jobs.append((str(root), path, module, is_package, cached))
+        job = (str(root), path, module, is_package, cached)
+        try:
+            with open(cached, "rb") as f:
+                out.append((job, f.read()))
+            continue
+        except FileNotFoundError:
+            pass
+        out.append((job, None))
+        jobs.append(job)
     workers = workers or os.cpu_count() or 1
+    parsed: dict[str, bytes] = {}
     if len(jobs) > 8 and workers > 1:
         with ProcessPoolExecutor(max_workers=workers, initializer=gc.disable) as pool:
             for n, (job, data) in enumerate(zip(jobs, pool.map(_parse_one, jobs, chunksize=16)), 1):
-                results[job[1]] = _decode(data, component)
+                parsed[job[1]] = data
                 if progress and n % 50 == 0:
                     progress("parse", n / len(jobs))
     else:
         for job in jobs:
-            results[job[1]] = _decode(_parse_one(job), component)
-    ordered = [results[p] for p, _ in files]
-    return [facts for facts, _ in ordered], len(jobs), [kernel for _, kernel in ordered if kernel is not None]
+            parsed[job[1]] = _parse_one(job)
+    return [(job, data if data is not None else parsed[job[1]]) for job, data in out], len(jobs)
+
+
+def decode_files(encoded: list[tuple[tuple, bytes | None]], component: Callable[[str], str] | None = None
+                 ) -> tuple[list[ModuleFacts], list[PyFacts]]:
+    """The facts of encode_files' files (a damaged cache entry is parsed again here), their symbols tagged by
+    `component`; and the kernel-layer facts of the files that mention kernels, in file order (see
+    atlas.parse.kernels.kernel_layer)."""
+    facts, kernel_facts = [], []
+    for job, data in encoded:
+        try:
+            f, k = _decode(data, component)
+        except (EOFError, ValueError, TypeError):  # a damaged or stale cache entry: parse again
+            f, k = _decode(_parse_one(job), component)
+        facts.append(f)
+        if k is not None:
+            kernel_facts.append(k)
+    return facts, kernel_facts
