@@ -19,7 +19,7 @@ from atlas.parse.kernels import python_side as kernels
 from atlas.parse.kernels.python_side import PyFacts
 from atlas.parse.python import ModuleFacts, extract, module_name, pack, parser, unpack
 
-FACTS_VERSION = "12"  # bump when the extractor's output changes: old cached facts are then ignored
+FACTS_VERSION = "13"  # bump when the extractor's output changes: old cached facts are then ignored
 _PARSER = None
 
 

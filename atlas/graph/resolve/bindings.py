@@ -34,7 +34,7 @@ class Bindings(Calls):
 
     def assign(self, target: tuple, values, strong: bool | None = None) -> None:
         strong = self.ctx[3] if strong is None else strong
-        t = target[0]
+        t: str = target[0]
         if t == "n":
             scope = self.scopes[self.ctx[0]]
             owner = scope.module if target[1] in scope.global_names else scope.id

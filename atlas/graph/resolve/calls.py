@@ -4,7 +4,7 @@ the library calls that do (nn.ModuleList, islice; CONTAINERS), and calling nn.Mo
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 from atlas.graph.resolve.cells import _NOTHING
 from atlas.graph.resolve.summaries import Summaries
@@ -43,21 +43,23 @@ class Calls(Summaries):
         saved = self.arg_memo
         self.arg_memo = None  # the arguments are evaluated once, for the first callee that takes them (eval_args)
         for v in callees:
-            if v[0] in ("k", "o", "g", "sup", "m"):
+            tag: str = v[0]  # typed: mypyc compares str tags natively (the tags decide most branches here)
+            if tag in ("k", "o", "g", "sup", "m"):
                 continue
-            hit = max(hit, 2 if v[0] in ("f", "bm", "c", "i", "r", "prop") else 1)
+            hit = max(hit, 2 if tag in ("f", "bm", "c", "i", "r", "prop") else 1)
             out |= self.invoke(v, args, kwargs, site, fexpr)
         self.arg_memo = saved
         if hit > self.out.sites.get(key, -1):
             self.out.sites[key] = hit
-        if self.by_name and fexpr[0] in ("a", "n") and fexpr[-1] in self.by_name:
+        ftag: str = fexpr[0]
+        if self.by_name and ftag in ("a", "n") and fexpr[-1] in self.by_name:
             self.note_named_call(self.by_name[fexpr[-1]], args, kwargs, site)
         if not callees:
             for a in args:
                 self.eval(a[1] if a[0] == "*" else a)
             for _, a in kwargs:
                 self.eval(a)
-        if fexpr[0] == "n" and not self.pycg:
+        if ftag == "n" and not self.pycg:
             marker = self.param_call(fexpr[1])  # a parameter called: each call site gets its argument's results
             if marker is not None:
                 return {marker}
@@ -72,10 +74,11 @@ class Calls(Summaries):
         if have is _STATIC:
             return
         if prov is None:
-            if fexpr[0] == "n" or (fexpr[0] == "a" and fexpr[1][0] == "n" and fexpr[1][1] in ("self", "cls")) or (
-                    fexpr[0] == "a" and fexpr[1][0] == "c" and fexpr[1][1] == ("n", "super")):
+            ftag: str = fexpr[0]
+            if ftag == "n" or (ftag == "a" and fexpr[1][0] == "n" and fexpr[1][1] in ("self", "cls")) or (
+                    ftag == "a" and fexpr[1][0] == "c" and fexpr[1][1] == ("n", "super")):
                 prov = _STATIC
-            elif fexpr[0] == "s" and callee in self.scopes and (callee in self.kernel_functions or any(
+            elif ftag == "s" and callee in self.scopes and (callee in self.kernel_functions or any(
                     d.split("(")[0].rsplit(".", 1)[-1] in ("jit", "autotune", "heuristics")
                     for d in self.scopes[callee].decorator_names)):
                 prov = _LAUNCH
@@ -85,7 +88,7 @@ class Calls(Summaries):
             lines[line] = prov
 
     def invoke(self, v: tuple, args, kwargs, site, fexpr):
-        t = v[0]
+        t: str = v[0]
         if t == "f":
             return self.call_function(v[1], None, args, kwargs, site, fexpr)
         if t == "bm":
@@ -158,14 +161,18 @@ class Calls(Summaries):
             out |= self.iterate(val) if how == "iterables" or a[0] == "*" else val
         return out
 
-    def eval_args(self, args, kwargs):
+    def eval_args(self, args: Any, kwargs: Any) -> Any:
         """The values of the arguments (each ('pr', ...) made concrete, constants dropped but in PyCG mode). A call
         with several callees evaluates them once: the memo holds the last evaluation, for the same argument tuples
         in the same context (the statement being run; call_expr clears it around each call)."""
         memo = self.arg_memo
         if memo is not None and memo[0] is args and memo[1] is kwargs and memo[2] is self.ctx:
             return memo[3], memo[4]
-        vals = [self.concrete(self.eval(a[1] if a[0] == "*" else a)) for a in args]
+        vals: list = []
+        tag: str
+        for a in args:
+            tag = a[0]
+            vals.append(self.concrete(self.eval(a[1] if tag == "*" else a)))
         kvals = [(k, self.concrete(self.eval(a))) for k, a in kwargs] if kwargs else []
         if not self.pycg:  # constants matter for PyCG's dict and list cases; in real code they only bloat cells
             vals = [_without_constants(val) for val in vals]
@@ -189,15 +196,16 @@ class Calls(Summaries):
         if receiver is not None and params:
             self.write(("v", fid, params[0][0]), {receiver})
             pos = 1
+        tag: str
         for a, val in zip(args, vals):
-            if a[0] == "*":
+            tag = a[0]
+            if tag == "*":
                 break
             if pos >= len(params):
                 break
             p = params[pos]
-            if p[3] == "*":
-                break
-            if p[3] == "**":
+            tag = p[3]
+            if tag == "*" or tag == "**":
                 break
             if len(val) <= self.cap:
                 self.write(("v", fid, p[0]), val)
@@ -227,10 +235,12 @@ class Calls(Summaries):
 
     def construct(self, cls: str, args, kwargs, fexpr, site):
         inst = ("i", cls)
+        tag: str
         for m in self.class_attr(cls, "__init__", inst):
-            if m[0] == "bm":
+            tag = m[0]
+            if tag == "bm":
                 self.call_function(m[1], inst, args, kwargs, site, fexpr)
-            elif m[0] == "x":
+            elif tag == "x":
                 self.edge(m[1], site, fexpr)
         if site is not None and not self.pycg and not self.class_attr(cls, "__init__", inst):
             self.edge(cls, site, fexpr)  # no __init__ of its own (a dataclass, say): the edge names the class
@@ -278,9 +288,10 @@ class Calls(Summaries):
         return _NOTHING
 
 
-def _without_constants(values):
+def _without_constants(values: Any) -> Any:
     """`values` less its constants (the same set when it holds none: nothing mutates what eval returns)."""
     for v in values:
-        if v[0] == "k":
+        tag: str = v[0]
+        if tag == "k":
             return {v for v in values if v[0] != "k"}
     return values

@@ -38,13 +38,19 @@ class Cells(State):
     cells: dict[Any, Cell]
 
     def depend(self, key: Any) -> None:
+        self.watch(key)
+
+    def watch(self, key: Any) -> Cell:
+        """The cell of `key` (made when missing), the statement being evaluated registered as its reader: its
+        `union` is what `read(key, local=False)` returns."""
         cell = self.cells.get(key)
         if cell is None:
-            self.cells[key] = Cell({self.reader})
+            cell = self.cells[key] = Cell({self.reader})
         elif cell.readers is None:
             cell.readers = {self.reader}
         else:
             cell.readers.add(self.reader)
+        return cell
 
     def is_written(self, key: Any) -> bool:
         cell = self.cells.get(key)
@@ -59,12 +65,13 @@ class Cells(State):
         if cell is None:
             cell = self.cells[key] = Cell(None)
         writers = cell.writers
+        kind: str = key[0]  # typed: mypyc compares str natively
         if writers is None:
             writers = cell.writers = {}
-            if key[0] == "s":
+            if kind == "s":
                 self.slot_keys.setdefault(key[1], []).append(key)
                 self.mark(("slots", key[1]))
-        if key[0] == "s":
+        if kind == "s":
             self.note_pr(key[1], values)
         w = (scope, idx, strong)
         have = writers.get(w)
@@ -76,12 +83,12 @@ class Cells(State):
                     cell.strong = []
                 cell.strong.append((scope, idx))
                 visible = True
-        elif not have.issuperset(values):
+        elif not values <= have:
             have.update(values)
         else:
             return
-        if not cell.union.issuperset(values):
-            cell.union = cell.union.union(values)
+        if not values <= cell.union:
+            cell.union = cell.union | values
             visible = True
         self.changed = True
         if visible:

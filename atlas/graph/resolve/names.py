@@ -4,7 +4,7 @@ attributes through the MRO, bound methods and properties."""
 from __future__ import annotations
 
 import builtins
-from typing import Final
+from typing import Any, Final
 
 from atlas.graph.mro import linearize
 from atlas.graph.resolve.cells import _NOTHING, Cells
@@ -93,6 +93,8 @@ class Names(Cells):
         if start_after:
             walk = walk[mro.index(start_after) + 1:] if start_after in mro else ()
         scopes = self.scopes
+        k: str
+        what: str  # typed: mypyc compares str natively
         for k, what in walk:
             if what != _CLASS:
                 if what == _PLAIN:
@@ -102,12 +104,11 @@ class Names(Cells):
             if scope is None:
                 continue
             defined = name in scope.local_names
-            key = ("a", k, name)
-            self.depend(key)
-            if not defined and not self.is_written(key):
+            cell = self.watch(("a", k, name))
+            if not defined and cell.writers is None:
                 continue
             vals = self.read(("v", k, name), local=False) if defined else _NOTHING
-            vals = vals | self.read(key, local=False)
+            vals = vals | cell.union
             return {self.bind_attr(v, receiver, cls) for v in vals}
         return _NOTHING
 
@@ -127,7 +128,8 @@ class Names(Cells):
         return out if len(out) <= MAX_SUBCLASS_METHODS else _NOTHING
 
     def bind_attr(self, v: tuple, receiver: tuple | None, cls: str) -> tuple:
-        if v[0] != "f":
+        tag: str = v[0]
+        if tag != "f":
             return v
         decos = self.scopes[v[1]].decorator_names if v[1] in self.scopes else ()
         if "staticmethod" in decos:
@@ -144,7 +146,7 @@ class Names(Cells):
         out = set()
         bound = False  # only attributes bound to an instance can be properties
         for v in values:
-            t = v[0]
+            t: str = v[0]
             if t == "m":
                 out |= self.module_attr(v[1], name)
             elif t == "x":
@@ -154,7 +156,7 @@ class Names(Cells):
             elif t == "i" or t == "r":
                 found = _NOTHING
                 for k in self.mro_walk(v[1])[1]:
-                    got = self.read(("a", k, name), local=False)
+                    got = self.watch(("a", k, name)).union
                     if got:
                         found = found | got if found else got
                 from_class = self.class_attr(v[1], name, v)
@@ -185,12 +187,18 @@ class Names(Cells):
                     out.add(("bt", f"{_CONTAINER_PREFIX[kind]}.{name}"))
         return self.resolve_props(out) if bound else out
 
-    def resolve_props(self, values):
-        if not any(v[0] == "prop" for v in values):
+    def resolve_props(self, values: Any) -> Any:
+        tag: str
+        for v in values:
+            tag = v[0]
+            if tag == "prop":
+                break
+        else:
             return values
         out = set()
         for v in values:
-            if v[0] == "prop":
+            tag = v[0]
+            if tag == "prop":
                 out |= self.returns(v[1])
             else:
                 out.add(v)

@@ -116,7 +116,7 @@ class Solver(Dispatch):
         return [(scope, self.caller_of[scope.id], stmt) for scope in order for stmt in scope.statements]
 
     def statement(self, scope: Scope, caller: str, stmt: tuple) -> None:
-        op = stmt[0]
+        op: str = stmt[0]
         if op == "=":
             self.ctx = (scope.id, stmt[3], caller, stmt[4])
             for target in stmt[1]:

@@ -55,7 +55,7 @@ class Summaries(Values):
     def call_results(self, values: Any) -> set:
         out: set = set()
         for f in values:
-            t = f[0]
+            t: str = f[0]
             if t == "f" or t == "bm":
                 scope = self.scopes.get(f[1])
                 if scope is not None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from atlas.graph.resolve.cells import _NOTHING
 from atlas.graph.resolve.names import Names
 
@@ -12,7 +14,7 @@ class Values(Names):
 
     # -- expressions --------------------------------------------------------------------------------------------
     def eval(self, e: tuple):
-        t = e[0]
+        t: str = e[0]
         if t == "n":
             return self.lookup(e[1])
         if t == "a":
@@ -78,7 +80,7 @@ class Values(Names):
         out = set()
         keys = None
         for v in values:
-            t = v[0]
+            t: str = v[0]
             if t == "o":
                 if keys is None:
                     keys = self.eval(key_expr)
@@ -120,10 +122,10 @@ class Values(Names):
                 out.add(v)
         return out
 
-    def iterate(self, values):
+    def iterate(self, values: Any) -> Any:
         out = set()
         for v in values:
-            t = v[0]
+            t: str = v[0]
             if t == "o":
                 for k in self.slots(v[1]):
                     out |= self.read(k, local=False)

@@ -4,6 +4,7 @@ decorators and bases) and the candidate types an annotation names."""
 from __future__ import annotations
 
 import re
+import sys
 
 from atlas.model import SymbolKind
 from atlas.parse.python.facts import Scope
@@ -24,9 +25,9 @@ class Definitions(Statements):
         if node.type == "decorated_definition":
             decorators = [d for d in node.named_children if d.type == "decorator"]
             node = node.child_by_field_id(F_DEFINITION)
-        name = self.text(node.child_by_field_id(F_NAME))
+        name = self.name(node.child_by_field_id(F_NAME))
         parent = self.scope
-        sid = f"{parent.id}.{name}"
+        sid = sys.intern(f"{parent.id}.{name}")
         deco_exprs = tuple(self.expr(d.named_children[0]) for d in decorators if d.named_children)
         deco_names = tuple(self.text(d.named_children[0]) for d in decorators if d.named_children)
         self.bind(name)
@@ -76,7 +77,7 @@ class Definitions(Statements):
         for p in node.named_children:
             t = p.type
             if t == "identifier":
-                out.append((self.text(p), None, (), ""))
+                out.append((self.name(p), None, (), ""))
             elif t in ("typed_parameter", "typed_default_parameter", "default_parameter"):
                 name_node = p.child_by_field_id(F_NAME) or p.named_children[0]
                 kind = ""
@@ -86,12 +87,12 @@ class Definitions(Statements):
                     kind, name_node = "**", name_node.named_children[0]
                 annot = p.child_by_field_id(F_TYPE)
                 default = p.child_by_field_id(F_VALUE)
-                out.append((self.text(name_node), self.expr(default) if default is not None else None,
+                out.append((self.name(name_node), self.expr(default) if default is not None else None,
                             self.annotation(annot) if annot is not None else (), kind))
             elif t == "list_splat_pattern" and p.named_children:
-                out.append((self.text(p.named_children[0]), None, (), "*"))
+                out.append((self.name(p.named_children[0]), None, (), "*"))
             elif t == "dictionary_splat_pattern" and p.named_children:
-                out.append((self.text(p.named_children[0]), None, (), "**"))
+                out.append((self.name(p.named_children[0]), None, (), "**"))
         return tuple(out)
 
     def annotation(self, node) -> tuple:

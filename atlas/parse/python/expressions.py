@@ -3,6 +3,8 @@ with their sites, literals with allocation ids, lambdas as scopes, comprehension
 
 from __future__ import annotations
 
+import sys
+
 from atlas.model import SymbolKind
 from atlas.parse.python.facts import Scope
 from atlas.parse.python.grammar import (
@@ -22,11 +24,12 @@ class Expressions(WalkerState):
     def target(self, node) -> tuple:
         t = node.type
         if t == "identifier":
-            self.bind(self.text(node))
-            return ("n", self.text(node))
+            name = self.name(node)
+            self.bind(name)
+            return ("n", name)
         if t == "attribute":
             return ("a", self.expr(node.child_by_field_id(F_OBJECT)),
-                    self.text(node.child_by_field_id(F_ATTRIBUTE)))
+                    self.name(node.child_by_field_id(F_ATTRIBUTE)))
         if t == "subscript":
             subs = node.named_children[1:]
             key = self.expr(subs[0]) if len(subs) == 1 else UNKNOWN
@@ -42,11 +45,12 @@ class Expressions(WalkerState):
     def expr(self, node) -> tuple:
         t = node.type
         if t == "identifier":
-            return ("n", self.chars[node.start_byte:node.end_byte] if self.ascii else self.text(node))
+            return ("n", sys.intern(self.chars[node.start_byte:node.end_byte]) if self.ascii else self.name(node))
         if t == "attribute":
             attribute = node.child_by_field_id(F_ATTRIBUTE)
             return ("a", self.expr(node.child_by_field_id(F_OBJECT)),
-                    self.chars[attribute.start_byte:attribute.end_byte] if self.ascii else self.text(attribute))
+                    sys.intern(self.chars[attribute.start_byte:attribute.end_byte]) if self.ascii else
+                    self.name(attribute))
         if t == "call":
             return self.call(node)
         if t == "string" or t == "concatenated_string":
@@ -144,7 +148,7 @@ class Expressions(WalkerState):
             for a in arguments.named_children:
                 t = a.type
                 if t == "keyword_argument":
-                    kwargs.append((self.text(a.child_by_field_id(F_NAME)),
+                    kwargs.append((self.name(a.child_by_field_id(F_NAME)),
                                    self.expr(a.child_by_field_id(F_VALUE))))
                 elif t == "list_splat" and a.named_children:
                     args.append(("*", self.expr(a.named_children[0])))
@@ -163,7 +167,7 @@ class Expressions(WalkerState):
         owner = self.scope.id
         n = self.lambda_counts.get(owner, 0) + 1
         self.lambda_counts[owner] = n
-        sid = f"{owner}.<lambda{n}>"
+        sid = sys.intern(f"{owner}.<lambda{n}>")
         params = self.parameters(node.child_by_field_id(F_PARAMETERS))
         scope = Scope(sid, "lambda", owner, self.module, node.start_point[0] + 1, node.end_point[0] + 1,
                       params=params)

@@ -3,6 +3,8 @@ define), yield, and imports made absolute."""
 
 from __future__ import annotations
 
+import sys
+
 from atlas.model import SymbolKind
 from atlas.parse.python.facts import Scope
 from atlas.parse.python.grammar import (
@@ -88,19 +90,19 @@ class Statements(Expressions):
         if node.type == "import_statement":
             for child in node.named_children:
                 if child.type == "aliased_import":
-                    mod = self.text(child.child_by_field_id(F_NAME))
-                    alias = self.text(child.child_by_field_id(F_ALIAS))
+                    mod = self.name(child.child_by_field_id(F_NAME))
+                    alias = self.name(child.child_by_field_id(F_ALIAS))
                     self.bind(alias)
                     self.emit(("imp", mod, alias, self.idx, self.strong))
                 else:
-                    mod = self.text(child)
+                    mod = self.name(child)
                     self.bind(mod.split(".")[0])
                     self.emit(("imp", mod, None, self.idx, self.strong))
             return
         if node.type == "future_import_statement":
             return
         mod_node = node.child_by_field_id(F_MODULE_NAME)
-        mod = self.absolute(self.text(mod_node).replace(" ", ""))
+        mod = sys.intern(self.absolute(self.text(mod_node).replace(" ", "")))
         names: list[tuple[str, str | None]] = []
         for child in node.named_children:
             if child == mod_node:
@@ -108,10 +110,10 @@ class Statements(Expressions):
             if child.type == "wildcard_import":
                 names.append(("*", None))
             elif child.type == "aliased_import":
-                names.append((self.text(child.child_by_field_id(F_NAME)),
-                              self.text(child.child_by_field_id(F_ALIAS))))
+                names.append((self.name(child.child_by_field_id(F_NAME)),
+                              self.name(child.child_by_field_id(F_ALIAS))))
             elif child.type == "dotted_name":
-                names.append((self.text(child), None))
+                names.append((self.name(child), None))
         for name, asname in names:
             if name != "*":
                 self.bind(asname or name)

@@ -5,6 +5,7 @@ A part may call a method a later part defines; those are declared here, so each 
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from atlas.model import Span, Symbol, SymbolKind
@@ -22,7 +23,7 @@ class WalkerState:
         self.ascii = source.isascii()
         self.chars = source.decode("latin-1")
         self.path = path
-        self.module = module
+        self.module = sys.intern(module)
         self.is_package = is_package
         self.symbols: list[Symbol] = []
         self.scopes: list[Scope] = []
@@ -39,6 +40,11 @@ class WalkerState:
         string offsets), decoded again as UTF-8 only when the slice holds a non-ASCII byte."""
         text = self.chars[node.start_byte:node.end_byte]
         return text if self.ascii or text.isascii() else text.encode("latin-1").decode("utf-8", "replace")
+
+    def name(self, node: Any) -> str:
+        """The node's text interned: names and ids recur across files, and the resolver's keys compare faster when
+        equal strings are one object (marshal keeps them interned on the way to the parent)."""
+        return sys.intern(self.text(node))
 
     def span(self, node: Any) -> Span:
         return Span(self.path, node.start_point[0] + 1, node.end_point[0] + 1)
