@@ -75,7 +75,7 @@ class Definitions(Statements):
             return ()
         out: list[tuple] = []
         for p in node.named_children:
-            t = p.type
+            t: str = p.type
             if t == "identifier":
                 out.append((self.name(p), None, (), ""))
             elif t in ("typed_parameter", "typed_default_parameter", "default_parameter"):
@@ -99,7 +99,7 @@ class Definitions(Statements):
         """The candidate types an annotation names: `X`, `Optional[X]`, `X | None`, `"X"`, `Union[X, Y]`."""
         if node is None:
             return ()
-        t = node.type
+        t: str = node.type
         if t == "type":
             return self.annotation(node.named_children[0]) if node.named_children else ()
         if t in ("identifier", "attribute"):

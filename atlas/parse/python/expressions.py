@@ -22,7 +22,7 @@ class Expressions(WalkerState):
 
     # -- targets and expressions --------------------------------------------------------------------------------
     def target(self, node) -> tuple:
-        t = node.type
+        t: str = node.type
         if t == "identifier":
             name = self.name(node)
             self.bind(name)
@@ -43,7 +43,7 @@ class Expressions(WalkerState):
         return ("?",)
 
     def expr(self, node) -> tuple:
-        t = node.type
+        t: str = node.type
         if t == "identifier":
             return ("n", sys.intern(self.chars[node.start_byte:node.end_byte]) if self.ascii else self.name(node))
         if t == "attribute":
@@ -54,10 +54,20 @@ class Expressions(WalkerState):
         if t == "call":
             return self.call(node)
         if t == "string" or t == "concatenated_string":
-            if t == "string" and not any(c.type == "interpolation" for c in node.named_children):
-                content = [c for c in node.named_children if c.type == "string_content"]
-                return ("k", self.text(content[0]) if content else "")
-            for c in node.named_children:
+            kids = node.named_children
+            if t == "string":
+                content = None
+                plain = True
+                for c in kids:
+                    ct: str = c.type
+                    if ct == "interpolation":
+                        plain = False
+                        break
+                    if ct == "string_content" and content is None:
+                        content = c
+                if plain:
+                    return ("k", self.text(content) if content is not None else "")
+            for c in kids:
                 if c.type == "interpolation":
                     for e in c.named_children:
                         self.emit(("e", self.expr(e), self.idx))
@@ -146,7 +156,7 @@ class Expressions(WalkerState):
             args.append(self.expr(arguments))
         elif arguments is not None:
             for a in arguments.named_children:
-                t = a.type
+                t: str = a.type
                 if t == "keyword_argument":
                     kwargs.append((self.name(a.child_by_field_id(F_NAME)),
                                    self.expr(a.child_by_field_id(F_VALUE))))

@@ -64,21 +64,22 @@ class _Walker(Definitions):
         self.strong = saved
 
     def statement(self, node) -> None:
-        t = node.type
+        t: str = node.type
         if t == "expression_statement":
             for child in node.named_children:
                 self.expression_statement(child)
         elif t in ("function_definition", "class_definition", "decorated_definition"):
             self.definition(node)
         elif t == "return_statement":
-            value = node.named_children[0] if node.named_children else None
-            if value is not None:
-                self.emit(("ret", self.expr(value)))
+            kids = node.named_children
+            if kids:
+                self.emit(("ret", self.expr(kids[0])))
         elif t in ("import_statement", "import_from_statement", "future_import_statement"):
             self.import_statement(node)
         elif t == "raise_statement":
-            if node.named_children:
-                self.emit(("raise", self.expr(node.named_children[0]), self.idx))
+            kids = node.named_children
+            if kids:
+                self.emit(("raise", self.expr(kids[0]), self.idx))
         elif t in ("global_statement", "nonlocal_statement"):
             for child in node.named_children:
                 if child.type == "identifier" and t == "global_statement":
@@ -96,8 +97,10 @@ class _Walker(Definitions):
         saved = self.strong
         if conditional:
             self.strong = False
+        left, right = node.child_by_field_id(F_LEFT), node.child_by_field_id(F_RIGHT)  # once, not per child
+        condition = node.child_by_field_name("condition") if t in ("if_statement", "while_statement",
+                                                                   "elif_clause") else None
         if t == "for_statement":
-            left, right = node.child_by_field_id(F_LEFT), node.child_by_field_id(F_RIGHT)
             self.strong = saved
             iterable = self.expr(right)
             self.strong = False
@@ -122,19 +125,17 @@ class _Walker(Definitions):
                     else:
                         self.emit(("e", self.expr(value), self.idx))
         for child in node.named_children:
-            ct = child.type
+            ct: str = child.type
             if ct == "block":
                 self.nested_block(child, False)
             elif ct in ("else_clause", "elif_clause", "except_clause", "finally_clause", "case_clause",
                         "except_group_clause"):
                 self.compound(child, ct)
-            elif ct in ("with_clause", "as_pattern") or child in (node.child_by_field_id(F_LEFT),
-                                                                 node.child_by_field_id(F_RIGHT)):
+            elif ct in ("with_clause", "as_pattern") or child in (left, right):
                 continue
             elif ct in ("identifier", "expression_list") and t == "except_clause":
                 continue
-            elif t in ("if_statement", "while_statement", "elif_clause") and child == node.child_by_field_name(
-                    "condition"):
+            elif condition is not None and child == condition:
                 self.emit(("e", self.expr(child), self.idx))
             elif t == "except_clause" and ct not in ("block",):
                 self.emit(("e", self.expr(child), self.idx))

@@ -18,7 +18,7 @@ class Statements(Expressions):
 
     # -- statements ---------------------------------------------------------------------------------------------
     def expression_statement(self, node) -> None:
-        t = node.type
+        t: str = node.type
         if t == "assignment":
             self.assignment(node)
         elif t == "augmented_assignment":
