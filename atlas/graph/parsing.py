@@ -17,7 +17,7 @@ from pathlib import Path
 
 from atlas.parse.kernels import python_side as kernels
 from atlas.parse.kernels.python_side import PyFacts
-from atlas.parse.python import ModuleFacts, extract, module_name, pack, parser, unpack
+from atlas.parse.python import ModuleFacts, extract_packed, module_name, parser, unpack
 
 FACTS_VERSION = "13"  # bump when the extractor's output changes: old cached facts are then ignored
 _PARSER = None
@@ -41,9 +41,9 @@ def _parse_one(job: tuple[str, str, str, bool, str]) -> bytes:
     root, path, module, is_package, out = job
     source = Path(root, path).read_bytes()
     tree = _PARSER.parse(source)
-    facts = extract(source, path, module, is_package, tree=tree)
+    facts = extract_packed(source, path, module, is_package, tree)
     kernel = kernels.pack(kernels.tree_facts(path, tree.root_node)) if kernels.mentions_kernels(source) else None
-    data = marshal.dumps((pack(facts), kernel))
+    data = marshal.dumps((facts, kernel))
     _store(out, data)
     return data
 

@@ -8,8 +8,8 @@ from atlas.parse.python import compiled
 
 compiled.guard()  # before any compiled module loads: stale or ATLAS_PURE=1 -> the sources
 
-from atlas.parse.python.extract import extract, module_name  # noqa: E402
+from atlas.parse.python.extract import extract, extract_packed, module_name  # noqa: E402
 from atlas.parse.python.grammar import LANGUAGE, parser  # noqa: E402
 from atlas.parse.python.facts import ModuleFacts, Scope, pack, unpack  # noqa: E402
 
-__all__ = ["LANGUAGE", "ModuleFacts", "Scope", "extract", "module_name", "pack", "parser", "unpack"]
+__all__ = ["LANGUAGE", "ModuleFacts", "Scope", "extract", "extract_packed", "module_name", "pack", "parser", "unpack"]

@@ -3,14 +3,19 @@ spans and signatures) and the statement IR of every scope (see atlas.parse.pytho
 
 from __future__ import annotations
 
-import dataclasses
+from typing import Final
 
 import tree_sitter as ts
 
 from atlas.model import Span, Symbol, SymbolKind
 from atlas.parse.python.definitions import Definitions
-from atlas.parse.python.facts import ModuleFacts, Scope
+from atlas.parse.python.facts import ModuleFacts, Scope, pack_scopes
 from atlas.parse.python.grammar import COMPOUND, CONDITIONAL, F_ALIAS, F_LEFT, F_RIGHT, F_VALUE, parser
+
+_KINDS: Final = {k.value: k for k in SymbolKind}
+_MODULE: Final = SymbolKind.MODULE.value
+_FUNCTION: Final = SymbolKind.FUNCTION.value
+_TRITON_KERNEL: Final = SymbolKind.TRITON_KERNEL.value
 
 
 def module_name(path: str, package_root: str = "") -> tuple[str, bool]:
@@ -30,22 +35,32 @@ def extract(source: bytes, path: str, module: str, is_package: bool, ts_parser: 
         tree = (ts_parser or parser()).parse(source)
     walker = _Walker(source, path, module, is_package)
     walker.run(tree.root_node)
-    return ModuleFacts(module, path, is_package, walker.finish(), walker.scopes, source.count(b"\n") + 1)
+    symbols = [Symbol(sid, _KINDS[kind], Span(path, start, end), signature, decorators, bases)
+               for sid, kind, start, end, signature, decorators, bases in walker.finish()]
+    return ModuleFacts(module, path, is_package, symbols, walker.scopes, source.count(b"\n") + 1)
+
+
+def extract_packed(source: bytes, path: str, module: str, is_package: bool, tree: ts.Tree) -> tuple:
+    """`pack(extract(...))` without the ModuleFacts and Symbol objects in between (what a parse worker sends)."""
+    walker = _Walker(source, path, module, is_package)
+    walker.run(tree.root_node)
+    return (module, path, is_package, source.count(b"\n") + 1, tuple(walker.finish()), pack_scopes(walker.scopes))
 
 
 class _Walker(Definitions):
     """The last part of the walk (atlas.parse.python.walker): modules, blocks and compound statements."""
 
-    def finish(self) -> list[Symbol]:
-        """The symbols, a function jit'd by a call (`triton.jit(fn)`, `triton.jit(**options)(fn)`) a Triton kernel."""
-        return [dataclasses.replace(s, kind=SymbolKind.TRITON_KERNEL) if s.id in self.jit_calls
-                and s.kind is SymbolKind.FUNCTION else s for s in self.symbols]
+    def finish(self) -> list[tuple]:
+        """The symbol rows (see WalkerState.symbols), a function jit'd by a call (`triton.jit(fn)`,
+        `triton.jit(**options)(fn)`) a Triton kernel."""
+        return [(s[0], _TRITON_KERNEL) + s[2:] if s[0] in self.jit_calls and s[1] == _FUNCTION else s
+                for s in self.symbols]
 
     # -- scopes -------------------------------------------------------------------------------------------------
     def run(self, root) -> None:
         mod = Scope(self.module, "module", "", self.module, 1, root.end_point[0] + 1)
         self.scopes.append(mod)
-        self.symbols.append(Symbol(self.module, SymbolKind.MODULE, Span(self.path, 1, root.end_point[0] + 1)))
+        self.symbols.append((self.module, _MODULE, 1, root.end_point[0] + 1, "", (), ()))
         self.scope = mod
         self.block(root)
 

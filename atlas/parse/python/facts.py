@@ -68,9 +68,13 @@ def pack(facts: ModuleFacts) -> tuple:
     without pickling dataclasses, which costs more than the parse)."""
     return (facts.module, facts.path, facts.is_package, facts.num_lines,
             tuple((s.id, s.kind.value, *_lines(s.span), s.signature, s.decorators, s.bases) for s in facts.symbols),
-            tuple((c.id, c.kind, c.parent, c.module, c.start, c.end, c.params, c.decorators, c.decorator_names, c.bases,
-                   c.returns, c.is_generator, c.local_names, c.global_names, c.statements, c.called_names)
-                  for c in facts.scopes))
+            pack_scopes(facts.scopes))
+
+
+def pack_scopes(scopes: list[Scope]) -> tuple:
+    return tuple((c.id, c.kind, c.parent, c.module, c.start, c.end, c.params, c.decorators, c.decorator_names, c.bases,
+                  c.returns, c.is_generator, c.local_names, c.global_names, c.statements, c.called_names)
+                 for c in scopes)
 
 
 def _lines(span: Span | None) -> tuple[int, int]:

@@ -6,10 +6,13 @@ A part may call a method a later part defines; those are declared here, so each 
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, Final
 
-from atlas.model import Span, Symbol, SymbolKind
+from atlas.model import SymbolKind
 from atlas.parse.python.facts import Scope
+
+
+_ATTRIBUTE: Final = SymbolKind.ATTRIBUTE.value
 
 
 class WalkerState:
@@ -25,7 +28,8 @@ class WalkerState:
         self.path = path
         self.module = sys.intern(module)
         self.is_package = is_package
-        self.symbols: list[Symbol] = []
+        self.symbols: list[tuple] = []  # rows as atlas.parse.python.facts.pack writes them (no Symbol objects:
+        # a parse worker sends rows, and extract makes Symbols for callers in-process)
         self.scopes: list[Scope] = []
         self.seen_attrs: set[str] = set()
         self.defined: set[str] = set()  # ids of def/class symbols: an assignment of the same name adds no attribute
@@ -46,16 +50,14 @@ class WalkerState:
         equal strings are one object (marshal keeps them interned on the way to the parent)."""
         return sys.intern(self.text(node))
 
-    def span(self, node: Any) -> Span:
-        return Span(self.path, node.start_point[0] + 1, node.end_point[0] + 1)
-
     def add_symbol(self, sid: str, kind: SymbolKind, node: Any, signature: str = "", decorators: Any = (),
                    bases: Any = ()) -> None:
         if kind is not SymbolKind.ATTRIBUTE:
             self.defined.add(sid)
             if sid in self.seen_attrs:  # `name = other` earlier, then `def name`: the definition is the symbol
-                self.symbols = [s for s in self.symbols if s.id != sid or s.kind is not SymbolKind.ATTRIBUTE]
-        self.symbols.append(Symbol(sid, kind, self.span(node), signature, tuple(decorators), tuple(bases)))
+                self.symbols = [s for s in self.symbols if s[0] != sid or s[1] != _ATTRIBUTE]
+        self.symbols.append((sid, kind.value, node.start_point[0] + 1, node.end_point[0] + 1, signature,
+                             tuple(decorators), tuple(bases)))
 
     def emit(self, stmt: tuple) -> None:
         self.scope.statements.append(stmt)
