@@ -87,24 +87,31 @@ class Names(Cells):
                 self.depend(key)
         return got
 
-    def class_attr(self, cls: str, name: str, receiver: tuple | None, start_after: str = ""):
-        self.depend(("a", cls, name))
-        mro, _, walk, _ = self.mro_walk(cls)
+    def class_attr(self, cls: str, name: str, receiver: tuple | None, start_after: str = "",
+                   cells: list | None = None):
+        """`name` looked up on class `cls` through its MRO (after `start_after` when given), bound to `receiver`.
+        `cells`: the ("a", class, name) cells of the MRO's internal classes, in order, when the caller (getattr)
+        watched them already (never with start_after)."""
+        mro, internal, walk, _ = self.mro_walk(cls)
+        if cells is None or not internal or internal[0] != cls:
+            self.depend(("a", cls, name))
         if start_after:
             walk = walk[mro.index(start_after) + 1:] if start_after in mro else ()
         scopes = self.scopes
         k: str
         what: str  # typed: mypyc compares str natively
+        i = 0
         for k, what in walk:
             if what != _CLASS:
                 if what == _PLAIN:
                     continue
                 return {("x", f"{k}.{name}")} if what == _EXTERNAL else _NOTHING
+            i += 1
             scope = scopes.get(k)
             if scope is None:
                 continue
             defined = name in scope.local_names
-            cell = self.watch(("a", k, name))
+            cell = cells[i - 1] if cells is not None else self.watch(("a", k, name))
             if not defined and cell.writers is None:
                 continue
             vals = self.read(("v", k, name), local=False) if defined else _NOTHING
@@ -155,11 +162,12 @@ class Names(Cells):
                 out.add(v)
             elif t == "i" or t == "r":
                 found = _NOTHING
-                for k in self.mro_walk(v[1])[1]:
-                    got = self.watch(("a", k, name)).union
+                cells = [self.watch(("a", k, name)) for k in self.mro_walk(v[1])[1]]
+                for cell in cells:
+                    got = cell.union
                     if got:
                         found = found | got if found else got
-                from_class = self.class_attr(v[1], name, v)
+                from_class = self.class_attr(v[1], name, v, "", cells)
                 if found and not self.pycg:  # an instance attribute hides an external base's guess
                     from_class = {c for c in from_class if c[0] != "x"}
                 elif not found and not from_class and not self.pycg:  # duck-typed: only subclasses define it
