@@ -29,6 +29,10 @@ try:
 except ImportError:  # older code: facts were pickled
     pack = unpack = None
 try:
+    from atlas.parse.python import extract_packed  # the walker makes the packed rows a parse worker sends
+except ImportError:  # older code: extract, then pack
+    extract_packed = None
+try:
     from atlas.parse.kernels import python_side as kernel_side
 
     shared_trees = hasattr(kernel_side, "tree_facts")  # the kernel layer reads the Python parse's trees
@@ -40,7 +44,7 @@ def encode_decode(facts: list, kernel_facts: list, framework: str) -> tuple[list
     if pack is None:
         return [pickle.loads(pickle.dumps(f, protocol=pickle.HIGHEST_PROTOCOL)) for f in facts], kernel_facts
     tag = lambda sid: components.component_of(framework, sid)  # noqa: E731
-    facts = [unpack(marshal.loads(marshal.dumps(pack(f))), tag) for f in facts]
+    facts = [unpack(marshal.loads(marshal.dumps(f if extract_packed else pack(f))), tag) for f in facts]
     if shared_trees:
         kernel_facts = [kernel_side.unpack(marshal.loads(marshal.dumps(kernel_side.pack(f)))) for f in kernel_facts]
     return facts, kernel_facts
@@ -50,23 +54,29 @@ def stages(settings, manifest) -> dict[str, float]:
     checkout = locate(manifest, "default", settings)
     sources = [(path, (checkout.path / path).read_bytes()) for path, _ in analysed_files(manifest, checkout, (".py",))]
     ts = parser()
-    cpu = time.process_time()
-    for _, data in sources:
-        ts.parse(data)
-    parse = time.process_time() - cpu
-    cpu = time.process_time()
-    facts, kernel_facts = [], []
+    parse = walk = 0.0  # each file's parse and walk timed apart, in the same loop (a difference of two loops'
+    facts, kernel_facts = [], []  # times takes the machine's noise into the walk)
     for path, data in sources:
         if shared_trees:  # as atlas.graph.parsing does: one parse for both layers
+            cpu = time.process_time()
             tree = ts.parse(data)
-            facts.append(extract(data, path, *module_name(path, manifest.package_root), tree=tree))
+            parsed = time.process_time()
+            facts.append(extract_packed(data, path, *module_name(path, manifest.package_root), tree)
+                         if extract_packed else extract(data, path, *module_name(path, manifest.package_root),
+                                                        tree=tree))
             if kernel_side.mentions_kernels(data):
                 kernel_facts.append(kernel_side.tree_facts(path, tree.root_node))
-        else:
+            parse += parsed - cpu
+            walk += time.process_time() - parsed
+        else:  # older code parses inside extract
+            cpu = time.process_time()
+            ts.parse(data)
+            parsed = time.process_time()
             facts.append(extract(data, path, *module_name(path, manifest.package_root), ts))
-    walk = time.process_time() - cpu - parse
+            parse += parsed - cpu
+            walk += time.process_time() - parsed - (parsed - cpu)
     cpu = time.process_time()
-    facts, kernel_facts = encode_decode(facts, kernel_facts, manifest.name)
+    facts, kernel_facts = encode_decode(facts, kernel_facts, manifest.name)  # packed rows -> ModuleFacts
     transport = time.process_time() - cpu
     symbols = {s.id: s for f in facts for s in f.symbols}
     cpu = time.process_time()
