@@ -5,7 +5,7 @@ driver config; jobs.txt lists them in the order they measure. With --overhead, t
 probe-overhead phases of issue 7 (concurrency 16 and 1; probes absent / on / off, `--reps` times each, in a
 balanced order), last, when the other engines have finished starting.
 usage: python gpu/prepare.py [--scenarios NAME,...|all|none] [--variants vllm-graph,...]
-       [--overhead [--bisect] [--off-bisect] [--ab [--ab-variants]] [--sample-hz 200]] [--reps 3]
+       [--overhead [--bisect] [--off-bisect] [--ab|--ab-only [--ab-variants]] [--sample-hz 200]] [--reps 3]
        [--order JOB,...] [--out .carry_run]"""
 
 from __future__ import annotations
@@ -74,10 +74,16 @@ def balanced(reps: int, states: tuple[str, ...] = ("absent", "on", "off")) -> li
 # Duty-cycled rounds (--ab): the probe itself flips on and off every DUTY engine steps (~0.2 s at c16), so that on
 # and off are compared over neighbouring windows of one run (atlas.runtime.cost.duty_summary): the H200 host's
 # speed drifts by tens of per cent from one second-long round to the next (run 6), which buries a 2% cost in
-# round-level medians. Variants: the probe as shipped, rows packed on the engine thread, the per-request KV hooks
-# left out, no CUDA-event timing.
+# round-level medians. Variants (--ab-variants): the probe with one part left out or done another way, each
+# compared with itself off in the same round. SGLang (met): rows packed on the engine thread, the per-request KV
+# hooks left out, no CUDA-event timing. vLLM (3-6% at c16, run 8): no CUDA-event timing, the flusher woken only by
+# its interval, no writing at all during the round, rows packed on the engine thread and written at the interval,
+# the model runner's hooks left out, the commit left out: whether the cost is the engine thread's captures or the
+# flusher beside it.
 DUTY = 100
-AB_VARIANTS = {fw: ("pack=1", f"skip={g['kv']}", "gpu=0") for fw, g in GROUPS.items()}
+AB_VARIANTS = {"sglang": ("pack=1", f"skip={GROUPS['sglang']['kv']}", "gpu=0"),
+               "vllm": ("gpu=0", "wake=0", "write=0", "pack=1 wake=0", f"skip={GROUPS['vllm']['runner']}",
+                        f"skip={GROUPS['vllm']['commit']}")}
 
 
 def ab_phases(framework: str, reps: int, vocab: int, variants: bool = False) -> list[dict]:
@@ -118,6 +124,7 @@ def main() -> None:
     ap.add_argument("--ab", action="store_true", help="overhead also from duty-cycled rounds (on/off every "
                     f"{DUTY} steps within a round) of the probe as shipped")
     ap.add_argument("--ab-variants", action="store_true", help="with --ab: also the variants of AB_VARIANTS")
+    ap.add_argument("--ab-only", action="store_true", help="the duty-cycled rounds alone (no rounds per state)")
     ap.add_argument("--off-bisect", action="store_true", help="c16 also 'off' with one group of wrappers away each")
     ap.add_argument("--sample-hz", type=float, default=0.0, help="the probe's sampling profiler (e.g. 200): which "
                     "functions gain time with the probes off or on against absent (summary 'profile')")
@@ -134,7 +141,8 @@ def main() -> None:
     jobs = [j for j in sc.jobs(chosen) if not a.variants or j.name in a.variants.split(",")]
     if a.overhead:  # the overhead phases ride on each framework's graph job, made for them when no scenario needs it
         jobs += [sc.Job(fw, "graph", sc.VARIANTS[fw]["graph"], (), ()) for fw in ("vllm", "sglang")
-                 if not any(j.name == f"{fw}-graph" for j in jobs)]
+                 if not any(j.name == f"{fw}-graph" for j in jobs)
+                 and (not a.variants or f"{fw}-graph" in a.variants.split(","))]
     order = a.order.split(",") if a.order else []
     # graph jobs measure last unless --order says otherwise: the others' starts are over by then
     jobs.sort(key=lambda j: (order.index(j.name) if j.name in order else len(order), j.variant == "graph"))
@@ -155,8 +163,9 @@ def main() -> None:
         phases = [phase_json(p, vocab) for p in job.phases]
         if a.overhead and job.variant == "graph":
             extra = (BISECT[job.framework] if a.bisect else ()) + (OFF_BISECT[job.framework] if a.off_bisect else ())
-            phases += overhead_phases(a.reps, vocab, extra, keep_off=a.off_bisect)
-            if a.ab:
+            if not a.ab_only:
+                phases += overhead_phases(a.reps, vocab, extra, keep_off=a.off_bisect)
+            if a.ab or a.ab_only:
                 phases += ab_phases(job.framework, a.reps, vocab, a.ab_variants)
         engine = {**ENGINE_DEFAULTS[(job.framework, "cuda")], **job.engine}
         if job.framework == "sglang":  # side by side: a port each; INFO logs carry the graph-capture figures
