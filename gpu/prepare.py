@@ -76,26 +76,27 @@ def balanced(reps: int, states: tuple[str, ...] = ("absent", "on", "off")) -> li
 # speed drifts by tens of per cent from one second-long round to the next (run 6), which buries a 2% cost in
 # round-level medians. Variants (--ab-variants): the probe with one part left out or done another way, each
 # compared with itself off in the same round. SGLang (met): rows packed on the engine thread, the per-request KV
-# hooks left out, no CUDA-event timing. vLLM (3-6% at c16, run 8): no CUDA-event timing, the flusher woken only by
-# its interval, no writing at all during the round, rows packed on the engine thread and written at the interval,
-# the model runner's hooks left out, the commit left out: whether the cost is the engine thread's captures or the
-# flusher beside it.
+# hooks left out, no CUDA-event timing. vLLM (4% at c16 and c1, runs 8-10; in run 10 leaving out the commit, the
+# runner's padding and sampling hooks, CUDA timing or the flusher's wake-ups changed nothing): the scheduler's hook
+# left out; every hook but the one that counts the duty cycle (execute_model); that one without CUDA timing; no
+# writing during the round.
 DUTY = 100
+_ALL_BUT_LEADER = ",".join(sorted({h["qualname"] for h in default_hooks("vllm", "cuda")}
+                                  - {"GPUModelRunner.execute_model"}))  # vLLM's duty cycle counts execute_model
 AB_VARIANTS = {"sglang": ("pack=1", f"skip={GROUPS['sglang']['kv']}", "gpu=0"),
-               "vllm": ("gpu=0", "wake=0", "write=0", "pack=1 wake=0", f"skip={GROUPS['vllm']['runner']}",
-                        f"skip={GROUPS['vllm']['commit']}")}
+               "vllm": ("skip=Scheduler.schedule", f"skip={_ALL_BUT_LEADER}", f"skip={_ALL_BUT_LEADER} gpu=0",
+                        "write=0 wake=0")}
 
 
 def ab_phases(framework: str, reps: int, vocab: int, variants: bool = False) -> list[dict]:
-    """Duty-cycled rounds at concurrency 16 and 1 on a steady batch (output lengths spread, so requests come and
-    go at different steps, not in waves that would make neighbouring windows unlike): the probe as shipped, 2*reps
-    rounds, and with `variants` also each variant `reps` times."""
-    c16 = workloads.requests(n=256, input_len=256, output_len=128, output_spread=96, concurrency=16, vocab=vocab,
-                             seed=2)
-    c1 = workloads.requests(n=12, input_len=256, output_len=128, output_spread=96, concurrency=1, vocab=vocab,
-                            seed=3)
+    """Duty-cycled rounds at concurrency 16 and 1 of steady decoding: 16 (1) requests of 256 -> 1536 tokens, all
+    in flight from the first step to the last, so neighbouring windows run the same batch (run 9 mixed arrivals
+    in, a prefill every ~8 steps: window step times spread 2-6.5 ms and per-pair ratios by 24%). The probe as
+    shipped, 2*reps rounds, and with `variants` also each variant `reps` times."""
+    c16 = workloads.requests(n=16, input_len=256, output_len=1536, concurrency=16, vocab=vocab, seed=2)
+    c1 = workloads.requests(n=1, input_len=256, output_len=1536, concurrency=1, vocab=vocab, seed=3)
     shipped = f"on duty={DUTY}"
-    rounds = balanced(reps, (shipped,) + tuple(f"{shipped} {v}" for v in AB_VARIANTS[framework])) if variants \
+    rounds = balanced(reps, (shipped, shipped) + tuple(f"{shipped} {v}" for v in AB_VARIANTS[framework])) if variants \
         else [shipped] * (2 * reps)
     return [{"name": "c16-ab", "workload": c16.to_json(), "rounds": rounds, "warmup": False},
             {"name": "c1-ab", "workload": c1.to_json(), "rounds": [shipped] * reps, "warmup": False}]

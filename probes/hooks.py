@@ -175,8 +175,9 @@ def _call_wrapper(probe, hook: Hook, fn):
         size = len(buffer)
         if size < capacity:
             caller = _getframe(1)
-            row = (CALL, index, seq, _tids.get(get_ident()) or _new_tid(), t0, t1 - t0, probe.step,
-                   caller.f_code.co_filename, caller.f_lineno, values)
+            site = _sites.get((id(caller.f_code), caller.f_lasti)) or _new_site(caller)
+            row = (CALL, index, seq, _tids.get(get_ident()) or _new_tid(), t0, t1 - t0, probe.step, site[0], site[1],
+                   values)
             buffer.append(probe.pack(row) if probe.is_packing else row)
             if size == shard.flush_rows:
                 shard.wake.set()
@@ -219,6 +220,18 @@ def _aggregate_wrapper(probe, hook: Hook, fn):
 
 
 _tids: dict = {}  # threading ident -> native thread id (threading.get_native_id is a system call each time)
+
+# (id of the caller's code object, instruction offset) -> (file, line, the code object) of a call site. A frame's
+# f_lineno walks the code's line table from its start (CPython 3.11+): ~5 us for a call 300 lines into a function;
+# the hooks are called from a handful of places, each looked up once. Keyed by id, as a code object hashes its
+# contents; each entry holds its code object, so that id is not reused while the entry lives.
+_sites: dict = {}
+
+
+def _new_site(frame) -> tuple:
+    code = frame.f_code
+    site = _sites[id(code), frame.f_lasti] = (code.co_filename, frame.f_lineno, code)
+    return site
 
 
 def _new_tid() -> int:
