@@ -137,53 +137,59 @@ def _call_wrapper(probe, hook: Hook, fn):
                     probe.duty_untick(hook)
                 return result
             return fn(*args, **kwargs)
-        if is_step:
-            probe.begin_step(hook)
-        before = probe.take_before(hook, args, kwargs) if has_befores else None
-        timer = probe.gpu_start(hook) if has_gpu_time else None
-        if has_nvtx and probe.nvtx_push(hook):
-            try:
+        e0 = monotonic_ns()
+        t0 = t1 = 0
+        try:
+            if is_step:
+                probe.begin_step(hook)
+            before = probe.take_before(hook, args, kwargs) if has_befores else None
+            timer = probe.gpu_start(hook) if has_gpu_time else None
+            if has_nvtx and probe.nvtx_push(hook):
+                try:
+                    t0 = monotonic_ns()
+                    result = fn(*args, **kwargs)
+                    t1 = monotonic_ns()
+                finally:
+                    probe.nvtx_pop()
+            else:
                 t0 = monotonic_ns()
                 result = fn(*args, **kwargs)
                 t1 = monotonic_ns()
-            finally:
-                probe.nvtx_pop()
-        else:
-            t0 = monotonic_ns()
-            result = fn(*args, **kwargs)
-            t1 = monotonic_ns()
-        if skip_none and is_idle(result):
-            if is_step:
-                probe.undo_step(hook)
-            return result
-        if hook.is_passing:  # a before-capture raised (or the control file left the hook out meanwhile)
-            return result
-        values = None
-        if take is not None:
-            try:
-                values = take(args, kwargs, result, before)
-            except Exception as exc:
-                probe.fail(hook, exc)
+            if skip_none and is_idle(result):
+                if is_step:
+                    probe.undo_step(hook)
                 return result
-        if is_aggregate:
-            probe.aggregate(hook, t0, t1, values)
+            if hook.is_passing:  # a before-capture raised (or the control file left the hook out meanwhile)
+                return result
+            values = None
+            if take is not None:
+                try:
+                    values = take(args, kwargs, result, before)
+                except Exception as exc:
+                    probe.fail(hook, exc)
+                    return result
+            if is_aggregate:
+                probe.aggregate(hook, t0, t1, values)
+                return result
+            hook.num_calls += 1
+            probe.seq = seq = probe.seq + 1
+            if timer is not None:
+                probe.cuda.stop(seq, timer)
+            size = len(buffer)
+            if size < capacity:
+                caller = _getframe(1)
+                site = _sites.get((id(caller.f_code), caller.f_lasti)) or _new_site(caller)
+                row = (CALL, index, seq, _tids.get(get_ident()) or _new_tid(), t0, t1 - t0, probe.step, site[0], site[1],
+                       values)
+                buffer.append(probe.pack(row) if probe.is_packing else row)
+                if size == shard.flush_rows:
+                    shard.wake.set()
+            else:
+                shard.num_dropped += 1
             return result
-        hook.num_calls += 1
-        probe.seq = seq = probe.seq + 1
-        if timer is not None:
-            probe.cuda.stop(seq, timer)
-        size = len(buffer)
-        if size < capacity:
-            caller = _getframe(1)
-            site = _sites.get((id(caller.f_code), caller.f_lasti)) or _new_site(caller)
-            row = (CALL, index, seq, _tids.get(get_ident()) or _new_tid(), t0, t1 - t0, probe.step, site[0], site[1],
-                   values)
-            buffer.append(probe.pack(row) if probe.is_packing else row)
-            if size == shard.flush_rows:
-                shard.wake.set()
-        else:
-            shard.num_dropped += 1
-        return result
+        finally:  # the probe's own time on this thread: the wrapper's less the engine's call (0 if that raised)
+            if t1:
+                probe.own_ns += monotonic_ns() - e0 - (t1 - t0)
 
     return wrapper
 
@@ -214,6 +220,7 @@ def _aggregate_wrapper(probe, hook: Hook, fn):
         if hook.agg_step != probe.step or len(calls) >= AGG_MAX_CALLS:
             calls = probe.open_aggregate(hook)
         calls.append((t0, t1 - t0, values))  # counted into hook.num_calls when the row closes
+        probe.own_ns += monotonic_ns() - t1  # the probe's own time (entry: one clock read, left out)
         return result
 
     return wrapper
