@@ -19,7 +19,7 @@ from atlas.env import settings as load_settings
 from atlas.runtime import launch, workloads
 from atlas.runtime.defaults import default_hooks
 from atlas.runtime.experiments import scenarios as sc
-from atlas.runtime.spec import build_spec, write_spec
+from atlas.runtime.spec import GPU_SAMPLE_EVERY, build_spec, write_spec
 from atlas.runtime.trace import DEFAULT_MODEL, ENGINE_DEFAULTS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -128,7 +128,8 @@ def main() -> None:
     ap.add_argument("--off-bisect", action="store_true", help="c16 also 'off' with one group of wrappers away each")
     ap.add_argument("--sample-hz", type=float, default=0.0, help="the probe's sampling profiler (e.g. 200): which "
                     "functions gain time with the probes off or on against absent (summary 'profile')")
-    ap.add_argument("--gpu-every", type=int, default=16, help="CUDA-event timing on every Nth execute call")
+    ap.add_argument("--gpu-every", type=int, default=GPU_SAMPLE_EVERY, help="CUDA-event timing on every Nth execute "
+                    "call")
     ap.add_argument("--out", type=Path, default=RUN, help="the carried folder to write (default .carry_run)")
     ap.add_argument("--order", default="", help="job names in the order they measure (the rest after them)")
     a = ap.parse_args()
