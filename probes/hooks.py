@@ -74,6 +74,7 @@ class Hook:
         self.num_errors = 0
         self.last_error = ""
         self.num_calls = 0
+        self.own_ns = 0  # the wrapper's own time over its recorded calls (less the engine's call)
         self.num_stale_calls = 0  # calls that reached the wrapper while it was detached (a kept reference)
         self.owner = None  # where the wrapper sits (class or module), the attribute, the original object there
         self.attr = ""
@@ -189,7 +190,9 @@ def _call_wrapper(probe, hook: Hook, fn):
             return result
         finally:  # the probe's own time on this thread: the wrapper's less the engine's call (0 if that raised)
             if t1:
-                probe.own_ns += monotonic_ns() - e0 - (t1 - t0)
+                own = monotonic_ns() - e0 - (t1 - t0)
+                probe.own_ns += own
+                hook.own_ns += own
 
     return wrapper
 
@@ -220,7 +223,9 @@ def _aggregate_wrapper(probe, hook: Hook, fn):
         if hook.agg_step != probe.step or len(calls) >= AGG_MAX_CALLS:
             calls = probe.open_aggregate(hook)
         calls.append((t0, t1 - t0, values))  # counted into hook.num_calls when the row closes
-        probe.own_ns += monotonic_ns() - t1  # the probe's own time (entry: one clock read, left out)
+        own = monotonic_ns() - t1  # the probe's own time (entry: one clock read, left out)
+        probe.own_ns += own
+        hook.own_ns += own
         return result
 
     return wrapper

@@ -309,7 +309,7 @@ class Probe:
         return {"capture_errors": {h.symbol: h.num_errors for h in self.hooks if h.num_errors},
                 "disabled_hooks": [h.symbol for h in self.hooks if h.is_disabled],
                 "hooks": {h.symbol: {"installed": h.is_installed, "calls": h.num_calls + len(h.agg_calls or ()),
-                                     "at_pin": h.at_pin,
+                                     "at_pin": h.at_pin, "own_ns": h.own_ns,
                                      "run_path": h.run_path, "run_line": h.run_line,
                                      **({"error": h.last_error} if h.last_error else {}),
                                      **({"stale_calls": h.num_stale_calls} if h.num_stale_calls else {})}
