@@ -43,7 +43,8 @@ def main() -> None:
         if h["fired"]:
             per_step = h["own_us_per_call"] * h["fired"] / max(steps, 1)
             total += per_step
-            print(f"  {symbol.rsplit('.', 2)[-2] + '.' + symbol.rsplit('.', 1)[1]:58s} own {h['own_us_per_call']:6.2f} us "
+            name = ".".join(symbol.rsplit(".", 2)[-2:])
+            print(f"  {name:58s} own {h['own_us_per_call']:6.2f} us "
                   f"a call, {h['fired'] / max(steps, 1):5.2f} calls a step, {per_step:6.2f} us a step")
     print(f"  all hooks: {total:.1f} us a step")
     for state, d in (s.get("duty") or {}).items():

@@ -180,8 +180,8 @@ def _call_wrapper(probe, hook: Hook, fn):
             if size < capacity:
                 caller = _getframe(1)
                 site = _sites.get((id(caller.f_code), caller.f_lasti)) or _new_site(caller)
-                row = (CALL, index, seq, _tids.get(get_ident()) or _new_tid(), t0, t1 - t0, probe.step, site[0], site[1],
-                       values)
+                row = (CALL, index, seq, _tids.get(get_ident()) or _new_tid(), t0, t1 - t0, probe.step, site[0],
+                       site[1], values)
                 buffer.append(probe.pack(row) if probe.is_packing else row)
                 if size == shard.flush_rows:
                     shard.wake.set()
