@@ -5,7 +5,7 @@ driver config; jobs.txt lists them in the order they measure. With --overhead, t
 probe-overhead phases of issue 7 (concurrency 16 and 1; probes absent / on / off, `--reps` times each, in a
 balanced order), last, when the other engines have finished starting.
 usage: python gpu/prepare.py [--scenarios NAME,...|all|none] [--variants vllm-graph,...]
-       [--overhead [--bisect] [--off-bisect] [--ab [--ab-variants]] [--sample-hz 200]] [--reps 3]
+       [--overhead [--bisect] [--off-bisect] [--ab|--ab-only [--ab-variants]] [--sample-hz 200]] [--reps 3]
        [--order JOB,...] [--out .carry_run]"""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from atlas.env import settings as load_settings
 from atlas.runtime import launch, workloads
 from atlas.runtime.defaults import default_hooks
 from atlas.runtime.experiments import scenarios as sc
-from atlas.runtime.spec import build_spec, write_spec
+from atlas.runtime.spec import GPU_SAMPLE_EVERY, build_spec, write_spec
 from atlas.runtime.trace import DEFAULT_MODEL, ENGINE_DEFAULTS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,22 +74,28 @@ def balanced(reps: int, states: tuple[str, ...] = ("absent", "on", "off")) -> li
 # Duty-cycled rounds (--ab): the probe itself flips on and off every DUTY engine steps (~0.2 s at c16), so that on
 # and off are compared over neighbouring windows of one run (atlas.runtime.cost.duty_summary): the H200 host's
 # speed drifts by tens of per cent from one second-long round to the next (run 6), which buries a 2% cost in
-# round-level medians. Variants: the probe as shipped, rows packed on the engine thread, the per-request KV hooks
-# left out, no CUDA-event timing.
+# round-level medians. Variants (--ab-variants): the probe with one part left out or done another way, each
+# compared with itself off in the same round. SGLang (met): rows packed on the engine thread, the per-request KV
+# hooks left out, no CUDA-event timing. vLLM (4% at c16 and c1, runs 8-10; in run 10 leaving out the commit, the
+# runner's padding and sampling hooks, CUDA timing or the flusher's wake-ups changed nothing; run 11: execute_model
+# alone cost 2-3.6% with CUDA timing and nothing without): no CUDA timing; every hook but the one that counts the
+# duty cycle (execute_model). The windows carry the probe's own time on the engine thread (own_ns).
 DUTY = 100
-AB_VARIANTS = {fw: ("pack=1", f"skip={g['kv']}", "gpu=0") for fw, g in GROUPS.items()}
+_ALL_BUT_LEADER = ",".join(sorted({h["qualname"] for h in default_hooks("vllm", "cuda")}
+                                  - {"GPUModelRunner.execute_model"}))  # vLLM's duty cycle counts execute_model
+AB_VARIANTS = {"sglang": ("pack=1", f"skip={GROUPS['sglang']['kv']}", "gpu=0"),
+               "vllm": ("gpu=0", f"skip={_ALL_BUT_LEADER}")}
 
 
 def ab_phases(framework: str, reps: int, vocab: int, variants: bool = False) -> list[dict]:
-    """Duty-cycled rounds at concurrency 16 and 1 on a steady batch (output lengths spread, so requests come and
-    go at different steps, not in waves that would make neighbouring windows unlike): the probe as shipped, 2*reps
-    rounds, and with `variants` also each variant `reps` times."""
-    c16 = workloads.requests(n=256, input_len=256, output_len=128, output_spread=96, concurrency=16, vocab=vocab,
-                             seed=2)
-    c1 = workloads.requests(n=12, input_len=256, output_len=128, output_spread=96, concurrency=1, vocab=vocab,
-                            seed=3)
+    """Duty-cycled rounds at concurrency 16 and 1 of steady decoding: 16 (1) requests of 256 -> 1536 tokens, all
+    in flight from the first step to the last, so neighbouring windows run the same batch (run 9 mixed arrivals
+    in, a prefill every ~8 steps: window step times spread 2-6.5 ms and per-pair ratios by 24%). The probe as
+    shipped, 2*reps rounds, and with `variants` also each variant `reps` times."""
+    c16 = workloads.requests(n=16, input_len=256, output_len=1536, concurrency=16, vocab=vocab, seed=2)
+    c1 = workloads.requests(n=1, input_len=256, output_len=1536, concurrency=1, vocab=vocab, seed=3)
     shipped = f"on duty={DUTY}"
-    rounds = balanced(reps, (shipped,) + tuple(f"{shipped} {v}" for v in AB_VARIANTS[framework])) if variants \
+    rounds = balanced(reps, (shipped, shipped) + tuple(f"{shipped} {v}" for v in AB_VARIANTS[framework])) if variants \
         else [shipped] * (2 * reps)
     return [{"name": "c16-ab", "workload": c16.to_json(), "rounds": rounds, "warmup": False},
             {"name": "c1-ab", "workload": c1.to_json(), "rounds": [shipped] * reps, "warmup": False}]
@@ -118,10 +124,12 @@ def main() -> None:
     ap.add_argument("--ab", action="store_true", help="overhead also from duty-cycled rounds (on/off every "
                     f"{DUTY} steps within a round) of the probe as shipped")
     ap.add_argument("--ab-variants", action="store_true", help="with --ab: also the variants of AB_VARIANTS")
+    ap.add_argument("--ab-only", action="store_true", help="the duty-cycled rounds alone (no rounds per state)")
     ap.add_argument("--off-bisect", action="store_true", help="c16 also 'off' with one group of wrappers away each")
     ap.add_argument("--sample-hz", type=float, default=0.0, help="the probe's sampling profiler (e.g. 200): which "
                     "functions gain time with the probes off or on against absent (summary 'profile')")
-    ap.add_argument("--gpu-every", type=int, default=16, help="CUDA-event timing on every Nth execute call")
+    ap.add_argument("--gpu-every", type=int, default=GPU_SAMPLE_EVERY, help="CUDA-event timing on every Nth execute "
+                    "call")
     ap.add_argument("--out", type=Path, default=RUN, help="the carried folder to write (default .carry_run)")
     ap.add_argument("--order", default="", help="job names in the order they measure (the rest after them)")
     a = ap.parse_args()
@@ -134,7 +142,8 @@ def main() -> None:
     jobs = [j for j in sc.jobs(chosen) if not a.variants or j.name in a.variants.split(",")]
     if a.overhead:  # the overhead phases ride on each framework's graph job, made for them when no scenario needs it
         jobs += [sc.Job(fw, "graph", sc.VARIANTS[fw]["graph"], (), ()) for fw in ("vllm", "sglang")
-                 if not any(j.name == f"{fw}-graph" for j in jobs)]
+                 if not any(j.name == f"{fw}-graph" for j in jobs)
+                 and (not a.variants or f"{fw}-graph" in a.variants.split(","))]
     order = a.order.split(",") if a.order else []
     # graph jobs measure last unless --order says otherwise: the others' starts are over by then
     jobs.sort(key=lambda j: (order.index(j.name) if j.name in order else len(order), j.variant == "graph"))
@@ -155,8 +164,9 @@ def main() -> None:
         phases = [phase_json(p, vocab) for p in job.phases]
         if a.overhead and job.variant == "graph":
             extra = (BISECT[job.framework] if a.bisect else ()) + (OFF_BISECT[job.framework] if a.off_bisect else ())
-            phases += overhead_phases(a.reps, vocab, extra, keep_off=a.off_bisect)
-            if a.ab:
+            if not a.ab_only:
+                phases += overhead_phases(a.reps, vocab, extra, keep_off=a.off_bisect)
+            if a.ab or a.ab_only:
                 phases += ab_phases(job.framework, a.reps, vocab, a.ab_variants)
         engine = {**ENGINE_DEFAULTS[(job.framework, "cuda")], **job.engine}
         if job.framework == "sglang":  # side by side: a port each; INFO logs carry the graph-capture figures

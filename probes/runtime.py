@@ -59,6 +59,8 @@ class Probe:
         self.duty_count = 0
         self.duty_begin_ns = 0
         self.duty_state = ""
+        self.own_ns = 0  # the probe's own time on the hooked threads (the wrappers' less the engine's calls)
+        self._window_own_ns = 0  # own_ns when the current duty window began
         self.is_packing = False  # rows marshalled on the hot path (control option pack=1)
         self.packed_files: set = set()  # call-site files of packed rows, for the flusher's "file" records
         self.gc_ns = [0, 0, 0]  # with spec `diagnostics`: garbage-collection pauses per generation
@@ -114,8 +116,8 @@ class Probe:
             now = monotonic_ns()
             self.shard.add({"kind": "window", "v": SCHEMA_VERSION, "pid": self.pid, "on": self.is_active,
                             "begin_ns": self.duty_begin_ns, "end_ns": now, "steps": self.duty_steps,
-                            "state": self.duty_state})
-            self.duty_begin_ns, self.duty_count = now, 1
+                            "state": self.duty_state, "own_ns": self.own_ns - self._window_own_ns})
+            self.duty_begin_ns, self.duty_count, self._window_own_ns = now, 1, self.own_ns
             self.is_active = not self.is_active
 
     def duty_untick(self, hook: Hook) -> None:
@@ -284,12 +286,14 @@ class Probe:
         self.is_active = state not in ("off", "absent")
         self.duty_steps = duty if state == "on" else 0
         self.duty_count, self.duty_begin_ns, self.duty_state = 0, monotonic_ns(), text
+        self._window_own_ns = self.own_ns
 
     def after_fork(self) -> None:
         """A forked child (vLLM's EngineCore can be one) is its own process: new pid, counters, process record."""
         self.pid = os.getpid()
         self.proc = multiprocessing.current_process().name
         self.step, self.seq, self.step_leader, self.open_aggregates = 0, 0, None, []
+        self.own_ns = self._window_own_ns = 0
         self.known_files = set()
         forget_threads()
         self.cuda = CudaTimer()
@@ -305,12 +309,13 @@ class Probe:
         return {"capture_errors": {h.symbol: h.num_errors for h in self.hooks if h.num_errors},
                 "disabled_hooks": [h.symbol for h in self.hooks if h.is_disabled],
                 "hooks": {h.symbol: {"installed": h.is_installed, "calls": h.num_calls + len(h.agg_calls or ()),
-                                     "at_pin": h.at_pin,
+                                     "at_pin": h.at_pin, "own_ns": h.own_ns,
                                      "run_path": h.run_path, "run_line": h.run_line,
                                      **({"error": h.last_error} if h.last_error else {}),
                                      **({"stale_calls": h.num_stale_calls} if h.num_stale_calls else {})}
                           for h in self.hooks},
                 "step": self.step, "is_active": self.is_active, "is_attached": self.is_attached,
+                "own_ns": self.own_ns,
                 **({"diag": self.diagnostics()} if self.has_diagnostics else {})}
 
     def diagnostics(self) -> dict:

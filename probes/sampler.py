@@ -2,7 +2,10 @@
 second, reads every other thread's Python stack (sys._current_frames) and counts the function and line on top
 (self) and each function on the stack once (inclusive). The probe drains the counts at each flush into a "samples"
 record stamped with the control file's state, so that rounds with the probes on, off and absent can be compared
-function by function. It costs the same in every state (it runs whatever the state is)."""
+function by function. It costs the same in every state (it runs whatever the state is).
+Blind spot: the sampler thread runs only when it gets the GIL, so it sees another thread where that thread lets the
+GIL go (C calls that release it: CUDA launches, copies, waits), never inside pure-Python code that keeps it, such as
+the probe's own wrappers (results/README.md, run 11). For the probe's own cost use its `own_ns` figures."""
 
 from __future__ import annotations
 

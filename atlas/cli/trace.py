@@ -39,6 +39,8 @@ def register(sub) -> None:
     p.add_argument("--sample-hz", type=float, default=0.0, help="a sampling profiler in each engine process, this "
                    "many stacks a second, counted per probe state: the summary's 'profile' lists the functions whose "
                    "share moved most against the absent rounds (e.g. --sample-hz 200 --rounds absent,off,on)")
+    p.add_argument("--gpu-every", type=int, default=0, metavar="N",
+                   help="CUDA-event GPU timing on every Nth execute call (default 64; 1 times every call, at a cost)")
     p.add_argument("--diagnostics", action="store_true", help="the probe samples process and thread CPU, CPU waits "
                    "and garbage collection at each flush; the summary sets them beside each round (summary 'cost')")
     p.add_argument("--no-warmup", action="store_true", help="skip the untimed warm-up round")
@@ -73,6 +75,8 @@ def trace(args, settings) -> int:
     if args.scenario:
         return scenario(args, settings)
     rounds = parse_rounds(args.rounds)
+    if args.gpu_every < 0:
+        raise ConfigError(f"--gpu-every {args.gpu_every}: give N >= 1 (time every Nth execute call), or leave it out")
     if args.tp < 1:
         raise ConfigError(f"--tp {args.tp}: give the tensor-parallel size, 1 or more (e.g. --tp 2)")
     params = {k: getattr(args, k) for k in ("n", "input_len", "output_len", "concurrency")}
@@ -81,7 +85,8 @@ def trace(args, settings) -> int:
                         python=args.python, pin_set=args.pin_sets[0], hooks=args.hooks,
                         engine_args=tuple(args.engine_args), rounds=rounds, warmup=not args.no_warmup,
                         single_process=args.single_process, timeout_s=args.timeout, probes=not args.no_probes,
-                        tp=args.tp, diagnostics=args.diagnostics, sample_hz=args.sample_hz)
+                        tp=args.tp, diagnostics=args.diagnostics, sample_hz=args.sample_hz,
+                        gpu_every=args.gpu_every)
     return report(run_trace(opts, settings), args)
 
 

@@ -175,6 +175,8 @@ def duty_summary(records: Records, busiest_only: bool = True, seed: int = 0) -> 
                       "geomean": round(math.exp(statistics.mean(map(math.log, ratios))), 4),
                       "pooled": round(_ns_per_step(off) / _ns_per_step(on), 4),
                       "ci95": [round(medians[25], 4), round(medians[974], 4)],
+                      **({"own_us_per_step": round(statistics.median(w["own_ns"] / w["steps"] for w in on) / 1e3, 1),
+                          "step_us": round(_ns_per_step(off) / 1e3, 1)} if on and "own_ns" in on[0] else {}),
                       "window_ms": round(statistics.median((w["end_ns"] - w["begin_ns"]) / 1e6 for seq in runs
                                                            for w in seq), 1)}
     return out

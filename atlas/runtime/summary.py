@@ -82,7 +82,10 @@ def summarise(merged: Merged, spec: dict, driver: dict | None = None) -> dict:
         hooks[h["symbol"]] = {"role": h["role"], "path": h["path"], "line": h["line"], "fired": fired[h["symbol"]],
                               "installed_in": len(installed), "optional": bool(h.get("optional")),
                               "at_pin": bool(installed) and all(s.get("at_pin") for s in installed),
-                              "run_line": installed[0].get("run_line") if installed else None}
+                              "run_line": installed[0].get("run_line") if installed else None,
+                              # the wrapper's own time per recorded call (its time less the engine's), all processes
+                              "own_us_per_call": round(sum(s.get("own_ns", 0) for s in installed) / 1e3
+                                                       / max(sum(s.get("calls", 0) for s in installed), 1), 2)}
     stats = list(merged.stats.values())
     requests = per_request(merged)
     ttfts = [r["ttft_ms"] for r in requests.values() if r.get("ttft_ms") is not None]

@@ -55,6 +55,7 @@ class TraceOptions:
     tp: int = 1  # tensor-parallel size handed to the engine
     diagnostics: bool = False  # the probe samples CPU, CPU waits and GC at each flush (summary "cost")
     sample_hz: float = 0.0  # > 0: the probe's sampling profiler, per probe state (summary "profile")
+    gpu_every: int = 0  # CUDA-event timing on every Nth execute call (0: the spec's default)
 
 
 def parse_engine_args(args: tuple[str, ...]) -> dict:
@@ -119,7 +120,8 @@ def run_trace(opts: TraceOptions, settings: Settings) -> dict:
                           "the engine's interpreter (bash scripts/setup_cpu_engine.sh makes one for vLLM on the CPU)")
     pin_set = specs.pick_pin_set(manifest, opts.pin_set, version)
     spec = specs.build_spec(opts.framework, pin_set, opts.device, out, settings, opts.hooks, tp=opts.tp,
-                            extra={"diagnostics": opts.diagnostics, "sample_hz": opts.sample_hz})
+                            extra={"diagnostics": opts.diagnostics, "sample_hz": opts.sample_hz,
+                                   **({"gpu_sample_every": opts.gpu_every} if opts.gpu_every else {})})
     for hook in spec["hooks"]:
         if hook["symbol"] == opts.inject_fault:
             hook["capture"] = [*hook["capture"], "fail"]

@@ -10,10 +10,7 @@ from operator import attrgetter, is_not
 from probes.hooks import arg
 
 _request_id, _finish_reason = attrgetter("request_id"), attrgetter("finish_reason")
-
-
-def _new_token_ids(output) -> list:
-    return output.new_token_ids or ()
+_new_token_ids = attrgetter("new_token_ids")  # EngineCoreOutput's list (a None would disable the hook, counted)
 
 
 def _n_blocks(kv_blocks) -> int:
@@ -76,7 +73,10 @@ def _commit_raw(args, kwargs, result, before) -> tuple:
     mro = arg(args, kwargs, 2, "model_runner_output")
     cached = getattr(so, "scheduled_cached_reqs", None)
     drafts = getattr(so, "scheduled_spec_decode_tokens", None) or {}
-    outs = [o for outputs in (result or {}).values() for o in getattr(outputs, "outputs", ())]
+    if result and len(result) == 1:  # one front end (client): its list as is, no Python loop
+        outs = getattr(next(iter(result.values())), "outputs", None) or ()
+    else:
+        outs = [o for outputs in (result or {}).values() for o in getattr(outputs, "outputs", ())]
     emitted = (list(map(_request_id, outs)), list(map(len, map(_new_token_ids, outs))),  # C-level passes
                list(map(is_not, map(_finish_reason, outs), repeat(None))))
     new = [(r.req_id, r.num_computed_tokens) for r in getattr(so, "scheduled_new_reqs", None) or ()]

@@ -31,8 +31,10 @@ def test_events_map_to_definition_and_call_site(tmp_path):
         assert (c["call_path"], c["call_line"], c["call_at_pin"]) == ("fakeengine/run.py", call_line, True)
         assert c["dur_ns"] >= 0 and c["ts_ns"] > 0 and c["tid"] > 0
     stats = [r for r in rows if r["kind"] == "stats"][-1]
-    assert stats["hooks"]["fakeengine.sched.Scheduler.schedule"] == {
-        "installed": True, "calls": 3, "at_pin": True, "run_path": "fakeengine/sched.py", "run_line": def_line}
+    hook = stats["hooks"]["fakeengine.sched.Scheduler.schedule"]
+    assert hook.pop("own_ns") > 0  # the wrapper's own time over the 3 calls
+    assert hook == {"installed": True, "calls": 3, "at_pin": True, "run_path": "fakeengine/sched.py",
+                    "run_line": def_line}
 
 
 @pytest.mark.parametrize("change, version, at_pin, version_at_pin", [
@@ -236,6 +238,30 @@ p.set_state("on")
     assert [w["on"] for w in windows] == [True, False, True, False]  # steps 1-2 on, 3-4 off, 5-6 on, 7-8 off
     assert all(w["steps"] == 2 and w["end_ns"] >= w["begin_ns"] and w["state"] == "on duty=2" for w in windows)
     assert [c["step"] for c in _calls(rows)] == [1, 2, 3, 4, 5]  # recorded: steps 1, 2, 5, 6, 9 (numbered 1-5)
+
+
+def test_duty_windows_carry_the_probes_own_time(tmp_path):
+    blobs = make_engine(tmp_path)
+    body = """
+from probes import runtime
+from fakeengine.sched import Scheduler
+p = runtime._PROBE
+s = Scheduler()
+p.set_state("on duty=10")
+for i in range(60):
+    s.schedule(i)
+p.set_state("on")
+"""
+    done = run(tmp_path, spec(tmp_path, tmp_path / "out", blobs, step=True), body)
+    assert done.returncode == 0, done.stderr
+    rows = records(tmp_path / "out")
+    windows = [r for r in rows if r["kind"] == "window"]
+    # the wrappers' own time (less the engine's calls) lands in the on windows; an off window holds only the tail
+    # of the call that ended the on window before it
+    on, off = [w["own_ns"] for w in windows if w["on"]], [w["own_ns"] for w in windows if not w["on"]]
+    assert (len(on), len(off)) == (3, 2) and all(n > 0 for n in on) and sum(on) > 2 * sum(off)
+    stats = [r for r in rows if r["kind"] == "stats"]
+    assert stats[-1]["own_ns"] >= sum(on) + sum(off)
 
 
 def test_the_sampler_counts_where_the_threads_are_under_each_state(tmp_path):

@@ -63,3 +63,15 @@ def test_runtime_page_sets_out_what_the_probes_cost(tmp_path):
     assert "| c16 | 7878.0 | 7747.0 | 7951.3 | 1.0093 | 1.0264 |" in page
     assert "| <code>c16-ab: on duty=100</code> | 0.9925 | 0.9753-1.0205 | 1.0029 | 88 |" in page
     assert "### What the probes cost" not in _page(tmp_path / "none")  # no trace, no section
+
+
+def test_the_hooks_table_gives_each_wrappers_own_time_where_the_trace_has_it(tmp_path):
+    (tmp_path / "results").mkdir()
+    symbol = "sglang.srt.managers.scheduler.Scheduler.get_next_batch_to_run"
+    summary = dict(SUMMARY, hooks={symbol: dict(SUMMARY["hooks"][symbol], own_us_per_call=12.5)})
+    (tmp_path / "results" / "gpu-sglang-summary.json").write_text(json.dumps(summary))
+    (row,) = [line for line in _page(tmp_path, root=tmp_path).splitlines() if line.startswith("| plan |")]
+    assert "| 5 | yes | 12.5 us |" in row
+    (tmp_path / "results" / "gpu-sglang-summary.json").write_text(json.dumps(SUMMARY))  # older summaries: blank
+    (row,) = [line for line in _page(tmp_path, root=tmp_path).splitlines() if line.startswith("| plan |")]
+    assert "| 5 | yes |  |" in row

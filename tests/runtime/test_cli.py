@@ -18,6 +18,7 @@ from atlas.cli import main
     (["--rounds", "absent;on colour=red"], "round 'on colour=red' is not a probe state"),
     (["--device", "cpu", "--framework", "sglang"], "no engine recipe for sglang on cpu"),
     (["--tp", "0"], "give the tensor-parallel size, 1 or more"),
+    (["--gpu-every", "-1"], "give N >= 1 (time every Nth execute call)"),
 ])
 def test_bad_input_fails_fast_with_one_line(tmp_path, capsys, argv, says):
     blocker = tmp_path / "a-file"

@@ -49,6 +49,7 @@ def test_single_process_trace_every_hook_fires_at_its_pinned_line(tmp_path):
                                            for r in s["requests"].values())
     assert s["steps_by_batch_mode"].get("DECODE", 0) > 0 and s["kv_blocks_allocated"] == s["kv_blocks_freed"] > 0
     assert s["cuda_graph"] == {"NONE": sum(s["cuda_graph"].values())}  # eager on the CPU
+    assert all(h["own_us_per_call"] > 0 for h in s["hooks"].values() if h["fired"])  # the wrappers time themselves
     events = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
     plans = [e for e in events if e.get("symbol", "").endswith("Scheduler.schedule")]
     assert all(e["call_at_pin"] and e["call_path"] == "vllm/v1/engine/core.py" for e in plans)

@@ -9,7 +9,7 @@ import pytest
 
 from atlas.env import settings as load_settings
 from atlas.errors import BuildMissing, SymbolNotFound
-from atlas.runtime.spec import build_spec, pick_pin_set
+from atlas.runtime.spec import GPU_SAMPLE_EVERY, build_spec, pick_pin_set
 from atlas.sources import load_all
 
 
@@ -31,6 +31,7 @@ def test_builtin_hooks_resolve_to_def_lines(framework, pin_set, device, tmp_path
         pytest.fail(f"{exc} (the pinned trees are synced on this machine: run `atlas sync --pins {pin_set}`)")
     root = Path(settings.checkouts / framework / spec["commit"][:12])
     assert spec["source"] == "builtin-default" and len(spec["hooks"]) >= 9
+    assert spec["gpu_sample_every"] == GPU_SAMPLE_EVERY > 1  # timing every call would cost vLLM ~8% (run 12)
     for hook in spec["hooks"]:
         source = (root / hook["path"]).read_text().splitlines()
         assert source[hook["line"] - 1].lstrip().startswith(f"def {hook['qualname'].rsplit('.', 1)[1]}("), hook
