@@ -4,7 +4,8 @@ Usage: ATLAS_MIRROR=... python benchmarks/bench_graph.py [--pins default|latest]
 Prints: cold build of the trees into a fresh build folder (atlas.graph.build_many: each tree parsed over all cores,
 then resolved in a forked child while the next is parsed; --sequential builds one tree after another), wall and
 CPU seconds, per tree the stages (parse, decode of its facts in the process that resolves it, resolve, the wait
-for the kernel layer that runs beside resolution, store), tree-sitter alone parsing the same files in one process, their ratio (target <= 2), the rebuild with nothing changed (target < 3 s), peak RSS of this process and its workers
+for the kernel layer that runs beside resolution, store), tree-sitter alone parsing the same files in one process,
+their ratio (target <= 2), the rebuild with nothing changed (target < 3 s), peak RSS of this process and its workers
 (target < 4 GiB), warm load times, call sites resolved per component, and the share of same-framework call sites
 resolved in the scheduler, KV-cache, model-runner and engine-core modules (target >= 90%).
 Do not edit atlas/graph or atlas/parse/python while it runs: the rebuild would then rightly rebuild everything."""
