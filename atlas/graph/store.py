@@ -108,15 +108,17 @@ def _dispatch_edges(g: EdgeBuilder, solver: Solver, symbols: dict) -> int:
     ordered = {cls: sorted(subs) for cls, subs in subclasses.items()}
     direct = (Provenance.STATIC.value, Provenance.TYPE_INFERRED.value)
     count = 0
+    overrides_of: dict[str, list[str]] = {}  # callee -> its overrides (none when too many), once per callee
     for caller, callee, provenance, _, path, line in list(g.edges()):
         if provenance not in direct:
             continue
-        cls, _, name = callee.rpartition(".")
-        if cls not in ordered or name.startswith("__"):
-            continue
-        overrides = [f"{sub}.{name}" for sub in ordered[cls] if f"{sub}.{name}" in symbols]
-        if len(overrides) > MAX_OVERRIDES:
-            continue
+        overrides = overrides_of.get(callee)
+        if overrides is None:
+            cls, _, name = callee.rpartition(".")
+            overrides = [] if cls not in ordered or name.startswith("__") else [
+                target for target in (f"{sub}.{name}" for sub in ordered[cls]) if target in symbols]
+            overrides_of[callee] = overrides if len(overrides) <= MAX_OVERRIDES else []
+            overrides = overrides_of[callee]
         for target in overrides:
             if not g.has_edge(caller, target):
                 g.add_edge(caller, target, Provenance.DISPATCH.value, CONFIDENCE[Provenance.DISPATCH], path, line)
