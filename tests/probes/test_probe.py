@@ -219,43 +219,34 @@ s.schedule(3)
     assert all(c["call_path"] == "main.py" or c["call_line"] > 0 for c in calls)
 
 
-def test_duty_cycle_alternates_on_and_off_every_n_steps(tmp_path):
+def _duty_run(tmp_path, duty: int, steps: int) -> tuple[list, list]:
+    """(records, duty windows) of `steps` scheduler steps under 'on duty=N', then 'on'."""
     blobs = make_engine(tmp_path)
-    body = """
+    body = f"""
 from probes import runtime
 from fakeengine.sched import Scheduler
 p = runtime._PROBE
 s = Scheduler()
-p.set_state("on duty=2")
-for i in range(9):
+p.set_state("on duty={duty}")
+for i in range({steps}):
     s.schedule(i)
 p.set_state("on")
 """
     done = run(tmp_path, spec(tmp_path, tmp_path / "out", blobs, step=True), body)
     assert done.returncode == 0, done.stderr
     rows = records(tmp_path / "out")
-    windows = [r for r in rows if r["kind"] == "window"]
+    return rows, [r for r in rows if r["kind"] == "window"]
+
+
+def test_duty_cycle_alternates_on_and_off_every_n_steps(tmp_path):
+    rows, windows = _duty_run(tmp_path, duty=2, steps=9)
     assert [w["on"] for w in windows] == [True, False, True, False]  # steps 1-2 on, 3-4 off, 5-6 on, 7-8 off
     assert all(w["steps"] == 2 and w["end_ns"] >= w["begin_ns"] and w["state"] == "on duty=2" for w in windows)
     assert [c["step"] for c in _calls(rows)] == [1, 2, 3, 4, 5]  # recorded: steps 1, 2, 5, 6, 9 (numbered 1-5)
 
 
 def test_duty_windows_carry_the_probes_own_time(tmp_path):
-    blobs = make_engine(tmp_path)
-    body = """
-from probes import runtime
-from fakeengine.sched import Scheduler
-p = runtime._PROBE
-s = Scheduler()
-p.set_state("on duty=10")
-for i in range(60):
-    s.schedule(i)
-p.set_state("on")
-"""
-    done = run(tmp_path, spec(tmp_path, tmp_path / "out", blobs, step=True), body)
-    assert done.returncode == 0, done.stderr
-    rows = records(tmp_path / "out")
-    windows = [r for r in rows if r["kind"] == "window"]
+    rows, windows = _duty_run(tmp_path, duty=10, steps=60)
     # the wrappers' own time (less the engine's calls) lands in the on windows; an off window holds only the tail
     # of the call that ended the on window before it
     on, off = [w["own_ns"] for w in windows if w["on"]], [w["own_ns"] for w in windows if not w["on"]]
