@@ -4,13 +4,18 @@ The hooks of every step take their values in LATER form (one raw call on the eng
 
 from __future__ import annotations
 
-from itertools import repeat
+from itertools import chain, repeat
 from operator import attrgetter, is_not
 
 from probes.hooks import arg
 
 _request_id, _finish_reason = attrgetter("request_id"), attrgetter("finish_reason")
 _new_token_ids = attrgetter("new_token_ids")  # EngineCoreOutput's list (a None would disable the hook, counted)
+
+
+def _outputs(client_outputs) -> list:
+    """An EngineCoreOutputs' outputs (one call per front end, not per request)."""
+    return getattr(client_outputs, "outputs", ())
 
 
 def _n_blocks(kv_blocks) -> int:
@@ -73,10 +78,7 @@ def _commit_raw(args, kwargs, result, before) -> tuple:
     mro = arg(args, kwargs, 2, "model_runner_output")
     cached = getattr(so, "scheduled_cached_reqs", None)
     drafts = getattr(so, "scheduled_spec_decode_tokens", None) or {}
-    if result and len(result) == 1:  # one front end (client): its list as is, no Python loop
-        outs = getattr(next(iter(result.values())), "outputs", None) or ()
-    else:
-        outs = [o for outputs in (result or {}).values() for o in getattr(outputs, "outputs", ())]
+    outs = list(chain.from_iterable(map(_outputs, (result or {}).values())))  # every client's outputs, C-level
     emitted = (list(map(_request_id, outs)), list(map(len, map(_new_token_ids, outs))),  # C-level passes
                list(map(is_not, map(_finish_reason, outs), repeat(None))))
     new = [(r.req_id, r.num_computed_tokens) for r in getattr(so, "scheduled_new_reqs", None) or ()]
