@@ -95,7 +95,8 @@ def summarise(merged: Merged, spec: dict, driver: dict | None = None) -> dict:
             "hook_source": spec["source"], "device": spec.get("device"),
             "processes": [{"pid": p["pid"], "proc": p["proc"], "engine_version": p["engine_version"],
                            "version_at_pin": p["version_at_pin"]} for p in merged.processes],
-            "num_events": sum(s["num_events"] for s in stats), "num_dropped": sum(s["num_dropped"] for s in stats),
+            # the events read back, not the stats' count: a kill can leave rows flushed after the last stats record
+            "num_events": len(merged.events), "num_dropped": sum(s["num_dropped"] for s in stats),
             "num_torn_lines": merged.num_torn,
             "capture_errors": {k: v for s in stats for k, v in s.get("capture_errors", {}).items()},
             "disabled_hooks": sorted({h for s in stats for h in s.get("disabled_hooks", [])}),

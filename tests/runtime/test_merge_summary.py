@@ -18,6 +18,14 @@ def test_merge_skips_a_torn_line(tmp_path):
     assert merged.num_torn == 1 and len(merged.events) == 2 + 3 * 4 and len(merged.processes) == 1
 
 
+def test_summary_counts_the_events_read_not_a_stale_stats_record(tmp_path):
+    """A kill after a rows-only flush leaves rows behind the last stats record: the summary counts what it read."""
+    merged = merge(write(tmp_path))
+    (stats,) = merged.stats.values()
+    stats["num_events"] = 2
+    assert summarise(merged, SPEC)["num_events"] == len(merged.events) == 2 + 3 * 4
+
+
 def test_summary_figures(tmp_path):
     s = summarise(merge(write(tmp_path)), SPEC)
     assert s["steps_by_batch_mode"] == {"DECODE": 2, "EXTEND": 1}
