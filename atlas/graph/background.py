@@ -46,9 +46,14 @@ def retain(*objects) -> None:
         _RETAINED.append(objects)
 
 
-def _run(send, fn: Callable, args: tuple) -> None:
+def mark_child() -> None:
+    """This process is a child forked for a part of a build (its exit frees its memory at once: see `retain`)."""
     global _IN_CHILD
     _IN_CHILD = True
+
+
+def _run(send, fn: Callable, args: tuple) -> None:
+    mark_child()
     try:
         send.send((True, fn(*args)))
     except BaseException as exc:  # noqa: BLE001 - carried to the parent, raised there

@@ -3,7 +3,7 @@
 Layout: `<build>/graph/<framework>-<commit12>/{index-vN.pickle, graph-vN.pickle, key}` (the graph as an edge
 table, atlas.graph.table); `key` hashes the analysed (path, blob) list and the code versions, so a rebuild with
 nothing changed only lists files and compares keys.
-Per-file parse results live in `<build>/pyfacts/` (see atlas.graph.parsing)."""
+Per-file parse results live in `<build>/pyfacts/` (see atlas.graph.parsing and atlas.graph.packs)."""
 
 from __future__ import annotations
 
@@ -19,12 +19,13 @@ from pathlib import Path
 
 from atlas.env import Settings
 from atlas.errors import BuildMissing
-from atlas.graph import background, components
+from atlas.graph import background, components, processes
 from atlas.graph.index import Index
-from atlas.graph.parsing import FACTS_VERSION, decode_files, encode_files
+from atlas.graph.parsing import FACTS_VERSION, cache, py_files
 from atlas.graph.queries import AtlasGraph
 from atlas.graph.store import assemble
 from atlas.model import CallSite, Span, Symbol, SymbolKind
+from atlas.parse.kernels.layer import cpp_paths, cpp_targets
 from atlas.sources import Manifest, analysed_files, load_all, locate
 
 GRAPH_VERSION = "6"  # part of the file names: files written by another layout are not read
@@ -76,9 +77,8 @@ def build(settings: Settings, framework: str, pin_set: str = "default", progress
 
 def build_many(settings: Settings, frameworks: list[str], pin_set: str = "default", progress=None,
                force: bool = False, workers: int | None = None) -> list[BuildReport]:
-    """Build (or refresh) several trees, reports in the order of `frameworks`. Each tree's files are parsed over
-    all cores; call resolution of one tree is sequential, so every tree but the last is resolved in a forked child
-    while the next tree is parsed and resolved here, keeping the cores busy."""
+    """Build (or refresh) several trees, reports in the order of `frameworks`: their files parsed over `workers`
+    processes (default: every core), each tree resolved in a process of its own (atlas.graph.processes)."""
     with gc_paused():
         start = time.perf_counter()
         plans = [_plan(settings, framework, pin_set) for framework in frameworks]
@@ -89,20 +89,9 @@ def build_many(settings: Settings, frameworks: list[str], pin_set: str = "defaul
             else:
                 done[p.framework] = BuildReport(p.framework, pin_set, p.checkout.pin.ref, len(p.files), 0, 0,
                                                 time.perf_counter() - start, False)
-        pending = []
-        for n, plan in enumerate(todo, 1):
-            t = time.perf_counter()
-            encoded, num_parsed = encode_files(plan.checkout.path, plan.files, plan.manifest.package_root,
-                                               settings.build, progress, workers)
-            timings = {"parse": time.perf_counter() - t}
-            if progress and n == len(todo):
-                progress("resolve", 0.9)
-            args = (plan, pin_set, encoded, num_parsed, timings, start)
-            pending.append(background.start(_decode_finish, *args, daemon=False) if n < len(todo) else
-                           lambda args=args: _decode_finish(*args))
-            del encoded, args  # a forked tree's facts are decoded in its child only (the lambda holds the last one's)
-        for result in pending[::-1]:  # this process's own tree first: the children ran beside it
-            report = result()
+        works = [_work(settings, plan, pin_set, start) for plan in todo]
+        scratch = settings.build / f".parse-{os.getpid()}"
+        for report in processes.run(works, workers or os.cpu_count() or 1, scratch, progress):
             done[report.framework] = report
         return [done[framework] for framework in frameworks]
 
@@ -132,6 +121,18 @@ def _plan(settings: Settings, framework: str, pin_set: str) -> _Plan:
                  _key(files, manifest))
 
 
+def _work(settings: Settings, plan: _Plan, pin_set: str, start: float) -> processes.TreeWork:
+    """What atlas.graph.processes needs to build `plan`: the files the parse cache lacks, the C++ files, and how to
+    finish (resolve and store)."""
+    root = Path(plan.checkout.path)
+    files = py_files(plan.files, plan.manifest.package_root)
+    store = cache(settings.build)
+    known = store.index()
+    return processes.TreeWork(root, files, [f for f in files if f.key not in known],
+                              cpp_paths(plan.checkout, plan.manifest), cpp_targets(root), store,
+                              partial(components.component_of, plan.framework), partial(_finish, plan, pin_set, start))
+
+
 @contextmanager
 def gc_paused():
     """The cyclic garbage collector off for a while: a build creates millions of tuples, sets and dicts (facts,
@@ -145,19 +146,10 @@ def gc_paused():
             gc.enable()
 
 
-def _decode_finish(plan: _Plan, pin_set: str, encoded: list, num_parsed: int, timings: dict,
-                   start: float) -> BuildReport:
-    """Decode one parsed tree's facts (atlas.graph.parsing.decode_files), then resolve, assemble and store it."""
-    t = time.perf_counter()
-    facts, kernel_facts = decode_files(encoded, partial(components.component_of, plan.framework))
-    timings["decode"] = time.perf_counter() - t
-    return _finish(plan, pin_set, facts, kernel_facts, num_parsed, timings, start)
-
-
-def _finish(plan: _Plan, pin_set: str, facts: list, kernel_facts: list, num_parsed: int, timings: dict,
-            start: float) -> BuildReport:
-    """Resolve, assemble and store one parsed tree."""
-    graph = assemble(facts, plan.checkout, plan.manifest, timings, kernel_facts=kernel_facts)
+def _finish(plan: _Plan, pin_set: str, start: float, facts: list, kernel_facts: list, cpp, num_parsed: int,
+            timings: dict) -> BuildReport:
+    """Resolve, assemble and store one parsed tree (`cpp()`: its C++ files' part of the kernel layer)."""
+    graph = assemble(facts, plan.checkout, plan.manifest, timings, kernel_facts=kernel_facts, cpp=cpp)
     index = Index(plan.checkout.pin, plan.checkout.path, graph.symbols)
     out = plan.out
     out.mkdir(parents=True, exist_ok=True)

@@ -29,10 +29,12 @@ MAX_OVERRIDES = 40  # a base method with more overrides than this gets no dispat
 
 
 def assemble(facts: list[ModuleFacts], checkout, manifest, timings: dict | None = None, max_rounds: int = 4,
-             kernel_facts: list | None = None) -> AtlasGraph:
+             kernel_facts: list | None = None, cpp=None) -> AtlasGraph:
     """Resolve calls over all facts (their symbols already tagged with components, see atlas.graph.parsing), run
     the kernel layer when present (on `kernel_facts`, the kernel-layer facts of the Python files, when the parse
-    stage made them), add dispatch edges, and store the graph as an edge table."""
+    stage made them), add dispatch edges, and store the graph as an edge table. With `cpp` (a function giving the
+    C++ files' part, atlas.parse.kernels.layer.cpp_file), the kernel layer runs here after resolution; without, in
+    a forked child beside it."""
     timings = timings if timings is not None else {}
     symbols: dict[str, Symbol] = {}
     path_of: dict[str, str] = {}
@@ -43,13 +45,13 @@ def assemble(facts: list[ModuleFacts], checkout, manifest, timings: dict | None 
         for s in f.scopes:
             path_of[s.id] = f.path
     t = time.perf_counter()
-    kernel_result = background.start(_kernel_layer, checkout, manifest, symbols, kernel_facts)  # beside resolution
+    kernel_result = background.start(_kernel_layer, checkout, manifest, symbols, kernel_facts) if cpp is None else None
     solver = Solver(facts, pycg=False, max_rounds=max_rounds, rules=load_rules(components.rules_path(manifest.name)))
     resolution = solver.solve()
     timings["resolve"] = time.perf_counter() - t
     t = time.perf_counter()
-    kernel = kernel_result()
-    timings["kernels (waited)"] = time.perf_counter() - t
+    kernel = kernel_result() if kernel_result else _kernel_layer(checkout, manifest, symbols, kernel_facts, cpp())
+    timings["kernels"] = time.perf_counter() - t
     g = EdgeBuilder()
     for sid in symbols:
         g.add_node(sid)
@@ -86,8 +88,8 @@ def assemble(facts: list[ModuleFacts], checkout, manifest, timings: dict | None 
     return AtlasGraph(checkout.pin, None, symbols, unresolved, stats, g.table())
 
 
-def _kernel_layer(checkout, manifest, symbols, python=None):
-    """Issue 4's hook: atlas.parse.kernels.kernel_layer(checkout, manifest, symbols, python), when that module
+def _kernel_layer(checkout, manifest, symbols, python=None, cpp=None):
+    """Issue 4's hook: atlas.parse.kernels.kernel_layer(checkout, manifest, symbols, python, cpp), when that module
     exists."""
     try:
         module = importlib.import_module("atlas.parse.kernels")
@@ -96,7 +98,7 @@ def _kernel_layer(checkout, manifest, symbols, python=None):
             return None
         raise
     layer = getattr(module, "kernel_layer", None)
-    return layer(checkout, manifest, symbols, python) if layer else None
+    return layer(checkout, manifest, symbols, python, cpp) if layer else None
 
 
 def _dispatch_edges(g: EdgeBuilder, solver: Solver, symbols: dict) -> int:

@@ -6,6 +6,7 @@ import errno
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -236,7 +237,8 @@ def test_an_interrupted_clone_is_recovered(project, capsys):
 
 
 def test_cli_version_and_help_exit_cleanly():
-    out = subprocess.run(["atlas", "--version"], capture_output=True, text=True)
+    script = Path(sys.executable).with_name("atlas")  # the console script the install put beside this Python
+    out = subprocess.run([str(script), "--version"], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.startswith("atlas ")
 
 

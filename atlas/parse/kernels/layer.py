@@ -10,13 +10,13 @@ from pathlib import Path
 
 from atlas.model import CallSite, Edge, Symbol, SymbolKind
 from atlas.parse.kernels.cmake import cmake_texts, extension_targets
-from atlas.parse.kernels.cpp import CPP_SUFFIXES, parse_cpp
+from atlas.parse.kernels.cpp import CPP_SUFFIXES, CppFile, parse_cpp
 from atlas.parse.kernels.cppedges import cpp_edges, cpp_symbols
 from atlas.parse.kernels.cppindex import CppIndex
 from atlas.parse.kernels.jit import jit_layer
 from atlas.parse.kernels.ops import op_uses, python_ops, registered_ops
 from atlas.parse.kernels.python_side import PyFacts, mentions_kernels, python_facts
-from atlas.parse.kernels.registrations import find_registrations
+from atlas.parse.kernels.registrations import Registration, find_registrations
 from atlas.parse.kernels.scopes import Scopes
 from atlas.sources import analysed_files
 
@@ -31,6 +31,33 @@ class KernelLayer:
 
 def _read(root: Path, path: str) -> str:
     return (root / path).read_text(encoding="utf-8", errors="replace")
+
+
+def cpp_paths(checkout, manifest) -> list[str]:
+    """The C++/CUDA files of `checkout` the kernel layer reads (the manifest's globs)."""
+    return [path for path, _ in analysed_files(manifest, checkout, CPP_SUFFIXES)]
+
+
+def cpp_targets(root: Path) -> dict[str, str]:
+    """Source path -> the CMake extension target compiling it (atlas.parse.kernels.cmake)."""
+    return extension_targets(cmake_texts(root))
+
+
+def cpp_file(root: Path, path: str, targets: dict[str, str]) -> tuple[CppFile, list[Registration]]:
+    """One C++/CUDA file's part of the layer: its functions, macros and includes, and its op registrations. Files are
+    independent of each other here, so a build spreads them over its processes (atlas.graph.schedule)."""
+    text = _read(root, path)
+    return parse_cpp(path, text), find_registrations(path, text, targets.get(path, ""))
+
+
+class _Sources:
+    """The C++ texts the JIT part reads (a few files), read when asked for."""
+
+    def __init__(self, root: Path, paths: set[str]):
+        self.root, self.paths = root, paths
+
+    def get(self, path: str, default: str = "") -> str:
+        return _read(self.root, path) if path in self.paths else default
 
 
 def reaches_kernel(start: str, adjacency: dict[str, list[str]], kinds: dict[str, SymbolKind],
@@ -49,19 +76,21 @@ def reaches_kernel(start: str, adjacency: dict[str, list[str]], kinds: dict[str,
     return False
 
 
-def kernel_layer(checkout, manifest, symbols: dict[str, Symbol], python: list[PyFacts] | None = None
-                 ) -> KernelLayer:
+def kernel_layer(checkout, manifest, symbols: dict[str, Symbol], python: list[PyFacts] | None = None,
+                 cpp: list[tuple[CppFile, list[Registration]]] | None = None) -> KernelLayer:
     """The kernel layer of `checkout` (an atlas.sources.Checkout) under `manifest`'s globs; `symbols` is the Python
     index (dotted ids with spans) that op uses and JIT loads are attributed to. `python`: the facts of the analysed
     Python files that mention kernels, in file order, when the caller has them (a build's parse stage makes them from
-    the trees it parsed anyway, see atlas.graph.parsing); else those files are read and parsed here."""
+    the trees it parsed anyway, see atlas.graph.parsing); else those files are read and parsed here. `cpp`: the
+    `cpp_file` of every path `cpp_paths` lists, in that order, when the caller made them; else they are made here."""
     started = time.perf_counter()
     root = Path(checkout.path)
-    cpp_paths = [path for path, _ in analysed_files(manifest, checkout, CPP_SUFFIXES)]
-    sources = {path: _read(root, path) for path in cpp_paths}
-    index = CppIndex([parse_cpp(path, text) for path, text in sources.items()])
-    targets = extension_targets(cmake_texts(root))
-    registrations = [r for path, text in sources.items() for r in find_registrations(path, text, targets.get(path, ""))]
+    if cpp is None:
+        targets = cpp_targets(root)
+        cpp = [cpp_file(root, path, targets) for path in cpp_paths(checkout, manifest)]
+    index = CppIndex([f for f, _ in cpp])
+    registrations = [r for _, found in cpp for r in found]
+    sources = _Sources(root, set(index.files))
     parsed_cpp = time.perf_counter()
 
     facts = python if python is not None else []
@@ -86,7 +115,7 @@ def kernel_layer(checkout, manifest, symbols: dict[str, Symbol], python: list[Py
     unresolved = open_uses + open_impls + open_py_ops + open_jit + open_launches
     stats = _stats(layer_symbols, edges, unresolved, facts, gpu_ops, tree_namespaces, registrations)
     stats.update(jit_stats)
-    stats.update({"cpp_files": len(sources), "python_files_scanned": len(facts),
+    stats.update({"cpp_files": len(cpp), "python_files_scanned": len(facts),
                   "seconds_parse_cpp": round(parsed_cpp - started, 3),
                   "seconds_parse_python": round(parsed_py - parsed_cpp, 3),
                   "seconds_total": round(time.perf_counter() - started, 3)})
