@@ -1,10 +1,11 @@
 """Speed, memory and resolution figures of the Python index and call graph (issue 3's targets).
 
 Usage: ATLAS_MIRROR=... python benchmarks/bench_graph.py [--pins default|latest] [FRAMEWORK ...]
-Prints: cold build of the trees into a fresh build folder (atlas.graph.build_many: each tree parsed over all cores,
-then resolved in a forked child while the next is parsed; --sequential builds one tree after another), wall and
-CPU seconds, per tree the stages (parse, decode of its facts in the process that resolves it, resolve, the wait
-for the kernel layer that runs beside resolution, store), tree-sitter alone parsing the same files in one process,
+Prints: cold build of the trees into a fresh build folder (atlas.graph.build_many: a process per tree, forked at the
+start, each parsing its own files and its share of the others', atlas.graph.schedule; --sequential builds one tree
+after another), wall and CPU seconds, per tree the stages of its owner (parse of its own share, decode of the shares
+parsed elsewhere, resolve, kernels: its own C++ files and the layer's join, store), tree-sitter alone parsing the
+same files in one process,
 their ratio (target <= 2), the rebuild with nothing changed (target < 3 s), peak RSS of this process and its workers
 (target < 4 GiB), warm load times, call sites resolved per component, and the share of same-framework call sites
 resolved in the scheduler, KV-cache, model-runner and engine-core modules (target >= 90%).
@@ -86,7 +87,7 @@ def main() -> int:
             print(f"{m.name} {report.ref}: {num_files} files, {lines / 1e6:.2f} M lines; tree-sitter alone "
                   f"{seconds:.1f} s; built {report.seconds:.1f} s after the start {t}")
         ratio = cold / parse_alone
-        how = "one tree after another" if args.sequential else "trees side by side (build_many)"
+        how = "one tree after another" if args.sequential else "a process per tree (build_many)"
         print(f"cold build, all trees ({how}): {cold:.1f} s wall, {cold_cpu:.1f} s CPU in all processes; "
               f"tree-sitter alone, one process: {parse_alone:.1f} s wall, {parse_alone_cpu:.1f} s CPU; "
               f"ratio {ratio:.2f} (target <= 2.0), CPU ratio {cold_cpu / parse_alone_cpu:.2f}")

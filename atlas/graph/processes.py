@@ -75,7 +75,7 @@ def _run_forked(works: list[TreeWork], shares: list[Share], scratch: Path, progr
         reader.close()
         writer.close()
     reports: dict[int, object] = {}
-    total = sum(len(w.parse) for w in works) or 1
+    total = sum(len(w.parse) for w in works)
     try:
         while results:
             for conn in wait(list(results), timeout=0.25):
@@ -91,7 +91,7 @@ def _run_forked(works: list[TreeWork], shares: list[Share], scratch: Path, progr
                     reports[shares[p].owner] = value
             if progress:
                 done = sum(counts)
-                progress("parse" if done < total else "resolve", min(done / total, 1.0) * 0.9)
+                progress("parse" if done < total else "resolve", 0.9 * done / total if total else 0.9)
     finally:
         for proc in procs:
             if proc.is_alive() and results:
