@@ -112,7 +112,7 @@ class Probe:
 
     # -- duty cycling (control option duty=N): probes on and off in turns of N engine steps, in one run ---------
     def duty_tick(self, hook: Hook) -> bool:
-        """A step hook's call while the duty cycle is off: the step leader's count the window's steps; every
+        """A step hook's call while the duty cycle is off: the step leader's calls count the window's steps; every
         `duty_steps` steps the probe flips between recording and passing through and writes the window that ended
         (end_duty_window), so that on and off are compared over neighbouring fractions of a second, under the same
         load and the same machine speed. True when the window turned on with this call: it records, the on
