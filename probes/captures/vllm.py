@@ -2,8 +2,10 @@
 manager's block traffic, the model runner's execute, and the commit of sampled tokens (update_from_output).
 The hooks of every step take their values in LATER form (one raw call on the engine thread, values offline). The
 raw functions read attributes in plain bytecode, loops included: CPython specialises those reads (slots, msgspec
-structs, instance dicts), where `operator.attrgetter` and `map` look each one up afresh (3x slower on vLLM's
-EngineCoreOutput, results/README.md, session 5), and they call no helper on the common path."""
+structs, instance dicts), where `operator.attrgetter`, `map` and `getattr` look each one up afresh (3x slower on
+vLLM's EngineCoreOutput, results/README.md, session 5), and they call no helper on the common path. Attributes
+that every pinned version has (0.26, 0.32, 0.33) are read directly; a version without one disables the hook,
+counted (probes.runtime.Probe.fail), and leaves the engine alone."""
 
 from __future__ import annotations
 
@@ -43,16 +45,14 @@ def _plan_raw(args, kwargs, out, before) -> tuple:
     """References to the SchedulerOutput's own lists, dicts and sets (the engine never changes a SchedulerOutput once
     schedule() returned it); per-request work only for new requests (a prefill), and for the new blocks of
     requests resumed after a preemption: V1's model runner adopts those lists and extends them in later steps."""
-    cached = getattr(out, "scheduled_cached_reqs", None)
-    drafts = out.scheduled_spec_decode_tokens
-    new_reqs = getattr(out, "scheduled_new_reqs", None)
+    cached, drafts, new_reqs = out.scheduled_cached_reqs, out.scheduled_spec_decode_tokens, out.scheduled_new_reqs
     new = [(r.req_id, r.num_computed_tokens, sum(map(len, r.block_ids or ()))) for r in new_reqs] if new_reqs else []
     new_blocks = getattr(cached, "new_block_ids", None)
     if new_blocks and getattr(cached, "resumed_req_ids", None):
         new_blocks = sum(len(b) for nb in new_blocks if nb for b in nb)
-    return (out.num_scheduled_tokens, new, getattr(cached, "req_ids", None),
-            getattr(cached, "num_computed_tokens", None), getattr(cached, "num_output_tokens", None), new_blocks,
-            bool(drafts), sum(map(len, drafts.values())) if drafts else 0, getattr(out, "preempted_req_ids", None))
+    return (out.num_scheduled_tokens, new, cached.req_ids, cached.num_computed_tokens,
+            getattr(cached, "num_output_tokens", None), new_blocks, bool(drafts),
+            sum(map(len, drafts.values())) if drafts else 0, getattr(out, "preempted_req_ids", None))
 
 
 def plan_values(raw: tuple) -> dict:
@@ -76,8 +76,7 @@ def _commit_raw(args, kwargs, result, before) -> tuple:
     step's SchedulerOutput and ModelRunnerOutput lists (none changes after the call)."""
     so = args[1] if len(args) > 1 else kwargs.get("scheduler_output")
     mro = args[2] if len(args) > 2 else kwargs.get("model_runner_output")
-    cached = getattr(so, "scheduled_cached_reqs", None)
-    drafts = getattr(so, "scheduled_spec_decode_tokens", None)
+    cached, drafts, new_reqs = so.scheduled_cached_reqs, so.scheduled_spec_decode_tokens, so.scheduled_new_reqs
     ids, counts, finished = [], [], []
     for client in (result or {}).values():  # one EngineCoreOutputs per front end
         for o in client.outputs:
@@ -85,13 +84,11 @@ def _commit_raw(args, kwargs, result, before) -> tuple:
             counts.append(len(o.new_token_ids))
             if o.finish_reason is not None:  # an IntEnum, which marshal cannot take: only its request id is kept
                 finished.append(o.request_id)
-    new_reqs = getattr(so, "scheduled_new_reqs", None)
     new = [(r.req_id, r.num_computed_tokens) for r in new_reqs] if new_reqs else []
-    sampled = getattr(mro, "sampled_token_ids", None) or []  # tokens per request matter only with drafts
-    return (so.num_scheduled_tokens, new, getattr(cached, "req_ids", None),
-            getattr(cached, "num_computed_tokens", None), {r: len(t) for r, t in drafts.items()} if drafts else {},
-            getattr(mro, "req_ids", None) or [], [len(t) for t in sampled] if drafts else len(sampled),
-            (ids, counts, finished))
+    sampled = mro.sampled_token_ids or []  # tokens per request matter only with drafts
+    return (so.num_scheduled_tokens, new, cached.req_ids, cached.num_computed_tokens,
+            {r: len(t) for r, t in drafts.items()} if drafts else {}, mro.req_ids or [],
+            [len(t) for t in sampled] if drafts else len(sampled), (ids, counts, finished))
 
 
 def commit_values(raw: tuple) -> dict:
@@ -152,7 +149,7 @@ def _padding_raw(args, kwargs, result, before) -> tuple:
 
 def _dispatch_raw(args, kwargs, result, before) -> tuple:  # model runner V2 (vllm/v1/worker/gpu/)
     mode = result.cg_mode
-    return getattr(mode, "_name_", None) or str(mode), int(getattr(result, "num_tokens", 0) or 0)
+    return getattr(mode, "_name_", None) or str(mode), int(result.num_tokens or 0)
 
 
 def _named(*names):
