@@ -5,8 +5,8 @@ session 5). Here each hooked method of the vLLM stand-ins (probe_standins.py) do
 copy and a Python loop over scattered objects, so that the caches are cold when the call returns (as after a
 forward) and when the next one begins; printed per hook: the wrappers' own time (their own_ns, as the engine bench
 reads it) and the whole added time seen from outside the call (the median call on less the median call absent, in
-alternating turns of 10 steps: the wrapper's entry, argument passing and return included). The probes of a git revision ("before") and of
-the working tree ("after") run in alternating fresh interpreters; medians over them.
+alternating turns of 10 steps: the wrapper's entry, argument passing and return included; noisier). The probes of
+a git revision ("before") and of the working tree ("after") run in alternating fresh interpreters; medians.
 usage: python benchmarks/bench_probe_cold.py [--before REV] [--repeat 5] [--steps 2000]"""
 
 from __future__ import annotations
