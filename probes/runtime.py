@@ -191,9 +191,13 @@ class Probe:
     def close_aggregates(self) -> None:
         """Every open aggregated row to the shard (at a new step, and at exit)."""
         hooks, self.open_aggregates = self.open_aggregates, []
+        shard, is_packing = self.shard, self.is_packing
         for hook in hooks:
-            if hook.agg_calls:
-                self._close(hook)
+            calls = hook.agg_calls
+            if calls:  # _close, inline: the step leader runs this every step an aggregated hook fired
+                hook.num_calls += len(calls)
+                row = (AGG, hook.index, hook.agg_step, calls)
+                shard.add(self.pack(row) if is_packing else row)
             hook.agg_calls, hook.agg_step = None, -1
 
     def _close(self, hook: Hook) -> None:

@@ -19,9 +19,10 @@ from probes.records import CALL
 # where a does not): step (it counts engine steps: Probe.begin_step, inline for the step leader; with a duty cycle
 # the off half counts them in Probe.duty_tick, and the call that turns a window on or off is the new window's
 # first step), gpu (CUDA-event timing on every Nth call), idle (skip_none: idle polls leave no record), take (it
-# has captures), agg (one row per step: its calls go to the step's list), pre (step or gpu: work before the call,
-# counted in its own time). Everything it reads is a parameter of the factory or a name of NAMESPACE: closure
-# cells and cached globals.
+# has captures), agg (one row per step: its calls go to the step's list, opened by the step's first call and
+# closed by the next step's leader, Probe.close_aggregates), pre (step or gpu: work before the call, counted in
+# its own time). Everything it reads is a parameter of the factory or a name of NAMESPACE: closure cells and
+# cached globals.
 TEMPLATE = """\
 def factory(probe, hook, fn, take, is_idle, shard, buffer, capacity, index{defaults}):
     last_site = NO_SITE
@@ -70,7 +71,11 @@ def factory(probe, hook, fn, take, is_idle, shard, buffer, capacity, index{defau
             probe.fail(hook, exc)  #: take
             return result  #: take
         calls = hook.agg_calls  #: agg
-        if hook.agg_step != probe.step or len(calls) >= AGG_MAX_CALLS:  #: agg
+        if calls is None:  #: agg
+            calls = hook.agg_calls = []  #: agg
+            hook.agg_step = probe.step  #: agg
+            probe.open_aggregates.append(hook)  #: agg
+        elif hook.agg_step != probe.step or len(calls) >= AGG_MAX_CALLS:  #: agg
             calls = probe.open_aggregate(hook)  #: agg
         calls.append((t0, t1 - t0, values))  #: agg
         hook.num_calls += 1  #: !agg
