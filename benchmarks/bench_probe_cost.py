@@ -293,8 +293,8 @@ def print_hooks(framework: str, by_tree: dict) -> None:
         print(f"  {qualname:<56} " + " | ".join(cells))
 
 
-STEP_NOTE = {"vllm": "schedule, allocate_slots x batch, execute_model, _determine_batch_execution_and_padding, "
-                     "sample_tokens, update_from_output",
+STEP_NOTE = {"vllm": "schedule, get_new_blocks (a block for one request in 16), execute_model, "
+                     "_determine_batch_execution_and_padding (vLLM's keyword call), sample_tokens, update_from_output",
              "sglang": "get_next_batch_to_run, prepare_for_decode, run_batch, process_batch_result"}
 
 

@@ -5,7 +5,7 @@ the probes' own time per step. `bench_probe_cost.py` times the wrappers in a tig
 every cache; in an engine each call costs 3-5x that (results/README.md, runs 9-12), and the H200 host's engine thread
 another ~1.4x this machine's.
 usage: python benchmarks/bench_probe_engine.py [--python ENGINE_PYTHON] [--concurrency 16] [--output-len 400]
-       [--rounds 3] [--duty 50] [--out DIR]"""
+       [--rounds 3] [--duty 50] [--control 'skip=GPUModelRunner.sample_tokens'] [--out DIR]"""
 
 from __future__ import annotations
 
@@ -27,11 +27,12 @@ def main() -> None:
     ap.add_argument("--output-len", type=int, default=400)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--duty", type=int, default=50)
+    ap.add_argument("--control", default="", help="more control options for every round (probes.runtime.parse_control)")
     ap.add_argument("--out", type=Path)
     a = ap.parse_args()
     out = a.out or Path(tempfile.mkdtemp(prefix="atlas-probe-engine-"))
     opts = TraceOptions("vllm", out, python=a.python, hooks="builtin", single_process=True, diagnostics=True,
-                        rounds=(f"on duty={a.duty}",) * a.rounds,
+                        rounds=(f"on duty={a.duty} {a.control}".strip(),) * a.rounds,
                         workload_params={"n": a.concurrency, "input_len": a.input_len, "output_len": a.output_len,
                                          "concurrency": a.concurrency})
     s = run_trace(opts, load_settings())

@@ -14,11 +14,23 @@ class Mode(Enum):
     FULL = 2
 
 
-def vllm_objects(batch: int):
+class EngineCoreOutput:  # slotted, as vLLM's msgspec Struct is (attribute reads specialise as they do there)
+    __slots__ = ("request_id", "new_token_ids", "finish_reason")
+
+    def __init__(self, request_id, new_token_ids, finish_reason=None):
+        self.request_id, self.new_token_ids, self.finish_reason = request_id, new_token_ids, finish_reason
+
+
+def _no_work() -> None:
+    return None
+
+
+def vllm_objects(batch: int, work=_no_work):
     """The classes, one call per hook, and a decode step: schedule, allocate_slots once per running request (a
     new block from the pool for one request in 16, as at block size 16),
     execute_model, _determine_batch_execution_and_padding, sample_tokens, update_from_output. Each step's objects
-    are new (the engine builds them per step), so the flusher cannot share them between records."""
+    are new (the engine builds them per step), so the flusher cannot share them between records. Each hooked
+    method first runs `work()`: the engine's own work inside the call (bench_probe_cold.py: caches evicted)."""
     rids = [f"req-{i}" for i in range(batch)]
     requests = {r: NS(num_prompt_tokens=256, num_computed_tokens=300, request_id=r) for r in rids}
 
@@ -33,13 +45,16 @@ def vllm_objects(batch: int):
             self.requests = requests
 
         def schedule(self):
+            work()
             return scheduler_output()
 
         def update_from_output(self, scheduler_output, model_runner_output):
-            return {0: NS(outputs=[NS(request_id=r, new_token_ids=[7], finish_reason=None) for r in rids])}
+            work()
+            return {0: NS(outputs=[EngineCoreOutput(r, [7]) for r in rids])}
 
     class BlockPool:
         def get_new_blocks(self, num_blocks):
+            work()
             return [NS(block_id=i) for i in range(num_blocks)]
 
     pool = BlockPool()
@@ -51,23 +66,34 @@ def vllm_objects(batch: int):
 
     class GPUModelRunner:
         def execute_model(self, scheduler_output):
+            work()
             return None
 
-        def _determine_batch_execution_and_padding(self, num_tokens):
+        def _determine_batch_execution_and_padding(self, num_tokens, num_reqs, num_scheduled_tokens_np,
+                                                   max_num_scheduled_tokens, use_cascade_attn=False,
+                                                   allow_microbatching=True, force_eager=False,
+                                                   num_encoder_reqs=0):  # vLLM 0.32's, called with keywords
+            work()
             return Mode.FULL, None
 
         def sample_tokens(self, grammar_output):
+            work()
             return NS(req_ids=list(rids), sampled_token_ids=[[7] for _ in rids])
 
     sched, kv, runner = Scheduler(), KVCacheManager(), GPUModelRunner()
+
+    def padding(num_tokens):  # as GPUModelRunner.execute_model calls it
+        return runner._determine_batch_execution_and_padding(
+            num_tokens=num_tokens, num_reqs=batch, num_scheduled_tokens_np=None, max_num_scheduled_tokens=1,
+            use_cascade_attn=False, num_encoder_reqs=0, allow_microbatching=True)
+
     so, req = scheduler_output(), requests[rids[0]]
     mro = runner.sample_tokens(None)
     calls = {"Scheduler.schedule": lambda: sched.schedule(),
              "KVCacheManager.allocate_slots": lambda: kv.allocate_slots(req, 1),
              "BlockPool.get_new_blocks": lambda: pool.get_new_blocks(1),
              "GPUModelRunner.execute_model": lambda: runner.execute_model(so),
-             "GPUModelRunner._determine_batch_execution_and_padding":
-                 lambda: runner._determine_batch_execution_and_padding(batch),
+             "GPUModelRunner._determine_batch_execution_and_padding": lambda: padding(batch),
              "GPUModelRunner.sample_tokens": lambda: runner.sample_tokens(None),
              "Scheduler.update_from_output": lambda: sched.update_from_output(so, mro)}
 
@@ -76,7 +102,7 @@ def vllm_objects(batch: int):
         for rid in rids:
             kv.allocate_slots(requests[rid], 1)
         runner.execute_model(out)
-        runner._determine_batch_execution_and_padding(batch)
+        padding(batch)
         sampled = runner.sample_tokens(None)
         sched.update_from_output(out, sampled)
 

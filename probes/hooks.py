@@ -1,15 +1,13 @@
-"""The wrapper put on each hooked method: times the call, notes the call site, runs the captures, and hands one
-compact row of plain data to the probe (the flusher writes it as is; atlas expands it). A capture that raises
-disables its hook (counted); the engine's call is never affected."""
+"""A hook as installed (Hook), what its captures see (Call), and what every wrapper shares: the call-site and
+thread-id caches. The wrappers themselves (probes.wrappers) time the call, note the call site, run the captures
+and hand one compact row of plain data to the probe (the flusher writes it as is; atlas expands it). A capture
+that raises disables its hook (counted); the engine's call is never affected."""
 
 from __future__ import annotations
 
-import functools
 import sys
 import threading
 import time
-
-from probes.records import CALL
 
 monotonic_ns = time.monotonic_ns
 time_ns = time.time_ns
@@ -106,159 +104,40 @@ def make_hook(entry: dict, captures: dict, befores: dict, is_idle, later, index:
 AGG_MAX_CALLS = 4096  # an aggregated row closes after this many calls even within a step: memory stays bounded
 
 
-def wrap(probe, hook: Hook, fn):
-    """A wrapper with the signature of `fn` that records each call through `probe`."""
-    if hook.is_aggregate and not (hook.is_step or hook.befores or hook.has_gpu_time or hook.has_nvtx
-                                  or hook.skip_none):
-        wrapper = _aggregate_wrapper(probe, hook, fn)
-    else:
-        wrapper = _call_wrapper(probe, hook, fn)
-    wrapper.__atlas_probe__ = hook
-    return wrapper
+thread_ids: dict = {}  # threading ident -> native thread id (threading.get_native_id is a system call each time)
 
-
-def _call_wrapper(probe, hook: Hook, fn):
-    """The general wrapper. The hot path keeps to two clock reads, the captures and one row of plain data appended
-    to the shard's buffer (schema.CALL_ROW); a full buffer drops the row and counts it. A hook's static settings
-    are read once, here, not per call."""
-    shard = probe.shard
-    buffer, capacity, index = shard.buffer, shard.capacity, hook.index
-    is_step, has_befores, has_gpu_time, has_nvtx = hook.is_step, bool(hook.befores), hook.has_gpu_time, hook.has_nvtx
-    skip_none, is_idle, take, is_aggregate = hook.skip_none, hook.is_idle, hook.take, hook.is_aggregate
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        if not probe.is_active or hook.is_passing:
-            if not probe.is_attached:
-                hook.num_stale_calls += 1
-            elif is_step and probe.duty_steps and not hook.is_passing:  # duty cycling: the off half counts steps
-                probe.duty_tick(hook)
-                result = fn(*args, **kwargs)
-                if skip_none and is_idle(result):
-                    probe.duty_untick(hook)
-                return result
-            return fn(*args, **kwargs)
-        e0 = monotonic_ns()
-        t0 = t1 = 0
-        try:
-            if is_step:
-                probe.begin_step(hook)
-            before = probe.take_before(hook, args, kwargs) if has_befores else None
-            timer = probe.gpu_start(hook) if has_gpu_time else None
-            if has_nvtx and probe.nvtx_push(hook):
-                try:
-                    t0 = monotonic_ns()
-                    result = fn(*args, **kwargs)
-                    t1 = monotonic_ns()
-                finally:
-                    probe.nvtx_pop()
-            else:
-                t0 = monotonic_ns()
-                result = fn(*args, **kwargs)
-                t1 = monotonic_ns()
-            if skip_none and is_idle(result):
-                if is_step:
-                    probe.undo_step(hook)
-                return result
-            if hook.is_passing:  # a before-capture raised (or the control file left the hook out meanwhile)
-                return result
-            values = None
-            if take is not None:
-                try:
-                    values = take(args, kwargs, result, before)
-                except Exception as exc:
-                    probe.fail(hook, exc)
-                    return result
-            if is_aggregate:
-                probe.aggregate(hook, t0, t1, values)
-                return result
-            hook.num_calls += 1
-            probe.seq = seq = probe.seq + 1
-            if timer is not None:
-                probe.cuda.stop(seq, timer)
-            size = len(buffer)
-            if size < capacity:
-                caller = _getframe(1)
-                site = _sites.get((id(caller.f_code), caller.f_lasti)) or _new_site(caller)
-                row = (CALL, index, seq, _tids.get(get_ident()) or _new_tid(), t0, t1 - t0, probe.step, site[0],
-                       site[1], values)
-                buffer.append(probe.pack(row) if probe.is_packing else row)
-                if size == shard.flush_rows:
-                    shard.wake.set()
-            else:
-                shard.num_dropped += 1
-            return result
-        finally:  # the probe's own time on this thread: the wrapper's less the engine's call (0 if that raised)
-            if t1:
-                own = monotonic_ns() - e0 - (t1 - t0)
-                probe.own_ns += own
-                hook.own_ns += own
-
-    return wrapper
-
-
-def _aggregate_wrapper(probe, hook: Hook, fn):
-    """Per-request hot paths: no call site, and each call only appends (start, duration, values) to its step's
-    list; count, sums and concatenations are made offline."""
-    take = hook.take
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        if not probe.is_active or hook.is_passing:
-            if not probe.is_attached:
-                hook.num_stale_calls += 1
-            return fn(*args, **kwargs)
-        t0 = monotonic_ns()
-        result = fn(*args, **kwargs)
-        t1 = monotonic_ns()
-        if take is None:
-            values = None
-        else:
-            try:
-                values = take(args, kwargs, result, None)
-            except Exception as exc:
-                probe.fail(hook, exc)
-                return result
-        calls = hook.agg_calls
-        if hook.agg_step != probe.step or len(calls) >= AGG_MAX_CALLS:
-            calls = probe.open_aggregate(hook)
-        calls.append((t0, t1 - t0, values))  # counted into hook.num_calls when the row closes
-        own = monotonic_ns() - t1  # the probe's own time (entry: one clock read, left out)
-        probe.own_ns += own
-        hook.own_ns += own
-        return result
-
-    return wrapper
-
-
-_tids: dict = {}  # threading ident -> native thread id (threading.get_native_id is a system call each time)
-
-# (id of the caller's code object, instruction offset) -> (file, line, the code object) of a call site. A frame's
+# (id of the caller's code object, instruction offset) -> (code, offset, file, line) of a call site. A frame's
 # f_lineno walks the code's line table from its start (CPython 3.11+): ~5 us for a call 300 lines into a function;
-# the hooks are called from a handful of places, each looked up once. Keyed by id, as a code object hashes its
-# contents; each entry holds its code object, so that id is not reused while the entry lives.
+# the hooks are called from a handful of places, each looked up once (and each wrapper keeps its last one). Keyed
+# by id, as a code object hashes its contents; each entry holds its code object, so that id is not reused while
+# the entry lives.
 _sites: dict = {}
+NO_SITE = (None, -1, "", 0)
 
 
-def _new_site(frame) -> tuple:
-    code = frame.f_code
-    site = _sites[id(code), frame.f_lasti] = (code.co_filename, frame.f_lineno, code)
+def call_site(frame) -> tuple:
+    """(code, offset, file, line) of where `frame` is now."""
+    code, offset = frame.f_code, frame.f_lasti
+    site = _sites.get((id(code), offset))
+    if site is None:
+        site = _sites[id(code), offset] = (code, offset, code.co_filename, frame.f_lineno)
     return site
 
 
-def _new_tid() -> int:
-    tid = _tids[get_ident()] = get_native_id()
+def new_tid() -> int:
+    """This thread's native id, remembered."""
+    tid = thread_ids[get_ident()] = get_native_id()
     return tid
 
 
 def hook_threads() -> dict:
     """threading ident -> native id of the threads that have recorded a call."""
-    return dict(_tids)
+    return dict(thread_ids)
 
 
 def forget_threads() -> None:
     """After a fork: the child's threads have new native ids."""
-    _tids.clear()
+    thread_ids.clear()
 
 
 def _is_none(result) -> bool:

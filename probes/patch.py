@@ -8,7 +8,8 @@ import importlib.abc
 import inspect
 import sys
 
-from probes.hooks import Hook, wrap
+from probes.hooks import Hook
+from probes.wrappers import wrap
 
 
 def resolve_owner(module, qualname: str):

@@ -54,12 +54,11 @@ class Probe:
         self.hooks = [make_hook(e, *captures.for_hook(table, e), index) for index, e in enumerate(spec["hooks"])]
         self.spec_gpu_every = max(int(spec.get("gpu_sample_every", 1)), 1)  # CUDA-event timing on every Nth call
         self.gpu_every = self.spec_gpu_every  # 0: no timing (control option gpu=0)
-        self._gpu_calls = 0
+        self.gpu_calls = 0  # calls of CUDA-timed hooks (the wrapper counts them, gpu_start times every Nth)
         self.duty_steps = 0  # control option duty=N: on and off in turns of N steps (duty_tick)
         self.duty_count = 0
         self.duty_begin_ns = 0
         self.duty_state = ""
-        self.own_ns = 0  # the probe's own time on the hooked threads (the wrappers' less the engine's calls)
         self._window_own_ns = 0  # own_ns when the current duty window began
         self.is_packing = False  # rows marshalled on the hot path (control option pack=1)
         self.packed_files: set = set()  # call-site files of packed rows, for the flusher's "file" records
@@ -86,15 +85,24 @@ class Probe:
         self.shard.add_static(records.hook_record(self.pid, hook))
 
     # -- hot path --------------------------------------------------------------------------------------------
-    def begin_step(self, hook: Hook) -> None:
+    def begin_step(self, hook: Hook) -> bool:
+        """A step hook's call while recording (the generated wrappers do this inline once the leader is known):
+        the first step hook to fire leads, and its calls count the engine's steps and, when duty cycling, the
+        window's. True when the window turned off with this call: it passes through, the off window's first step."""
         if self.step_leader is None:
             self.step_leader = hook
-        if hook is self.step_leader:
-            self.step += 1
-            if self.open_aggregates:
-                self.close_aggregates()
-            if self.duty_steps:
-                self.duty_tick(hook)
+        if hook is not self.step_leader:
+            return False
+        if self.duty_steps:
+            self.duty_count += 1
+            if self.duty_count > self.duty_steps:
+                self.end_duty_window()
+                self.duty_count = 1
+                return True
+        self.step += 1
+        if self.open_aggregates:
+            self.close_aggregates()
+        return False
 
     def undo_step(self, hook: Hook) -> None:
         if hook is self.step_leader:
@@ -103,22 +111,31 @@ class Probe:
                 self.duty_untick(hook)
 
     # -- duty cycling (control option duty=N): probes on and off in turns of N engine steps, in one run ---------
-    def duty_tick(self, hook: Hook) -> None:
-        """One step of the step leader, on or off: every `duty_steps` steps the probe flips between recording and
-        passing through, and writes the window that ended (its state, span and steps), so that on and off are
-        compared over neighbouring fractions of a second, under the same load and the same machine speed."""
+    def duty_tick(self, hook: Hook) -> bool:
+        """A step hook's call while the duty cycle is off: the step leader's calls count the window's steps; every
+        `duty_steps` steps the probe flips between recording and passing through and writes the window that ended
+        (end_duty_window), so that on and off are compared over neighbouring fractions of a second, under the same
+        load and the same machine speed. True when the window turned on with this call: it records, the on
+        window's first step (begin_step counts it)."""
         if self.step_leader is None:
             self.step_leader = hook
         if hook is not self.step_leader:
-            return
+            return False
         self.duty_count += 1
-        if self.duty_count > self.duty_steps:
-            now = monotonic_ns()
-            self.shard.add({"kind": "window", "v": SCHEMA_VERSION, "pid": self.pid, "on": self.is_active,
-                            "begin_ns": self.duty_begin_ns, "end_ns": now, "steps": self.duty_steps,
-                            "state": self.duty_state, "own_ns": self.own_ns - self._window_own_ns})
-            self.duty_begin_ns, self.duty_count, self._window_own_ns = now, 1, self.own_ns
-            self.is_active = not self.is_active
+        if self.duty_count <= self.duty_steps:
+            return False
+        self.end_duty_window()
+        return True
+
+    def end_duty_window(self) -> None:
+        """Write the window that ended (its state, span, steps and the probe's own time in it) and flip; the call
+        that ended it is the next window's first step, counted by the path it takes in that state."""
+        now, own = monotonic_ns(), self.own_ns
+        self.shard.add({"kind": "window", "v": SCHEMA_VERSION, "pid": self.pid, "on": self.is_active,
+                        "begin_ns": self.duty_begin_ns, "end_ns": now, "steps": self.duty_steps,
+                        "state": self.duty_state, "own_ns": own - self._window_own_ns})
+        self.duty_begin_ns, self.duty_count, self._window_own_ns = now, 0, own
+        self.is_active = not self.is_active
 
     def duty_untick(self, hook: Hook) -> None:
         """The step leader's call was an idle poll (skip_none): not a step."""
@@ -133,10 +150,13 @@ class Probe:
             self.fail(hook, exc)
             return None
 
+    @property
+    def own_ns(self) -> int:
+        """The probe's own time on the hooked threads: the wrappers' less the engine's calls, over every hook."""
+        return sum(h.own_ns for h in self.hooks)
+
     def gpu_start(self, hook: Hook):
-        self._gpu_calls += 1
-        if not self.gpu_every or self._gpu_calls % self.gpu_every:
-            return None
+        """A started CUDA-event timing (the wrapper calls this on every Nth timed call), or None."""
         try:
             return self.cuda.start()
         except Exception as exc:
@@ -171,9 +191,13 @@ class Probe:
     def close_aggregates(self) -> None:
         """Every open aggregated row to the shard (at a new step, and at exit)."""
         hooks, self.open_aggregates = self.open_aggregates, []
+        shard, is_packing = self.shard, self.is_packing
         for hook in hooks:
-            if hook.agg_calls:
-                self._close(hook)
+            calls = hook.agg_calls
+            if calls:  # _close, inline: the step leader runs this every step an aggregated hook fired
+                hook.num_calls += len(calls)
+                row = (AGG, hook.index, hook.agg_step, calls)
+                shard.add(self.pack(row) if is_packing else row)
             hook.agg_calls, hook.agg_step = None, -1
 
     def _close(self, hook: Hook) -> None:
@@ -293,7 +317,7 @@ class Probe:
         self.pid = os.getpid()
         self.proc = multiprocessing.current_process().name
         self.step, self.seq, self.step_leader, self.open_aggregates = 0, 0, None, []
-        self.own_ns = self._window_own_ns = 0
+        self._window_own_ns = 0
         self.known_files = set()
         forget_threads()
         self.cuda = CudaTimer()
@@ -301,7 +325,7 @@ class Probe:
         self.start_sampler()  # threads do not survive a fork
         self.shard.add(self.process_record(self._engine_version))
         for hook in self.hooks:
-            hook.agg_calls, hook.agg_step = None, -1
+            hook.agg_calls, hook.agg_step, hook.own_ns = None, -1, 0
             if hook.is_installed:  # the child's shard is a new file
                 self.shard.add_static(records.hook_record(self.pid, hook))
 

@@ -4,8 +4,9 @@
 - BEFORES: the same, run before the call; the values land in Call.before.
 - LATER: qualname -> (names, raw(args, kwargs, result, before) -> plain data, values(raw) -> {name: value}): the form
   for the hooks that fire every step or once per request in a step. raw is one call on the engine thread, with no
-  Call object, taking C-level copies (`list(map(...))`, references to objects the engine no longer changes);
-  values runs offline in atlas.runtime.merge and says what the record holds.
+  Call object, taking plain data (counts, copies, references to objects the engine no longer changes) and
+  reading each argument by position, else by name (the wrapper may hand keywords over by position: it can take
+  the hooked function's own signature); values runs offline in atlas.runtime.merge and says what the record holds.
 - IDLE: qualname -> fn(result): which results of a skip_none hook are idle polls (no record).
 `GENERIC` holds captures every hook accepts."""
 

@@ -17,8 +17,9 @@ def _num_reqs(batch) -> int:
 
 
 def _mode(batch) -> str:
+    """The ForwardMode's member name (`_name_`: Enum's `.name` is a Python-level property), else its `name`."""
     mode = getattr(batch, "forward_mode", None)
-    return getattr(mode, "name", str(mode))
+    return getattr(mode, "_name_", None) or getattr(mode, "name", str(mode))
 
 
 

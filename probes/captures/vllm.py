@@ -1,21 +1,13 @@
 """Captures for vLLM v1 (checked against v0.26.0 and v0.32.0): the scheduler's plan (SchedulerOutput), the KV cache
 manager's block traffic, the model runner's execute, and the commit of sampled tokens (update_from_output).
-The hooks of every step take their values in LATER form (one raw call on the engine thread, values offline)."""
+The hooks of every step take their values in LATER form (one raw call on the engine thread, values offline). The
+raw functions read attributes in plain bytecode, loops included: CPython specialises those reads (slots, msgspec
+structs, instance dicts), where `operator.attrgetter`, `map` and `getattr` look each one up afresh (3x slower on
+vLLM's EngineCoreOutput, results/README.md, session 5), and they call no helper on the common path. Attributes
+that every pinned version has (0.26, 0.32, 0.33) are read directly; a version without one disables the hook,
+counted (probes.runtime.Probe.fail), and leaves the engine alone."""
 
 from __future__ import annotations
-
-from itertools import chain, repeat
-from operator import attrgetter, is_not
-
-from probes.hooks import arg
-
-_request_id, _finish_reason = attrgetter("request_id"), attrgetter("finish_reason")
-_new_token_ids = attrgetter("new_token_ids")  # EngineCoreOutput's list (a None would disable the hook, counted)
-
-
-def _outputs(client_outputs) -> list:
-    """An EngineCoreOutputs' outputs (one call per front end, not per request)."""
-    return getattr(client_outputs, "outputs", ())
 
 
 def _n_blocks(kv_blocks) -> int:
@@ -50,16 +42,17 @@ def plan_mode(scheduled: dict, has_new: bool, cached_ids, num_output_tokens, has
 
 
 def _plan_raw(args, kwargs, out, before) -> tuple:
-    """References to the SchedulerOutput's own lists and dicts (the engine never changes a SchedulerOutput once
-    schedule() returned it); per-request work only for new requests (a prefill)."""
-    cached = getattr(out, "scheduled_cached_reqs", None)
-    drafts = out.scheduled_spec_decode_tokens or {}
-    new = [(r.req_id, r.num_computed_tokens, sum(map(len, r.block_ids or ())))
-           for r in getattr(out, "scheduled_new_reqs", None) or ()]
-    return (out.num_scheduled_tokens, new, getattr(cached, "req_ids", None),
-            getattr(cached, "num_computed_tokens", None), getattr(cached, "num_output_tokens", None),
-            getattr(cached, "new_block_ids", None), bool(drafts), sum(map(len, drafts.values())),
-            sorted(getattr(out, "preempted_req_ids", None) or ()))
+    """References to the SchedulerOutput's own lists, dicts and sets (the engine never changes a SchedulerOutput once
+    schedule() returned it); per-request work only for new requests (a prefill), and for the new blocks of
+    requests resumed after a preemption: V1's model runner adopts those lists and extends them in later steps."""
+    cached, drafts, new_reqs = out.scheduled_cached_reqs, out.scheduled_spec_decode_tokens, out.scheduled_new_reqs
+    new = [(r.req_id, r.num_computed_tokens, sum(map(len, r.block_ids or ()))) for r in new_reqs] if new_reqs else []
+    new_blocks = getattr(cached, "new_block_ids", None)
+    if new_blocks and getattr(cached, "resumed_req_ids", None):
+        new_blocks = sum(len(b) for nb in new_blocks if nb for b in nb)
+    return (out.num_scheduled_tokens, new, cached.req_ids, cached.num_computed_tokens,
+            getattr(cached, "num_output_tokens", None), new_blocks, bool(drafts),
+            sum(map(len, drafts.values())) if drafts else 0, getattr(out, "preempted_req_ids", None))
 
 
 def plan_values(raw: tuple) -> dict:
@@ -67,25 +60,35 @@ def plan_values(raw: tuple) -> dict:
     return {"batch_size": len(scheduled), "num_scheduled_tokens": scheduled,
             "num_computed_tokens": computed_before(new, cached_ids, cached_computed),
             "batch_mode": plan_mode(scheduled, bool(new), cached_ids, outputs, has_drafts),
-            "request_ids": list(scheduled), "preempted": preempted, "draft_tokens": drafts,
-            "kv_blocks": sum(r[2] for r in new) + sum(len(b) for nb in (new_block_ids or ()) if nb for b in nb)}
+            "request_ids": list(scheduled), "preempted": sorted(preempted or ()), "draft_tokens": drafts,
+            "kv_blocks": sum(r[2] for r in new) + _new_blocks(new_block_ids)}
+
+
+def _new_blocks(new_block_ids) -> int:
+    """Blocks handed to running requests: counted on the engine thread (an int) where some were resumed."""
+    if isinstance(new_block_ids, int):
+        return new_block_ids
+    return sum(len(b) for nb in (new_block_ids or ()) if nb for b in nb)
 
 
 def _commit_raw(args, kwargs, result, before) -> tuple:
-    """One pass over the EngineCoreOutputs handed to the front end, and references to the step's SchedulerOutput
-    and ModelRunnerOutput lists (none changes after the call)."""
-    so = arg(args, kwargs, 1, "scheduler_output")
-    mro = arg(args, kwargs, 2, "model_runner_output")
-    cached = getattr(so, "scheduled_cached_reqs", None)
-    drafts = getattr(so, "scheduled_spec_decode_tokens", None) or {}
-    outs = list(chain.from_iterable(map(_outputs, (result or {}).values())))  # every client's outputs, C-level
-    emitted = (list(map(_request_id, outs)), list(map(len, map(_new_token_ids, outs))),  # C-level passes
-               list(map(is_not, map(_finish_reason, outs), repeat(None))))
-    new = [(r.req_id, r.num_computed_tokens) for r in getattr(so, "scheduled_new_reqs", None) or ()]
-    sampled = getattr(mro, "sampled_token_ids", None) or []  # tokens per request matter only with drafts
-    return (so.num_scheduled_tokens, new, getattr(cached, "req_ids", None),
-            getattr(cached, "num_computed_tokens", None), dict(zip(drafts, map(len, drafts.values()))),
-            getattr(mro, "req_ids", None) or [], list(map(len, sampled)) if drafts else len(sampled), emitted)
+    """One loop over the EngineCoreOutputs handed to the front end (id, tokens, finished), and references to the
+    step's SchedulerOutput and ModelRunnerOutput lists (none changes after the call)."""
+    so = args[1] if len(args) > 1 else kwargs.get("scheduler_output")
+    mro = args[2] if len(args) > 2 else kwargs.get("model_runner_output")
+    cached, drafts, new_reqs = so.scheduled_cached_reqs, so.scheduled_spec_decode_tokens, so.scheduled_new_reqs
+    ids, counts, finished = [], [], []
+    for client in (result or {}).values():  # one EngineCoreOutputs per front end
+        for o in client.outputs:
+            ids.append(o.request_id)
+            counts.append(len(o.new_token_ids))
+            if o.finish_reason is not None:  # an IntEnum, which marshal cannot take: only its request id is kept
+                finished.append(o.request_id)
+    new = [(r.req_id, r.num_computed_tokens) for r in new_reqs] if new_reqs else []
+    sampled = mro.sampled_token_ids or []  # tokens per request matter only with drafts
+    return (so.num_scheduled_tokens, new, cached.req_ids, cached.num_computed_tokens,
+            {r: len(t) for r, t in drafts.items()} if drafts else {}, mro.req_ids or [],
+            [len(t) for t in sampled] if drafts else len(sampled), (ids, counts, finished))
 
 
 def commit_values(raw: tuple) -> dict:
@@ -96,18 +99,30 @@ def commit_values(raw: tuple) -> dict:
         sampled = dict.fromkeys(sampled_ids[:sampled_lens], 0)
     else:
         sampled = dict(zip(sampled_ids, sampled_lens))
-    if emitted and isinstance(emitted, tuple):  # (ids, token counts, finished flags); older shards: rows
-        emitted = list(zip(*emitted))
+    finished = _finished(emitted)
+    if emitted and isinstance(emitted, tuple):  # (ids, token counts, ...); older shards: rows (id, count, flag)
+        emitted = list(zip(*emitted[:2]))
     new_tokens = {e[0]: e[1] for e in emitted}
     rejected = {rid: n - max(sampled.get(rid, 0) - 1, 0) for rid, n in drafts.items()}
     before = computed_before(new, cached_ids, cached_computed)
     request_ids = sorted(new_tokens)
     return {"request_ids": request_ids, "batch_size": len(sampled), "new_tokens": new_tokens,
-            "finished": [e[0] for e in emitted if e[2]],
+            "finished": finished,
             "num_computed_tokens": {rid: before.get(rid, 0) + scheduled.get(rid, 0) - rejected.get(rid, 0)
                                     for rid in request_ids},
             "draft_tokens": sum(drafts.values()),
             "accepted_tokens": sum(max(sampled.get(rid, 0) - 1, 0) for rid in drafts)}
+
+
+def _finished(emitted) -> list:
+    """The finished requests of a commit's (ids, token counts, finished ids); older shards hold a flag per request
+    in place of the ids, or rows (id, count, flag)."""
+    if not isinstance(emitted, tuple):
+        return [e[0] for e in emitted or () if e[2]]
+    ids, _, finished = emitted
+    if finished and type(finished[0]) is bool:
+        return [rid for rid, flag in zip(ids, finished) if flag]
+    return list(finished)
 
 
 def _allocated_raw(args, kwargs, blocks, before) -> int:
@@ -121,18 +136,20 @@ def _allocated_values(raw: int) -> dict:
 
 
 def _execute_raw(args, kwargs, result, before) -> tuple:
-    so = arg(args, kwargs, 1, "scheduler_output")
+    so = args[1] if len(args) > 1 else kwargs.get("scheduler_output")
     return int(so.total_num_scheduled_tokens), len(so.num_scheduled_tokens)
 
 
 def _padding_raw(args, kwargs, result, before) -> tuple:
+    """The CUDA-graph mode by its member name (`_name_`: Enum's `.name` is a Python-level property, ~2x slower)."""
     mode = result[0]
-    return getattr(mode, "name", None) or str(mode), int(arg(args, kwargs, 1, "num_tokens") or 0)
+    num_tokens = args[1] if len(args) > 1 else kwargs.get("num_tokens")
+    return getattr(mode, "_name_", None) or str(mode), int(num_tokens or 0)
 
 
 def _dispatch_raw(args, kwargs, result, before) -> tuple:  # model runner V2 (vllm/v1/worker/gpu/)
     mode = result.cg_mode
-    return getattr(mode, "name", None) or str(mode), int(getattr(result, "num_tokens", 0) or 0)
+    return getattr(mode, "_name_", None) or str(mode), int(result.num_tokens or 0)
 
 
 def _named(*names):

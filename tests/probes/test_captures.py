@@ -97,3 +97,26 @@ def test_sglang_plan_new_token_ratio(scheduler, ratio):
     batch = NS(reqs=[_sglang_req("a", "v0.5.17")], forward_mode=NS(name="DECODE"))
     plan = _later(sglang, "Scheduler.get_next_batch_to_run", Call((scheduler,), {}, NS(batch_to_run=batch), None))
     assert plan["new_token_ratio"] == ratio
+
+
+def test_vllm_plan_counts_a_resumed_requests_blocks_when_it_is_taken():
+    """V1's model runner adopts a resumed request's new block lists and extends them in later steps, before the
+    flusher writes the plan: they are counted on the engine thread (other requests' lists are only read)."""
+    lists = ([1, 2, 3],)
+    out = NS(num_scheduled_tokens={"a": 1}, scheduled_new_reqs=[], scheduled_spec_decode_tokens={},
+             scheduled_cached_reqs=NS(req_ids=["a"], num_computed_tokens=[64], new_block_ids=[lists],
+                                      resumed_req_ids={"a"}))
+    raw = vllm.LATER["Scheduler.schedule"][1]((NS(),), {}, out, None)
+    lists[0].extend([4, 5])  # a later step's blocks
+    assert vllm.plan_values(read_frames(encode_frame([raw]))[0][0])["kv_blocks"] == 3
+
+
+@pytest.mark.parametrize("emitted", [
+    (["a", "b"], [2, 1], ["b"]),  # as taken now: the finished requests' ids
+    (["a", "b"], [2, 1], [False, True]),  # older shards: a flag per request
+    [("a", 2, False), ("b", 1, True)],  # older still: rows
+])
+def test_vllm_commit_reads_every_shape_of_emitted_outputs(emitted):
+    raw = ({"a": 1, "b": 1}, [], ["a", "b"], [10, 20], {}, ["a", "b"], 2, emitted)
+    values = vllm.commit_values(raw)
+    assert (values["new_tokens"], values["finished"]) == ({"a": 2, "b": 1}, ["b"])
