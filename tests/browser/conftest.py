@@ -96,7 +96,7 @@ def free_port() -> int:
 def served(fixture_site):
     """`atlas serve` on the fixture site: the base URL."""
     port = free_port()
-    atlas = shutil.which("atlas") or "atlas"
+    atlas = shutil.which("atlas") or str(Path(sys.executable).with_name("atlas"))  # on PATH, or beside this Python
     proc = subprocess.Popen([atlas, "serve", "--out", str(fixture_site), "--port", str(port)], cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.time() + 20
