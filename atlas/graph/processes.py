@@ -48,6 +48,8 @@ def tree_costs(work: TreeWork) -> Tree:
 
 def run(works: list[TreeWork], cores: int, scratch: Path, progress=None) -> list:
     """Build every tree; their reports in order."""
+    if not works:
+        return []
     if os.environ.get("ATLAS_NO_FORK") or "fork" not in multiprocessing.get_all_start_methods() or cores == 1:
         return [_owner(w, Share(i, [], list(range(len(w.parse))), list(range(len(w.cpp)))), None, 0, 0, None, 0)
                 for i, w in enumerate(works)]
@@ -66,7 +68,7 @@ def _run_forked(works: list[TreeWork], shares: list[Share], scratch: Path, progr
     procs, results = [], {}
     for p, share in enumerate(shares):
         receive, send = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=_child, args=(p, share, works, shares, inboxes, counts, scratch, send), daemon=False)
+        proc = ctx.Process(target=_child, args=(p, share, works, shares, inboxes, counts, scratch, send), daemon=True)
         proc.start()
         send.close()
         procs.append(proc)
