@@ -21,6 +21,7 @@ from atlas.env import Settings
 from atlas.errors import BuildMissing
 from atlas.graph import background, components, processes
 from atlas.graph.index import Index
+from atlas.graph.packs import Packs
 from atlas.graph.parsing import FACTS_VERSION, cache, py_files
 from atlas.graph.queries import AtlasGraph
 from atlas.graph.store import assemble
@@ -89,7 +90,8 @@ def build_many(settings: Settings, frameworks: list[str], pin_set: str = "defaul
             else:
                 done[p.framework] = BuildReport(p.framework, pin_set, p.checkout.pin.ref, len(p.files), 0, 0,
                                                 time.perf_counter() - start, False)
-        works = [_work(settings, plan, pin_set, start) for plan in todo]
+        store = cache(settings.build)  # one reading of the pack headers for every tree
+        works = [_work(plan, pin_set, start, store) for plan in todo]
         scratch = settings.build / f".parse-{os.getpid()}"
         for report in processes.run(works, workers or os.cpu_count() or 1, scratch, progress):
             done[report.framework] = report
@@ -121,12 +123,11 @@ def _plan(settings: Settings, framework: str, pin_set: str) -> _Plan:
                  _key(files, manifest))
 
 
-def _work(settings: Settings, plan: _Plan, pin_set: str, start: float) -> processes.TreeWork:
-    """What atlas.graph.processes needs to build `plan`: the files the parse cache lacks, the C++ files, and how to
-    finish (resolve and store)."""
+def _work(plan: _Plan, pin_set: str, start: float, store: Packs) -> processes.TreeWork:
+    """What atlas.graph.processes needs to build `plan`: the files the parse cache `store` lacks, the C++ files, and
+    how to finish (resolve and store)."""
     root = Path(plan.checkout.path)
     files = py_files(plan.files, plan.manifest.package_root)
-    store = cache(settings.build)
     known = store.index()
     return processes.TreeWork(root, files, [f for f in files if f.key not in known],
                               cpp_paths(plan.checkout, plan.manifest), cpp_targets(root), store,

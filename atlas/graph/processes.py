@@ -41,9 +41,9 @@ class TreeWork:
 
 
 def tree_costs(work: TreeWork) -> Tree:
-    size = lambda path: (work.root / path).stat().st_size  # noqa: E731
-    return Tree(tuple(size(f.path) for f in work.parse), tuple(size(p) for p in work.cpp),
-                sum(size(f.path) for f in work.files) - sum(size(f.path) for f in work.parse))
+    size = {f.path: (work.root / f.path).stat().st_size for f in work.files}
+    return Tree(tuple(size[f.path] for f in work.parse), tuple((work.root / p).stat().st_size for p in work.cpp),
+                sum(size.values()) - sum(size[f.path] for f in work.parse))
 
 
 def run(works: list[TreeWork], cores: int, scratch: Path, progress=None) -> list:
@@ -163,11 +163,14 @@ def _owner(work: TreeWork, share: Share, conn, num_py: int, num_cpp: int, counts
     inbox = _Inbox(conn, num_py, num_cpp)
     fresh: dict[str, bytes] = {}
     facts: dict[str, tuple] = {}
-    for i in share.own_py:
-        f = work.parse[i]
+
+    def parse(f: PyFile) -> None:
         packed = parse_packed(work.root, f)
         fresh[f.key] = marshal.dumps(packed)
         facts[f.key] = unpack_file(packed, work.component)
+
+    for i in share.own_py:
+        parse(work.parse[i])
         if counts is not None:
             counts[p] += 1
     timings = {"parse": time.perf_counter() - started}
@@ -183,9 +186,7 @@ def _owner(work: TreeWork, share: Share, conn, num_py: int, num_cpp: int, counts
             pass
     for f in work.files:
         if f.key not in facts:
-            packed = parse_packed(work.root, f)
-            fresh[f.key] = marshal.dumps(packed)
-            facts[f.key] = unpack_file(packed, work.component)
+            parse(f)
     work.cache.write(fresh)
     timings["decode"] = time.perf_counter() - t
     modules = [facts[f.key] for f in work.files]

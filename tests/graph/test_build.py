@@ -91,7 +91,8 @@ def test_shares_do_move_between_processes(settings, monkeypatch):
     """The case above is not vacuous: with a chunk per file, the schedule hands files to other processes."""
     monkeypatch.setattr(schedule, "CHUNK_MB", 1e-9)
     from atlas.graph.build import _plan, _work
-    works = [_work(settings, _plan(settings, f, "default"), "default", 0.0) for f in TREES]
+    from atlas.graph.parsing import cache
+    works = [_work(_plan(settings, f, "default"), "default", 0.0, cache(settings.build)) for f in TREES]
     shares = schedule.assign([processes.tree_costs(w) for w in works], 3)
     assert any(c.tree == 0 for c in shares[1].foreign + shares[2].foreign)
     assert any(c.is_cpp for s in shares for c in s.foreign)
