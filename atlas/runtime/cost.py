@@ -130,20 +130,30 @@ def duty_windows(records: Records) -> dict[str, list[list[dict]]]:
     return runs
 
 
-def duty_ratios(runs: list[list[dict]]) -> list[float]:
-    """Per 'on' window: the engine steps per second it ran at over those of the 'off' windows either side of it
-    (on / off throughput, 1.0 = the probes cost nothing); windows of one round only, neighbours only."""
-    ratios = []
+def duty_pairs(runs: list[list[dict]]) -> list[tuple[dict, float]]:
+    """Per 'on' window with an 'off' window on both sides (of one round, within 5 s): the window and its
+    neighbours' mean time per step. Both sides, because the engine's step time drifts over a round (the context
+    grows): an on window against its earlier neighbour alone (a round's last) would be charged the drift."""
+    pairs = []
     for seq in runs:
         for i, w in enumerate(seq):
-            if not w["on"]:
+            if not w["on"] or w["end_ns"] <= w["begin_ns"] or not 0 < i < len(seq) - 1:
                 continue
-            offs = [seq[j] for j in (i - 1, i + 1) if 0 <= j < len(seq) and not seq[j]["on"]
-                    and seq[j]["end_ns"] - seq[j]["begin_ns"] > 0 and abs(seq[j]["begin_ns"] - w["begin_ns"]) < 5e9]
-            if offs and w["end_ns"] > w["begin_ns"]:
-                off_ns = statistics.mean((o["end_ns"] - o["begin_ns"]) / o["steps"] for o in offs)
-                ratios.append(off_ns / ((w["end_ns"] - w["begin_ns"]) / w["steps"]))
-    return ratios
+            offs = [seq[j] for j in (i - 1, i + 1) if not seq[j]["on"] and seq[j]["end_ns"] > seq[j]["begin_ns"]
+                    and abs(seq[j]["begin_ns"] - w["begin_ns"]) < 5e9]
+            if len(offs) == 2:
+                pairs.append((w, statistics.mean((o["end_ns"] - o["begin_ns"]) / o["steps"] for o in offs)))
+    return pairs
+
+
+def duty_ratios(runs: list[list[dict]]) -> list[float]:
+    """Per pair of duty_pairs: the engine steps per second the on window ran at over those of its neighbours (on /
+    off throughput, 1.0 = the probes cost nothing)."""
+    return [_ratio(w, off_ns) for w, off_ns in duty_pairs(runs)]
+
+
+def _ratio(on: dict, off_ns_per_step: float) -> float:
+    return off_ns_per_step / ((on["end_ns"] - on["begin_ns"]) / on["steps"])
 
 
 def _ns_per_step(windows: list[dict]) -> float:
@@ -151,9 +161,9 @@ def _ns_per_step(windows: list[dict]) -> float:
 
 
 def duty_summary(records: Records, busiest_only: bool = True, seed: int = 0) -> dict:
-    """'PHASE: STATE' -> on/off figures of the duty-cycled rounds: pairs, the median and geometric mean of the
-    per-pair ratios, the pooled ratio (all off windows' time per step over all on windows'), and a bootstrap 95%
-    interval of the median (resampling the pairs)."""
+    """'PHASE: STATE' -> on/off figures of the duty-cycled rounds (over duty_pairs): pairs, the median and geometric
+    mean of the per-pair ratios, the pooled ratio (the on windows' steps at their neighbours' time per step, over
+    the on windows' time), and a bootstrap 95% interval of the median (resampling the pairs)."""
     import random
 
     out = {}
@@ -164,16 +174,18 @@ def duty_summary(records: Records, busiest_only: bool = True, seed: int = 0) -> 
                 counts[seq[0]["pid"]] = counts.get(seq[0]["pid"], 0) + len(seq)
             top = max(counts, key=counts.get)
             runs = [seq for seq in runs if seq[0]["pid"] == top]
-        ratios = duty_ratios(runs)
-        if not ratios:
+        pairs = duty_pairs(runs)
+        if not pairs:
             continue
+        ratios = [_ratio(w, off_ns) for w, off_ns in pairs]
         rng = random.Random(seed)
         medians = sorted(statistics.median(rng.choices(ratios, k=len(ratios))) for _ in range(1000))
         on = [w for seq in runs for w in seq if w["on"]]
         off = [w for seq in runs for w in seq if not w["on"]]
         out[state] = {"pairs": len(ratios), "median": round(statistics.median(ratios), 4),
                       "geomean": round(math.exp(statistics.mean(map(math.log, ratios))), 4),
-                      "pooled": round(_ns_per_step(off) / _ns_per_step(on), 4),
+                      "pooled": round(sum(w["steps"] * off_ns for w, off_ns in pairs)
+                                      / sum(w["end_ns"] - w["begin_ns"] for w, _ in pairs), 4),
                       "ci95": [round(medians[25], 4), round(medians[974], 4)],
                       **({"own_us_per_step": round(statistics.median(w["own_ns"] / w["steps"] for w in on) / 1e3, 1),
                           "step_us": round(_ns_per_step(off) / 1e3, 1)} if on and "own_ns" in on[0] else {}),

@@ -44,6 +44,34 @@ def test_duty_ratios_compare_each_on_window_with_its_neighbours(step_ms, expecte
     assert cost.duty_ratios([seq]) == pytest.approx(expected)
 
 
+def test_duty_ratios_leave_out_on_windows_with_an_off_window_on_one_side_only():
+    """A round's step time drifts up as the context grows; windows off, on, off, on: the last on window, measured
+    against its earlier neighbour alone, would look 10% slower with the probes costing nothing."""
+    t, seq = 0, []
+    for i, ms in enumerate([2.0, 2.2, 2.4, 2.6]):
+        seq.append(_window(i % 2 == 1, t, ms))
+        t += ms * 10
+    assert cost.duty_ratios([seq]) == pytest.approx([1.0])
+
+
+def test_duty_summary_pools_pairs_so_the_drift_cancels(tmp_path):
+    (tmp_path / "shards").mkdir()
+    marks = [{"kind": "mark", "v": 3, "pid": 1, "name": name, "mono_ns": t * MS, "ts_ns": t * MS,
+              "values": {"phase": "c16-ab", "round": 0, "probes": "on duty=10", "out_tokens": 100, "seconds": 1.0}}
+             for name, t in (("round_begin", 0), ("round_end", 1000))]
+    t, windows = 0, []
+    for i in range(8):  # off, on, ..., on: the step slows 0.2 ms a window; on windows 10% slower than that
+        ms = (2.0 + 0.2 * i) * (1.1 if i % 2 else 1.0)
+        windows.append(_window(i % 2 == 1, t, ms))
+        t += ms * 10
+    records = [{"kind": "process", "v": 3, "pid": 5, "ts_ns": 0, "mono_ns": 0}] + windows
+    (tmp_path / "shards" / "driver-1.shard").write_bytes(encode_frame(marks))
+    (tmp_path / "shards" / "engine-5.shard").write_bytes(encode_frame(records))
+    (summary,) = cost.duty_summary(cost.load(tmp_path / "shards")).values()
+    assert summary["pairs"] == 3
+    assert summary["median"] == summary["geomean"] == summary["pooled"] == pytest.approx(1 / 1.1, abs=1e-4)
+
+
 def test_duty_summary_reads_windows_inside_rounds_from_shards(tmp_path):
     (tmp_path / "shards").mkdir()
     marks = [{"kind": "mark", "v": 3, "pid": 1, "name": name, "mono_ns": t * MS, "ts_ns": t * MS,
