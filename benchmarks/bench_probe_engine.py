@@ -27,7 +27,7 @@ def main() -> None:
     ap.add_argument("--output-len", type=int, default=400)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--duty", type=int, default=50)
-    ap.add_argument("--control", default="", help="more control options for every round (probes.runtime.parse_control)")
+    ap.add_argument("--control", default="", help="more control options for every round (probes.control.parse_control)")
     ap.add_argument("--out", type=Path)
     a = ap.parse_args()
     out = a.out or Path(tempfile.mkdtemp(prefix="atlas-probe-engine-"))

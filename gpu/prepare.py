@@ -27,7 +27,7 @@ RUN = ROOT / ".carry_run"
 
 
 # The built-in hooks (atlas/runtime/defaults.py) in the groups the measuring rounds leave out (control option
-# skip=, probes.runtime.parse_control): the model runner's, the commit, the per-request KV / radix-cache ones, the
+# skip=, probes.control.parse_control): the model runner's, the commit, the per-request KV / radix-cache ones, the
 # scheduler's. A skipped hook that an engine version does not have is simply not there.
 GROUPS = {
     "vllm": {"runner": "GPUModelRunner.execute_model,GPUModelRunner.sample_tokens,CudaGraphManager.dispatch,"

@@ -9,20 +9,17 @@ import json
 import multiprocessing
 import os
 import sys
-import threading
-import time
 from marshal import dumps
 
-from probes import captures, patch, ranks, records
+from probes import captures, diagnostics, patch, ranks, records
+from probes.control import names_hook, parse_control
 from probes.cuda import CudaTimer
 from probes.guard import FileGuard, base_version
-from probes.hooks import AGG_MAX_CALLS, Call, Hook, forget_threads, hook_threads, make_hook, monotonic_ns, time_ns
+from probes.hooks import AGG_MAX_CALLS, Call, Hook, forget_threads, make_hook, monotonic_ns, time_ns
 from probes.records import AGG, CALL
 from probes.schema import MARSHAL_VERSION, SCHEMA_VERSION, SHARD_SUFFIX
 from probes.sampler import Sampler
 from probes.shard import Shard
-
-STATES = ("on", "off", "absent")  # control file: probes recording / wrappers passing through / wrappers removed
 
 _PROBE = None
 
@@ -297,7 +294,7 @@ class Probe:
         if not attached:
             self.is_active = False
         for hook in self.hooks:
-            keep = attached and not _named(hook, skip)
+            keep = attached and not names_hook(skip, hook)
             (patch.attach if keep else patch.detach)(hook)
             hook.is_passing = hook.is_disabled or not keep
         self.is_attached = attached
@@ -343,13 +340,7 @@ class Probe:
                 **({"diag": self.diagnostics()} if self.has_diagnostics else {})}
 
     def diagnostics(self) -> dict:
-        """What the probe's own cost shows in, sampled at each full flush (spec `diagnostics`): the process's CPU
-        time, the flusher thread's, collections and pauses per GC generation, on the monotonic clock."""
-        flusher = getattr(self.shard._thread, "native_id", None) or threading.get_native_id()
-        threads = {tid: _schedstat(tid) for tid in set(hook_threads().values()) | {flusher}}
-        return {"mono_ns": monotonic_ns(), "cpu_ns": time.process_time_ns(), "flusher_cpu_ns": threads[flusher][0],
-                "flusher_tid": flusher, "gc": [g["collections"] for g in gc.get_stats()], "gc_ns": list(self.gc_ns),
-                "threads": threads, "load": os.getloadavg()[0]}
+        return diagnostics.sample(self.shard._thread, self.gc_ns)
 
     def on_gc(self, phase: str, info: dict) -> None:
         """gc.callbacks entry (spec `diagnostics`): adds up each collection's pause."""
@@ -370,58 +361,6 @@ class Probe:
                 "hooks": [h.symbol for h in self.hooks], "unsupported_captures":
                     {k: v for k, v in self.unsupported.items() if v},
                 "ts_ns": now + self.wall_offset_ns, "mono_ns": now}
-
-
-def _schedstat(tid: int) -> list[int]:
-    """[ns on a CPU, ns waiting for one, time slices, the CPU it last ran on] of a thread of this process (Linux
-    /proc; zeros elsewhere): whether the probe's cost shows as more work, or as waiting for a CPU."""
-    try:
-        with open(f"/proc/self/task/{tid}/schedstat", encoding="ascii") as f:
-            run_ns, wait_ns, slices = map(int, f.read().split()[:3])
-        with open(f"/proc/self/task/{tid}/stat", encoding="ascii") as f:
-            cpu = int(f.read().rsplit(")", 1)[1].split()[36])
-    except (OSError, ValueError, IndexError):
-        return [0, 0, 0, -1]
-    return [run_ns, wait_ns, slices, cpu]
-
-
-# The control file's options and the values each takes (None: any text, such as skip's list of hooks; "N": a
-# whole number). parse_control ignores anything else; atlas refuses it up front (control_problems).
-CONTROL_OPTIONS = {"skip": None, "gpu": ("0", "1"), "write": ("0", "1"), "pack": ("0", "1"), "wake": ("0", "1"),
-                   "duty": "N"}
-
-
-def control_problems(text: str) -> list[str]:
-    """The words of a control text that parse_control would ignore or misread: an unknown state or option, an
-    option without a value or with a value it does not take."""
-    state, *words = text.split() or [""]
-    problems = [] if state in STATES else [state or "(no state)"]
-    for word in words:
-        name, has_value, value = word.partition("=")
-        allowed = CONTROL_OPTIONS.get(name, ())
-        if not has_value or allowed == () or (allowed == "N" and not value.isdigit()) \
-                or (isinstance(allowed, tuple) and value not in allowed):
-            problems.append(word)
-    return problems
-
-
-def parse_control(text: str) -> tuple[str, frozenset, bool, bool, bool, bool, int]:
-    """(state, hooks to leave absent, CUDA timing on, writing on, rows packed on the hot path, the hot path waking
-    the flusher, duty-cycle steps) from the control file's text, e.g. `on skip=Scheduler.update_from_output gpu=0
-    write=0 pack=1 wake=0 duty=100`. Unknown words are ignored (a probe never fails on its control file); an
-    unknown state reads as 'on'."""
-    words = text.split()
-    state = words[0] if words and words[0] in STATES else "on"
-    options = dict(w.split("=", 1) for w in words[1:] if "=" in w)
-    skip = frozenset(filter(None, options.get("skip", "").split(",")))
-    duty = options.get("duty", "0")
-    return (state, skip, options.get("gpu", "1") != "0", options.get("write", "1") != "0",
-            options.get("pack", "0") == "1", options.get("wake", "1") != "0", int(duty) if duty.isdigit() else 0)
-
-
-def _named(hook: Hook, names: frozenset) -> bool:
-    """Whether `names` names the hook: its qualname or its full symbol."""
-    return bool(names) and (hook.entry.get("qualname") in names or hook.symbol in names)
 
 
 def trace_dir(spec: dict) -> str:

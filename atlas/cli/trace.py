@@ -92,8 +92,8 @@ def trace(args, settings) -> int:
 
 def parse_rounds(text: str) -> tuple[str, ...]:
     """'absent,on,on' or, with options, 'absent;on;on skip=A,B gpu=0' -> the rounds' control texts, each checked
-    against what the probes read (probes.runtime.control_problems)."""
-    from probes.runtime import CONTROL_OPTIONS, control_problems
+    against what the probes read (probes.control.control_problems)."""
+    from probes.control import CONTROL_OPTIONS, control_problems
 
     rounds = tuple(r.strip() for r in text.split(";" if ";" in text else ",") if r.strip())
     for r in rounds:

@@ -162,7 +162,7 @@ print("stale", runtime._PROBE.hooks[0].num_stale_calls)
     ("bogus skip= junk", ("on", frozenset(), True, True, False, True, 0)),
 ])
 def test_control_text_reads_state_and_options(text, expected):
-    from probes.runtime import parse_control
+    from probes.control import parse_control
 
     assert parse_control(text) == expected
 

@@ -70,6 +70,6 @@ def test_rounds_take_every_option_the_probes_read(text, rounds):
     ("off gpu=2 skip=A,B", ["gpu=2"]), ("", ["(no state)"]),
 ])
 def test_control_problems_name_what_the_probe_would_ignore(text, problems):
-    from probes.runtime import control_problems
+    from probes.control import control_problems
 
     assert control_problems(text) == problems
