@@ -337,10 +337,7 @@ class Probe:
                           for h in self.hooks},
                 "step": self.step, "is_active": self.is_active, "is_attached": self.is_attached,
                 "own_ns": self.own_ns,
-                **({"diag": self.diagnostics()} if self.has_diagnostics else {})}
-
-    def diagnostics(self) -> dict:
-        return diagnostics.sample(self.shard._thread, self.gc_ns)
+                **({"diag": diagnostics.sample(self.shard._thread, self.gc_ns)} if self.has_diagnostics else {})}
 
     def on_gc(self, phase: str, info: dict) -> None:
         """gc.callbacks entry (spec `diagnostics`): adds up each collection's pause."""
