@@ -53,11 +53,12 @@ def folder(settings: Settings, framework: str, commit: str) -> Path:
 
 
 def code_version() -> str:
-    """A hash of the parser and graph code (the kernel layer's too): a build made by other code is rebuilt."""
+    """A hash of the parser and graph code (the kernel layer's and the C walker's too): a build made by other code is
+    rebuilt."""
     h = hashlib.sha1()
     parse = Path(__file__).parents[1] / "parse"
     for folder in (Path(__file__).parent, parse / "python", parse / "kernels"):
-        for path in sorted(folder.rglob("*.py")):
+        for path in sorted([*folder.rglob("*.py"), *folder.rglob("*.c")]):
             h.update(path.read_bytes())
     return h.hexdigest()[:12]
 

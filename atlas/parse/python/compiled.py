@@ -1,11 +1,14 @@
-"""The modules scripts/compile.py compiles with mypyc (the Python parser's walker and the call resolver), and the
-guard that runs their Python source instead of the compiled ones when those are stale (a source changed since they
-were compiled) or when ATLAS_PURE=1. The .py files stay the source of truth; this module itself is never compiled."""
+"""What scripts/compile.py builds, and the guards that run the Python sources instead when a build is stale (a source
+changed since) or when ATLAS_PURE=1: the modules compiled with mypyc (the Python parser's walker and the call
+resolver), and the walker in C (walk.c, the extension atlas.parse.python._walk), which gives the same facts as the
+Python walker faster. The .py files stay the source of truth; this module itself is never compiled."""
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import importlib.machinery
+import importlib.metadata
 import importlib.util
 import os
 import sys
@@ -23,6 +26,8 @@ MODULES = (
 GROUP = "atlas.parse.python.native"  # the shared library of the compiled modules: native__mypyc.*.so here
 GROUP_LIB = Path(__file__).with_name("native__mypyc")
 STAMP = Path(__file__).with_name("compiled.stamp")  # the source hash the compiled modules were built from
+WALKER = "atlas.parse.python._walk"
+WALKER_SOURCE = Path(__file__).with_name("walk.c")
 
 
 def source_path(module: str) -> Path:
@@ -76,3 +81,31 @@ def guard() -> None:
                       "sources (slower). Run `python scripts/compile.py` to compile them again, or "
                       "`python scripts/compile.py --clean` to remove them", stacklevel=2)
     sys.meta_path.insert(0, _SourceFinder())
+
+
+def walker_hash() -> str:
+    """A hash of walk.c (and of the Python version), as the C walker is built with it."""
+    h = hashlib.sha1(f"{sys.implementation.cache_tag}\n".encode())
+    h.update(WALKER_SOURCE.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def walker_files() -> list[Path]:
+    return [p for suffix in importlib.machinery.EXTENSION_SUFFIXES
+            for p in [WALKER_SOURCE.with_name("_walk" + suffix)] if p.exists()]
+
+
+def native_walker():
+    """The C walker module when it is built from walk.c as it is and for the tree-sitter installed, else None (the
+    Python walker runs then, with a warning saying how to build it again); ATLAS_PURE=1 runs the Python walker."""
+    if os.environ.get("ATLAS_PURE", "") not in ("", "0") or not walker_files():
+        return None
+    module = importlib.import_module(WALKER)
+    installed = importlib.metadata.version("tree-sitter")
+    if module.SOURCE_HASH == walker_hash() and module.TREE_SITTER_VERSION == installed:
+        return module
+    why = ("walk.c changed since it was built" if module.SOURCE_HASH != walker_hash() else
+           f"it was built for tree-sitter {module.TREE_SITTER_VERSION}, and {installed} is installed")
+    warnings.warn(f"atlas: the C walker is out of date ({why}); running the Python walker (slower). Run "
+                  f"`python scripts/compile.py` to build it again", stacklevel=2)
+    return None

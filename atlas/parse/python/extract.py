@@ -1,21 +1,26 @@
 """One Python file -> ModuleFacts: tree-sitter parse, then one pass over the tree that records symbols (with exact
-spans and signatures) and the statement IR of every scope (see atlas.parse.python.facts for the IR)."""
+spans and signatures) and the statement IR of every scope (see atlas.parse.python.facts for the IR). The pass is the
+walker in C (walk.c) when it is built and current (atlas.parse.python.compiled.native_walker), else the Python walker
+below; both give the same facts."""
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 import tree_sitter as ts
 
-from atlas.model import Span, Symbol, SymbolKind
-from atlas.parse.python.definitions import Definitions
-from atlas.parse.python.facts import ModuleFacts, Scope, pack_scopes
+from atlas.model import SymbolKind
+from atlas.parse.python.compiled import native_walker
+from atlas.parse.python.definitions import Definitions, string_annotation
+from atlas.parse.python.facts import ModuleFacts, Scope, pack_scopes, unpack
 from atlas.parse.python.grammar import COMPOUND, CONDITIONAL, F_ALIAS, F_LEFT, F_RIGHT, F_VALUE, parser
 
-_KINDS: Final = {k.value: k for k in SymbolKind}
 _MODULE: Final = SymbolKind.MODULE.value
 _FUNCTION: Final = SymbolKind.FUNCTION.value
 _TRITON_KERNEL: Final = SymbolKind.TRITON_KERNEL.value
+_NATIVE: Any = native_walker()
+if _NATIVE is not None:
+    _NATIVE.configure(string_annotation)
 
 
 def module_name(path: str, package_root: str = "") -> tuple[str, bool]:
@@ -33,15 +38,18 @@ def extract(source: bytes, path: str, module: str, is_package: bool, ts_parser: 
     tree-sitter tree when the caller parsed it already."""
     if tree is None:
         tree = (ts_parser or parser()).parse(source)
-    walker = _Walker(source, path, module, is_package)
-    walker.run(tree.root_node)
-    symbols = [Symbol(sid, _KINDS[kind], Span(path, start, end), signature, decorators, bases)
-               for sid, kind, start, end, signature, decorators, bases in walker.finish()]
-    return ModuleFacts(module, path, is_package, symbols, walker.scopes, source.count(b"\n") + 1)
+    return unpack(extract_packed(source, path, module, is_package, tree))
 
 
 def extract_packed(source: bytes, path: str, module: str, is_package: bool, tree: ts.Tree) -> tuple:
     """`pack(extract(...))` without the ModuleFacts and Symbol objects in between (what a parse worker sends)."""
+    if _NATIVE is not None:
+        return _NATIVE.extract_packed(source, path, module, is_package, tree)
+    return walk_packed(source, path, module, is_package, tree)
+
+
+def walk_packed(source: bytes, path: str, module: str, is_package: bool, tree: ts.Tree) -> tuple:
+    """`extract_packed` by the Python walker, whether or not the C walker is in use (it must give the same)."""
     walker = _Walker(source, path, module, is_package)
     walker.run(tree.root_node)
     return (module, path, is_package, source.count(b"\n") + 1, tuple(walker.finish()), pack_scopes(walker.scopes))
