@@ -30,6 +30,7 @@ def _load_compiled_module():
     modules this script compiles (and atlas's dependencies)."""
     spec = importlib.util.spec_from_file_location("atlas_compiled_list", ROOT / "atlas/parse/python/compiled.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # (its dataclasses look themselves up there)
     spec.loader.exec_module(module)
     return module
 
@@ -49,7 +50,8 @@ def remove(files: list[Path]) -> int:
 
 
 def clean() -> int:
-    print(f"removed {remove(mypyc_files() + compiled.walker_files())} compiled files", file=sys.stderr)
+    built = mypyc_files() + compiled.WALKER.files() + compiled.SOLVER.files()
+    print(f"removed {remove(built)} compiled files", file=sys.stderr)
     return 0
 
 
@@ -97,66 +99,85 @@ def build(force: bool = False) -> int:
     return 0
 
 
-def walker_is_current(version: str) -> bool:
-    """Whether the C walker is there and was built from walk.c as it is, for tree-sitter `version`."""
-    for path in compiled.walker_files():
-        spec = importlib.util.spec_from_file_location(compiled.WALKER, path)
+def is_built(native, expect: dict[str, str]) -> bool:
+    """Whether a C/C++ extension is there and was built from its sources as they are (and with `expect`)."""
+    for path in native.files():
+        spec = importlib.util.spec_from_file_location(native.module, path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
-        return module.SOURCE_HASH == compiled.walker_hash() and module.TREE_SITTER_VERSION == version
+        expect = {"SOURCE_HASH": native.source_hash(), **expect}
+        return all(getattr(module, key, None) == value for key, value in expect.items())
     return False
 
 
-def tree_sitter_sources(version: str, into: Path) -> Path:
-    """The `tree_sitter` folder of tree-sitter `version`'s sdist (its runtime in core/lib, py-tree-sitter's binding),
-    downloaded with pip and unpacked under `into`."""
+def build_native(native, what: str, force: bool, extension_args: dict, expect: dict[str, str],
+                 sources=lambda tmp: {}) -> int:
+    """Build one C/C++ extension in place; `sources(tmp)` adds sources fetched into a temporary folder."""
+    if not force and is_built(native, expect):
+        print(f"{what} is up to date", file=sys.stderr)
+        return 0
+    for f in native.files():
+        f.unlink()
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="atlas-native-") as tmp:
+        try:
+            from setuptools import Extension, setup
+
+            extra, args = sources(Path(tmp)), dict(extension_args)
+            compiled_sources = [str(p) for p in native.source_files() if p.suffix in (".c", ".cpp")]  # (headers: hashed only)
+            extension = Extension(native.module, sources=[*compiled_sources, *extra.get("sources", ())],
+                                  include_dirs=[*args.pop("include_dirs", ()), *extra.get("include_dirs", ())],
+                                  define_macros=[("ATLAS_SOURCE_HASH", native.source_hash()),
+                                                 *args.pop("define_macros", ()), *extra.get("define_macros", ())],
+                                  **args)
+            os.chdir(tmp)  # away from pyproject.toml: setup() would read it
+            lib = Path(tmp, "lib")
+            setup(name="atlas-native", ext_modules=[extension],
+                  script_args=["-q", "build_ext", "--build-temp", str(Path(tmp, "o")), "--build-lib", str(lib)])
+            for built in lib.rglob("*.so"):
+                shutil.copyfile(built, ROOT / built.relative_to(lib))
+        except (SystemExit, Exception) as exc:  # noqa: BLE001 - any failure leaves the Python code in use
+            for f in native.files():
+                f.unlink()
+            detail = getattr(exc, "stderr", "") or str(exc)
+            print(f"{what} not built ({type(exc).__name__}: {detail.strip()[:300]}); atlas runs its Python source",
+                  file=sys.stderr)
+            return 1
+        finally:
+            os.chdir(ROOT)
+    print(f"built {what} in {time.perf_counter() - start:.0f} s", file=sys.stderr)
+    return 0
+
+
+def tree_sitter_sources(version: str, into: Path) -> dict:
+    """The tree-sitter runtime (core/lib) and py-tree-sitter's object layouts (binding/types.h) of tree-sitter
+    `version`, from its sdist, downloaded with pip and unpacked under `into`."""
     subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
                     f"tree-sitter=={version}", "-d", str(into)], check=True, capture_output=True, text=True)
     (archive,) = into.glob("tree_sitter-*.tar.gz")
     with tarfile.open(archive) as tar:
         tar.extractall(into, filter="data")
-    (folder,) = into.glob("tree_sitter-*/tree_sitter")
-    return folder
+    (ts,) = into.glob("tree_sitter-*/tree_sitter")
+    return {"sources": [str(ts / "core/lib/src/lib.c")],
+            "include_dirs": [str(ts / "binding"), str(ts / "core/lib/include"), str(ts / "core/lib/src")],
+            "define_macros": [("ATLAS_TS_VERSION", version)]}
 
 
 def build_walker(force: bool = False) -> int:
-    """The C walker, against the tree-sitter installed (its runtime compiled in, py-tree-sitter's Tree layout read
+    """The walker in C, against the tree-sitter installed (its runtime compiled in, py-tree-sitter's Tree layout read
     from the same version's sources)."""
     version = importlib.metadata.version("tree-sitter")
-    if not force and walker_is_current(version):
-        print("C walker is up to date", file=sys.stderr)
-        return 0
-    for f in compiled.walker_files():
-        f.unlink()  # (not remove(): that takes the mypyc stamp too)
-    start = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="atlas-walk-") as tmp:
-        try:
-            from setuptools import Extension, setup
+    return build_native(compiled.WALKER, "the C walker", force,
+                        {"define_macros": [("_DEFAULT_SOURCE", None)],
+                         "extra_compile_args": ["-std=c11", "-O2", "-fvisibility=hidden", "-Wno-unused-parameter"]},
+                        {"TREE_SITTER_VERSION": version}, lambda tmp: tree_sitter_sources(version, tmp))
 
-            ts = tree_sitter_sources(version, Path(tmp))
-            extension = Extension(
-                compiled.WALKER, sources=[str(compiled.WALKER_SOURCE), str(ts / "core/lib/src/lib.c")],
-                include_dirs=[str(ts / "binding"), str(ts / "core/lib/include"), str(ts / "core/lib/src")],
-                define_macros=[("_DEFAULT_SOURCE", None), ("ATLAS_TS_VERSION", version),
-                               ("ATLAS_SOURCE_HASH", compiled.walker_hash())],
-                extra_compile_args=["-std=c11", "-O2", "-fvisibility=hidden", "-Wno-unused-parameter"])
-            os.chdir(tmp)  # away from pyproject.toml: setup() would read it
-            lib = Path(tmp, "lib")
-            setup(name="atlas-walk", ext_modules=[extension],
-                  script_args=["-q", "build_ext", "--build-temp", str(Path(tmp, "o")), "--build-lib", str(lib)])
-            for built in lib.rglob("_walk*.so"):
-                shutil.copyfile(built, compiled.WALKER_SOURCE.with_name(built.name))
-        except (SystemExit, Exception) as exc:  # noqa: BLE001 - any failure leaves the Python walker in use
-            for f in compiled.walker_files():
-                f.unlink()
-            detail = getattr(exc, "stderr", "") or str(exc)
-            print(f"C walker not built ({type(exc).__name__}: {detail.strip()[:300]}); atlas runs the Python walker",
-                  file=sys.stderr)
-            return 1
-        finally:
-            os.chdir(ROOT)
-    print(f"built the C walker for tree-sitter {version} in {time.perf_counter() - start:.0f} s", file=sys.stderr)
-    return 0
+
+def build_solver(force: bool = False) -> int:
+    """The call resolver in C++."""
+    return build_native(compiled.SOLVER, "the C++ call resolver", force,
+                        {"language": "c++", "include_dirs": [str(compiled.SOLVER.source_files()[0].parent)],
+                         "extra_compile_args": ["-std=c++17", "-O2", "-fvisibility=hidden"]}, {})
 
 
 def main() -> int:
@@ -166,7 +187,7 @@ def main() -> int:
     args = ap.parse_args()
     if args.clean:
         return clean()
-    return max(build(args.force), build_walker(args.force))
+    return max(build(args.force), build_walker(args.force), build_solver(args.force))
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ import time
 
 from atlas.graph import background, components
 from atlas.graph.queries import AtlasGraph
-from atlas.graph.resolve import Solver
+from atlas.graph.resolve import make_solver
 from atlas.graph.resolve.rules import load as load_rules
 from atlas.graph.table import EdgeBuilder
 from atlas.model import CallSite, Provenance, Span, Symbol, SymbolKind
@@ -46,7 +46,7 @@ def assemble(facts: list[ModuleFacts], checkout, manifest, timings: dict | None 
             path_of[s.id] = f.path
     t = time.perf_counter()
     kernel_result = background.start(_kernel_layer, checkout, manifest, symbols, kernel_facts) if cpp is None else None
-    solver = Solver(facts, pycg=False, max_rounds=max_rounds, rules=load_rules(components.rules_path(manifest.name)))
+    solver = make_solver(facts, max_rounds, load_rules(components.rules_path(manifest.name)))
     resolution = solver.solve()
     timings["resolve"] = time.perf_counter() - t
     t = time.perf_counter()
@@ -101,7 +101,7 @@ def _kernel_layer(checkout, manifest, symbols, python=None, cpp=None):
     return layer(checkout, manifest, symbols, python, cpp) if layer else None
 
 
-def _dispatch_edges(g: EdgeBuilder, solver: Solver, symbols: dict) -> int:
+def _dispatch_edges(g: EdgeBuilder, solver, symbols: dict) -> int:
     """For each call of a method, lower-confidence edges to the overrides of that method in subclasses."""
     subclasses: dict[str, set[str]] = {}
     for cls in solver.bases:

@@ -13,10 +13,12 @@ last ran, until nothing grows (a fixpoint) or `max_rounds` is reached.
 
 Modules by role: state (what the parts share), solver (set-up, rounds, statements), cells (write/read), names
 (lookup, attributes, MRO), values (expressions), summaries (higher-order calls), calls (invocation, edges), bindings
-(assignment, def, class), dispatch (by-name calls), rules (dispatch rules as data)."""
+(assignment, def, class), dispatch (by-name calls), rules (dispatch rules as data). cpp/ holds the same solver in C++
+(native: NativeSolver, make_solver), which real builds use when it is built."""
 
 import atlas.parse.python  # noqa: F401 - its guard (atlas.parse.python.compiled) runs before a compiled module loads
+from atlas.graph.resolve.native import NativeSolver, make_solver
 from atlas.graph.resolve.solver import Solver
 from atlas.graph.resolve.state import Resolution
 
-__all__ = ["Resolution", "Solver"]
+__all__ = ["NativeSolver", "Resolution", "Solver", "make_solver"]

@@ -13,6 +13,7 @@ import importlib.util
 import os
 import sys
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 ATLAS = Path(__file__).resolve().parents[2]
@@ -26,8 +27,6 @@ MODULES = (
 GROUP = "atlas.parse.python.native"  # the shared library of the compiled modules: native__mypyc.*.so here
 GROUP_LIB = Path(__file__).with_name("native__mypyc")
 STAMP = Path(__file__).with_name("compiled.stamp")  # the source hash the compiled modules were built from
-WALKER = "atlas.parse.python._walk"
-WALKER_SOURCE = Path(__file__).with_name("walk.c")
 
 
 def source_path(module: str) -> Path:
@@ -83,29 +82,55 @@ def guard() -> None:
     sys.meta_path.insert(0, _SourceFinder())
 
 
-def walker_hash() -> str:
-    """A hash of walk.c (and of the Python version), as the C walker is built with it."""
-    h = hashlib.sha1(f"{sys.implementation.cache_tag}\n".encode())
-    h.update(WALKER_SOURCE.read_bytes())
-    return h.hexdigest()[:16]
+@dataclass(frozen=True)
+class Native:
+    """A C or C++ extension scripts/compile.py builds from `sources` (globs under atlas/), standing in for Python code
+    that gives the same results."""
+
+    module: str
+    sources: tuple[str, ...]
+
+    def source_files(self) -> list[Path]:
+        return sorted(p for pattern in self.sources for p in ATLAS.glob(pattern))
+
+    def source_hash(self) -> str:
+        """A hash of its sources (and of the Python version), as the extension is built with it."""
+        h = hashlib.sha1(f"{sys.implementation.cache_tag}\n".encode())
+        for path in self.source_files():
+            h.update(path.name.encode() + b"\0" + path.read_bytes())
+        return h.hexdigest()[:16]
+
+    def files(self) -> list[Path]:
+        """The built extension, when there is one."""
+        stem = ATLAS.parent.joinpath(*self.module.split("."))
+        return [p for suffix in importlib.machinery.EXTENSION_SUFFIXES for p in [stem.with_name(stem.name + suffix)]
+                if p.exists()]
+
+    def current(self, what: str, expect: dict[str, str]):
+        """The extension when it is built from its sources as they are (and its other constants are `expect`),
+        else None, with a warning saying how to build it again; ATLAS_PURE=1: None."""
+        if os.environ.get("ATLAS_PURE", "") not in ("", "0") or not self.files():
+            return None
+        module = importlib.import_module(self.module)
+        expect = {"SOURCE_HASH": self.source_hash(), **expect}
+        stale = [f"{key} {getattr(module, key, None)} (want {want})" for key, want in expect.items()
+                 if getattr(module, key, None) != want]
+        if not stale:
+            return module
+        warnings.warn(f"atlas: {what} is out of date ({', '.join(stale)}); running its Python source (slower). Run "
+                      f"`python scripts/compile.py` to build it again", stacklevel=3)
+        return None
 
 
-def walker_files() -> list[Path]:
-    return [p for suffix in importlib.machinery.EXTENSION_SUFFIXES
-            for p in [WALKER_SOURCE.with_name("_walk" + suffix)] if p.exists()]
+WALKER = Native("atlas.parse.python._walk", ("parse/python/walk.c",))
+SOLVER = Native("atlas.graph.resolve._solve", ("graph/resolve/cpp/*.h", "graph/resolve/cpp/*.cpp"))
 
 
 def native_walker():
-    """The C walker module when it is built from walk.c as it is and for the tree-sitter installed, else None (the
-    Python walker runs then, with a warning saying how to build it again); ATLAS_PURE=1 runs the Python walker."""
-    if os.environ.get("ATLAS_PURE", "") not in ("", "0") or not walker_files():
-        return None
-    module = importlib.import_module(WALKER)
-    installed = importlib.metadata.version("tree-sitter")
-    if module.SOURCE_HASH == walker_hash() and module.TREE_SITTER_VERSION == installed:
-        return module
-    why = ("walk.c changed since it was built" if module.SOURCE_HASH != walker_hash() else
-           f"it was built for tree-sitter {module.TREE_SITTER_VERSION}, and {installed} is installed")
-    warnings.warn(f"atlas: the C walker is out of date ({why}); running the Python walker (slower). Run "
-                  f"`python scripts/compile.py` to build it again", stacklevel=2)
-    return None
+    """The walker in C, when built from walk.c as it is and for the tree-sitter installed, else None."""
+    return WALKER.current("the C walker", {"TREE_SITTER_VERSION": importlib.metadata.version("tree-sitter")})
+
+
+def native_solver():
+    """The call resolver in C++, when built from its sources as they are, else None."""
+    return SOLVER.current("the C++ call resolver", {})
