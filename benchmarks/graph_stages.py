@@ -86,28 +86,32 @@ def stages(settings, manifest) -> dict[str, float]:
         store._kernel_layer(checkout, manifest, symbols)
     kernels = time.process_time() - cpu
     kernel_layer, store._kernel_layer = store._kernel_layer, lambda *args: None
-    solver, store.Solver = store.Solver, TimedSolver.of(store.Solver)
+    factory = "make_solver" if hasattr(store, "make_solver") else "Solver"  # older code made a Solver itself
+    solver = getattr(store, factory)
+    setattr(store, factory, TimedSolver.of(solver))
     try:
         cpu = time.process_time()
         store.assemble(facts, checkout, manifest).table  # noqa: B018 - the stored form is part of the work
         assemble = time.process_time() - cpu
     finally:
-        store._kernel_layer, store.Solver = kernel_layer, solver
+        store._kernel_layer = kernel_layer
+        setattr(store, factory, solver)
     resolve = TimedSolver.seconds
     return {"tree-sitter parse": parse, "walk": walk, "transport": transport, "resolve": resolve,
             "assemble rest": assemble - resolve, "kernel layer": kernels}
 
 
 class TimedSolver:
-    """Stands in for the Solver class in atlas.graph.store: CPU seconds of its set-up and solve() add up in
-    `seconds` (a wrapper, since a compiled Solver's methods cannot be replaced)."""
+    """Stands in for what atlas.graph.store makes its solver with (make_solver, or the Solver class in older code):
+    CPU seconds of its set-up and solve() add up in `seconds` (a wrapper, since a compiled Solver's methods cannot
+    be replaced)."""
 
     seconds = 0.0
     solver_class = None
 
     @classmethod
     def of(cls, solver_class):
-        cls.solver_class, cls.seconds = solver_class, 0.0
+        cls.solver_class, cls.seconds = staticmethod(solver_class), 0.0
         return cls
 
     def __init__(self, *args, **kwargs):
@@ -126,6 +130,20 @@ class TimedSolver:
         return getattr(self.inner, name)
 
 
+def native_parts() -> str:
+    """Which walker and resolver ran: the C / C++ ones, the mypyc-compiled ones, or the Python sources."""
+    try:
+        from atlas.parse.python import compiled
+    except ImportError:  # older code: never compiled
+        return "the Python sources"
+    mypyc = "mypyc-compiled" if compiled.is_compiled() else "the Python sources"
+    if not hasattr(compiled, "native_solver"):
+        return mypyc
+    walker = "the C walker" if compiled.native_walker() else f"walker: {mypyc}"
+    resolver = "the C++ resolver" if compiled.native_solver() else f"resolver: {mypyc}"
+    return f"{walker}, {resolver}"
+
+
 def main() -> int:
     if pack is not None:
         gc.disable()  # as a build of this code runs (atlas.graph.build.gc_paused)
@@ -138,11 +156,7 @@ def main() -> int:
             total[k] = total.get(k, 0.0) + v
         print(f"{manifest.name}: " + ", ".join(f"{k} {v:.1f} s" for k, v in row.items()) +
               f"; total {sum(row.values()):.1f} s CPU")
-    try:
-        from atlas.parse.python.compiled import is_compiled
-        print(f"resolver: {'compiled (mypyc)' if is_compiled() else 'the Python source'}")
-    except ImportError:  # older code: never compiled
-        pass
+    print(f"walker and resolver: {native_parts()}")
     print("all: " + ", ".join(f"{k} {v:.1f} s" for k, v in total.items()) + f"; total {sum(total.values()):.1f} s CPU")
     return 0
 

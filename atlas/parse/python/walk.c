@@ -13,7 +13,14 @@
 #include <stdarg.h>
 #include <string.h>
 
+#define LookaheadIterator PyLookaheadIterator /* (a name both headers use) */
 #include "types.h" /* py-tree-sitter's objects (tree_sitter/binding/types.h): Tree */
+#undef LookaheadIterator
+/* the runtime's own structures (tree_sitter/core/lib/src): the tree is read from its subtrees */
+#include "language.h"
+#include "length.h"
+#include "subtree.h"
+#include "tree.h"
 
 #if !defined(ATLAS_TS_VERSION) || !defined(ATLAS_SOURCE_HASH)
 #error "compile with -DATLAS_TS_VERSION=<tree-sitter version of these sources> -DATLAS_SOURCE_HASH=<hash>"
@@ -129,13 +136,11 @@ typedef struct {
 typedef struct {
     FlatNode *v;
     int32_t n, cap;
-    int32_t *stack;
-    int32_t stack_cap;
 } Flat;
 
 static Flat flat; /* reused from file to file */
 
-static int32_t add_node(TSTreeCursor *cursor, int32_t parent) {
+static int32_t add_node(int32_t parent, TSSymbol symbol, bool named, Length start, Length size, TSFieldId field) {
     if (flat.n == flat.cap) {
         int32_t cap = flat.cap ? flat.cap * 2 : 4096;
         FlatNode *grown = PyMem_Realloc(flat.v, sizeof(FlatNode) * (size_t)cap);
@@ -146,20 +151,19 @@ static int32_t add_node(TSTreeCursor *cursor, int32_t parent) {
         flat.v = grown;
         flat.cap = cap;
     }
-    TSNode node = ts_tree_cursor_current_node(cursor);
-    TSSymbol symbol = ts_node_symbol(node);
+    Length end = length_add(start, size);
     int32_t i = flat.n++;
     FlatNode *x = &flat.v[i];
-    x->start_byte = ts_node_start_byte(node);
-    x->end_byte = ts_node_end_byte(node);
-    x->start_row = ts_node_start_point(node).row;
-    x->end_row = ts_node_end_point(node).row;
+    x->start_byte = start.bytes;
+    x->end_byte = end.bytes;
+    x->start_row = start.extent.row;
+    x->end_row = end.extent.row;
     x->first = x->next = x->first_named = x->next_named = x->last = x->last_named = -1;
     x->num_named = 0;
-    x->field = parent >= 0 ? ts_tree_cursor_current_field_id(cursor) : 0;
+    x->field = field;
     x->kind = symbol < grammar.num_symbols ? grammar.kinds[symbol] : K_OTHER;
     x->is_statement = symbol < grammar.num_symbols && grammar.is_statement[symbol];
-    x->is_named = ts_node_is_named(node);
+    x->is_named = named;
     if (parent >= 0) {
         FlatNode *p = &flat.v[parent];
         if (p->last >= 0)
@@ -179,51 +183,72 @@ static int32_t add_node(TSTreeCursor *cursor, int32_t parent) {
     return i;
 }
 
-static int push(int32_t depth, int32_t node) {
-    if (depth == flat.stack_cap) {
-        int32_t cap = flat.stack_cap ? flat.stack_cap * 2 : 256;
-        int32_t *grown = PyMem_Realloc(flat.stack, sizeof(int32_t) * (size_t)cap);
-        if (!grown) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        flat.stack = grown;
-        flat.stack_cap = cap;
-    }
-    flat.stack[depth] = node;
+/* The field a child at `structural` index of a node of production `production` fills (not inherited), or 0. */
+static TSFieldId field_of(const TSLanguage *language, uint32_t production, uint32_t structural) {
+    const TSFieldMapEntry *map, *map_end;
+    ts_language_field_map(language, production, &map, &map_end);
+    for (; map && map < map_end; map++)
+        if (!map->inherited && map->child_index == structural)
+            return map->field_id;
     return 0;
 }
 
-/* The tree under `root`, depth first with one cursor; -1 on error. */
-static int flatten(TSNode root) {
-    TSTreeCursor cursor = ts_tree_cursor_new(root);
-    flat.n = 0;
-    int32_t depth = 0, rc = 0, top = add_node(&cursor, -1);
-    if (top < 0 || push(depth++, top) < 0)
-        rc = -1;
-    while (rc == 0) {
-        if (ts_tree_cursor_goto_first_child(&cursor)) {
-            int32_t child = add_node(&cursor, flat.stack[depth - 1]);
-            if (child < 0 || push(depth++, child) < 0)
-                rc = -1;
-            continue;
-        }
-        for (;;) { /* the node on top is done: on to its next sibling, or up */
-            if (depth == 1)
-                goto done;
-            depth--;
-            if (ts_tree_cursor_goto_next_sibling(&cursor)) {
-                int32_t sibling = add_node(&cursor, flat.stack[depth - 1]);
-                if (sibling < 0 || push(depth++, sibling) < 0)
-                    rc = -1;
-                break;
-            }
-            ts_tree_cursor_goto_parent(&cursor);
-        }
+/* The visible nodes among the children of `parent` (at `position`), as children of flat node `owner`: what a
+ * TSTreeCursor visits, read from the subtrees directly. A hidden child with visible descendants is descended into,
+ * its own children then belonging to `owner`; `outer` is the field such hidden ancestors fill (the cursor gives a
+ * node the innermost field along its hidden ancestors, none through an extra one). */
+static int add_children(const TSLanguage *language, Subtree parent, Length position, int32_t owner, TSFieldId outer,
+                        int depth) {
+    uint32_t count = ts_subtree_child_count(parent);
+    if (!count)
+        return 0;
+    if (depth > 10000) {
+        PyErr_SetString(PyExc_RecursionError, "tree too deep to walk");
+        return -1;
     }
-done:
-    ts_tree_cursor_delete(&cursor);
-    return rc;
+    uint32_t production = ts_subtree_production_id(parent);
+    const TSSymbol *aliases = ts_language_alias_sequence(language, production);
+    const Subtree *children = ts_subtree_children(parent);
+    uint32_t structural = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        Subtree child = children[i];
+        if (i > 0)
+            position = length_add(position, ts_subtree_padding(child));
+        bool extra = ts_subtree_extra(child), visible = ts_subtree_visible(child);
+        TSSymbol alias = 0;
+        TSFieldId field = 0;
+        if (!extra) {
+            if (aliases && aliases[structural]) {
+                alias = aliases[structural];
+                visible = true;
+            }
+            field = field_of(language, production, structural);
+            if (!field)
+                field = outer;
+            structural++;
+        }
+        if (visible) {
+            bool named = alias ? ts_language_symbol_metadata(language, alias).named : ts_subtree_named(child);
+            int32_t at = add_node(owner, alias ? alias : ts_subtree_symbol(child), named, position,
+                                  ts_subtree_size(child), field);
+            if (at < 0 || add_children(language, child, position, at, 0, depth + 1) < 0)
+                return -1;
+        } else if (ts_subtree_visible_child_count(child) > 0) {
+            if (add_children(language, child, position, owner, field, depth + 1) < 0)
+                return -1;
+        }
+        position = length_add(position, ts_subtree_size(child));
+    }
+    return 0;
+}
+
+/* The tree, depth first: node 0 is the root. */
+static int flatten(const TSTree *tree) {
+    flat.n = 0;
+    Length start = ts_subtree_padding(tree->root);
+    int32_t root = add_node(-1, ts_subtree_symbol(tree->root), ts_subtree_named(tree->root), start,
+                            ts_subtree_size(tree->root), 0);
+    return root < 0 ? -1 : add_children(tree->language, tree->root, start, root, 0, 0);
 }
 
 #define NODE(i) (&flat.v[i])
@@ -1637,7 +1662,7 @@ static PyObject *extract_packed(PyObject *self, PyObject *args) {
                      Py_TYPE(tree_obj)->tp_name);
     } else if (w.symbols && w.seen_attrs && w.defined && w.jit_calls && w.lambda_counts) {
         TSTree *tree = ((Tree *)tree_obj)->tree;
-        if (use_language(ts_tree_language(tree)) == 0 && flatten(ts_tree_root_node(tree)) == 0)
+        if (use_language(ts_tree_language(tree)) == 0 && flatten(tree) == 0)
             out = walk(&w, path, 0);
     }
     for (Py_ssize_t i = 0; i < w.num_scopes; i++)
