@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 PY_PARSE = 0.20  # s/MB of Python: tree-sitter parse, the walk, packing
-CPP_PARSE = 0.40  # s/MB of C++/CUDA: parse and scan (atlas.parse.kernels.layer.cpp_file)
+CPP_PARSE = 0.22  # s/MB of C++/CUDA: parse and scan (atlas.parse.kernels.layer.cpp_file)
 RESOLVE = 0.22  # s/MB of Python: resolution and assembling the graph
 RECEIVE = 0.03  # s/MB of Python facts parsed elsewhere or read from the cache: decoding them
 CHUNK_MB = 0.5

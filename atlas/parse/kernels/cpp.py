@@ -1,6 +1,7 @@
 """One C++/CUDA file -> its functions (`__global__` kernels marked), macros, member aliases, includes, and the names
 each of them references (calls, launches). tree-sitter-cpp gives the structure; CUDA-only syntax (`__global__`,
-`__launch_bounds__(...)`, `<<<...>>>`) is blanked first, offsets kept, so the grammar sees plain C++."""
+`__launch_bounds__(...)`, `<<<...>>>`) is blanked first (atlas.parse.kernels.cuda), offsets kept, so the grammar
+sees plain C++."""
 
 from __future__ import annotations
 
@@ -11,19 +12,23 @@ from dataclasses import dataclass
 import tree_sitter_cpp
 from tree_sitter import Language, Parser
 
-from atlas.parse.kernels.text import Lines, closing, mask, select_branches
+from atlas.parse.kernels.cuda import prepare
+from atlas.parse.kernels.text import Lines, closing
 
 CPP_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".h", ".hpp", ".hxx", ".inl", ".inc")
 
 _LANGUAGE = Language(tree_sitter_cpp.language())
-_CUDA_ATTR = re.compile(r"\b__[a-z][a-z0-9_]*__\b(\s*\((?:[^()]|\([^()]*\))*\))?")
-_MARKER_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+[^\n]*\b__global__\b[^\n]*", re.M)
-_CHEVRON = re.compile(r"<<<.*?>>>", re.S)
-_LAUNCH_API = re.compile(r"\b(LaunchKernel|cudaLaunchKernel(?:ExC?)?|cudaLaunchCooperativeKernel|hipLaunchKernelGGL)\b")
-_CASTS = frozenset({"reinterpret_cast", "static_cast", "const_cast", "void", "const", "auto", "decltype"})
-_IDENT = re.compile(r"((?:[A-Za-z_]\w*\s*::\s*)*)([A-Za-z_]\w*)")
 _SPACE = frozenset(" \t\n\r\\")
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+# a name (group 1), or the last of `ns :: ns :: name` (group 2), and the character after the blanks that follow it
+# (group 3); possessive, so that re does not try the names' shorter prefixes
+_REF = re.compile(r"([A-Za-z_]\w*+)(?:\s*+::\s*+([A-Za-z_]\w*+))*+(?=[ \t\n\r\\]*+(.?))", re.S)
+_BLANKS = re.compile(r"\s+")
+_TEMPLATE_ARGS = re.compile(r"<[^<>]*(<[^<>]*>[^<>]*)*>")
+_TEMPLATE_TAIL = re.compile(r"<.*")
+# the node types parse_cpp's walk does something with; it only goes through the others
+_COLLECTED = frozenset({"function_definition", "preproc_function_def", "preproc_def", "preproc_include",
+                        "field_declaration", "declaration", "namespace_definition", "class_specifier",
+                        "struct_specifier"})
 _KEYWORDS = frozenset("""
     alignas alignof auto bool break case catch char class const constexpr const_cast continue decltype default delete
     do double dynamic_cast else enum explicit extern false float for friend goto if inline int long mutable namespace
@@ -78,119 +83,65 @@ class CppFile:
     includes: tuple[str, ...]
 
 
-def prepare(source: str, prefer_rocm: bool = False) -> tuple[str, str, set[int], set[int], list[int]]:
-    """(masked source, text the grammar can parse, offsets where a `<<<` launch begins, offsets of the kernels
-    launch-API calls name, offsets of `__global__` and of the macros standing for it). Both texts have the length
-    and line breaks of `source`; one build's preprocessor branches are kept."""
-    masked = select_branches(mask(source), prefer_rocm)
-    text = _CUDA_ATTR.sub(lambda m: " " * len(m.group(0)), _NON_ASCII.sub(" ", masked))
-    marks = [m.start() for m in re.finditer(r"\b__global__\b", masked)]
-    markers = _MARKER_DEFINE.findall(masked)
-    if markers:  # uses of `#define K_KERNEL __global__ ...` mark kernels too; the grammar sees them blank
-        uses = re.compile(r"^(?![ \t]*#).*?\b(" + "|".join(map(re.escape, markers)) + r")\b", re.M)
-        for match in uses.finditer(masked):
-            a, b = match.span(1)
-            marks.append(a)
-            text = text[:a] + " " * (b - a) + text[b:]
-        for match in _MARKER_DEFINE.finditer(masked):
-            text = text[:match.start()] + " " * len(match.group(0)) + text[match.end():]
-    launches = set()
-
-    def blank_chevron(match: re.Match) -> str:
-        launches.add(match.start())
-        return re.sub(r"[^\n]", " ", match.group(0))
-
-    text = _CHEVRON.sub(blank_chevron, text)
-    targets = {t for t in (_launch_target(text, m) for m in _LAUNCH_API.finditer(text)) if t >= 0}
-    return masked, text, launches, targets, sorted(marks)
-
-
-def _launch_target(text: str, match: re.Match) -> int:
-    """Offset of the kernel named by a launch-API call: `LaunchKernel(grid, block, stream)[.opt(..)](kernel, ...)`,
-    `cudaLaunchKernelEx(&config, kernel, ...)`, `cudaLaunchKernel(kernel, ...)`; -1 when it cannot be found."""
-    api = match.group(1)
-    open_at = text.find("(", match.end() - 1)
-    if open_at < 0 or text[match.end():open_at].strip():
-        return -1
-    position = 0
-    if api == "LaunchKernel":
-        at = closing(text, open_at, 2000)
-        while at > 0:
-            rest = text[at:at + 200].lstrip()
-            skip = len(text[at:at + 200]) - len(rest)
-            chained = re.match(r"\.\s*\w+\s*\(", rest)
-            if chained:
-                at = closing(text, at + skip + chained.end() - 1, 2000)
-                continue
-            if rest.startswith("("):
-                open_at = at + skip
-                break
-            return -1
-        if at < 0:
-            return -1
-    elif api.startswith("cudaLaunchKernelEx"):
-        position = 1
-    close = closing(text, open_at, 4000)
-    if close < 0:
-        return -1
-    depth, index, start = 0, 0, open_at + 1
-    for i in range(open_at + 1, close - 1):
-        ch = text[i]
-        if ch in "([{<":
-            depth += 1
-        elif ch in ")]}>":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            if index == position:
-                break
-            index, start = index + 1, i + 1
-    if index != position:
-        return -1
-    for ident in _IDENT.finditer(text, start, close - 1):
-        if ident.group(2) not in _CASTS:
-            return ident.start()
-    return -1
-
-
 def scan_refs(text: str, start: int, end: int, lines: Lines, launches: set[int],
               targets: set[int]) -> tuple[tuple[Ref, ...], bool]:
     """The names referenced in text[start:end] (deduplicated, first line kept, flags merged) and whether that
     stretch launches anything."""
-    found: dict[tuple[str, str], Ref] = {}
-    has_launch = any(start <= offset < end for offset in launches) or any(start <= t < end for t in targets)
+    launch_here = any(start <= offset < end for offset in launches)
+    has_launch = launch_here or any(start <= t < end for t in targets)
+    found: dict[str, list] = {}  # qualifier + name -> [name, qualifier, offset of the first use, is_call, is_launch]
     keywords = _KEYWORDS
-    for match in _IDENT.finditer(text, start, end):
-        name = match.group(2)
-        if name in keywords:
+    for match in _REF.finditer(text, start, end):
+        name, last, follower = match.groups()
+        if last is None:
+            if name in keywords:
+                continue
+            ref = found.get(name)
+            if ref is not None and not has_launch and follower != "<":  # a name seen before: only a call is news
+                ref[3] = ref[3] or follower == "("
+                continue
+        elif last in keywords:
             continue
-        qualifier = match.group(1)
+        else:
+            name = last
         begin = match.start()
-        member = not qualifier and begin > 0 and (text[begin - 1] == "." or text[begin - 2:begin] == "->")
-        after = match.end()
-        chevron = False
-        while after < end and text[after] in _SPACE:
-            chevron = chevron or after in launches
-            after += 1
-        if after < end and text[after] == "<":
-            close = closing(text, after, 400)
-            if close > 0:
-                after = close
-                while after < end and text[after] in _SPACE:
-                    chevron = chevron or after in launches
-                    after += 1
-        is_launch = chevron or begin in targets
-        is_call = is_launch or (after < end and text[after] == "(")
-        if member and not is_call:
-            continue
-        if qualifier:
-            qualifier = re.sub(r"\s+", "", qualifier)
-        key = (name, qualifier)
-        old = found.get(key)
-        if old is None:
-            found[key] = Ref(name, qualifier, lines.line(begin), is_call, is_launch)
-        elif (is_call and not old.is_call) or (is_launch and not old.is_launch):
-            found[key] = Ref(name, qualifier, old.line, old.is_call or is_call, old.is_launch or is_launch)
-    return tuple(found.values()), has_launch
+        if follower == "<" or launch_here:
+            is_call, is_launch = _use(text, match.end(), end, launches, begin in targets)
+        else:
+            is_launch = begin in targets
+            is_call = is_launch or follower == "("
+        if last is not None:
+            qualifier = _BLANKS.sub("", text[begin:match.start(2)])
+        elif not is_call and begin > 0 and (text[begin - 1] == "." or text[begin - 2:begin] == "->"):
+            continue  # a member that is not called
+        else:
+            qualifier = ""
+        ref = found.get(qualifier + name)
+        if ref is None:
+            found[qualifier + name] = [name, qualifier, begin, is_call, is_launch]
+        else:
+            ref[3] |= is_call
+            ref[4] |= is_launch
+    return tuple(Ref(n, q, lines.line(b), c, launch) for n, q, b, c, launch in found.values()), has_launch
+
+
+def _use(text: str, after: int, end: int, launches: set[int], is_target: bool) -> tuple[bool, bool]:
+    """(is_call, is_launch) for the name ending at `after`: past the blanks and template arguments that follow it,
+    a `(` calls it; a `<<<` launch on the way (blanked by prepare) or a launch API naming it (`is_target`)
+    launches it."""
+    chevron = False
+    while after < end and text[after] in _SPACE:
+        chevron = chevron or after in launches
+        after += 1
+    if after < end and text[after] == "<":
+        close = closing(text, after, 400)
+        if close > 0:
+            after = close
+            while after < end and text[after] in _SPACE:
+                chevron = chevron or after in launches
+                after += 1
+    is_launch = chevron or is_target
+    return is_launch or (after < end and text[after] == "("), is_launch
 
 
 def _declarator_name(node) -> tuple[str, object] | None:
@@ -202,9 +153,7 @@ def _declarator_name(node) -> tuple[str, object] | None:
     name = node.child_by_field_name("declarator")
     if name is None:
         return None
-    text = name.text.decode()
-    text = re.sub(r"<[^<>]*(<[^<>]*>[^<>]*)*>", "", text)
-    return re.sub(r"\s+", "", text), node
+    return _BLANKS.sub("", _TEMPLATE_ARGS.sub("", name.text.decode())), node
 
 
 def is_rocm_path(path: str) -> bool:
@@ -213,15 +162,24 @@ def is_rocm_path(path: str) -> bool:
 
 
 def parse_cpp(path: str, source: str) -> CppFile:
-    """Parse one C++/CUDA file (its text as read) into functions, macros and includes."""
+    """Parse one C++/CUDA file (its text as read) into functions, macros and includes. The walk enters neither the
+    functions it collects nor preprocessor definitions, and enters namespaces and classes only through their
+    bodies; it skips unnamed nodes (tokens, which have no children)."""
     masked, text, launches, targets, marks = prepare(source, prefer_rocm=is_rocm_path(path))
     lines = Lines(text)
     tree = Parser(_LANGUAGE).parse(text.encode())
     functions, macros, includes = [], [], []
-    stack = [(tree.root_node, "")]
+    stack: list = [tree.root_node]  # the nodes left to visit, next last; a string is the scope to return to
+    scope = ""
     while stack:
-        node, scope = stack.pop()
+        node = stack.pop()
+        if node.__class__ is str:
+            scope = node
+            continue
         kind = node.type
+        if kind not in _COLLECTED:
+            stack += reversed(node.named_children)
+            continue
         if kind == "function_definition":
             declared = _declarator_name(node.child_by_field_name("declarator"))
             body = node.child_by_field_name("body")
@@ -244,31 +202,36 @@ def parse_cpp(path: str, source: str) -> CppFile:
             if target is not None:
                 includes.append(target.text.decode().strip('"<> '))
             continue
-        elif kind in ("field_declaration", "declaration") and scope:
-            _alias(node, text, lines, launches, targets, macros)
-        elif kind == "namespace_definition":
-            name = node.child_by_field_name("name")
-            inner = scope + (name.text.decode() + "::" if name is not None else "")
+        elif kind in ("field_declaration", "declaration"):
+            if scope:
+                _alias(node, text, lines, launches, targets, macros)
+        else:  # a namespace or class: its body, in its scope
             body = node.child_by_field_name("body")
             if body is not None:
-                stack.extend((child, inner) for child in reversed(body.children))
+                stack.append(scope)
+                scope += _scope_name(node.child_by_field_name("name"), kind == "namespace_definition")
+                stack += reversed(body.named_children)
             continue
-        elif kind in ("class_specifier", "struct_specifier"):
-            name = node.child_by_field_name("name")
-            body = node.child_by_field_name("body")
-            if body is not None:
-                label = re.sub(r"<.*", "", name.text.decode()) if name is not None else ""
-                inner = scope + (label + "::" if label else "")
-                stack.extend((child, inner) for child in reversed(body.children))
-            continue
-        stack.extend((child, scope) for child in reversed(node.children))
+        stack += reversed(node.named_children)
     functions.sort(key=lambda f: f.start)
     return CppFile(path, tuple(functions), tuple(macros), tuple(includes))
+
+
+def _scope_name(name, is_namespace: bool) -> str:
+    """What a namespace or class adds to the scope of its body: "vllm::", "Foo::" for `Foo<T>`, or ""."""
+    if name is None:
+        return ""
+    if is_namespace:
+        return name.text.decode() + "::"
+    label = _TEMPLATE_TAIL.sub("", name.text.decode())
+    return label + "::" if label else ""
 
 
 def _is_kernel(masked: str, marks: list[int], start: int, declarator: int) -> bool:
     """Whether a `__global__` (or a macro standing for it) is among the specifiers: between the statement boundary
     before the definition (the grammar starts it after the blanked attribute) and its declarator."""
+    if not marks:
+        return False
     boundary = max(masked.rfind(ch, 0, start) for ch in ";{}>")
     i = bisect.bisect_right(marks, boundary)
     return i < len(marks) and marks[i] < declarator

@@ -13,13 +13,17 @@ from tree_sitter import Language, Parser, Query, QueryCursor
 _LANGUAGE = Language(tree_sitter_python.language())
 MARKERS = ("torch.ops", "direct_register_custom_op", "load_jit", "Library(", "custom_op(")
 
-_OPS = Query(_LANGUAGE, """
+# one query, so one walk of the tree (the walk costs about as much as all three patterns); its patterns, in order:
+# torch.ops.<ns>.<op> (_OPS), calls by a name or an attribute (_CALLS), `from module import ...` (_IMPORTS).
+# tree-sitter gives each pattern's matches in the order a query of that pattern alone would
+_FACTS = Query(_LANGUAGE, """
 (attribute object: (attribute object: (attribute object: (identifier) @torch attribute: (identifier) @ops)
   attribute: (identifier) @ns) attribute: (identifier) @op) @ref
+(call function: [(identifier) @name (attribute attribute: (identifier) @name) @attribute]
+  arguments: (argument_list) @args) @call
+(import_from_statement) @import
 """)
-_CALLS = Query(_LANGUAGE, "(call function: [(identifier) @name (attribute attribute: (identifier) @name)] "
-                          "arguments: (argument_list) @args) @call")
-_IMPORTS = Query(_LANGUAGE, "(import_from_statement) @import")
+_OPS, _CALLS, _IMPORTS = range(3)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,9 +192,9 @@ def _library_op(call, positional: list, keywords: dict, line: int) -> list[Custo
     return [CustomOp(namespace, op.split(".")[0], func.text.decode() if func is not None else "", line)]
 
 
-def _imports(root) -> dict:
+def _imports(matches: list[dict]) -> dict:
     found = {}
-    for _, captures in QueryCursor(_IMPORTS).matches(root):
+    for captures in matches:
         node = captures["import"][0]
         module = node.child_by_field_name("module_name")
         if module is None:
@@ -213,8 +217,11 @@ def python_facts(path: str, source: str) -> PyFacts:
 def tree_facts(path: str, root) -> PyFacts:
     """The kernel-layer facts of one Python module from its tree-sitter-python tree (the one the Python parse
     made: atlas.graph.parsing parses each file once for both)."""
+    matches: tuple[list[dict], ...] = ([], [], [])  # per pattern of _FACTS, in the order the query finds them
+    for pattern, captures in QueryCursor(_FACTS).matches(root):
+        matches[pattern].append(captures)
     uses = []
-    for _, captures in QueryCursor(_OPS).matches(root):
+    for captures in matches[_OPS]:
         if captures["torch"][0].text != b"torch" or captures["ops"][0].text != b"ops":
             continue
         ref = captures["ref"][0]
@@ -225,11 +232,11 @@ def tree_facts(path: str, root) -> PyFacts:
         uses.append(OpUse(captures["ns"][0].text.decode(), captures["op"][0].text.decode(),
                           ref.start_point[0] + 1, is_call))
     custom_ops, jit_loads, calls, libraries, library_ops = [], [], [], {}, []
-    for _, captures in QueryCursor(_CALLS).matches(root):
+    for captures in matches[_CALLS]:
         name = captures["name"][0].text.decode()
         call = captures["call"][0]
         line = call.start_point[0] + 1
-        calls.append((name, line, captures["name"][0].parent.type == "attribute"))
+        calls.append((name, line, "attribute" in captures))
         if name not in ("direct_register_custom_op", "load_jit", "Library", "custom_op"):
             continue
         positional, keywords = _arguments(captures["args"][0])
@@ -251,4 +258,5 @@ def tree_facts(path: str, root) -> PyFacts:
                                            func.text.decode().strip("() \n") if func is not None else "", line))
     custom_ops = [CustomOp(libraries.get(c.namespace, "vllm") if c.namespace else "vllm", c.op, c.func, c.line)
                   for c in custom_ops] + library_ops
-    return PyFacts(path, tuple(uses), tuple(custom_ops), tuple(jit_loads), tuple(calls), _imports(root), libraries)
+    return PyFacts(path, tuple(uses), tuple(custom_ops), tuple(jit_loads), tuple(calls), _imports(matches[_IMPORTS]),
+                   libraries)

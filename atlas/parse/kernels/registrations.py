@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from atlas.parse.kernels.text import Lines, closing, mask, split_args, string_literals
+from atlas.parse.kernels.text import Lines, closing, mask, split_args, string_literals, word_matches
 
 _BLOCK = re.compile(r"\b(?:STABLE_)?TORCH_LIBRARY(_FRAGMENT|_IMPL)?(?:_EXPAND)?\s*\(")
 _KEY = re.compile(r"(?:torch|c10|at)::(?:DispatchKey::|k)(\w+)|^k([A-Z]\w+)$")
@@ -86,8 +86,8 @@ def find_registrations(path: str, source: str, extension: str = "") -> list[Regi
         namespace = _namespace(args[0], path, extension)
         block_key = _dispatch_key_name(args[1]) if block.group(1) == "_IMPL" and len(args) >= 3 else ""
         module = args[-1].strip()
-        calls = re.compile(rf"\b{re.escape(module)}\s*\.\s*(def|impl)\s*\(")
-        for call in calls.finditer(blanked, brace, end):
+        calls = re.compile(rf"{re.escape(module)}\s*\.\s*(def|impl)\s*\(")
+        for call in word_matches(calls, blanked, brace, end):
             call_end = closing(blanked, call.end() - 1)
             if call_end < 0:
                 continue
