@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+# Relative costs (the unit is PY_PARSE's), measured on the default trees with the C walker and the C++ resolver
+# (benchmarks/graph_stages.py, one process): what matters is their ratios, the box's speed drifts.
 PY_PARSE = 0.20  # s/MB of Python: tree-sitter parse, the walk, packing
-CPP_PARSE = 0.22  # s/MB of C++/CUDA: parse and scan (atlas.parse.kernels.layer.cpp_file)
-RESOLVE = 0.22  # s/MB of Python: resolution and assembling the graph
-RECEIVE = 0.03  # s/MB of Python facts parsed elsewhere or read from the cache: decoding them
+CPP_PARSE = 0.36  # s/MB of C++/CUDA: parse and scan (atlas.parse.kernels.layer.cpp_file)
+RESOLVE = 0.105  # s/MB of Python: unpacking the facts, resolution and assembling the graph
+RECEIVE = 0.02  # s/MB of Python facts parsed elsewhere or read from the cache: reading them in
 CHUNK_MB = 0.5
 MB = 1e6
 
