@@ -18,6 +18,7 @@ _CHEVRON = re.compile(r"<<<.*?>>>", re.S)
 _LAUNCH_API = re.compile(r"(LaunchKernel|cudaLaunchKernel(?:ExC?)?|cudaLaunchCooperativeKernel|hipLaunchKernelGGL)\b")
 _CASTS = frozenset({"reinterpret_cast", "static_cast", "const_cast", "void", "const", "auto", "decltype"})
 _IDENT = re.compile(r"((?:[A-Za-z_]\w*\s*::\s*)*)([A-Za-z_]\w*)")
+_NOT_NEWLINE = re.compile(r"[^\n]")
 
 
 def prepare(source: str, prefer_rocm: bool = False) -> tuple[str, str, set[int], set[int], list[int]]:
@@ -57,10 +58,12 @@ def _blank_attributes(text: str) -> str:
 
 
 def _blank_spans(text: str, spans: list[tuple[int, int]]) -> str:
-    """`text` with the (sorted, disjoint) spans turned into spaces, newlines too."""
+    """`text` with the (sorted, disjoint) spans turned into spaces, their newlines kept (a `__launch_bounds__(...)`
+    over two lines leaves the lines after it where they were)."""
     pieces, done = [], 0
     for a, b in spans:
-        pieces += (text[done:a], " " * (b - a))
+        piece = text[a:b]
+        pieces += (text[done:a], _NOT_NEWLINE.sub(" ", piece) if "\n" in piece else " " * (b - a))
         done = b
     return "".join(pieces) + text[done:] if pieces else text
 

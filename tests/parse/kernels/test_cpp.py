@@ -28,6 +28,15 @@ def test_kernels_are_the_global_functions(source, qualname, is_kernel):
     assert found[qualname].is_kernel is is_kernel
 
 
+def test_line_numbers_stay_after_an_attribute_over_two_lines():
+    source = ("template <int N>\n__global__ void __launch_bounds__(\n    256, 1) router(float* x) {\n}\n\n"
+              "void launch(float* x) {\n  router<4><<<1, 256>>>(x);\n}\n")
+    found = functions(source)
+    assert (found["router"].start, found["router"].is_kernel) == (2, True)
+    assert (found["launch"].start, found["launch"].end) == (6, 8)
+    assert [(r.line, r.is_launch) for r in found["launch"].refs if r.name == "router"] == [(7, True)]
+
+
 @pytest.mark.parametrize("body, name, is_launch", [
     ("k<<<grid, block, 0, stream>>>(a);", "k", True),
     ("vllm::k<float, 4><<<grid, block>>>(a);", "k", True),
