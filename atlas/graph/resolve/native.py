@@ -1,7 +1,13 @@
 """The call resolver in C++ (atlas/graph/resolve/cpp, the extension atlas.graph.resolve._solve, built by
-scripts/compile.py): the same edges, call sites and bases as Solver on real code (pycg=False), an order of magnitude
-faster. `make_solver` picks it when it is built and current (atlas.parse.python.compiled.native_solver), else Solver;
-PyCG mode is Solver's alone."""
+scripts/compile.py): Solver's semantics for real code (pycg=False), several times faster. `make_solver` picks it when
+it is built and current (atlas.parse.python.compiled.native_solver), else Solver; PyCG mode is Solver's alone.
+
+Both give the same edges, call sites and bases wherever Solver's own result does not depend on the order it iterates
+sets in. It can, when rounds stop before a fixpoint (`max_rounds`): which values a statement sees in its last round
+may then depend on the order of the writes before it. Solver iterates in hash order, which varies with the
+interpreter's hash seed; the C++ solver in an order of its own, the same on every run. Seen once so far: SGLang
+v0.5.23, where Solver's edges vary by 14 of 236k between hash seeds (ghost external edges such as
+`torch.nn.Module.forward_mode.is_idle`) and the C++ solver's lack 28 of that kind (benchmarks/bench_native.py)."""
 
 from __future__ import annotations
 

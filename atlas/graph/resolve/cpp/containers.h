@@ -259,7 +259,8 @@ public:
     V &value_at(uint32_t i) { return entries_[i].value; }
 };
 
-// A vector indexed by id, growing on writes; reads past its end give `missing`.
+// A vector indexed by id, growing on writes; reads past its end give `missing`. `get` gives a copy: `at` may move
+// the items (in `v.at(a) = v.get(b)`, C++17 evaluates the right side first), `view` a reference to use at once.
 template <typename T>
 class IdVec {
     std::vector<T> v_;
@@ -267,7 +268,8 @@ class IdVec {
 
 public:
     explicit IdVec(T missing = T()) : missing_(missing) {}
-    const T &get(uint32_t id) const { return id < v_.size() ? v_[id] : missing_; }
+    T get(uint32_t id) const { return id < v_.size() ? v_[id] : missing_; }
+    const T &view(uint32_t id) const { return id < v_.size() ? v_[id] : missing_; }
     T &at(uint32_t id) {
         if (id >= v_.size())
             v_.resize((size_t)id + 1 + (v_.size() >> 1), missing_);

@@ -192,7 +192,7 @@ VSet Solver::subclass_methods(Id cls, Id name) {
         Id c = todo.back();
         todo.pop_back();
         depend(Key{C_SUBS, c, NO});
-        std::vector<Id> list = direct_subclasses.get(c);
+        std::vector<Id> list = direct_subclasses.get(c);  // a copy: class_attr below may add subclasses
         for (Id sub : list) {
             if (!seen.insert(sub).second)
                 continue;

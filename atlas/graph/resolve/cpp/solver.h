@@ -14,7 +14,9 @@
 #include <Python.h>
 
 #include <cstdint>
+#include <deque>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -30,7 +32,7 @@ constexpr Id NO = 0xffffffffu;  // no string, value or node (Python's None)
 
 // -- interned strings ----------------------------------------------------------------------------------------------
 struct Strings {
-    std::vector<std::string> text;
+    std::deque<std::string> text;  // (a deque: a reference to one stays good while others are added)
     std::vector<uint64_t> hashes;
     std::vector<uint32_t> slots;  // id + 1, 0 empty
     Id intern(std::string_view s);
@@ -261,7 +263,7 @@ struct Solver {
     std::vector<Value> values;
     std::vector<Id> canon;  // value id -> the id of its canonical form
     Table<Value, Id, ValueHash> value_ids;
-    std::vector<Const> consts;
+    std::deque<Const> consts;  // (references to one stay good while others are added)
     std::vector<Id> const_canon;
     Table<Const, Id, ConstHash> const_ids;
     Chunked<Scope> scope_list;  // every scope in file order (duplicates included)
@@ -404,7 +406,12 @@ struct Solver {
     void import_from(const Scope &scope, Id mod, const Span<ImportName> &names);
     Id module_value(Id name);
     Scope *scope_of(Id id) const { return scopes.get(id); }
-    Scope &scope_at(Id id) const { return *scopes.get(id); }  // one that is there
+    Scope &scope_at(Id id) const {  // `self.scopes[id]`: a KeyError in Python, an error here too
+        Scope *scope = scopes.get(id);
+        if (!scope)
+            throw std::out_of_range("no scope " + str[id]);
+        return *scope;
+    }
     Table<std::pair<Id, Id>, Id, PairHash> dotted;  // (a, b) -> "a.b"
     Table<std::pair<Id, Id>, Id, PairHash> prefixed;  // (prefix, name) -> prefix + name
     Id prefix(const char *text, Id name) {  // "<builtin>." + name, "<**PyStr**>." + name, ...

@@ -92,7 +92,7 @@ void Solver::copy_slots(const VSet &vals, Id alloc) {
 
 SmallVec<Id, 4> Solver::slots(Id alloc) {
     depend(Key{C_SLOTS, alloc, NO});
-    const std::vector<Id> &keys = slot_keys.get(alloc);
+    const std::vector<Id> &keys = slot_keys.view(alloc);  // (copied before anything can grow slot_keys)
     SmallVec<Id, 4> out;
     out.append(keys.data(), keys.data() + keys.size());
     return out;
@@ -351,7 +351,8 @@ VSet Solver::instantiate(const VSet &vals, Id fid, const std::unordered_map<Id, 
             merge(out, call_results(b == bound.end() ? VSet{} : b->second));
         } else if (val.tag == T_O && depth < MAX_DEPTH && holders && !holders->empty() && holds_pr(val.a, *holders)) {
             Id copy = joined(val.a, "@", tag);
-            kinds.at(copy) = kinds.get(val.a);
+            uint8_t kind = kinds.get(val.a);
+            kinds.at(copy) = kind;
             for (Id key : slots(val.a)) {
                 VSet got = read(slot(val.a, key), false);
                 write_slot(copy, key, instantiate(got, fid, bound, tag, depth + 1));
