@@ -1,6 +1,7 @@
 """The call resolver in C++ (atlas/graph/resolve/cpp) gives what the Python Solver gives for real code (pycg=False):
 the same edges with the same provenance per line, the same call sites, bases and rounds, on the resolver's own test
-cases, on PyCG's micro-benchmark and on the default pinned trees. Without it built these tests skip, saying so,
+cases, on PyCG's micro-benchmark and on the default pinned trees (where Solver's own result is the same for every
+hash seed; see atlas.graph.resolve.native for where it is not). Without it built these tests skip, saying so,
 unless ATLAS_REQUIRE_NATIVE=1 (as CI sets), where they fail."""
 
 from __future__ import annotations

@@ -5,9 +5,10 @@ it is built and current (atlas.parse.python.compiled.native_solver), else Solver
 Both give the same edges, call sites and bases wherever Solver's own result does not depend on the order it iterates
 sets in. It can, when rounds stop before a fixpoint (`max_rounds`): which values a statement sees in its last round
 may then depend on the order of the writes before it. Solver iterates in hash order, which varies with the
-interpreter's hash seed; the C++ solver in an order of its own, the same on every run. Seen once so far: SGLang
-v0.5.23, where Solver's edges vary by 14 of 236k between hash seeds (ghost external edges such as
-`torch.nn.Module.forward_mode.is_idle`) and the C++ solver's lack 28 of that kind (benchmarks/bench_native.py)."""
+interpreter's hash seed; the C++ solver in an order of its own, the same on every run. Seen once so far, on SGLang
+v0.5.23: Solver's edge lines vary by 14 of 339k between hash seeds, all to names outside the tree (ghost chains such
+as `torch.nn.Module.forward_mode.is_idle`, found from a passing state and kept), and the C++ solver's lie within that
+range; call sites and bases are the same (benchmarks/bench_native.py --seeds 2)."""
 
 from __future__ import annotations
 
