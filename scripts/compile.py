@@ -1,7 +1,8 @@
 """Build atlas's native parts in place (atlas.parse.python.compiled): the hot modules compiled with mypyc (the
-parser's walker and the call resolver), and the walker in C (atlas/parse/python/walk.c -> atlas.parse.python._walk),
-built with the tree-sitter runtime and py-tree-sitter's object layouts from the sdist of the installed tree-sitter
-(`pip download`). The extension modules land next to their sources (git-ignored) and the editable install picks them
+parser's walker and the call resolver), the walker in C (atlas/parse/python/c -> atlas.parse.python._walk), built
+with the tree-sitter runtime and py-tree-sitter's object layouts from the sdist of the installed tree-sitter
+(`pip download`), and the call resolver in C++ (atlas/graph/resolve/cpp -> atlas.graph.resolve._solve). The
+extension modules land next to their sources (git-ignored) and the editable install picks them
 up. Optional: without them, or when they are older than their sources, atlas runs the Python sources.
 
 Usage: python scripts/compile.py [--clean | --force]
@@ -169,6 +170,7 @@ def build_walker(force: bool = False) -> int:
     version = importlib.metadata.version("tree-sitter")
     return build_native(compiled.WALKER, "the C walker", force,
                         {"define_macros": [("_DEFAULT_SOURCE", None)],
+                         "include_dirs": [str(compiled.WALKER.source_files()[0].parent)],
                          "extra_compile_args": ["-std=c11", "-O2", "-fvisibility=hidden", "-Wno-unused-parameter"]},
                         {"TREE_SITTER_VERSION": version}, lambda tmp: tree_sitter_sources(version, tmp))
 

@@ -68,7 +68,7 @@ def test_native_parts_are_used_when_current_and_not_when_pure():
 
 @pytest.mark.skipif(not HAS_NATIVE, reason="the C walker and C++ resolver are not built here: run "
                                            "`python scripts/compile.py` to test this")
-@pytest.mark.parametrize("source, which", [("parse/python/walk.c", "C walker"),
+@pytest.mark.parametrize("source, which", [("parse/python/c/expressions.c", "C walker"),
                                            ("graph/resolve/cpp/cells.cpp", "C++ call resolver")])
 def test_a_native_part_older_than_its_sources_is_set_aside(tmp_path, source, which):
     copy = tmp_path / "checkout"

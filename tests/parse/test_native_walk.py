@@ -1,4 +1,4 @@
-"""The walker in C (atlas/parse/python/walk.c) gives the very facts of the Python walker: equal values of equal types,
+"""The walker in C (atlas/parse/python/c) gives the very facts of the Python walker: equal values of equal types,
 on a table of tricky sources and on every file of the default pinned trees. Without the C walker built these tests
 skip, saying so, unless ATLAS_REQUIRE_NATIVE=1 (as CI sets), where they fail."""
 

@@ -1,7 +1,7 @@
 """What scripts/compile.py builds, and the guards that run the Python sources instead when a build is stale (a source
 changed since) or when ATLAS_PURE=1: the modules compiled with mypyc (the Python parser's walker and the call
-resolver), and the walker in C (walk.c, the extension atlas.parse.python._walk), which gives the same facts as the
-Python walker faster. The .py files stay the source of truth; this module itself is never compiled."""
+resolver), the walker in C (c/, the extension atlas.parse.python._walk) and the resolver in C++
+(atlas/graph/resolve/cpp, the extension atlas.graph.resolve._solve), which give the same results faster. The .py files stay the source of truth; this module itself is never compiled."""
 
 from __future__ import annotations
 
@@ -122,12 +122,13 @@ class Native:
         return None
 
 
-WALKER = Native("atlas.parse.python._walk", ("parse/python/walk.c",))
+WALKER = Native("atlas.parse.python._walk", ("parse/python/c/*.h", "parse/python/c/*.c"))
 SOLVER = Native("atlas.graph.resolve._solve", ("graph/resolve/cpp/*.h", "graph/resolve/cpp/*.cpp"))
 
 
 def native_walker():
-    """The walker in C, when built from walk.c as it is and for the tree-sitter installed, else None."""
+    """The walker in C (parse/python/c), when built from its sources as they are and for the tree-sitter installed,
+    else None."""
     return WALKER.current("the C walker", {"TREE_SITTER_VERSION": importlib.metadata.version("tree-sitter")})
 
 

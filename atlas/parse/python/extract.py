@@ -1,6 +1,6 @@
 """One Python file -> ModuleFacts: tree-sitter parse, then one pass over the tree that records symbols (with exact
 spans and signatures) and the statement IR of every scope (see atlas.parse.python.facts for the IR). The pass is the
-walker in C (walk.c) when it is built and current (atlas.parse.python.compiled.native_walker), else the Python walker
+walker in C (c/) when it is built and current (atlas.parse.python.compiled.native_walker), else the Python walker
 below; both give the same facts."""
 
 from __future__ import annotations
