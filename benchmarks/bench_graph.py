@@ -112,9 +112,10 @@ def main() -> int:
                   f"reads) {time.perf_counter() - start - loaded_index:.2f} s ({len(callees)} callees)")
             ok &= report_resolution(g)
     try:
-        from atlas.parse.python.compiled import is_compiled
-        how = "compiled (mypyc, scripts/compile.py)" if is_compiled() else "the Python source"
-        print(f"parser walker and resolver: {how}")
+        from atlas.parse.python import compiled
+        how = compiled.in_use() if hasattr(compiled, "in_use") else (
+            "compiled (mypyc, scripts/compile.py)" if compiled.is_compiled() else "the Python source")
+        print(f"walker and resolver: {how}")
     except ImportError:  # older code: never compiled
         pass
     own, children = peak_rss_gib()

@@ -131,17 +131,14 @@ class TimedSolver:
 
 
 def native_parts() -> str:
-    """Which walker and resolver ran: the C / C++ ones, the mypyc-compiled ones, or the Python sources."""
+    """Which walker and resolver ran (older code: mypyc-compiled or the Python sources)."""
     try:
         from atlas.parse.python import compiled
     except ImportError:  # older code: never compiled
         return "the Python sources"
-    mypyc = "mypyc-compiled" if compiled.is_compiled() else "the Python sources"
-    if not hasattr(compiled, "native_solver"):
-        return mypyc
-    walker = "the C walker" if compiled.native_walker() else f"walker: {mypyc}"
-    resolver = "the C++ resolver" if compiled.native_solver() else f"resolver: {mypyc}"
-    return f"{walker}, {resolver}"
+    if hasattr(compiled, "in_use"):
+        return compiled.in_use()
+    return "mypyc-compiled" if compiled.is_compiled() else "the Python sources"
 
 
 def main() -> int:

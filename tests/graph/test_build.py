@@ -88,14 +88,18 @@ def test_build_many_stores_what_build_stores(settings, tmp_path, monkeypatch, wo
 
 
 def test_shares_do_move_between_processes(settings, monkeypatch):
-    """The case above is not vacuous: with a chunk per file, the schedule hands files to other processes."""
+    """The case above is not vacuous: with a chunk per file, the schedule hands files to other processes: with two,
+    a tree's Python files to the other tree's owner; with three, work to the process that owns no tree."""
     monkeypatch.setattr(schedule, "CHUNK_MB", 1e-9)
     from atlas.graph.build import _plan, _work
     from atlas.graph.parsing import cache
     works = [_work(_plan(settings, f, "default"), "default", 0.0, cache(settings.build)) for f in TREES]
-    shares = schedule.assign([processes.tree_costs(w) for w in works], 3)
-    assert any(c.tree == 0 for c in shares[1].foreign + shares[2].foreign)
-    assert any(c.is_cpp for s in shares for c in s.foreign)
+    costs = [processes.tree_costs(w) for w in works]
+    two = schedule.assign(costs, 2)
+    assert any(not c.is_cpp and c.tree != p for p, s in enumerate(two) for c in s.foreign), two
+    three = schedule.assign(costs, 3)
+    assert three[2].owner == -1 and three[2].foreign, three
+    assert any(c.is_cpp for s in three for c in s.foreign), three
 
 
 def test_a_rebuild_after_a_code_change_reads_the_parse_cache(settings, monkeypatch):

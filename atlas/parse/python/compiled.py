@@ -135,3 +135,11 @@ def native_walker():
 def native_solver():
     """The call resolver in C++, when built from its sources as they are, else None."""
     return SOLVER.current("the C++ call resolver", {})
+
+
+def in_use() -> str:
+    """Which walker and resolver this process runs, in words (for benchmarks' reports)."""
+    python = "mypyc-compiled" if is_compiled() else "Python source"
+    walker = "C walker" if native_walker() else f"{python} walker"
+    resolver = "C++ resolver" if native_solver() else f"{python} resolver"
+    return f"{walker}, {resolver}"
