@@ -52,10 +52,6 @@ class Cells(State):
             cell.readers.add(self.reader)
         return cell
 
-    def is_written(self, key: Any) -> bool:
-        cell = self.cells.get(key)
-        return cell is not None and cell.writers is not None
-
     def write(self, key: tuple, values: Any, strong: bool = False) -> None:
         if not values:
             return

@@ -123,12 +123,6 @@ void Solver::merge(VSet &into, const VSet &from) const {
     into = std::move(out);
 }
 
-bool Solver::contains(const VSet &s, Id value) const {
-    Id c = canon[value];
-    const Id *at = std::lower_bound(s.begin(), s.end(), c, [this](Id x, Id key) { return canon[x] < key; });
-    return at != s.end() && canon[*at] == c;
-}
-
 bool Solver::subset(const VSet &a, const VSet &b) const {
     if (a.size() > b.size())
         return false;
@@ -160,11 +154,6 @@ Cell &Solver::watch(const Key &key) {
     Cell &cell = cells[key];
     add_reader(cell, reader);
     return cell;
-}
-
-bool Solver::is_written(const Key &key) {
-    Cell *cell = cells.find(key);
-    return cell && cell->written;
 }
 
 void Solver::write_slot(Id alloc, Id key, const VSet &vals, bool strong) {
@@ -236,12 +225,6 @@ void Solver::mark(const Key &key, Cell *cell) {
         cell->has_readers = false;
         cell->readers.clear();
     }
-}
-
-const VSet &Solver::read_union(const Key &key) {
-    Cell &cell = cells[key];
-    add_reader(cell, reader);
-    return cell.unioned;
 }
 
 VSet Solver::read(const Key &key, bool local) {

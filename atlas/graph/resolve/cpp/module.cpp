@@ -149,7 +149,6 @@ struct Reader {
             out->kwargs = tuple_of(item(e, 3), 1);
             PyObject *site = item(e, 4);
             out->site = Site{(int64_t)integer(item(site, 0)), text(item(site, 2))};
-            out->has_site = true;
             break;
         }
         case 's':

@@ -87,7 +87,6 @@ struct Expr {
     const Args *items = nullptr;  // C: positional args; L: items; D: pairs; U: operands; T: targets
     const Args *kwargs = nullptr;  // C: (name | NO, expr) as PAIR exprs whose s is the name
     Site site{0, NO};  // C
-    bool has_site = false;
 };
 
 struct Param {
@@ -323,10 +322,8 @@ struct Solver {
     Id konst(const Const &c);
     Id text_const(Id text) { return text == s_star && k_star != NO ? k_star : konst(Const{ConstKind::Str, 0, text}); }
     Id int_const(int64_t n) { return konst(Const{ConstKind::Int, n, NO}); }
-    const Value &v(Id id) const { return values[id]; }
     bool add(VSet &s, Id value) const;
     void merge(VSet &into, const VSet &from) const;
-    bool contains(const VSet &s, Id value) const;
     bool subset(const VSet &a, const VSet &b) const;
     VSet one(Id value) const { return VSet{value}; }
 
@@ -335,14 +332,12 @@ struct Solver {
     // -- cells.cpp -----------------------------------------------------------------------------------------------
     void depend(const Key &key) { watch(key); }
     Cell &watch(const Key &key);
-    bool is_written(const Key &key);
     void write(const Key &key, const VSet &vals, bool strong = false);
     void write_cell(const Key &key, Cell &cell, const VSet &vals, bool strong);
     Key slot(Id alloc, Id key) const { return Key{C_S, alloc, const_canon[key]}; }  // ("s", alloc, key)
     void write_slot(Id alloc, Id key, const VSet &vals, bool strong = false);  // key: the constant as made
     void mark(const Key &key, Cell *cell = nullptr);
     VSet read(const Key &key, bool local = true);
-    const VSet &read_union(const Key &key);  // read(key, local=False), without a copy
 
     // -- names.cpp -----------------------------------------------------------------------------------------------
     VSet lookup(Id name);

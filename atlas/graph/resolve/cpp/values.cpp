@@ -133,7 +133,7 @@ VSet Solver::subscript(const VSet &vals, const Expr *key_expr) {
             break;
         case T_I:
         case T_R:
-            merge(out, call_value(v, str.intern("__getitem__"), key_expr));
+            merge(out, call_value(v, s_getitem, key_expr));
             break;
         case T_PR:
             merge(out, subscript(param_results(v), key_expr));
@@ -228,9 +228,9 @@ VSet Solver::iterate(const VSet &vals) {
             break;
         case T_I:
         case T_R:
-            for (Id it : call_value(v, str.intern("__iter__"), nullptr)) {
+            for (Id it : call_value(v, s_iter, nullptr)) {
                 if (values[it].tag == T_I)
-                    merge(out, call_value(it, str.intern("__next__"), nullptr));
+                    merge(out, call_value(it, s_next, nullptr));
                 else
                     merge(out, iterate(one(it)));
             }
