@@ -164,10 +164,7 @@ void Solver::define(const Scope &parent, Id fid, Id name) {
                 edge(dv.a, &at, deco);
         }
     }
-    Expr name_target;
-    name_target.tag = E_N;
-    name_target.s = name;
-    assign(&name_target, one(value(T_F, fid)));
+    assign_name(name, one(value(T_F, fid)));
 }
 
 VSet Solver::invoke_with_values(Id callee, const VSet &vals, const Expr *fexpr) {
@@ -244,10 +241,7 @@ void Solver::define_class(const Scope &parent, Id cid, Id name) {
                 edge(dv.a, &at, deco);
             }
         }
-    Expr name_target;
-    name_target.tag = E_N;
-    name_target.s = name;
-    assign(&name_target, one(value(T_C, cid)));
+    assign_name(name, one(value(T_C, cid)));
 }
 
 // -- dispatch.py ----------------------------------------------------------------------------------------------------

@@ -149,10 +149,7 @@ void Solver::statement(const Scope &scope, Id caller, const Stmt &stmt) {
         const std::string &mod = str[stmt.a];
         Id head = str.intern(mod.substr(0, mod.find('.')));
         bool aliased = stmt.b != NO && !str[stmt.b].empty();
-        Expr target;
-        target.tag = E_N;
-        target.s = aliased ? stmt.b : head;
-        assign(&target, one(module_value(aliased ? stmt.a : head)));
+        assign_name(aliased ? stmt.b : head, one(module_value(aliased ? stmt.a : head)));
         break;
     }
     case S_FROM:
@@ -192,10 +189,7 @@ void Solver::import_from(const Scope &scope, Id mod, const Span<ImportName> &nam
         } else {
             vals = one(value(T_X, joined(mod, ".", name)));
         }
-        Expr target;
-        target.tag = E_N;
-        target.s = alias != NO && !str[alias].empty() ? alias : name;
-        assign(&target, vals);
+        assign_name(alias != NO && !str[alias].empty() ? alias : name, vals);
     }
 }
 

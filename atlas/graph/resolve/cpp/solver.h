@@ -387,6 +387,12 @@ struct Solver {
     // -- bindings.cpp --------------------------------------------------------------------------------------------
     void assign_expr(const Expr *target, const Expr *value);
     void assign(const Expr *target, const VSet &vals, int strong = -1);
+    void assign_name(Id name, const VSet &vals) {  // self.assign(("n", name), values)
+        Expr target{};
+        target.tag = E_N;
+        target.s = name;
+        assign(&target, vals);
+    }
     VSet annotation(const Span<const Expr *> &exprs);
     void define(const Scope &parent, Id fid, Id name);
     VSet invoke_with_values(Id callee, const VSet &vals, const Expr *fexpr);
