@@ -1,7 +1,8 @@
 """What scripts/compile.py builds, and the guards that run the Python sources instead when a build is stale (a source
 changed since) or when ATLAS_PURE=1: the modules compiled with mypyc (the Python parser's walker and the call
 resolver), the walker in C (c/, the extension atlas.parse.python._walk) and the resolver in C++
-(atlas/graph/resolve/cpp, the extension atlas.graph.resolve._solve), which give the same results faster. The .py files stay the source of truth; this module itself is never compiled."""
+(atlas/graph/resolve/cpp, the extension atlas.graph.resolve._solve), which give the same results faster. The .py
+files stay the source of truth; this module itself is never compiled."""
 
 from __future__ import annotations
 
