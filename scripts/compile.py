@@ -125,7 +125,8 @@ def build_native(native, what: str, force: bool, extension_args: dict, expect: d
             from setuptools import Extension, setup
 
             extra, args = sources(Path(tmp)), dict(extension_args)
-            compiled_sources = [str(p) for p in native.source_files() if p.suffix in (".c", ".cpp")]  # (headers: hashed only)
+            # the headers are only hashed
+            compiled_sources = [str(p) for p in native.source_files() if p.suffix in (".c", ".cpp")]
             extension = Extension(native.module, sources=[*compiled_sources, *extra.get("sources", ())],
                                   include_dirs=[*args.pop("include_dirs", ()), *extra.get("include_dirs", ())],
                                   define_macros=[("ATLAS_SOURCE_HASH", native.source_hash()),

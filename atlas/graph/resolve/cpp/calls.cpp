@@ -148,7 +148,8 @@ VSet Solver::invoke(Id v, const Args *args, const Args *kwargs, const Site *site
             const Value mv = values[m];
             if (mv.tag == T_X) {  // an external base's __call__ runs a method of the instance: nn.Module -> forward
                 const std::string &callable = str[mv.a];
-                std::string owner = callable.substr(0, callable.rfind('.') == std::string::npos ? 0 : callable.rfind('.'));
+                size_t dot = callable.rfind('.');  // m[1].rpartition(".")[0]
+                std::string owner = callable.substr(0, dot == std::string::npos ? 0 : dot);
                 if (owner == "torch.nn.Module" || owner == "torch.nn.modules.module.Module")
                     for (Id f : class_attr(val.a, s_forward, v))
                         if (values[f].tag == T_BM)

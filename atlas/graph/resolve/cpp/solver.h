@@ -49,7 +49,9 @@ struct Const {
     bool operator==(const Const &o) const { return kind == o.kind && number == o.number && text == o.text; }
 };
 struct ConstHash {
-    size_t operator()(const Const &c) const { return mix((uint64_t)c.number * 31 + ((uint64_t)c.text << 8) + (size_t)c.kind); }
+    size_t operator()(const Const &c) const {
+        return mix((uint64_t)c.number * 31 + ((uint64_t)c.text << 8) + (size_t)c.kind);
+    }
 };
 
 // -- values ------------------------------------------------------------------------------------------------------
@@ -223,7 +225,9 @@ struct SiteKey {
     bool operator==(const SiteKey &o) const { return caller == o.caller && line == o.line && text == o.text; }
 };
 struct SiteKeyHash {
-    size_t operator()(const SiteKey &k) const { return mix(((uint64_t)k.caller << 32 | k.text) * 31 + (uint64_t)k.line); }
+    size_t operator()(const SiteKey &k) const {
+        return mix(((uint64_t)k.caller << 32 | k.text) * 31 + (uint64_t)k.line);
+    }
 };
 struct PairHash {
     size_t operator()(const std::pair<Id, Id> &p) const { return mix((uint64_t)p.first << 32 | p.second); }

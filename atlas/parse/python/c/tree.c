@@ -227,7 +227,8 @@ PyObject *interned_ascii(const char *s, Py_ssize_t n) {
     uint64_t h = hash_bytes(s, n);
     size_t i = h & names.mask;
     for (; names.v[i]; i = (i + 1) & names.mask)
-        if (names.hashes[i] == h && PyUnicode_GET_LENGTH(names.v[i]) == n && memcmp(PyUnicode_DATA(names.v[i]), s, n) == 0)
+        if (names.hashes[i] == h && PyUnicode_GET_LENGTH(names.v[i]) == n &&
+            memcmp(PyUnicode_DATA(names.v[i]), s, n) == 0)
             return Py_NewRef(names.v[i]);
     PyObject *str = PyUnicode_DecodeASCII(s, n, NULL);
     if (!str)
