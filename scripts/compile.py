@@ -56,6 +56,18 @@ def clean() -> int:
     return 0
 
 
+def build_in_place(extensions: list, tmp: Path) -> None:
+    """Build `extensions` with setuptools in `tmp` and copy them next to their sources."""
+    from setuptools import setup
+
+    os.chdir(tmp)  # away from pyproject.toml: setup() would read it
+    lib = tmp / "lib"
+    setup(name="atlas-native", ext_modules=extensions,
+          script_args=["-q", "build_ext", "--build-temp", str(tmp / "o"), "--build-lib", str(lib)])
+    for built in lib.rglob("*.so"):
+        shutil.copyfile(built, ROOT / built.relative_to(lib))
+
+
 def is_current() -> bool:
     """Whether the mypyc-compiled modules are there and were built from the sources as they are."""
     return (len(compiled.compiled_files()) == len(compiled.MODULES) and compiled.STAMP.exists()
@@ -68,7 +80,7 @@ def build(force: bool = False) -> int:
         return 0
     try:
         from mypyc.build import mypycify
-        from setuptools import setup
+        import setuptools  # noqa: F401 - build_in_place's
     except ImportError as exc:
         print(f"not compiled ({exc.name} is missing: pip install -e '.[compile]'); atlas runs its sources",
               file=sys.stderr)
@@ -77,17 +89,12 @@ def build(force: bool = False) -> int:
     start = time.perf_counter()
     paths = [str(compiled.source_path(m).relative_to(ROOT)) for m in compiled.MODULES]
     with tempfile.TemporaryDirectory(prefix="atlas-mypyc-") as tmp:
-        lib = Path(tmp, "lib")
         os.chdir(ROOT)
         try:
             extensions = mypycify(["--follow-imports=silent", "--ignore-missing-imports", *paths],
                                   opt_level=os.environ.get("ATLAS_MYPYC_OPT", "3"), target_dir=str(Path(tmp, "c")),
                                   group_name=compiled.GROUP)
-            os.chdir(tmp)  # away from pyproject.toml: setup() would read it
-            setup(name="atlas-native", ext_modules=extensions,
-                  script_args=["-q", "build_ext", "--build-temp", str(Path(tmp, "o")), "--build-lib", str(lib)])
-            for built in lib.rglob("*.so"):
-                shutil.copyfile(built, ROOT / built.relative_to(lib))
+            build_in_place(extensions, Path(tmp))
         except (SystemExit, Exception) as exc:  # noqa: BLE001 - any failure leaves the sources in use
             remove(mypyc_files())
             print(f"not compiled ({type(exc).__name__}: {str(exc).strip()[:200]}); atlas runs its sources",
@@ -122,7 +129,7 @@ def build_native(native, what: str, force: bool, extension_args: dict, expect: d
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="atlas-native-") as tmp:
         try:
-            from setuptools import Extension, setup
+            from setuptools import Extension
 
             extra, args = sources(Path(tmp)), dict(extension_args)
             # the headers are only hashed
@@ -132,12 +139,7 @@ def build_native(native, what: str, force: bool, extension_args: dict, expect: d
                                   define_macros=[("ATLAS_SOURCE_HASH", native.source_hash()),
                                                  *args.pop("define_macros", ()), *extra.get("define_macros", ())],
                                   **args)
-            os.chdir(tmp)  # away from pyproject.toml: setup() would read it
-            lib = Path(tmp, "lib")
-            setup(name="atlas-native", ext_modules=[extension],
-                  script_args=["-q", "build_ext", "--build-temp", str(Path(tmp, "o")), "--build-lib", str(lib)])
-            for built in lib.rglob("*.so"):
-                shutil.copyfile(built, ROOT / built.relative_to(lib))
+            build_in_place([extension], Path(tmp))
         except (SystemExit, Exception) as exc:  # noqa: BLE001 - any failure leaves the Python code in use
             for f in native.files():
                 f.unlink()
