@@ -53,12 +53,11 @@ def folder(settings: Settings, framework: str, commit: str) -> Path:
 
 
 def code_version() -> str:
-    """A hash of the parser and graph code (the kernel layer's, the C walker's and the C++ resolver's too): a build
-    made by other code is rebuilt."""
+    """A hash of the parser and graph code (the kernel layer's too): a build made by other code is rebuilt."""
     h = hashlib.sha1()
     parse = Path(__file__).parents[1] / "parse"
     for folder in (Path(__file__).parent, parse / "python", parse / "kernels"):
-        for path in sorted(p for suffix in ("*.py", "*.c", "*.h", "*.cpp") for p in folder.rglob(suffix)):
+        for path in sorted(folder.rglob("*.py")):
             h.update(path.read_bytes())
     return h.hexdigest()[:12]
 

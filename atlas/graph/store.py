@@ -9,7 +9,8 @@ import time
 
 from atlas.graph import background, components
 from atlas.graph.queries import AtlasGraph
-from atlas.graph.resolve import make_solver
+from atlas.graph.resolve import Solver
+from atlas.graph.resolve.classes import mro
 from atlas.graph.resolve.rules import load as load_rules
 from atlas.graph.table import EdgeBuilder
 from atlas.model import CallSite, Provenance, Span, Symbol, SymbolKind
@@ -28,7 +29,7 @@ _COMMON = frozenset({"get", "items", "keys", "values", "append", "extend", "pop"
 MAX_OVERRIDES = 40  # a base method with more overrides than this gets no dispatch edges (nn.Module.forward, ...)
 
 
-def assemble(facts: list[ModuleFacts], checkout, manifest, timings: dict | None = None, max_rounds: int = 4,
+def assemble(facts: list[ModuleFacts], checkout, manifest, timings: dict | None = None,
              kernel_facts: list | None = None, cpp=None) -> AtlasGraph:
     """Resolve calls over all facts (their symbols already tagged with components, see atlas.graph.parsing), run
     the kernel layer when present (on `kernel_facts`, the kernel-layer facts of the Python files, when the parse
@@ -46,7 +47,7 @@ def assemble(facts: list[ModuleFacts], checkout, manifest, timings: dict | None 
             path_of[s.id] = f.path
     t = time.perf_counter()
     kernel_result = background.start(_kernel_layer, checkout, manifest, symbols, kernel_facts) if cpp is None else None
-    solver = make_solver(facts, max_rounds, load_rules(components.rules_path(manifest.name)))
+    solver = Solver(facts, max_rounds=4, rules=load_rules(components.rules_path(manifest.name)))
     resolution = solver.solve()
     timings["resolve"] = time.perf_counter() - t
     t = time.perf_counter()
@@ -105,7 +106,7 @@ def _dispatch_edges(g: EdgeBuilder, solver, symbols: dict) -> int:
     """For each call of a method, lower-confidence edges to the overrides of that method in subclasses."""
     subclasses: dict[str, set[str]] = {}
     for cls in solver.bases:
-        for base in solver.mro(cls)[1:]:
+        for base in mro(solver, cls)[1:]:
             subclasses.setdefault(base, set()).add(cls)
     ordered = {cls: sorted(subs) for cls, subs in subclasses.items()}
     direct = (Provenance.STATIC.value, Provenance.TYPE_INFERRED.value)

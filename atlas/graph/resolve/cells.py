@@ -1,103 +1,160 @@
-"""Cells of the call resolver: the values written to variables, attributes, container slots, parameters and
-returns, each write keyed by (scope, statement line, unconditional?) so reads are flow-sensitive within a scope.
+"""Cells: the values written to variables, attributes, container slots and returns, and which statements read them.
 
-Most reads see the whole cell and take the union without looking at the writers, so a write that leaves the union
-(and the unconditional writes) as they were, in a cell no read looked into, makes no reader stale. Keys that are not
-cells (("B", class), ("stars", module), ...) get a cell that is never written, for its readers."""
+A cell keeps its values per writer: a variable's per binding version (atlas.parse.python.flow; 0 for a parameter,
+OUTSIDE for a write from another scope: `global`, `nonlocal`, `module.name = ...`), an attribute's or a slot's per
+writing statement (scope, top-level line, unconditional?), so that a read sees only the writers that reach it.
+Every read registers the statement being evaluated as a reader; a write that changes what a reader may have seen
+marks it stale, and the solver runs it again. Topic cells hold no values: statements that depend on something else
+(a class's bases, a module's star imports) read them, and `mark` makes those readers stale."""
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
-from atlas.graph.resolve.state import State
+from atlas.graph.resolve.values import NOTHING, Values
 
-_NOTHING: Final[frozenset] = frozenset()
+OUTSIDE: Final = -1  # the writer key of a variable's writes from other scopes
+HeapWriter = tuple[str, int, bool]  # (scope, top-level line, unconditional?)
 
 
 class Cell:
-    """One cell: `writers` maps (scope, line, strong) -> the values that write added (None until the first write);
-    `union` is every value of the cell (replaced, never mutated, so a reader may keep it); `strong` lists the
-    (scope, line) of its unconditional writes; `flow` says a read has looked at the writers one by one; `readers`
-    are the plan indices of the statements that read it since it last changed."""
+    """`writers`: writer key -> the values it wrote (None before the first write); `union`: all of them (replaced,
+    never mutated, so a reader may keep it); `strong`: (scope, line) of the unconditional heap writes; `flow`: a read
+    has looked at the writers one by one (so a new writer matters even when the union stays); `readers`: the
+    statements (plan indices) that read it since it last changed."""
 
-    __slots__ = ("writers", "union", "strong", "flow", "readers")
-
-    def __init__(self, readers: set[int] | None) -> None:
-        self.writers: dict[tuple, set] | None = None
-        self.union: frozenset = _NOTHING
+    def __init__(self) -> None:
+        self.writers: dict[object, Values] | None = None
+        self.union: Values = NOTHING
         self.strong: list[tuple[str, int]] | None = None
         self.flow = False
-        self.readers = readers
+        self.readers: set[int] | None = None
 
 
-class Cells(State):
-    """The first part of Solver (atlas.graph.resolve.state): `read` (and `depend`, for keys that are not cells)
-    registers the statement being evaluated as a reader of the key; `write` grows a cell and `mark` makes its
-    readers stale (and forgets them: a statement registers again when it runs and reads the key again)."""
+class Cells:
+    """The cells, by what they hold; `reader` is the plan index of the statement being evaluated."""
 
-    cells: dict[Any, Cell]
+    def __init__(self) -> None:
+        self.variables: dict[tuple[str, str], Cell] = {}  # (scope, name)
+        self.attributes: dict[tuple[str, str], Cell] = {}  # (class, attribute): set on instances or the class
+        self.slots: dict[tuple[str, object], Cell] = {}  # (allocation, key): a container's element; key "*" any
+        self.returns: dict[str, Cell] = {}  # function -> what it returns
+        self.yields: dict[str, Cell] = {}  # generator function -> what it yields
+        self.topics: dict[tuple[str, str], Cell] = {}  # (topic, name): dependencies without values
+        self.reader = 0
+        self.stale = bytearray()
+        self.changed = False
+        self.num_changes = 0
 
-    def depend(self, key: Any) -> None:
-        self.watch(key)
+    # -- finding cells ----------------------------------------------------------------------------------------------
+    def variable(self, scope: str, name: str) -> Cell:
+        return _get(self.variables, (scope, name))
 
-    def watch(self, key: Any) -> Cell:
-        """The cell of `key` (made when missing), the statement being evaluated registered as its reader: its
-        `union` is what `read(key, local=False)` returns."""
-        cell = self.cells.get(key)
-        if cell is None:
-            cell = self.cells[key] = Cell({self.reader})
-        elif cell.readers is None:
+    def attribute(self, cls: str, name: str) -> Cell:
+        return _get(self.attributes, (cls, name))
+
+    def slot(self, alloc: str, key: object) -> Cell:
+        return _get(self.slots, (alloc, key))
+
+    def returned(self, fid: str) -> Cell:
+        return _get(self.returns, fid)
+
+    def yielded(self, fid: str) -> Cell:
+        return _get(self.yields, fid)
+
+    def topic(self, topic: str, name: str) -> Cell:
+        return _get(self.topics, (topic, name))
+
+    # -- reading ----------------------------------------------------------------------------------------------------
+    def watch(self, cell: Cell) -> Cell:
+        """Register the statement being evaluated as a reader of `cell`."""
+        readers = cell.readers
+        if readers is None:
             cell.readers = {self.reader}
         else:
-            cell.readers.add(self.reader)
+            readers.add(self.reader)
         return cell
 
-    def write(self, key: tuple, values: Any, strong: bool = False) -> None:
+    def read(self, cell: Cell) -> Values:
+        """Every value of the cell."""
+        self.watch(cell)
+        return cell.union
+
+    def read_versions(self, cell: Cell, versions: tuple[int, ...]) -> Values:
+        """A variable's values as a read that `versions` reach sees them (writes from other scopes included)."""
+        self.watch(cell)
+        writers = cell.writers
+        if writers is None:
+            return NOTHING
+        out: Values = {}
+        whole = True
+        for key, values in writers.items():
+            if key in versions or key == OUTSIDE:
+                out.update(values)
+            else:
+                whole = False
+        if whole:
+            return cell.union
+        cell.flow = True  # this read sees some writers only: a new writer matters to it even when the union stays
+        return out
+
+    def read_heap(self, cell: Cell, scope: str, top: int) -> Values:
+        """An attribute's or a slot's values as the statement at top-level line `top` of `scope` sees them: after an
+        unconditional write earlier in the same scope, only that write and the ones after it up to the statement
+        (and every write of other scopes); otherwise every value."""
+        self.watch(cell)
+        strong = cell.strong
+        writers = cell.writers
+        if strong is None or writers is None or len(writers) == 1:
+            return cell.union
+        last = -1
+        for s, i in strong:
+            if s == scope and last < i < top:
+                last = i
+        if last < 0:
+            return cell.union
+        cell.flow = True
+        out: Values = {}
+        for key, values in writers.items():
+            s, i, _ = key  # type: ignore[misc] - heap cells' writers are HeapWriters
+            if s != scope or last <= i <= top:
+                out.update(values)
+        return out
+
+    # -- writing ----------------------------------------------------------------------------------------------------
+    def write(self, cell: Cell, writer: object, values: Values, strong: tuple[str, int] | None = None) -> None:
+        """Add `values` to what `writer` wrote to `cell`; `strong`: (scope, line) when the write is an unconditional
+        heap write. Marks the cell's readers stale when what they may see changed."""
         if not values:
             return
-        ctx = self.ctx
-        scope, idx = ctx[0], ctx[1]
-        cell = self.cells.get(key)
-        if cell is None:
-            cell = self.cells[key] = Cell(None)
         writers = cell.writers
-        kind: str = key[0]  # typed: mypyc compares str natively
         if writers is None:
             writers = cell.writers = {}
-            if kind == "s":
-                self.slot_keys.setdefault(key[1], []).append(key)
-                self.mark(("slots", key[1]))
-        if kind == "s":
-            self.note_pr(key[1], values)
-        w = (scope, idx, strong)
-        have = writers.get(w)
-        visible = cell.flow  # a flow-sensitive read of this cell sees each writer
+        have = writers.get(writer)
+        visible = cell.flow
         if have is None:
-            writers[w] = set(values)
-            if strong:
+            writers[writer] = dict(values)
+            if strong is not None:
                 if cell.strong is None:
                     cell.strong = []
-                cell.strong.append((scope, idx))
+                cell.strong.append(strong)
                 visible = True
-        elif not values <= have:
+        elif not _within(values, have):
             have.update(values)
         else:
             return
-        if not values <= cell.union:
+        if not _within(values, cell.union):
             cell.union = cell.union | values
             visible = True
         self.changed = True
         if visible:
-            self.mark(key, cell)
-        else:  # the union is what every read so far saw, and it is the same: no reader needs to run again
+            self.mark(cell)
+        else:  # every read so far saw the union, and it is the same: no reader needs to run again
             self.num_changes += 1
 
-    def mark(self, key: Any, cell: Cell | None = None) -> None:
+    def mark(self, cell: Cell) -> None:
+        """The readers of `cell` are stale (and forgotten: a statement registers again when it reads again)."""
         self.num_changes += 1
-        if cell is None:
-            cell = self.cells.get(key)
-            if cell is None:
-                return
         readers = cell.readers
         if readers:
             cell.readers = None
@@ -105,37 +162,16 @@ class Cells(State):
             for i in readers:
                 stale[i] = 1
 
-    def read(self, key: tuple, local: bool = True) -> Any:
-        """The values of a cell as seen from the current statement: after an unconditional write earlier in the
-        same scope, only that write and what follows it up to the statement (and, but for a function's local
-        variables, what other scopes wrote); otherwise every value."""
-        cell = self.cells.get(key)
-        if cell is None:
-            self.cells[key] = Cell({self.reader})
-            return _NOTHING
-        readers = cell.readers
-        if readers is None:
-            cell.readers = {self.reader}
-        else:
-            readers.add(self.reader)
-        strong = cell.strong
-        writers = cell.writers
-        if not local or strong is None or writers is None or len(writers) == 1:
-            return cell.union
-        scope, idx = self.ctx[0], self.ctx[1]
-        last = -1
-        for s, i in strong:
-            if s == scope and last < i < idx:
-                last = i
-        if last < 0:
-            return cell.union
-        cell.flow = True
-        out: set = set()
-        keep_others = key[0] != "v" or self.scopes[key[1]].kind == "module"
-        for (s, i, _), vals in writers.items():
-            if s == scope:
-                if last <= i <= idx:
-                    out |= vals
-            elif keep_others:
-                out |= vals
-        return out
+
+def _get(table: dict, key: object) -> Cell:
+    cell = table.get(key)
+    if cell is None:
+        cell = table[key] = Cell()
+    return cell
+
+
+def _within(values: Values, have: Values) -> bool:
+    for v in values:
+        if v not in have:
+            return False
+    return True

@@ -4,32 +4,39 @@ while the rounds run and linked after them, when every class's bases are known."
 
 from __future__ import annotations
 
-from atlas.graph.resolve.bindings import Bindings
+from typing import TYPE_CHECKING
+
+from atlas.graph.resolve import classes
+from atlas.graph.resolve.rules import ByName
+from atlas.graph.resolve.values import BOUND_METHOD, instance
 from atlas.model import Provenance
+from atlas.parse.python.ir import Constant, Expr, Keyword, Site
+
+if TYPE_CHECKING:
+    from atlas.graph.resolve.solver import Solver
 
 
-class Dispatch(Bindings):
-    """A part of Solver (atlas.graph.resolve.state): `note_named_call` during the rounds, `dispatch_by_name` after
-    them."""
+def note_named_call(s: Solver, rule: ByName, args: tuple[Expr, ...], keywords: tuple[Keyword, ...],
+                    site: Site) -> None:
+    """A by-name call: remember the method its string literal names."""
+    named: Expr | None = args[0] if args and isinstance(args[0], Constant) else next(
+        (k.value for k in keywords if k.name == rule.argument), None)
+    if isinstance(named, Constant) and isinstance(named.value, str) and named.value.isidentifier():
+        s.named_calls.add((s.ctx.caller, site.line, named.value, rule))
 
-    def note_named_call(self, rule, args, kwargs, site) -> None:
-        """A by-name call (atlas.graph.resolve.rules): remember the method its string literal names."""
-        named = args[0] if args and args[0][0] == "k" else next((a for k, a in kwargs if k == rule.argument), None)
-        if named is not None and named[0] == "k" and isinstance(named[1], str) and named[1].isidentifier():
-            self.named_calls.add((self.ctx[2], site[0], named[1], rule))
 
-    def dispatch_by_name(self) -> None:
-        """After the rounds (every class's bases known): an edge from each by-name call to the named method of the
-        rule's classes and to its overrides in their subclasses."""
-        subclasses: dict[str, list[str]] = {}
-        for cls in sorted(self.bases):
-            for base in self.mro(cls)[1:]:
-                subclasses.setdefault(base, []).append(cls)
-        for caller, line, method, rule in sorted(self.named_calls, key=lambda c: c[:3]):
-            for cls in rule.classes:
-                targets = {m[1] for m in self.class_attr(cls, method, ("i", cls)) if m[0] == "bm"} if (
-                    cls in self.scopes) else set()
-                targets |= {f"{sub}.{method}" for sub in subclasses.get(cls, ())
-                            if method in self.scopes[sub].local_names and f"{sub}.{method}" in self.scopes}
-                for fid in sorted(targets):
-                    self.out.edges.setdefault((caller, fid), {}).setdefault(line, Provenance.STRING_DISPATCH)
+def link_by_name(s: Solver) -> None:
+    """After the rounds (every class's bases known): an edge from each by-name call to the named method of the
+    rule's classes and to its overrides in their subclasses."""
+    subclasses: dict[str, list[str]] = {}
+    for cls in sorted(s.bases):
+        for base in classes.mro(s, cls)[1:]:
+            subclasses.setdefault(base, []).append(cls)
+    for caller, line, method, rule in sorted(s.named_calls, key=lambda c: c[:3]):
+        for cls in rule.classes:
+            targets = {m.name for m in classes.class_attr(s, cls, method, instance(cls))
+                       if m.kind == BOUND_METHOD} if cls in s.scopes else set()
+            targets |= {f"{sub}.{method}" for sub in subclasses.get(cls, ())
+                        if method in s.scopes[sub].local_names and f"{sub}.{method}" in s.scopes}
+            for fid in sorted(targets):
+                s.out.edges.setdefault((caller, fid), {}).setdefault(line, Provenance.STRING_DISPATCH)

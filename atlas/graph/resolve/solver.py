@@ -1,68 +1,90 @@
-"""The solver: call resolution's set-up and its rounds over the statements of every scope; the per-kind work lives in
-the parts it extends (atlas.graph.resolve.state: cells, names, values, summaries, calls, bindings, dispatch)."""
+"""The solver: what call resolution knows (the program, its memory, the class hierarchy, the results) and the rounds
+that run every statement until nothing changes. The work per statement lives in module functions that take the
+solver first (statements, expressions, names, classes, calls, builtins, summaries, dispatch), as mypyc's own IR
+builder is written; each module holds one job."""
 
 from __future__ import annotations
 
-from atlas.graph.resolve.dispatch import Dispatch
-from atlas.graph.resolve.rules import DispatchRules
-from atlas.graph.resolve.state import Resolution
+from dataclasses import dataclass, field
+from typing import Final
+
+from atlas.graph.resolve import dispatch, heap, statements
+from atlas.graph.resolve.cells import Cells
+from atlas.graph.resolve.heap import Context
+from atlas.graph.resolve.rules import ByName, DispatchRules
 from atlas.graph.resolve.summaries import calls_parameters
-from atlas.parse.python.facts import ModuleFacts, Scope
+from atlas.graph.resolve.values import DISPATCHED, Value
+from atlas.model import Provenance
+from atlas.parse.python.ir import ImportFrom, ModuleFacts, Scope, Step
+
+MAX_ROUNDS: Final = 64  # a guard: real trees reach their fixpoint in far fewer rounds (benchmarks/graph_rounds.py)
 
 
-class Solver(Dispatch):
-    """Resolves the calls of every scope of `facts`; `solve()` returns the Resolution."""
+@dataclass(slots=True)
+class Resolution:
+    """What resolution found: edges (caller, callee) -> {line: provenance}, and call sites -> 0 unresolved,
+    1 resolved outside the tree, 2 in the tree."""
 
-    def __init__(self, facts: list[ModuleFacts], pycg: bool = False, max_rounds: int = 30, cap: int = 48,
+    edges: dict[tuple[str, str], dict[int, Provenance]] = field(default_factory=dict)
+    sites: dict[tuple[str, int, str], int] = field(default_factory=dict)
+    rounds: int = 0
+    reached_fixpoint: bool = False
+
+
+class Solver:
+    """Resolves the calls of every scope of `facts`; `solve()` returns the Resolution. `pycg`: name things as PyCG's
+    micro-benchmark expects (atlas.graph.pycg)."""
+
+    def __init__(self, facts: list[ModuleFacts], pycg: bool = False, max_rounds: int = MAX_ROUNDS, cap: int = 48,
                  rules: DispatchRules = DispatchRules()):
         self.pycg = pycg
         self.max_rounds = max_rounds
-        self.cap = cap
-        self.scopes = {}
-        self.modules = set()
+        self.cap = cap  # an argument with more values than this is not passed on (a guess too wide to help)
+        # -- the program, as parsed
+        self.scopes: dict[str, Scope] = {}
+        self.modules: set[str] = set()
         for f in facts:
-            self.modules.add(f.module)
             parts = f.module.split(".")
-            for i in range(1, len(parts)):
+            for i in range(1, len(parts) + 1):
                 self.modules.add(".".join(parts[:i]))
             for s in f.scopes:
                 self.scopes[s.id] = s
-        self.submodules = {}
+        self.submodules: dict[str, set[str]] = {}  # module -> the dotted names under it that are modules
         for m in self.modules:
             parts = m.split(".")
             for i in range(1, len(parts)):
                 self.submodules.setdefault(".".join(parts[:i]), set()).add(".".join(parts[i:]))
-        self.star_modules = {s.module for s in self.scopes.values() for st in s.statements
-                             if st[0] == "from" and any(n == "*" for n, _ in st[2])}
+        self.star_modules = {s.module for s in self.scopes.values() for step in s.steps
+                             if isinstance(step.stmt, ImportFrom) and any(n.name == "*" for n in step.stmt.names)}
         self.caller_of = {sid: self._caller(s) for sid, s in self.scopes.items()}
         self.class_of = {sid: self._enclosing_class(s) for sid, s in self.scopes.items()}
-        self.cells = {}
-        self.bases = {}
-        self.mro_memo = {}
-        self.mro_users = {}
-        self.direct_subclasses = {}
-        self.kernel_functions = set()
-        self.stars = {}
-        self.kinds = {}
-        self.slot_keys = {}
-        self.out = Resolution()
-        self.changed = False
-        self.num_changes = 0
-        self.stale = bytearray()
-        self.reader = 0
+        self.pr_functions: dict[str, frozenset[str]] = calls_parameters(self.scopes) if not pycg else {}
+        # -- memory
+        self.cells = Cells()
+        self.kinds: dict[str, str] = {}  # allocation id -> "list" or "dict"
+        self.slot_keys: dict[str, list[object]] = {}  # allocation id -> the keys of its slots, in order of first write
+        self.stars: dict[str, list[str]] = {}  # module -> the modules it star-imports
+        self.kernel_functions: set[str] = set()  # functions jit'd by a call, `k = triton.jit(fn)`: launches of k
+        self.pr_holders: dict[str, set[str]] = {}  # function -> the containers its parameter results were put in
+        # -- classes (atlas.graph.resolve.classes)
+        self.bases: dict[str, tuple[tuple[str, ...], ...]] = {}  # class -> per written base, what it may be
+        self.mro_memo: dict[str, tuple] = {}  # class -> (MRO, internal classes, walk)
+        self.mro_users: dict[str, set[str]] = {}  # class -> the memoized classes whose MRO holds it
+        self.mro_read: dict[str, int] = {}  # class -> the last statement run that registered reading its MRO
+        self.direct_subclasses: dict[str, dict[str, None]] = {}  # class -> the classes naming it as a base
+        # -- running
+        self.ctx = Context("", 0, "", True)
         self.num_evaluated = 0
-        self.mro_read = {}
-        self.ctx = ("", 0, "", True)
-        self.by_name = {rule.call: rule for rule in rules.by_name}
-        self.named_calls = set()
-        self.pr_functions = calls_parameters(self.scopes) if not pycg else {}
-        self.pr_holders = {}
-        self.arg_memo = None
+        self.arg_memo: tuple | None = None  # see atlas.graph.resolve.calls.evaluate_arguments
+        self.by_name: dict[str, ByName] = {rule.call: rule for rule in rules.by_name}
+        self.named_calls: set[tuple[str, int, str, ByName]] = set()
+        self.out = Resolution()
         for rule in rules.instances:
             owner, _, attr = rule.attribute.rpartition(".")
-            self.write(("a", owner, attr), {("r", c) for c in rule.classes if c in self.scopes})
+            heap.write_attribute(self, owner, attr, {Value(DISPATCHED, c): None for c in rule.classes
+                                                      if c in self.scopes})
 
-    # -- scope helpers ------------------------------------------------------------------------------------------
+    # -- scope helpers ------------------------------------------------------------------------------------------------
     def _caller(self, scope: Scope) -> str:
         while scope.kind == "class":
             scope = self.scopes[scope.parent]
@@ -81,99 +103,40 @@ class Solver(Dispatch):
             return ""
         return ""
 
-    # -- running ------------------------------------------------------------------------------------------------
+    # -- running ------------------------------------------------------------------------------------------------------
     def solve(self, on_round=None) -> Resolution:
-        """Rounds over the statements of every scope (the plan: module and class bodies first, so every function
-        sees the names they bind from round 1, then functions, each in module order); the first round runs them
-        all, later ones only the statements marked stale (a cell they read changed after they read it, earlier in
-        the round included), until nothing changes or `max_rounds`; then the by-name calls are linked
-        (atlas.graph.resolve.dispatch). A statement whose reads did not change would write what it wrote before,
-        so skipping it leaves the result as if every statement had run again."""
+        """Rounds over the statements of every scope (module and class bodies first, so every function sees the
+        names they bind from round 1, then functions, each in module order): the first round runs them all, later
+        ones only the statements marked stale (a cell they read changed since they read it), until nothing changes
+        (a fixpoint) or `max_rounds`; then the by-name calls are linked (atlas.graph.resolve.dispatch). A statement
+        whose reads did not change would write what it wrote before, so skipping it leaves the result as if every
+        statement had run again. Everything iterates in a fixed order: the result is the same on every run."""
         plan = self.plan()
-        stale = self.stale = bytearray(b"\x01") * len(plan)
+        cells = self.cells
+        stale = cells.stale = bytearray(b"\x01") * len(plan)
         for n in range(1, self.max_rounds + 1):
-            self.changed = False
-            before = self.num_changes
+            cells.changed = False
+            before = cells.num_changes
             i = stale.find(1)
             while i >= 0:
                 stale[i] = 0
-                self.reader = i
-                scope, caller, stmt = plan[i]
-                self.statement(scope, caller, stmt)
+                cells.reader = i
+                scope, caller, step = plan[i]
+                statements.run(self, scope, caller, step)
                 self.num_evaluated += 1
                 i = stale.find(1, i + 1)
             self.out.rounds = n
             if on_round:
-                on_round(n, self.num_changes - before)
-            if not self.changed:
+                on_round(n, cells.num_changes - before)
+            if not cells.changed and stale.find(1) < 0:
+                self.out.reached_fixpoint = True
                 break
-        self.dispatch_by_name()
+        dispatch.link_by_name(self)
         return self.out
 
-    def plan(self) -> list[tuple[Scope, str, tuple]]:
-        """(scope, caller, statement) in the order a round runs them: module and class bodies, then functions."""
-        order = sorted(self.scopes.values(), key=lambda s: (s.kind not in ("module", "class"), s.module, s.start))
-        return [(scope, self.caller_of[scope.id], stmt) for scope in order for stmt in scope.statements]
+    def plan(self) -> list[tuple[Scope, str, Step]]:
+        """(scope, caller, step) in the order a round runs them: module and class bodies, then functions."""
+        order = sorted(self.scopes.values(), key=lambda s: (s.kind not in ("module", "class"), s.module, s.start,
+                                                            s.id))
+        return [(scope, self.caller_of[scope.id], step) for scope in order for step in scope.steps]
 
-    def statement(self, scope: Scope, caller: str, stmt: tuple) -> None:
-        op: str = stmt[0]
-        if op == "=":
-            self.ctx = (scope.id, stmt[3], caller, stmt[4])
-            for target in stmt[1]:
-                self.assign_expr(target, stmt[2])
-            if stmt[5]:
-                instances = self.annotation(stmt[5])
-                for target in stmt[1]:
-                    self.assign(target, instances, strong=False)
-        elif op == "e":
-            self.ctx = (scope.id, stmt[2], caller, len(stmt) > 3 and stmt[3])
-            self.eval(stmt[1])
-        elif op == "ret" or op == "y":
-            self.ctx = (scope.id, 1 << 30, caller, False)
-            key = ("ret", scope.id) if op == "ret" else ("y", scope.id)
-            self.write(key, self.eval(stmt[1]))
-        elif op == "def":
-            self.ctx = (scope.id, stmt[3], caller, stmt[4])
-            self.define(scope, stmt[1], stmt[2])
-        elif op == "cls":
-            self.ctx = (scope.id, stmt[3], caller, stmt[4])
-            self.define_class(scope, stmt[1], stmt[2])
-        elif op == "for":
-            self.ctx = (scope.id, stmt[3], caller, False)
-            self.assign(stmt[1], self.iterate(self.eval(stmt[2])), strong=False)
-        elif op == "imp":
-            self.ctx = (scope.id, stmt[3], caller, stmt[4])
-            mod, alias = stmt[1], stmt[2]
-            self.assign(("n", alias or mod.split(".")[0]), {self.module_value(mod if alias else mod.split(".")[0])})
-        elif op == "from":
-            self.ctx = (scope.id, stmt[3], caller, stmt[4])
-            self.import_from(scope, stmt[1], stmt[2])
-        elif op == "raise":
-            self.ctx = (scope.id, stmt[2], caller, False)
-            for v in self.eval(stmt[1]):
-                if v[0] == "c":
-                    self.construct(v[1], (), (), stmt[1], None)
-
-    def import_from(self, scope: Scope, mod: str, names: tuple) -> None:
-        internal = mod in self.modules
-        for name, alias in names:
-            if name == "*":
-                if internal:
-                    stars = self.stars.setdefault(scope.module, [])
-                    if mod not in stars:
-                        stars.append(mod)
-                        self.mark(("stars", scope.module))
-                        self.changed = True
-                continue
-            if internal:
-                values = self.module_attr(mod, name)
-                target = self.scopes.get(mod)
-                if not values and not self.pycg and (target is None or name not in target.local_names) and \
-                        mod not in self.star_modules:
-                    values = {("x", f"{mod}.{name}")}  # not defined in Python: a compiled extension, say
-            else:
-                values = {("x", f"{mod}.{name}")}
-            self.assign(("n", alias or name), values)
-
-    def module_value(self, name: str) -> tuple:
-        return ("m", name) if name in self.modules else ("x", name)

@@ -1,150 +1,121 @@
-"""Expressions for the call resolver: literals and their slots, subscripts, slices and iteration."""
+"""The abstract values of call resolution: what an expression may evaluate to, one `Value` per possibility.
+
+A set of values is an insertion-ordered dict (`Values`): iterating it gives the same order on every run, whatever
+the hash seed, so resolution is deterministic. Sets a function returns may be shared (a cell's union, NOTHING):
+never mutate one you did not make."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Final, final
 
-from atlas.graph.resolve.cells import _NOTHING
-from atlas.graph.resolve.names import Names
+# What a value is (Value.kind), with what its fields hold:
+FUNCTION: Final = 0  # a function or lambda: name = its id
+BOUND_METHOD: Final = 1  # name = the function's id, receiver = the instance (or the class, for a classmethod)
+CLASS: Final = 2  # the class object itself: name = class id
+INSTANCE: Final = 3  # an instance of the class `name`
+DISPATCHED: Final = 4  # an instance of `name` chosen at run time (a dispatch rule, a subclass): calls through it
+#                         are DISPATCH edges
+MODULE: Final = 5  # a module of the tree: name = its dotted id
+EXTERNAL: Final = 6  # a name outside the tree: name = dotted (`torch.nn.Module`, `ext.Cls.fun`)
+LIBRARY_RESULT: Final = 7  # some object a library call returned: name = the library's top package
+BUILTIN: Final = 8  # a builtin function or class: name = its name (`len`, `list`)
+BUILTIN_METHOD: Final = 9  # a method of a builtin type: name = `<**PyStr**>.join` (PyCG's naming)
+CONSTANT: Final = 10  # a literal: extra = its value
+OBJECT: Final = 11  # a list, tuple, set or dict: name = its allocation id (see Solver.kinds)
+GENERATOR: Final = 12  # what calling a generator function returns: name = the function's id
+SUPER: Final = 13  # super() in a method of class `name`
+PROPERTY: Final = 14  # a property's getter, bound: name = the getter's id
+PARAM_RESULT: Final = 15  # what calling parameter `extra` of function `name` returns (atlas.graph.resolve.summaries)
+DICT_UPDATE: Final = 16  # the bound method `update` of dict object `name`
+LIST_PUT: Final = 17  # `append`/`insert`/`extend` (extra) of list object `name`
+DICT_METHOD: Final = 18  # `get`/`pop`/`setdefault`/`values`/`items`/... (extra) of dict object `name`
+
+KIND_NAMES: Final = ("function", "bound method", "class", "instance", "dispatched", "module", "external",
+                     "library result", "builtin", "builtin method", "constant", "object", "generator", "super",
+                     "property", "parameter result", "dict update", "list put", "dict method")
+CALLABLE_KINDS: Final = frozenset({FUNCTION, BOUND_METHOD, CLASS, INSTANCE, DISPATCHED, PROPERTY})
 
 
-class Values(Names):
-    """A part of Solver (atlas.graph.resolve.state): the abstract values of an IR expression (see
-    atlas.parse.python.facts)."""
+@final
+class Value:
+    """One abstract value; equal values compare and hash equal (they are made anew all the time)."""
 
-    # -- expressions --------------------------------------------------------------------------------------------
-    def eval(self, e: tuple):
-        t: str = e[0]
-        if t == "n":
-            return self.lookup(e[1])
-        if t == "a":
-            return self.getattr(self.eval(e[1]), e[2])
-        if t == "c":
-            return self.call_expr(e)
-        if t == "k":
-            return {e}
-        if t == "s":
-            return self.subscript(self.eval(e[1]), e[2])
-        if t == "l":
-            return self.literal(e)
-        if t == "d":
-            return self.dict_literal(e)
-        if t == "lam":
-            return {("f", e[1])}
-        if t == "u":
-            out = set()
-            for x in e[1]:
-                out |= self.eval(x)
-            return out
-        if t == "it":
-            return self.iterate(self.eval(e[1]))
-        if t == "sl":
-            return self.slice(e)
-        return _NOTHING
+    def __init__(self, kind: int, name: str = "", receiver: Value | None = None, extra: object = None) -> None:
+        self.kind = kind
+        self.name = name
+        self.receiver = receiver
+        self.extra = extra
+        self.hash = hash((kind, name, receiver, extra))
 
-    def literal(self, e: tuple):
-        alloc = e[2]
-        self.kinds[alloc] = "list"
-        star = False
-        for i, item in enumerate(e[1]):
-            if item[0] == "*":
-                star = True
-                self.write(("s", alloc, "*"), self.iterate(self.eval(item[1])))
-            else:
-                self.write(("s", alloc, "*" if star else i), self.eval(item), strong=self.ctx[3])
-        return {("o", alloc)}
+    def __hash__(self) -> int:
+        return self.hash
 
-    def dict_literal(self, e: tuple):
-        alloc = e[2]
-        self.kinds[alloc] = "dict"
-        for key, value in e[1]:
-            if key is None:
-                self.copy_slots(self.eval(value), alloc)
-                continue
-            keys = self.eval(key)
-            k = next(iter(keys))[1] if len(keys) == 1 and next(iter(keys))[0] == "k" else "*"
-            self.write(("s", alloc, k), self.eval(value), strong=self.ctx[3] and k != "*")
-        return {("o", alloc)}
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Value):
+            return False
+        return self is other or (self.hash == other.hash and self.kind == other.kind and self.name == other.name
+                                 and self.receiver == other.receiver and _same(self.extra, other.extra))
 
-    def copy_slots(self, values, alloc: str) -> None:
-        for v in values:
-            if v[0] == "o":
-                for key in list(self.slots(v[1])):
-                    self.write(("s", alloc, key[2]), self.read(key), strong=self.ctx[3] and key[2] != "*")
+    def __repr__(self) -> str:
+        parts = [KIND_NAMES[self.kind], self.name]
+        if self.receiver is not None:
+            parts.append(f"on {self.receiver!r}")
+        if self.extra is not None:
+            parts.append(repr(self.extra))
+        return f"<{' '.join(p for p in parts if p)}>"
 
-    def slots(self, alloc: str):
-        self.depend(("slots", alloc))
-        return self.slot_keys.get(alloc, ())
 
-    def subscript(self, values, key_expr: tuple):
-        out = set()
-        keys = None
-        for v in values:
-            t: str = v[0]
-            if t == "o":
-                if keys is None:
-                    keys = self.eval(key_expr)
-                consts = [k[1] for k in keys if k[0] == "k"]
-                if consts and len(consts) == len(keys):
-                    for c in consts:
-                        out |= self.read(("s", v[1], c))
-                    out |= self.read(("s", v[1], "*"))
-                else:
-                    for k in self.slots(v[1]):
-                        out |= self.read(k)
-            elif t in ("f", "c", "x", "bm", "xr"):
-                out.add(v)  # kernel[grid], Generic[T], external[...]
-            elif t == "i" or t == "r":
-                out |= self.call_value(v, "__getitem__", key_expr)
-            elif t == "pr":
-                out |= self.subscript(self.param_results(v), key_expr)
-        return out
+def _same(a: object, b: object) -> bool:
+    """Constants are equal as Python has them (0 == False == 0.0: one dict slot, as at run time)."""
+    return a == b
 
-    def slice(self, e: tuple):
-        values = self.eval(e[1])
-        lo = self.eval(e[2]) if e[2] is not None else {("k", 0)}
-        hi = self.eval(e[3]) if e[3] is not None else {("k", None)}
-        out = set()
-        for v in values:
-            if v[0] != "o":
-                continue
-            if "[" not in v[1] and len(lo) == 1 and len(hi) == 1 and all(
-                    isinstance(x[1], int) or x[1] is None for x in lo | hi):
-                a, b = next(iter(lo))[1] or 0, next(iter(hi))[1]
-                alloc = f"{v[1]}[{a}:{b}]"
-                self.kinds[alloc] = "list"
-                ints = sorted(k[2] for k in self.slots(v[1]) if isinstance(k[2], int))
-                for i in ints[a:b]:
-                    self.write(("s", alloc, i - a), self.read(("s", v[1], i)))
-                self.write(("s", alloc, "*"), self.read(("s", v[1], "*")))
-                out.add(("o", alloc))
-            else:
-                out.add(v)
-        return out
 
-    def iterate(self, values: Any) -> Any:
-        out = set()
-        for v in values:
-            t: str = v[0]
-            if t == "o":
-                for k in self.slots(v[1]):
-                    out |= self.read(k, local=False)
-            elif t == "g":
-                out |= self.read(("y", v[1]), local=False)
-            elif t == "xr":
-                out.add(v)
-            elif t == "pr":
-                out |= self.iterate(self.param_results(v))
-            elif t == "i" or t == "r":
-                for it in self.call_value(v, "__iter__", None):
-                    if it[0] == "i":
-                        out |= self.call_value(it, "__next__", None)
-                    else:
-                        out |= self.iterate({it})
-        return out
+Values = dict[Value, None]  # an ordered set of values
+NOTHING: Final[Values] = {}
 
-    def call_value(self, receiver: tuple, method: str, arg_expr: tuple | None):
-        out = set()
-        for m in self.class_attr(receiver[1], method, receiver):
-            out |= self.invoke(m, (arg_expr,) if arg_expr else (), (), None, ("n", method))
-        return out
+
+def one(v: Value) -> Values:
+    return {v: None}
+
+
+def function(fid: str) -> Value:
+    return Value(FUNCTION, fid)
+
+
+def bound(fid: str, receiver: Value) -> Value:
+    return Value(BOUND_METHOD, fid, receiver)
+
+
+def klass(cid: str) -> Value:
+    return Value(CLASS, cid)
+
+
+def instance(cid: str) -> Value:
+    return Value(INSTANCE, cid)
+
+
+MAX_EXTERNAL_PARTS: Final = 6  # a longer dotted name outside the tree is some object of its library: attribute
+# chains through values nothing here knows (`node.args.args...` on a torch.fx.Node) stop growing, so rounds end
+
+
+def external(name: str) -> Value:
+    """The name `name` outside the tree; past MAX_EXTERNAL_PARTS parts, some object of its library."""
+    if name.count(".") >= MAX_EXTERNAL_PARTS:
+        return Value(LIBRARY_RESULT, name.split(".")[0])
+    return Value(EXTERNAL, name)
+
+
+def obj(alloc: str) -> Value:
+    return Value(OBJECT, alloc)
+
+
+def constant(value: object) -> Value:
+    return Value(CONSTANT, "", None, value)
+
+
+def without_constants(values: Values) -> Values:
+    """`values` less its constants (the same set when it holds none)."""
+    for v in values:
+        if v.kind == CONSTANT:
+            return {v: None for v in values if v.kind != CONSTANT}
+    return values

@@ -1,225 +1,349 @@
-"""Expressions for the Python extractor: targets and expressions -> the IR tuples of atlas.parse.python.facts (calls
-with their sites, literals with allocation ids, lambdas as scopes, comprehensions in the enclosing scope)."""
+"""Expressions for the Python walker: tree-sitter expression and target nodes -> the IR of atlas.parse.python.ir
+(calls with their sites, displays with allocation ids, lambdas as scopes, comprehensions as loops in the enclosing
+scope), parameters, and the types an annotation names."""
 
 from __future__ import annotations
 
+import re
 import sys
+from typing import Any, Final
 
 from atlas.model import SymbolKind
-from atlas.parse.python.facts import Scope
 from atlas.parse.python.grammar import (
-    F_ARGUMENTS, F_ATTRIBUTE, F_BODY, F_FUNCTION, F_KEY, F_LEFT, F_NAME, F_OBJECT, F_PARAMETERS, F_RIGHT,
-    F_VALUE, UNKNOWN,
+    ANNOT_WRAPPERS, CLASS_WRAPPERS, CONTAINER_ANNOTATIONS, DOTTED, F_ARGUMENTS, F_ATTRIBUTE, F_BODY, F_FUNCTION,
+    F_KEY, F_LEFT, F_NAME, F_OBJECT, F_PARAMETERS, F_RIGHT, F_TYPE, F_VALUE,
 )
-from atlas.parse.python.walker import WalkerState
+from atlas.parse.python.ir import (
+    UNKNOWN, Annotation, Assign, Attribute, Call, Constant, DictDisplay, DictEntry, Display, Either, Elements, Evaluate, Expr,
+    For, If, Keyword, Lambda, Loop, Name, NameTarget, Param, Return, Scope, Site, Slice, StarTarget, Starred, Subscript, Target, Unknown,
+    Unpack, Yield,
+)
+from atlas.parse.python.walk import FileWalk
+
+_JIT_NAMES: Final = ("triton.jit", "jit")
+_CONSTANTS: Final[dict[str, object]] = {"true": True, "false": False, "none": None, "float": 0.0}
 
 
-_JIT = (("a", ("n", "triton"), "jit"), ("n", "jit"))
+def target(w: FileWalk, node: Any) -> Target:
+    t: str = node.type
+    if t == "identifier":
+        name = w.name(node)
+        w.bind(name)
+        return NameTarget(name)
+    if t == "attribute":
+        return Attribute(expr(w, node.child_by_field_id(F_OBJECT)), w.name(node.child_by_field_id(F_ATTRIBUTE)))
+    if t == "subscript":
+        subs = node.named_children[1:]
+        return Subscript(expr(w, node.child_by_field_id(F_VALUE)), expr(w, subs[0]) if len(subs) == 1 else UNKNOWN)
+    if t in ("pattern_list", "tuple_pattern", "list_pattern", "expression_list", "tuple", "list"):
+        return Unpack(tuple(target(w, c) for c in node.named_children))
+    if t in ("list_splat_pattern", "list_splat") and node.named_children:
+        return StarTarget(target(w, node.named_children[0]))
+    if t == "parenthesized_expression" and node.named_children:
+        return target(w, node.named_children[0])
+    return UNKNOWN
 
 
-class Expressions(WalkerState):
-    """A part of the walker (atlas.parse.python.walker): expressions and assignment targets -> IR."""
-
-    # -- targets and expressions --------------------------------------------------------------------------------
-    def target(self, node) -> tuple:
-        t: str = node.type
-        if t == "identifier":
-            name = self.name(node)
-            self.bind(name)
-            return ("n", name)
-        if t == "attribute":
-            return ("a", self.expr(node.child_by_field_id(F_OBJECT)),
-                    self.name(node.child_by_field_id(F_ATTRIBUTE)))
-        if t == "subscript":
-            subs = node.named_children[1:]
-            key = self.expr(subs[0]) if len(subs) == 1 else UNKNOWN
-            return ("s", self.expr(node.child_by_field_id(F_VALUE)), key)
-        if t in ("pattern_list", "tuple_pattern", "list_pattern", "expression_list", "tuple", "list"):
-            return ("t", tuple(self.target(c) for c in node.named_children))
-        if t in ("list_splat_pattern", "list_splat") and node.named_children:
-            return ("*", self.target(node.named_children[0]))
-        if t == "parenthesized_expression" and node.named_children:
-            return self.target(node.named_children[0])
-        return ("?",)
-
-    def expr(self, node) -> tuple:
-        t: str = node.type
-        if t == "identifier":
-            return ("n", sys.intern(self.chars[node.start_byte:node.end_byte]) if self.ascii else self.name(node))
-        if t == "attribute":
-            attribute = node.child_by_field_id(F_ATTRIBUTE)
-            return ("a", self.expr(node.child_by_field_id(F_OBJECT)),
-                    sys.intern(self.chars[attribute.start_byte:attribute.end_byte]) if self.ascii else
-                    self.name(attribute))
-        if t == "call":
-            return self.call(node)
-        if t == "string" or t == "concatenated_string":
-            kids = node.named_children
-            if t == "string":
-                content = None
-                plain = True
-                for c in kids:
-                    ct: str = c.type
-                    if ct == "interpolation":
-                        plain = False
-                        break
-                    if ct == "string_content" and content is None:
-                        content = c
-                if plain:
-                    return ("k", self.text(content) if content is not None else "")
-            for c in kids:
-                if c.type == "interpolation":
-                    for e in c.named_children:
-                        self.emit(("e", self.expr(e), self.idx))
-            return ("k", "")
-        if t == "integer":
-            try:
-                return ("k", int(self.text(node), 0))
-            except ValueError:
-                return UNKNOWN
-        if t in ("float", "true", "false", "none"):
-            return ("k", {"true": True, "false": False, "none": None}.get(t, 0.0))
-        if t == "subscript":
-            value = self.expr(node.child_by_field_id(F_VALUE))
-            subs = node.named_children[1:]
-            if len(subs) == 1 and subs[0].type == "slice":
-                bounds = [c for c in subs[0].children if c.type != ":"]
-                parts: list[tuple | None] = [None, None]
-                seen = 0
-                for c in subs[0].children:
-                    if c.type == ":":
-                        seen += 1
-                    elif seen < 2:
-                        parts[seen] = self.expr(c)
-                return ("sl", value, parts[0], parts[1]) if bounds is not None else ("sl", value, None, None)
-            return ("s", value, self.expr(subs[0]) if len(subs) == 1 else UNKNOWN)
-        if t in ("list", "tuple", "set", "expression_list"):
-            return ("l", tuple(self.element(c) for c in node.named_children), self.alloc(node))
-        if t == "dictionary":
-            pairs: list[tuple] = []
-            for c in node.named_children:
-                if c.type == "pair":
-                    pairs.append((self.expr(c.child_by_field_id(F_KEY)), self.expr(c.child_by_field_id(F_VALUE))))
-                elif c.type == "dictionary_splat" and c.named_children:
-                    pairs.append((None, self.expr(c.named_children[0])))
-            return ("d", tuple(pairs), self.alloc(node))
-        if t in ("parenthesized_expression", "await", "not_operator", "type") and node.named_children:
-            inner = self.expr(node.named_children[0])
-            return ("k", False) if t == "not_operator" else inner
-        if t == "lambda":
-            return self.lambda_expr(node)
-        if t in ("conditional_expression", "boolean_operator"):
-            operands = tuple(self.expr(c) for c in node.named_children)
-            if t == "conditional_expression" and len(operands) == 3:
-                self.emit(("e", operands[1], self.idx))
-                return ("u", (operands[0], operands[2]))
-            return ("u", operands)
-        if t == "binary_operator" and node.child_by_field_name("operator").type == "+":
-            return ("u", (self.expr(node.child_by_field_id(F_LEFT)), self.expr(node.child_by_field_id(F_RIGHT))))
-        if t in ("binary_operator", "comparison_operator", "unary_operator"):
-            for c in node.named_children:
-                e = self.expr(c)
-                if e[0] in ("c", "lam"):
-                    self.emit(("e", e, self.idx))
+def expr(w: FileWalk, node: Any) -> Expr:
+    t: str = node.type
+    if t == "identifier":
+        return Name(sys.intern(w.chars[node.start_byte:node.end_byte]) if w.ascii else w.name(node))
+    if t == "attribute":
+        attribute = node.child_by_field_id(F_ATTRIBUTE)
+        return Attribute(expr(w, node.child_by_field_id(F_OBJECT)),
+                         sys.intern(w.chars[attribute.start_byte:attribute.end_byte]) if w.ascii else
+                         w.name(attribute))
+    if t == "call":
+        return call(w, node)
+    if t == "string" or t == "concatenated_string":
+        return string(w, node, t)
+    if t == "integer":
+        try:
+            return Constant(int(w.text(node), 0))
+        except ValueError:
             return UNKNOWN
-        if t in ("list_comprehension", "set_comprehension", "generator_expression", "dictionary_comprehension"):
-            return self.comprehension(node)
-        if t == "named_expression":
-            value = self.expr(node.child_by_field_id(F_VALUE))
-            self.emit(("=", (self.target(node.child_by_field_id(F_NAME)),), value, self.idx, False, ()))
-            return value
-        if t == "yield":
-            return self.yield_expr(node)
-        if t in ("list_splat", "dictionary_splat") and node.named_children:
-            return ("it", self.expr(node.named_children[0]))
-        if t == "keyword_argument":
-            return self.expr(node.child_by_field_id(F_VALUE))
+    if t in _CONSTANTS:
+        return Constant(_CONSTANTS[t])
+    if t == "subscript":
+        return subscript(w, node)
+    if t in ("list", "tuple", "set", "expression_list"):
+        return Display(tuple(element(w, c) for c in node.named_children), w.alloc(node))
+    if t == "dictionary":
+        entries: list[DictEntry] = []
+        for c in node.named_children:
+            if c.type == "pair":
+                entries.append(DictEntry(expr(w, c.child_by_field_id(F_KEY)), expr(w, c.child_by_field_id(F_VALUE))))
+            elif c.type == "dictionary_splat" and c.named_children:
+                entries.append(DictEntry(None, expr(w, c.named_children[0])))
+        return DictDisplay(tuple(entries), w.alloc(node))
+    if t in ("parenthesized_expression", "await", "type") and node.named_children:
+        return expr(w, node.named_children[0])
+    if t == "lambda":
+        return lambda_expr(w, node)
+    if t in ("conditional_expression", "boolean_operator"):
+        return either(w, node, t)
+    if t == "binary_operator" and node.child_by_field_name("operator").type == "+":
+        return Either((expr(w, node.child_by_field_id(F_LEFT)), expr(w, node.child_by_field_id(F_RIGHT))))
+    if t in ("binary_operator", "comparison_operator", "unary_operator", "not_operator"):
+        for c in node.named_children:  # the operands' calls run; the result is a value the IR does not follow
+            e = expr(w, c)
+            if not isinstance(e, (Name, Constant, Unknown)):
+                w.emit(Evaluate(e, c.start_point[0] + 1))
         return UNKNOWN
-
-    def element(self, node) -> tuple:
-        if node.type == "list_splat" and node.named_children:
-            return ("*", self.expr(node.named_children[0]))
-        return self.expr(node)
-
-    def alloc(self, node) -> str:
-        return f"{self.module}:{node.start_byte}"
-
-    def call(self, node) -> tuple:
-        func = node.child_by_field_id(F_FUNCTION)
-        fexpr = self.expr(func)
-        if fexpr[0] == "n":
-            self.scope.called_names.add(fexpr[1])
-        args: list[tuple] = []
-        kwargs: list[tuple] = []
-        arguments = node.child_by_field_id(F_ARGUMENTS)
-        if arguments is not None and arguments.type == "generator_expression":
-            args.append(self.expr(arguments))
-        elif arguments is not None:
-            for a in arguments.named_children:
-                t: str = a.type
-                if t == "keyword_argument":
-                    kwargs.append((self.name(a.child_by_field_id(F_NAME)),
-                                   self.expr(a.child_by_field_id(F_VALUE))))
-                elif t == "list_splat" and a.named_children:
-                    args.append(("*", self.expr(a.named_children[0])))
-                elif t == "dictionary_splat" and a.named_children:
-                    kwargs.append((None, self.expr(a.named_children[0])))
-                elif t != "comment":
-                    args.append(self.expr(a))
-        text = self.text(func)
-        site = (node.start_point[0] + 1, node.end_point[0] + 1, text if len(text) < 120 else text[:117] + "...")
-        jit = fexpr[1] if fexpr[0] == "c" else fexpr  # triton.jit(fn) or triton.jit(**options)(fn)
-        if args and args[0][0] == "n" and jit in _JIT:
-            self.jit_calls.add(f"{self.scope.id}.{args[0][1]}")
-        return ("c", fexpr, tuple(args), tuple(kwargs), site)
-
-    def lambda_expr(self, node) -> tuple:
-        owner = self.scope.id
-        n = self.lambda_counts.get(owner, 0) + 1
-        self.lambda_counts[owner] = n
-        sid = sys.intern(f"{owner}.<lambda{n}>")
-        params = self.parameters(node.child_by_field_id(F_PARAMETERS))
-        scope = Scope(sid, "lambda", owner, self.module, node.start_point[0] + 1, node.end_point[0] + 1,
-                      params=params)
-        self.add_symbol(sid, SymbolKind.FUNCTION, node, "lambda " + (self.text(node.child_by_field_name(
-            "parameters")) if node.child_by_field_id(F_PARAMETERS) else ""))
-        saved = (self.scope, self.idx, self.strong)
-        self.scopes.append(scope)
-        self.scope = scope
-        for p in params:
-            scope.local_names.add(p[0])
-        body = node.child_by_field_id(F_BODY)
-        self.idx, self.strong = scope.start, True
-        if body is not None:
-            self.emit(("ret", self.expr(body)))
-        self.scope, self.idx, self.strong = saved
-        return ("lam", sid)
-
-    def comprehension(self, node) -> tuple:
-        """Comprehensions run in the enclosing scope here: their calls belong to it, as PyCG counts them."""
-        saved = self.strong
-        self.strong = False
-        for clause in node.named_children:
-            if clause.type == "for_in_clause":
-                left, right = clause.child_by_field_id(F_LEFT), clause.child_by_field_id(F_RIGHT)
-                self.emit(("for", self.target(left), self.expr(right), self.idx))
-            elif clause.type == "if_clause":
-                for c in clause.named_children:
-                    self.emit(("e", self.expr(c), self.idx))
-        body = node.child_by_field_id(F_BODY) or node.named_children[0]
-        if body.type == "pair":
-            elem = ("d", ((self.expr(body.child_by_field_id(F_KEY)), self.expr(body.child_by_field_id(F_VALUE))),),
-                    self.alloc(node))
-            self.strong = saved
-            return elem
-        value = self.expr(body)
-        self.strong = saved
-        return ("l", (value,), self.alloc(node))
+    if t in ("list_comprehension", "set_comprehension", "generator_expression", "dictionary_comprehension"):
+        return comprehension(w, node)
+    if t == "named_expression":
+        value = expr(w, node.child_by_field_id(F_VALUE))
+        w.emit(Assign((target(w, node.child_by_field_id(F_NAME)),), value, (), node.start_point[0] + 1))
+        return value
+    if t == "yield":
+        return yield_expr(w, node)
+    if t in ("list_splat", "dictionary_splat") and node.named_children:
+        return Elements(expr(w, node.named_children[0]))
+    if t == "keyword_argument":
+        return expr(w, node.child_by_field_id(F_VALUE))
+    return UNKNOWN
 
 
-def dotted_expr(name: str) -> tuple:
+def string(w: FileWalk, node: Any, t: str) -> Expr:
+    """A plain string is a constant (its first piece: enough for a name dispatched by string); the calls an
+    f-string's interpolations make are evaluated."""
+    kids = node.named_children
+    if t == "string":
+        content = None
+        for c in kids:
+            ct: str = c.type
+            if ct == "interpolation":
+                break
+            if ct == "string_content" and content is None:
+                content = c
+        else:
+            return Constant(w.text(content) if content is not None else "")
+    for c in kids:
+        if c.type == "interpolation":
+            for e in c.named_children:
+                w.emit(Evaluate(expr(w, e), e.start_point[0] + 1))
+    return Constant("")
+
+
+def subscript(w: FileWalk, node: Any) -> Expr:
+    value = expr(w, node.child_by_field_id(F_VALUE))
+    subs = node.named_children[1:]
+    if len(subs) == 1 and subs[0].type == "slice":
+        bounds: list[Expr | None] = [None, None]
+        seen = 0
+        for c in subs[0].children:
+            if c.type == ":":
+                seen += 1
+            elif seen < 2:
+                bounds[seen] = expr(w, c)
+        return Slice(value, bounds[0], bounds[1])
+    return Subscript(value, expr(w, subs[0]) if len(subs) == 1 else UNKNOWN)
+
+
+def either(w: FileWalk, node: Any, t: str) -> Expr:
+    """`a if c else b` -> one of a, b (the condition evaluated, conditionally, as it is); `a or b`, `a and b` -> one
+    of their operands."""
+    operands = [expr(w, c) for c in node.named_children]
+    if t == "conditional_expression" and len(operands) == 3:
+        line = node.start_point[0] + 1
+        w.emit(If(((Evaluate(operands[1], line),),), False, line))
+        return Either((operands[0], operands[2]))
+    return Either(tuple(operands))
+
+
+def element(w: FileWalk, node: Any) -> Expr:
+    if node.type == "list_splat" and node.named_children:
+        return Starred(expr(w, node.named_children[0]))
+    return expr(w, node)
+
+
+def call(w: FileWalk, node: Any) -> Call:
+    func = node.child_by_field_id(F_FUNCTION)
+    fexpr = expr(w, func)
+    if isinstance(fexpr, Name):
+        w.scope.called_names.add(fexpr.id)
+    args: list[Expr] = []
+    keywords: list[Keyword] = []
+    arguments = node.child_by_field_id(F_ARGUMENTS)
+    if arguments is not None and arguments.type == "generator_expression":
+        args.append(expr(w, arguments))
+    elif arguments is not None:
+        for a in arguments.named_children:
+            t: str = a.type
+            if t == "keyword_argument":
+                keywords.append(Keyword(w.name(a.child_by_field_id(F_NAME)), expr(w, a.child_by_field_id(F_VALUE))))
+            elif t == "list_splat" and a.named_children:
+                args.append(Starred(expr(w, a.named_children[0])))
+            elif t == "dictionary_splat" and a.named_children:
+                keywords.append(Keyword(None, expr(w, a.named_children[0])))
+            elif t != "comment":
+                args.append(expr(w, a))
+    text = w.text(func)
+    site = Site(node.start_point[0] + 1, node.end_point[0] + 1, text if len(text) < 120 else text[:117] + "...")
+    jit = fexpr.func if isinstance(fexpr, Call) else fexpr  # triton.jit(fn) or triton.jit(**options)(fn)
+    if args and isinstance(args[0], Name) and dotted(jit) in _JIT_NAMES:
+        w.jit_calls.add(f"{w.scope.id}.{args[0].id}")
+    return Call(fexpr, tuple(args), tuple(keywords), site)
+
+
+def dotted(e: Expr) -> str:
+    """`a.b.c` for a name or an attribute chain over one, else ""."""
+    if isinstance(e, Name):
+        return e.id
+    if isinstance(e, Attribute):
+        head = dotted(e.value)
+        return f"{head}.{e.attr}" if head else ""
+    return ""
+
+
+def lambda_expr(w: FileWalk, node: Any) -> Lambda:
+    owner = w.scope.id
+    n = w.lambda_counts.get(owner, 0) + 1
+    w.lambda_counts[owner] = n
+    sid = sys.intern(f"{owner}.<lambda{n}>")
+    params_node = node.child_by_field_id(F_PARAMETERS)
+    params = parameters(w, params_node)
+    scope = Scope(sid, "lambda", owner, w.module, node.start_point[0] + 1, node.end_point[0] + 1, params=params)
+    w.add_symbol(sid, SymbolKind.FUNCTION, node, "lambda " + (w.text(params_node) if params_node is not None else ""))
+    saved = w.enter(scope)
+    body = node.child_by_field_id(F_BODY)
+    if body is not None:
+        w.emit(Return(expr(w, body), body.start_point[0] + 1))
+    w.leave(saved)
+    return Lambda(sid)
+
+
+def comprehension(w: FileWalk, node: Any) -> Expr:
+    """A comprehension is a loop run in the enclosing scope (its calls belong there, as PyCG counts them); its
+    value is a new container of its element (or key: value) expression."""
+    header = []
+    body = []
+    for clause in node.named_children:
+        if clause.type == "for_in_clause":
+            left, right = clause.child_by_field_id(F_LEFT), clause.child_by_field_id(F_RIGHT)
+            iterable = expr(w, right)
+            header.append(For(target(w, left), iterable, clause.start_point[0] + 1))
+        elif clause.type == "if_clause":
+            for c in clause.named_children:
+                body.append(Evaluate(expr(w, c), c.start_point[0] + 1))
+    saved = w.block
+    w.block = body
+    value_node = node.child_by_field_id(F_BODY) or node.named_children[0]
+    if value_node.type == "pair":
+        value: Expr = DictDisplay((DictEntry(expr(w, value_node.child_by_field_id(F_KEY)),
+                                             expr(w, value_node.child_by_field_id(F_VALUE))),), w.alloc(node))
+    else:
+        value = Display((expr(w, value_node),), w.alloc(node))
+    w.block = saved
+    w.emit(Loop(tuple(header), tuple(body), (), node.start_point[0] + 1))
+    return value
+
+
+def yield_expr(w: FileWalk, node: Any) -> Expr:
+    w.scope.is_generator = True
+    value = node.named_children[0] if node.named_children else None
+    if value is None:
+        return UNKNOWN
+    e = expr(w, value)
+    if w.src[node.start_byte:node.start_byte + 10].replace(b" ", b"").startswith(b"yieldfrom"):
+        e = Elements(e)
+    w.emit(Yield(e, node.start_point[0] + 1))
+    return UNKNOWN
+
+
+def parameters(w: FileWalk, node: Any) -> tuple[Param, ...]:
+    if node is None:
+        return ()
+    out: list[Param] = []
+    for p in node.named_children:
+        t: str = p.type
+        if t == "identifier":
+            out.append(Param(w.name(p), None, (), ""))
+        elif t in ("typed_parameter", "typed_default_parameter", "default_parameter"):
+            name_node = p.child_by_field_id(F_NAME) or p.named_children[0]
+            star = ""
+            if name_node.type == "list_splat_pattern":
+                star, name_node = "*", name_node.named_children[0]
+            elif name_node.type == "dictionary_splat_pattern":
+                star, name_node = "**", name_node.named_children[0]
+            annot = p.child_by_field_id(F_TYPE)
+            default = p.child_by_field_id(F_VALUE)
+            out.append(Param(w.name(name_node), expr(w, default) if default is not None else None,
+                             annotation(w, annot) if annot is not None else (), star))
+        elif t == "list_splat_pattern" and p.named_children:
+            out.append(Param(w.name(p.named_children[0]), None, (), "*"))
+        elif t == "dictionary_splat_pattern" and p.named_children:
+            out.append(Param(w.name(p.named_children[0]), None, (), "**"))
+    return tuple(out)
+
+
+def annotation(w: FileWalk, node: Any) -> tuple[Annotation, ...]:
+    """The types an annotation names: `X`, `Optional[X]`, `X | None`, `"X"`, `Union[X, Y]`, `type[X]` (the class),
+    `list[X]`, `Sequence[X]`, `dict[K, X]` (containers of X)."""
+    if node is None:
+        return ()
+    t: str = node.type
+    if t == "type":
+        return annotation(w, node.named_children[0]) if node.named_children else ()
+    if t in ("identifier", "attribute"):
+        return (Annotation(expr(w, node)),)
+    if t == "binary_operator":
+        return annotation(w, node.child_by_field_id(F_LEFT)) + annotation(w, node.child_by_field_id(F_RIGHT))
+    if t in ("subscript", "generic_type"):
+        head = w.text(node.child_by_field_id(F_VALUE) or node.named_children[0]).rsplit(".", 1)[-1]
+        args = [c for c in node.named_children[1:] if c.type != "comment"]
+        if len(args) == 1 and args[0].type == "type_parameter":
+            args = list(args[0].named_children)
+        if head in ANNOT_WRAPPERS or head in CLASS_WRAPPERS:
+            out: tuple[Annotation, ...] = ()
+            for child in args:
+                out += annotation(w, child)
+            return tuple(Annotation(a.type, True, a.container) for a in out) if head in CLASS_WRAPPERS else out
+        container = CONTAINER_ANNOTATIONS.get(head, "")
+        if container and args:
+            elements: tuple[Annotation, ...] = ()
+            for child in args[-1:] if container == "dict" else args[:1] if container == "list" else args:
+                elements += annotation(w, child)
+            kind = "dict" if container == "dict" else "list"
+            return tuple(Annotation(a.type, a.is_class, kind) for a in elements if not a.container)
+        return ()
+    if t in ("type_parameter", "union_type"):
+        found: tuple[Annotation, ...] = ()
+        for child in node.named_children:
+            found += annotation(w, child)
+        return found
+    if t == "string":
+        return string_annotation(w.text(node).strip("\"'"))
+    return ()
+
+
+def string_annotation(raw: str) -> tuple[Annotation, ...]:
+    """The types a quoted annotation names; a name inside `type[...]` is the class itself, one inside a container
+    (`list[...]`) the container's elements."""
+    out = []
+    for match in _PART.finditer(raw):
+        name = match.group(0).strip()
+        last = name.rsplit(".", 1)[-1]
+        if not DOTTED.match(name) or last in ANNOT_WRAPPERS or last in CLASS_WRAPPERS or name == "None" or \
+                last in CONTAINER_ANNOTATIONS:
+            continue
+        before = raw[:match.start()]
+        is_class = _CLASS_OF.search(before) is not None
+        container = _CONTAINER_OF.search(before)
+        kind = CONTAINER_ANNOTATIONS.get(container.group(1), "") if container else ""
+        out.append(Annotation(dotted_expr(name), is_class, "dict" if kind == "dict" else "list" if kind else ""))
+    return tuple(out)
+
+
+def dotted_expr(name: str) -> Expr:
     parts = name.split(".")
-    e: tuple = ("n", parts[0])
+    e: Expr = Name(sys.intern(parts[0]))
     for p in parts[1:]:
-        e = ("a", e, p)
+        e = Attribute(e, sys.intern(p))
     return e
+
+
+_PART = re.compile(r"[^|,\[\]]+")
+_CLASS_OF = re.compile(r"\b(?:typing\.)?[Tt]ype\[\s*$")
+_CONTAINER_OF = re.compile(r"\b(?:typing\.|collections\.abc\.)?(\w+)\[\s*(?:[^\[\],]+,\s*)?$")

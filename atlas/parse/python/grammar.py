@@ -13,6 +13,8 @@ F_ALIAS = LANGUAGE.field_id_for_name("alias")
 F_ARGUMENTS = LANGUAGE.field_id_for_name("arguments")
 F_ATTRIBUTE = LANGUAGE.field_id_for_name("attribute")
 F_BODY = LANGUAGE.field_id_for_name("body")
+F_CONDITION = LANGUAGE.field_id_for_name("condition")
+F_CONSEQUENCE = LANGUAGE.field_id_for_name("consequence")
 F_DEFINITION = LANGUAGE.field_id_for_name("definition")
 F_FUNCTION = LANGUAGE.field_id_for_name("function")
 F_KEY = LANGUAGE.field_id_for_name("key")
@@ -26,10 +28,6 @@ F_RIGHT = LANGUAGE.field_id_for_name("right")
 F_SUPERCLASSES = LANGUAGE.field_id_for_name("superclasses")
 F_TYPE = LANGUAGE.field_id_for_name("type")
 F_VALUE = LANGUAGE.field_id_for_name("value")
-COMPOUND = {"if_statement", "for_statement", "while_statement", "try_statement", "with_statement",
-             "match_statement"}
-CONDITIONAL = {"if_statement", "for_statement", "while_statement", "try_statement", "match_statement"}
-UNKNOWN = ("?",)
 DOTTED = re.compile(r"^[A-Za-z_][\w.]*$")
 ANNOT_WRAPPERS = {"Optional", "Union", "Annotated", "ClassVar", "Final"}
 CLASS_WRAPPERS = {"Type", "type"}  # `type[X]` names the class X itself, not an instance
@@ -38,3 +36,13 @@ TRITON_DECORATORS = ("triton.jit", "triton.autotune", "triton.heuristics", "jit"
 
 def parser() -> ts.Parser:
     return ts.Parser(LANGUAGE)
+# Generic containers an annotation may name, and what their (last) type argument types: "list" the elements
+# (the first argument), "tuple" the elements (every argument), "dict" the values (the last argument).
+CONTAINER_ANNOTATIONS = {
+    **dict.fromkeys(("list", "List", "Sequence", "MutableSequence", "Iterable", "Iterator", "Collection", "set", "Set",
+                     "frozenset", "FrozenSet", "AbstractSet", "MutableSet", "deque", "Deque", "Generator",
+                     "AsyncIterator", "AsyncIterable"), "list"),
+    **dict.fromkeys(("tuple", "Tuple"), "tuple"),
+    **dict.fromkeys(("dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "DefaultDict", "defaultdict"),
+                    "dict"),
+}

@@ -1,131 +1,310 @@
-"""Statements for the Python extractor: expression statements, assignments (and the attribute symbols they
-define), yield, and imports made absolute."""
+"""Statements for the Python walker: simple statements, `def` and `class` (symbols with signatures and spans,
+scopes with parameters, decorators and bases), and compound statements as the structured IR the flow pass reads
+(branches, loops, try)."""
 
 from __future__ import annotations
 
 import sys
+from typing import Any, Final
 
 from atlas.model import SymbolKind
-from atlas.parse.python.facts import Scope
+from atlas.parse.python.expressions import annotation, expr, parameters, target, yield_expr
 from atlas.parse.python.grammar import (
-    F_ALIAS, F_ATTRIBUTE, F_LEFT, F_MODULE_NAME, F_NAME, F_OBJECT, F_RIGHT, F_TYPE, UNKNOWN,
+    F_ALIAS, F_ATTRIBUTE, F_BODY, F_CONDITION, F_CONSEQUENCE, F_DEFINITION, F_LEFT, F_NAME, F_OBJECT, F_PARAMETERS, F_RETURN_TYPE, F_RIGHT,
+    F_SUPERCLASSES, F_TYPE, F_VALUE, TRITON_DECORATORS,
 )
-from atlas.parse.python.expressions import Expressions
+from atlas.parse.python.imports import import_statement
+from atlas.parse.python.ir import (
+    UNKNOWN, Assign, Break, Continue, Define, Either, Evaluate, Exit, For, If, Loop, NameTarget, Raise, Return, Scope, Stmt, Try,
+    With,
+)
+from atlas.parse.python.walk import FileWalk
+
+_CLAUSES: Final = ("else_clause", "elif_clause", "except_clause", "except_group_clause", "finally_clause")
 
 
-class Statements(Expressions):
-    """A part of the walker (atlas.parse.python.walker): simple statements -> IR statements."""
+def block(w: FileWalk, node: Any) -> None:
+    for child in node.named_children:
+        statement(w, child)
 
-    # -- statements ---------------------------------------------------------------------------------------------
-    def expression_statement(self, node) -> None:
-        t: str = node.type
-        if t == "assignment":
-            self.assignment(node)
-        elif t == "augmented_assignment":
-            left = node.child_by_field_id(F_LEFT)
-            self.emit(("=", (self.target(left),), ("u", (self.expr(left), self.expr(node.child_by_field_name(
-                "right")))), self.idx, False, ()))
-        elif t == "yield":
-            self.yield_expr(node)
-        else:
-            self.emit(("e", self.expr(node), self.idx, self.strong))
 
-    def assignment(self, node) -> None:
-        targets, assignments = [], []  # a symbol made by a target spans the assignment that holds it
-        while node is not None and node.type == "assignment":
-            targets.append(node.child_by_field_id(F_LEFT))
-            assignments.append(node)
-            annot = node.child_by_field_id(F_TYPE)
-            value = node.child_by_field_id(F_RIGHT)
-            if value is None or value.type != "assignment":
-                break
-            node = value
-        annotations = self.annotation(annot) if annot is not None else ()
-        value_expr = self.expr(value) if value is not None else UNKNOWN
-        ir_targets = tuple(self.target(t) for t in targets)
-        self.emit(("=", ir_targets, value_expr, self.idx, self.strong, annotations))
-        for t, holder in zip(targets, assignments):
-            self.attribute_symbols(t, annot, holder)
-
-    def attribute_symbols(self, target, annot, holder) -> None:
-        """Module and class attributes, and `self.x` attributes assigned in methods (spanning `holder`, the node
-        that holds the target)."""
-        scope = self.scope
-        sid = None
-        if target.type == "identifier" and scope.kind in ("module", "class"):
-            sid = f"{scope.id}.{self.text(target)}"
-        elif target.type == "attribute" and scope.kind == "function" and scope.params:
-            obj = target.child_by_field_id(F_OBJECT)
-            parent = self._scope_by_id(scope.parent)
-            if obj.type == "identifier" and self.text(obj) == scope.params[0][0] and parent is not None \
-                    and parent.kind == "class":
-                sid = f"{parent.id}.{self.text(target.child_by_field_id(F_ATTRIBUTE))}"
-        elif target.type in ("pattern_list", "tuple_pattern", "expression_list"):
-            for child in target.named_children:
-                self.attribute_symbols(child, None, target)
-            return
-        if sid and sid not in self.seen_attrs and sid not in self.defined:
-            self.seen_attrs.add(sid)
-            sig = f"{sid.rsplit('.', 1)[1]}: {self.text(annot)}" if annot is not None else ""
-            self.add_symbol(sid, SymbolKind.ATTRIBUTE, holder, sig)
-
-    def _scope_by_id(self, sid: str) -> Scope | None:
-        for scope in reversed(self.scopes):
-            if scope.id == sid:
-                return scope
-        return None
-
-    def yield_expr(self, node) -> tuple:
-        self.scope.is_generator = True
-        value = node.named_children[0] if node.named_children else None
-        if value is None:
-            return UNKNOWN
-        e = self.expr(value)
-        if self.src[node.start_byte:node.start_byte + 10].replace(b" ", b"").startswith(b"yieldfrom"):
-            e = ("it", e)
-        self.emit(("y", e))
-        return UNKNOWN
-
-    def import_statement(self, node) -> None:
-        if node.type == "import_statement":
-            for child in node.named_children:
-                if child.type == "aliased_import":
-                    mod = self.name(child.child_by_field_id(F_NAME))
-                    alias = self.name(child.child_by_field_id(F_ALIAS))
-                    self.bind(alias)
-                    self.emit(("imp", mod, alias, self.idx, self.strong))
-                else:
-                    mod = self.name(child)
-                    self.bind(mod.split(".")[0])
-                    self.emit(("imp", mod, None, self.idx, self.strong))
-            return
-        if node.type == "future_import_statement":
-            return
-        mod_node = node.child_by_field_id(F_MODULE_NAME)
-        mod = sys.intern(self.absolute(self.text(mod_node).replace(" ", "")))
-        names: list[tuple[str, str | None]] = []
+def statement(w: FileWalk, node: Any) -> None:
+    t: str = node.type
+    line = node.start_point[0] + 1
+    if t == "expression_statement":
         for child in node.named_children:
-            if child == mod_node:
-                continue
-            if child.type == "wildcard_import":
-                names.append(("*", None))
-            elif child.type == "aliased_import":
-                names.append((self.name(child.child_by_field_id(F_NAME)),
-                              self.name(child.child_by_field_id(F_ALIAS))))
-            elif child.type == "dotted_name":
-                names.append((self.name(child), None))
-        for name, asname in names:
-            if name != "*":
-                self.bind(asname or name)
-        self.emit(("from", mod, tuple(names), self.idx, self.strong))
+            expression_statement(w, child)
+    elif t in ("function_definition", "class_definition", "decorated_definition"):
+        definition(w, node)
+    elif t == "return_statement":
+        kids = node.named_children
+        if kids:
+            w.emit(Return(expr(w, kids[0]), line))
+        w.emit(Exit())
+    elif t in ("import_statement", "import_from_statement", "future_import_statement"):
+        import_statement(w, node)
+    elif t == "raise_statement":
+        kids = node.named_children
+        if kids:
+            w.emit(Raise(expr(w, kids[0]), line))
+        w.emit(Exit())
+    elif t in ("global_statement", "nonlocal_statement"):
+        names = w.scope.global_names if t == "global_statement" else w.scope.nonlocal_names
+        for child in node.named_children:
+            if child.type == "identifier":
+                names.add(w.name(child))
+                w.scope.local_names.discard(w.name(child))
+    elif t == "if_statement":
+        if_statement(w, node)
+    elif t in ("for_statement", "while_statement"):
+        loop(w, node, t)
+    elif t == "try_statement":
+        try_statement(w, node)
+    elif t == "with_statement":
+        with_statement(w, node)
+    elif t == "match_statement":
+        match_statement(w, node)
+    elif t == "block":
+        block(w, node)
+    elif t == "break_statement":
+        w.emit(Break(line))
+    elif t == "continue_statement":
+        w.emit(Continue(line))
+    elif t in ("assert_statement", "delete_statement", "print_statement", "exec_statement"):
+        for child in node.named_children:
+            w.emit(Evaluate(expr(w, child), line))
 
-    def absolute(self, mod: str) -> str:
-        if not mod.startswith("."):
-            return mod
-        level = len(mod) - len(mod.lstrip("."))
-        parts = self.module.split(".")
-        base = parts if self.is_package else parts[:-1]
-        if level > 1:
-            base = base[:len(base) - (level - 1)]
-        rest = mod[level:]
-        return ".".join([*base, rest] if rest else base)
+
+def expression_statement(w: FileWalk, node: Any) -> None:
+    t: str = node.type
+    line = node.start_point[0] + 1
+    if t == "assignment":
+        assignment(w, node)
+    elif t == "augmented_assignment":
+        left = node.child_by_field_id(F_LEFT)
+        value = Either((expr(w, left), expr(w, node.child_by_field_id(F_RIGHT))))
+        w.emit(If(((Assign((target(w, left),), value, (), line),),), False, line))  # `+=` may keep the old value
+    elif t == "yield":
+        yield_expr(w, node)
+    else:
+        w.emit(Evaluate(expr(w, node), line))
+
+
+def assignment(w: FileWalk, node: Any) -> None:
+    targets, holders = [], []  # a symbol made by a target spans the assignment that holds it
+    annot = value = None
+    while node is not None and node.type == "assignment":
+        targets.append(node.child_by_field_id(F_LEFT))
+        holders.append(node)
+        annot = node.child_by_field_id(F_TYPE)
+        value = node.child_by_field_id(F_RIGHT)
+        if value is None or value.type != "assignment":
+            break
+        node = value
+    annotations = annotation(w, annot) if annot is not None else ()
+    value_expr = expr(w, value) if value is not None else UNKNOWN
+    w.emit(Assign(tuple(target(w, t) for t in targets), value_expr, annotations, holders[0].start_point[0] + 1))
+    for t, holder in zip(targets, holders):
+        attribute_symbols(w, t, annot, holder)
+
+
+def attribute_symbols(w: FileWalk, node: Any, annot: Any, holder: Any) -> None:
+    """Module and class attributes, and `self.x` attributes assigned in methods (spanning `holder`, the node that
+    holds the target)."""
+    scope = w.scope
+    sid = None
+    if node.type == "identifier" and scope.kind in ("module", "class"):
+        sid = f"{scope.id}.{w.text(node)}"
+    elif node.type == "attribute" and scope.kind == "function" and scope.params:
+        obj = node.child_by_field_id(F_OBJECT)
+        parent = scope_by_id(w, scope.parent)
+        if obj.type == "identifier" and w.text(obj) == scope.params[0].name and parent is not None \
+                and parent.kind == "class":
+            sid = f"{parent.id}.{w.text(node.child_by_field_id(F_ATTRIBUTE))}"
+    elif node.type in ("pattern_list", "tuple_pattern", "expression_list"):
+        for child in node.named_children:
+            attribute_symbols(w, child, None, node)
+        return
+    if sid and sid not in w.seen_attrs and sid not in w.defined:
+        w.seen_attrs.add(sid)
+        sig = f"{sid.rsplit('.', 1)[1]}: {w.text(annot)}" if annot is not None else ""
+        w.add_symbol(sid, SymbolKind.ATTRIBUTE, holder, sig)
+
+
+def scope_by_id(w: FileWalk, sid: str) -> Scope | None:
+    for scope in reversed(w.scopes):
+        if scope.id == sid:
+            return scope
+    return None
+
+
+def definition(w: FileWalk, node: Any) -> None:
+    decorators = []
+    outer = node  # the span covers the decorators too
+    if node.type == "decorated_definition":
+        decorators = [d for d in node.named_children if d.type == "decorator"]
+        node = node.child_by_field_id(F_DEFINITION)
+    name = w.name(node.child_by_field_id(F_NAME))
+    parent = w.scope
+    sid = sys.intern(f"{parent.id}.{name}")
+    deco_exprs = tuple(expr(w, d.named_children[0]) for d in decorators if d.named_children)
+    deco_names = tuple(w.text(d.named_children[0]) for d in decorators if d.named_children)
+    w.bind(name)
+    line = outer.start_point[0] + 1
+    if node.type == "class_definition":
+        supers = node.child_by_field_id(F_SUPERCLASSES)
+        bases = [c for c in supers.named_children if c.type != "keyword_argument"] if supers else []
+        base_exprs = tuple(expr(w, b) for b in bases)
+        for kw in (c for c in (supers.named_children if supers else []) if c.type == "keyword_argument"):
+            w.emit(Evaluate(expr(w, kw.child_by_field_id(F_VALUE)), line))
+        w.add_symbol(sid, SymbolKind.CLASS, outer, f"class {name}" + (w.text(supers) if supers else ""),
+                     deco_names, tuple(w.text(b) for b in bases))
+        scope = Scope(sid, "class", parent.id, w.module, node.start_point[0] + 1, node.end_point[0] + 1,
+                      decorators=deco_exprs, decorator_names=deco_names, bases=base_exprs)
+        w.emit(Define(sid, NameTarget(name), True, line))
+    else:
+        params_node = node.child_by_field_id(F_PARAMETERS)
+        ret = node.child_by_field_id(F_RETURN_TYPE)
+        params = parameters(w, params_node)
+        triton = any(n.split("(")[0] in TRITON_DECORATORS for n in deco_names)
+        kind = SymbolKind.TRITON_KERNEL if triton else SymbolKind.METHOD if parent.kind == "class" else \
+            SymbolKind.FUNCTION
+        is_async = w.src[node.start_byte:node.start_byte + 5] == b"async"
+        signature = ("async def " if is_async else "def ") + name + w.text(params_node) + (
+            f" -> {w.text(ret)}" if ret is not None else "")
+        w.add_symbol(sid, kind, outer, signature, deco_names)
+        scope = Scope(sid, "function", parent.id, w.module, node.start_point[0] + 1, node.end_point[0] + 1,
+                      params=params, decorators=deco_exprs, decorator_names=deco_names,
+                      returns=annotation(w, ret) if ret is not None else ())
+        w.emit(Define(sid, NameTarget(name), False, line))
+    saved = w.enter(scope)
+    body = node.child_by_field_id(F_BODY)
+    if body is not None:
+        block(w, body)
+    w.leave(saved)
+
+
+# -- compound statements --------------------------------------------------------------------------------------------
+
+
+def if_statement(w: FileWalk, node: Any) -> None:
+    w.emit(Evaluate(expr(w, node.child_by_field_id(F_CONDITION)), node.start_point[0] + 1))
+    arms = [w.nested(block, node.child_by_field_id(F_CONSEQUENCE))]
+    exhaustive = False
+    for clause in node.named_children:
+        if clause.type == "elif_clause":
+            arms.append(w.nested(elif_clause, clause))
+        elif clause.type == "else_clause":
+            arms.append(w.nested(clause_body, clause))
+            exhaustive = True
+    w.emit(If(tuple(arms), exhaustive, node.start_point[0] + 1))
+
+
+def elif_clause(w: FileWalk, clause: Any) -> None:
+    w.emit(Evaluate(expr(w, clause.child_by_field_id(F_CONDITION)), clause.start_point[0] + 1))
+    block(w, clause.child_by_field_id(F_CONSEQUENCE))
+
+
+def clause_body(w: FileWalk, clause: Any) -> None:
+    """The statements of an else/finally clause (its block)."""
+    for child in clause.named_children:
+        if child.type == "block":
+            block(w, child)
+
+
+def loop(w: FileWalk, node: Any, t: str) -> None:
+    line = node.start_point[0] + 1
+    if t == "for_statement":
+        iterable = expr(w, node.child_by_field_id(F_RIGHT))
+        header: tuple[Stmt, ...] = (For(target(w, node.child_by_field_id(F_LEFT)), iterable, line),)
+    else:
+        header = w.nested(condition, node)
+    body = w.nested(block, node.child_by_field_id(F_BODY))
+    orelse: tuple[Stmt, ...] = ()
+    for clause in node.named_children:
+        if clause.type == "else_clause":
+            orelse = w.nested(clause_body, clause)
+    w.emit(Loop(header, body, orelse, line))
+
+
+def condition(w: FileWalk, node: Any) -> None:
+    w.emit(Evaluate(expr(w, node.child_by_field_id(F_CONDITION)), node.start_point[0] + 1))
+
+
+def try_statement(w: FileWalk, node: Any) -> None:
+    body = w.nested(block, node.child_by_field_id(F_BODY))
+    handlers: list[tuple[Stmt, ...]] = []
+    orelse: tuple[Stmt, ...] = ()
+    final: tuple[Stmt, ...] = ()
+    for clause in node.named_children:
+        ct: str = clause.type
+        if ct in ("except_clause", "except_group_clause"):
+            handlers.append(w.nested(except_clause, clause))
+        elif ct == "else_clause":
+            orelse = w.nested(clause_body, clause)
+        elif ct == "finally_clause":
+            final = w.nested(clause_body, clause)
+    w.emit(Try(body, tuple(handlers), orelse, final, node.start_point[0] + 1))
+
+
+def except_clause(w: FileWalk, clause: Any) -> None:
+    """`except E as e:`: E is evaluated, e bound (to nothing the IR follows), then the block."""
+    line = clause.start_point[0] + 1
+    for child in clause.named_children:
+        ct: str = child.type
+        if ct == "block":
+            block(w, child)
+        elif ct == "as_pattern":
+            w.emit(Evaluate(expr(w, child.named_children[0]), line))
+            alias = child.child_by_field_id(F_ALIAS)
+            name = alias.named_children[0] if alias is not None and alias.named_children else alias
+            if name is not None:
+                w.emit(Assign((target(w, name),), UNKNOWN, (), line))
+        elif ct not in ("comment",):
+            w.emit(Evaluate(expr(w, child), line))
+
+
+def with_statement(w: FileWalk, node: Any) -> None:
+    line = node.start_point[0] + 1
+    is_async = w.src[node.start_byte:node.start_byte + 5] == b"async"
+    for clause in node.named_children:
+        if clause.type != "with_clause":
+            continue
+        for item in clause.named_children:
+            value = item.child_by_field_id(F_VALUE) or (item.named_children[0] if item.named_children else None)
+            if value is None:
+                continue
+            if value.type == "as_pattern":
+                context = expr(w, value.named_children[0])
+                alias = value.child_by_field_id(F_ALIAS)
+                name = alias.named_children[0] if alias is not None and alias.named_children else alias
+                w.emit(With(context, target(w, name) if name is not None else None, is_async, line))
+            else:
+                w.emit(With(expr(w, value), None, is_async, line))
+    body = node.child_by_field_id(F_BODY)
+    if body is not None:
+        block(w, body)
+
+
+def match_statement(w: FileWalk, node: Any) -> None:
+    subject = node.child_by_field_name("subject")
+    if subject is not None:
+        w.emit(Evaluate(expr(w, subject), node.start_point[0] + 1))
+    arms = []
+    for child in node.named_children:
+        if child.type == "block":
+            for case in child.named_children:
+                if case.type == "case_clause":
+                    arms.append(w.nested(case_body, case))
+        elif child.type == "case_clause":
+            arms.append(w.nested(case_body, child))
+    w.emit(If(tuple(arms), False, node.start_point[0] + 1))
+
+
+def case_body(w: FileWalk, case: Any) -> None:
+    for child in case.named_children:
+        if child.type == "block":
+            block(w, child)
+        elif child.type == "if_clause":  # a guard
+            for c in child.named_children:
+                w.emit(Evaluate(expr(w, c), c.start_point[0] + 1))

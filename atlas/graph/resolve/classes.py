@@ -1,0 +1,166 @@
+"""The class hierarchy as resolution finds it: each class's bases (what its base expressions evaluate to), MROs
+(memoized until a base in them changes), direct subclasses, and attribute lookup through the MRO."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from atlas.graph.mro import linearize
+from atlas.graph.resolve import calls, heap
+from atlas.graph.resolve.values import (
+    BOUND_METHOD, CLASS, DISPATCHED, EXTERNAL, FUNCTION, NOTHING, PROPERTY, Value, Values, bound, external, klass,
+)
+
+if TYPE_CHECKING:
+    from atlas.graph.resolve.solver import Solver
+
+PLAIN_BASES: Final = frozenset({"abc", "typing", "typing_extensions", "enum", "dataclasses", "builtins", "collections"})
+ENUM_BASES: Final = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag",
+                               "enum.ReprEnum"})
+MAX_SUBCLASS_METHODS: Final = 40  # a name more subclasses define than this is too generic to follow
+# What an MRO entry is
+INTERNAL: Final = 0  # a class of the tree
+PLAIN: Final = 1  # a base of the standard library that defines nothing a call could reach (object-like)
+OUTER: Final = 2  # a class outside the tree: an attribute it lacks here may be its own
+BUILTIN: Final = 3  # a builtin type
+
+
+def mro_walk(s: Solver, cls: str) -> tuple:
+    """(MRO, its internal classes, per entry (class or external name, what it is)), memoized until a base in it
+    changes; the statement being evaluated then depends on the bases of every class in it."""
+    got = s.mro_memo.get(cls)
+    if got is None:
+        mro = linearize(cls, s.bases)
+        walk = tuple((k[2:], PLAIN if k[2:].split(".")[0] in PLAIN_BASES else OUTER) if k.startswith("x:")
+                     else (k, BUILTIN) if k.startswith("b:") else (k, INTERNAL) for k in mro)
+        internal = tuple(k for k, what in walk if what == INTERNAL)
+        got = s.mro_memo[cls] = (mro, internal, walk)
+        for k in mro:
+            s.mro_users.setdefault(k, set()).add(cls)
+    if s.mro_read.get(cls) != s.num_evaluated:  # once per statement run (bases change rarely)
+        s.mro_read[cls] = s.num_evaluated
+        for k in got[1]:
+            s.cells.watch(s.cells.topic("bases", k))
+    return got
+
+
+def mro(s: Solver, cls: str) -> tuple[str, ...]:
+    return mro_walk(s, cls)[0]
+
+
+def is_enum(s: Solver, cls: str) -> bool:
+    """Whether `cls` derives from enum.Enum (or a kind of it): its class-body names are its members."""
+    return any(what == PLAIN and name in ENUM_BASES for name, what in mro_walk(s, cls)[2])
+
+
+def set_bases(s: Solver, cid: str, bases: tuple[tuple[str, ...], ...]) -> None:
+    """The bases `class cid(...)` evaluated to (internal ids, `x:<external>`, `b:<builtin>`)."""
+    if s.bases.get(cid) == bases:
+        return
+    s.bases[cid] = bases
+    for user in s.mro_users.pop(cid, ()):
+        s.mro_memo.pop(user, None)
+    s.cells.changed = True
+    s.cells.mark(s.cells.topic("bases", cid))
+    for base in [b for alts in bases for b in alts if not b.startswith(("x:", "b:"))]:
+        subs = s.direct_subclasses.setdefault(base, {})
+        if cid not in subs:
+            subs[cid] = None
+            s.cells.mark(s.cells.topic("subclasses", base))
+
+
+def class_attr(s: Solver, cls: str, name: str, receiver: Value | None, start_after: str = "") -> Values:
+    """`name` looked up on class `cls` through its MRO (after `start_after` when given), bound to `receiver`."""
+    mro_, internal, walk = mro_walk(s, cls)
+    if start_after:
+        walk = walk[mro_.index(start_after) + 1:] if start_after in mro_ else ()
+    for k, what in walk:
+        if what != INTERNAL:
+            if what == PLAIN:
+                continue
+            return {external(f"{k}.{name}"): None} if what == OUTER else NOTHING
+        scope = s.scopes.get(k)
+        if scope is None:
+            continue
+        cell = s.cells.watch(s.cells.attribute(k, name))
+        defined = name in scope.local_names
+        if not defined and cell.writers is None:
+            continue
+        values = heap.read_exported(s, k, name) if defined else NOTHING
+        out: Values = {}
+        for v in values:
+            out[bind_attr(s, v, receiver, cls)] = None
+        for v in cell.union:
+            out[bind_attr(s, v, receiver, cls)] = None
+        return out
+    return NOTHING
+
+
+def instance_attr(s: Solver, cls: str, name: str) -> Values:
+    """What instances of `cls` (or the class, from outside its body) were given as `name`, through the MRO."""
+    out: Values = {}
+    for k in mro_walk(s, cls)[1]:
+        out.update(s.cells.read(s.cells.attribute(k, name)))
+    return out
+
+
+def subclass_members(s: Solver, cls: str, name: str, receiver_kind: int = DISPATCHED) -> Values:
+    """`name` as the subclasses of `cls` that define it have it (methods bound to an instance of the subclass,
+    calls through them DISPATCH edges; attributes set on their instances), when `cls` has none: `self.impl.
+    do_kv_cache_update()` on an AttentionImplBase, a mixin reading what the class it is mixed into set. Nothing when
+    more than MAX_SUBCLASS_METHODS subclasses have one (too generic to follow)."""
+    out: Values = {}
+    found = 0
+    seen = {cls}
+    todo = [cls]
+    while todo:
+        c = todo.pop()
+        s.cells.watch(s.cells.topic("subclasses", c))
+        for sub in s.direct_subclasses.get(c, {}):
+            if sub in seen:
+                continue
+            seen.add(sub)
+            todo.append(sub)
+            scope = s.scopes.get(sub)
+            if scope is None:
+                continue
+            if name in scope.local_names and f"{sub}.{name}" in s.scopes:
+                got = class_attr(s, sub, name, Value(receiver_kind, sub))
+                found += 1
+                out.update(got)
+    return out if len(out) <= MAX_SUBCLASS_METHODS else NOTHING
+
+
+def bind_attr(s: Solver, v: Value, receiver: Value | None, cls: str) -> Value:
+    """A function found on a class, as the attribute access gives it: bound to the receiver (a method), to the class
+    (a classmethod), itself (a staticmethod, or looked up on the class), a property's getter."""
+    if v.kind != FUNCTION:
+        return v
+    scope = s.scopes.get(v.name)
+    decos = scope.decorator_names if scope is not None else ()
+    if "staticmethod" in decos:
+        return v
+    if "classmethod" in decos:
+        return bound(v.name, klass(cls))
+    if receiver is not None:
+        if "property" in decos or "cached_property" in decos or "functools.cached_property" in decos:
+            return Value(PROPERTY, v.name)
+        return bound(v.name, receiver)
+    return v
+
+
+def resolve_properties(s: Solver, values: Values) -> Values:
+    """`values` with each property replaced by what its getter returns."""
+    for v in values:
+        if v.kind == PROPERTY:
+            break
+    else:
+        return values
+    out: Values = {}
+    for v in values:
+        if v.kind == PROPERTY:
+            out.update(calls.returns(s, v.name))
+        else:
+            out[v] = None
+    return out
+

@@ -1,0 +1,189 @@
+"""Expressions for the call resolver: the values of an IR expression (atlas.parse.python.ir): names, attributes,
+calls, literals and the containers they make, subscripts, slices, iteration."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from atlas.graph.resolve import calls, classes, heap, names, summaries
+from atlas.graph.resolve.values import (
+    BOUND_METHOD, CLASS, CONSTANT, DISPATCHED, EXTERNAL, FUNCTION, GENERATOR, INSTANCE, LIBRARY_RESULT, NOTHING,
+    OBJECT, PARAM_RESULT, Value, Values, constant, function, obj,
+)
+from atlas.parse.python.ir import (
+    Attribute, Call, Constant, DictDisplay, Display, Either, Elements, Expr, Lambda, Name, Slice, Starred, Subscript,
+)
+
+if TYPE_CHECKING:
+    from atlas.graph.resolve.solver import Solver
+
+
+def evaluate(s: Solver, e: Expr) -> Values:
+    if isinstance(e, Name):
+        return names.lookup(s, e.id, e.versions)
+    if isinstance(e, Attribute):
+        return names.getattr_(s, evaluate(s, e.value), e.attr)
+    if isinstance(e, Call):
+        return calls.call_expr(s, e)
+    if isinstance(e, Constant):
+        return {constant(e.value): None}
+    if isinstance(e, Subscript):
+        return subscript(s, evaluate(s, e.value), e.index)
+    if isinstance(e, Display):
+        return display(s, e)
+    if isinstance(e, DictDisplay):
+        return dict_display(s, e)
+    if isinstance(e, Lambda):
+        return {function(e.scope): None}
+    if isinstance(e, Either):
+        out: Values = {}
+        for x in e.options:
+            out.update(evaluate(s, x))
+        return out
+    if isinstance(e, Elements):
+        return iterate(s, evaluate(s, e.value))
+    if isinstance(e, Slice):
+        return slice_(s, e)
+    return NOTHING
+
+
+def display(s: Solver, e: Display) -> Values:
+    alloc = e.alloc
+    s.kinds[alloc] = "list"
+    star = False
+    for i, item in enumerate(e.elements):
+        if isinstance(item, Starred):
+            star = True
+            heap.write_slot(s, alloc, "*", iterate(s, evaluate(s, item.value)))
+        else:
+            heap.write_slot(s, alloc, "*" if star else i, evaluate(s, item), strong=s.ctx.strong)
+    return {obj(alloc): None}
+
+
+def dict_display(s: Solver, e: DictDisplay) -> Values:
+    alloc = e.alloc
+    s.kinds[alloc] = "dict"
+    for entry in e.entries:
+        if entry.key is None:
+            copy_slots(s, evaluate(s, entry.value), alloc)
+            continue
+        keys = evaluate(s, entry.key)
+        key: object = "*"
+        if len(keys) == 1:
+            for k in keys:
+                if k.kind == CONSTANT:
+                    key = k.extra
+        heap.write_slot(s, alloc, key, evaluate(s, entry.value), strong=s.ctx.strong and key != "*")
+    return {obj(alloc): None}
+
+
+def copy_slots(s: Solver, values: Values, alloc: str) -> None:
+    """Each slot of the containers among `values` written to the same slot of `alloc` (`d.update(other)`)."""
+    for v in values:
+        if v.kind == OBJECT:
+            for key in list(heap.slot_keys(s, v.name)):
+                heap.write_slot(s, alloc, key, heap.read_slot(s, v.name, key),
+                                strong=s.ctx.strong and key != "*")
+
+
+def constant_keys(keys: Values) -> list[object] | None:
+    """The constants `keys` holds, when it holds nothing else."""
+    out: list[object] = []
+    for k in keys:
+        if k.kind != CONSTANT:
+            return None
+        out.append(k.extra)
+    return out if out else None
+
+
+def subscript(s: Solver, values: Values, index: Expr) -> Values:
+    out: Values = {}
+    keys: Values | None = None
+    for v in values:
+        kind = v.kind
+        if kind == OBJECT:
+            if keys is None:
+                keys = evaluate(s, index)
+            consts = constant_keys(keys)
+            if consts is not None:
+                for c in consts:
+                    out.update(heap.read_slot(s, v.name, c))
+                out.update(heap.read_slot(s, v.name, "*"))
+            else:
+                for key in heap.slot_keys(s, v.name):
+                    out.update(heap.read_slot(s, v.name, key))
+        elif kind in (FUNCTION, CLASS, EXTERNAL, BOUND_METHOD, LIBRARY_RESULT):
+            out[v] = None  # kernel[grid], Generic[T], external[...]
+        elif kind == INSTANCE or kind == DISPATCHED:
+            out.update(call_method(s, v, "__getitem__", index))
+        elif kind == PARAM_RESULT:
+            out.update(subscript(s, summaries.param_results(s, v), index))
+    return out
+
+
+def slice_(s: Solver, e: Slice) -> Values:
+    values = evaluate(s, e.value)
+    lower = evaluate(s, e.lower) if e.lower is not None else {constant(0): None}
+    upper = evaluate(s, e.upper) if e.upper is not None else {constant(None): None}
+    out: Values = {}
+    for v in values:
+        if v.kind != OBJECT:
+            continue
+        bounds = _bounds(lower, upper)
+        if "[" not in v.name and bounds is not None:
+            a, b = bounds
+            alloc = f"{v.name}[{a}:{b}]"
+            s.kinds[alloc] = "list"
+            ints = sorted(k for k in heap.slot_keys(s, v.name) if type(k) is int)
+            for i in ints[a:b]:
+                heap.write_slot(s, alloc, i - a, heap.read_slot(s, v.name, i))
+            heap.write_slot(s, alloc, "*", heap.read_slot(s, v.name, "*"))
+            out[obj(alloc)] = None
+        else:
+            out[v] = None
+    return out
+
+
+def _bounds(lower: Values, upper: Values) -> tuple[int, int | None] | None:
+    """The constant int bounds of a slice (None: not constant)."""
+    if len(lower) != 1 or len(upper) != 1:
+        return None
+    a: object = None
+    b: object = None
+    for x in lower:
+        a = x.extra if x.kind == CONSTANT else "?"
+    for x in upper:
+        b = x.extra if x.kind == CONSTANT else "?"
+    if not (isinstance(a, int) or a is None) or not (isinstance(b, int) or b is None):
+        return None
+    return (a or 0) if isinstance(a, int) else 0, b if isinstance(b, int) else None
+
+
+def iterate(s: Solver, values: Values) -> Values:
+    """The elements of each of `values`."""
+    out: Values = {}
+    for v in values:
+        kind = v.kind
+        if kind == OBJECT:
+            out.update(heap.elements(s, v.name))
+        elif kind == GENERATOR:
+            out.update(heap.yields(s, v.name))
+        elif kind == LIBRARY_RESULT:
+            out[v] = None
+        elif kind == PARAM_RESULT:
+            out.update(iterate(s, summaries.param_results(s, v)))
+        elif kind == INSTANCE or kind == DISPATCHED:
+            for it in call_method(s, v, "__iter__", None):
+                if it.kind == INSTANCE:
+                    out.update(call_method(s, it, "__next__", None))
+                else:
+                    out.update(iterate(s, {it: None}))
+    return out
+
+
+def call_method(s: Solver, receiver: Value, method: str, argument: Expr | None) -> Values:
+    """What calling `receiver.method(argument)` returns (a protocol method: __getitem__, __iter__...)."""
+    out: Values = {}
+    for m in classes.class_attr(s, receiver.name, method, receiver):
+        out.update(calls.invoke(s, m, (argument,) if argument is not None else (), (), None, Name(method)))
+    return out

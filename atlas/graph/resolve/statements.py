@@ -1,0 +1,262 @@
+"""Statements for the call resolver: what each flat statement (atlas.parse.python.ir.Step) writes: assignments to
+names, attributes, slots and unpacked targets; `def` and `class` (parameters, decorators, bases); imports; returns,
+yields, loops, `with` and `raise`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from atlas.graph.resolve import calls, classes, expressions, heap, names, summaries
+from atlas.graph.resolve.cells import OUTSIDE
+from atlas.graph.resolve.heap import PARAMETER, Context
+from atlas.graph.resolve.values import (
+    BOUND_METHOD, BUILTIN, CLASS, DISPATCHED, EXTERNAL, FUNCTION, GENERATOR, INSTANCE, MODULE, NOTHING, OBJECT, Value,
+    Values, external, function, instance, klass,
+)
+from atlas.parse.python.ir import (
+    Annotation, Assign, Attribute, Define, Display, Evaluate, Expr, For, Import, ImportFrom, NameTarget, Raise, Return,
+    Scope, Site, Starred, StarTarget, Step, Subscript, Target, Unpack, With, Yield,
+)
+
+if TYPE_CHECKING:
+    from atlas.graph.resolve.solver import Solver
+
+END: Final = 1 << 30  # the line a return or yield reads the heap at: after every statement of its scope
+
+
+def run(s: Solver, scope: Scope, caller: str, step: Step) -> None:
+    stmt = step.stmt
+    if isinstance(stmt, Assign):
+        s.ctx = Context(scope.id, step.top, caller, step.strong)
+        for t in stmt.targets:
+            assign_expr(s, t, stmt.value)
+        if stmt.annotations:
+            promised = annotation(s, stmt.annotations)
+            for t in stmt.targets:
+                assign(s, t, promised, strong=False)
+    elif isinstance(stmt, Evaluate):
+        s.ctx = Context(scope.id, step.top, caller, step.strong)
+        expressions.evaluate(s, stmt.value)
+    elif isinstance(stmt, Return):
+        s.ctx = Context(scope.id, END, caller, False)
+        heap.write_return(s, scope.id, expressions.evaluate(s, stmt.value))
+    elif isinstance(stmt, Yield):
+        s.ctx = Context(scope.id, END, caller, False)
+        heap.write_yield(s, scope.id, expressions.evaluate(s, stmt.value))
+    elif isinstance(stmt, Define):
+        s.ctx = Context(scope.id, step.top, caller, step.strong)
+        if stmt.is_class:
+            define_class(s, s.scopes[stmt.scope], stmt.target)
+        else:
+            define(s, scope, s.scopes[stmt.scope], stmt.target)
+    elif isinstance(stmt, For):
+        s.ctx = Context(scope.id, step.top, caller, False)
+        assign(s, stmt.target, expressions.iterate(s, expressions.evaluate(s, stmt.iterable)), strong=False)
+    elif isinstance(stmt, With):
+        s.ctx = Context(scope.id, step.top, caller, step.strong)
+        context = expressions.evaluate(s, stmt.context)
+        if stmt.target is not None:
+            assign(s, stmt.target, context)
+    elif isinstance(stmt, Import):
+        s.ctx = Context(scope.id, step.top, caller, step.strong)
+        module = stmt.module if stmt.has_as else stmt.module.split(".")[0]
+        assign(s, stmt.alias, {Value(MODULE, module) if module in s.modules else external(module): None})
+    elif isinstance(stmt, ImportFrom):
+        s.ctx = Context(scope.id, step.top, caller, step.strong)
+        import_from(s, scope, stmt)
+    elif isinstance(stmt, Raise):
+        s.ctx = Context(scope.id, step.top, caller, False)
+        for v in expressions.evaluate(s, stmt.value):
+            if v.kind == CLASS:
+                calls.construct(s, v.name, (), (), stmt.value, None)
+
+
+# -- assignment -----------------------------------------------------------------------------------------------------
+
+
+def assign_expr(s: Solver, target: Target, value: Expr) -> None:
+    """`target = value`, matching the elements of a tuple target and a tuple display one by one."""
+    if isinstance(target, Unpack) and isinstance(value, Display) and \
+            not any(isinstance(i, Starred) for i in value.elements):
+        items, targets = value.elements, target.elements
+        stars = [i for i, t in enumerate(targets) if isinstance(t, StarTarget)]
+        if not stars and len(items) == len(targets):
+            for t, item in zip(targets, items):
+                assign_expr(s, t, item)
+            return
+        if len(stars) == 1 and len(items) >= len(targets) - 1:
+            star = stars[0]
+            after = len(targets) - star - 1
+            for t, item in zip(targets[:star], items[:star]):
+                assign_expr(s, t, item)
+            for t, item in zip(targets[star + 1:], items[len(items) - after:]):
+                assign_expr(s, t, item)
+            middle = Display(items[star:len(items) - after], f"{value.alloc}*")
+            starred = targets[star]
+            assert isinstance(starred, StarTarget)
+            assign(s, starred.target, expressions.evaluate(s, middle))
+            return
+    assign(s, target, expressions.evaluate(s, value))
+
+
+def assign(s: Solver, target: Target, values: Values, strong: bool | None = None) -> None:
+    strong = s.ctx.strong if strong is None else strong
+    if isinstance(target, NameTarget):
+        assign_name(s, target, values)
+    elif isinstance(target, Attribute):
+        values = summaries.concrete(s, values)  # an attribute outlives the call: no per-call-site results there
+        for o in expressions.evaluate(s, target.value):
+            if o.kind in (INSTANCE, CLASS, DISPATCHED):
+                heap.write_attribute(s, o.name, target.attr, values)
+            elif o.kind == MODULE and o.name in s.scopes:
+                heap.write_variable(s, o.name, target.attr, OUTSIDE, values)
+    elif isinstance(target, Subscript):
+        objs = [o for o in expressions.evaluate(s, target.value) if o.kind == OBJECT]
+        if not objs:
+            return
+        consts = expressions.constant_keys(expressions.evaluate(s, target.index))
+        for o in objs:
+            if consts is not None:
+                for c in consts:
+                    heap.write_slot(s, o.name, c, values, strong and len(objs) == 1 and len(consts) == 1)
+            else:
+                heap.write_slot(s, o.name, "*", values)
+    elif isinstance(target, Unpack):
+        positional = [v for v in values if v.kind == OBJECT]
+        rest = expressions.iterate(s, values)
+        for i, sub in enumerate(target.elements):
+            if isinstance(sub, StarTarget):
+                assign(s, sub.target, values, strong=False)
+                continue
+            found: Values = {}
+            for o in positional:
+                found.update(heap.read_slot(s, o.name, i, flow=False))
+            assign(s, sub, found or rest, strong=False)
+    elif isinstance(target, StarTarget):
+        assign(s, target.target, values, strong=False)
+
+
+def assign_name(s: Solver, target: NameTarget, values: Values) -> None:
+    scope = s.scopes[s.ctx.scope]
+    name = target.id
+    if name in scope.global_names:
+        heap.write_variable(s, scope.module, name, OUTSIDE, summaries.concrete(s, values))
+    elif name in scope.nonlocal_names:
+        parent = s.scopes.get(scope.parent)
+        while parent is not None and parent.kind != "module" and (parent.kind == "class" or
+                                                                 name not in parent.local_names):
+            parent = s.scopes.get(parent.parent)
+        if parent is not None and parent.kind != "module":
+            heap.write_variable(s, parent.id, name, OUTSIDE, summaries.concrete(s, values))
+    else:
+        heap.write_variable(s, scope.id, name, target.version, values)
+
+
+# -- definitions ----------------------------------------------------------------------------------------------------
+
+
+def annotation(s: Solver, annotations: tuple[Annotation, ...]) -> Values:
+    """The values an annotation promises: an instance of each class it names; the class itself for `type[X]` (so
+    calling it constructs)."""
+    out: Values = {}
+    for a in annotations:
+        if a.container:
+            continue
+        for v in expressions.evaluate(s, a.type):
+            if v.kind == CLASS:
+                out[v if a.is_class else instance(v.name)] = None
+            elif v.kind == EXTERNAL and not s.pycg:
+                out[v] = None
+    return out
+
+
+def define(s: Solver, parent: Scope, scope: Scope, target: NameTarget) -> None:
+    """`def` in `parent`: parameters get their defaults, annotated types and (methods) the receiver; the name gets
+    the function, or what its decorators make of it."""
+    fid = scope.id
+    for i, p in enumerate(scope.params):
+        values: Values = dict(expressions.evaluate(s, p.default)) if p.default is not None else {}
+        if p.annotations:
+            values.update(annotation(s, p.annotations))
+        if i == 0 and parent.kind == "class" and "staticmethod" not in scope.decorator_names:
+            values[klass(parent.id) if "classmethod" in scope.decorator_names else instance(parent.id)] = None
+        heap.write_variable(s, fid, p.name, PARAMETER, values)
+    if scope.returns:
+        heap.write_return(s, fid, annotation(s, scope.returns))
+    value: Values = {function(fid): None}
+    site = Site(scope.start, 0, "")
+    for deco in scope.decorators[::-1]:
+        decorated: Values = {}
+        internal = False
+        for d in expressions.evaluate(s, deco):
+            if d.kind in (FUNCTION, BOUND_METHOD, CLASS) and d.name != fid and not s.pycg:
+                calls.edge(s, d.name, site, deco)  # the name keeps the function (see below)
+            elif d.kind in (FUNCTION, BOUND_METHOD, CLASS) and d.name != fid:
+                internal = True
+                decorated.update(invoke_with_values(s, d, value, deco))
+            elif d.kind == EXTERNAL:
+                calls.edge(s, d.name, site, deco)
+        if internal:  # PyCG mode only: real code keeps the decorated function itself, since passing every function
+            value = decorated  # through one identity decorator would merge them all
+    assign(s, target, value)
+
+
+def invoke_with_values(s: Solver, callee: Value, values: Values, func: Expr) -> Values:
+    """Call a decorator with an already evaluated argument."""
+    fid = callee.name
+    if callee.kind == CLASS:
+        return calls.construct(s, fid, (), (), func, Site(s.scopes[s.ctx.scope].start, 0, ""))
+    scope = s.scopes.get(fid)
+    if scope is None:
+        return NOTHING
+    calls.edge(s, fid, None, func)
+    params = scope.params[1:] if callee.kind == BOUND_METHOD else scope.params
+    if params:
+        heap.write_variable(s, fid, params[0].name, PARAMETER, values)
+    return {Value(GENERATOR, fid): None} if scope.is_generator else calls.returns(s, fid)
+
+
+def define_class(s: Solver, scope: Scope, target: NameTarget) -> None:
+    cid = scope.id
+    found = []
+    for b in scope.bases:
+        entries = []
+        for v in expressions.evaluate(s, b):
+            if v.kind == CLASS:
+                entries.append(v.name)
+            elif v.kind == EXTERNAL:
+                entries.append(f"x:{v.name}")
+            elif v.kind == BUILTIN:
+                entries.append(f"b:{v.name}")
+        found.append(tuple(sorted(entries)))
+    classes.set_bases(s, cid, tuple(found))
+    for deco in scope.decorators:
+        for d in expressions.evaluate(s, deco):
+            if d.kind in (FUNCTION, BOUND_METHOD) and d.name != cid:
+                invoke_with_values(s, d, {klass(cid): None}, deco)
+            elif d.kind == EXTERNAL:
+                calls.edge(s, d.name, Site(scope.start, 0, ""), deco)
+    assign(s, target, {klass(cid): None})
+
+
+def import_from(s: Solver, scope: Scope, stmt: ImportFrom) -> None:
+    module = stmt.module
+    internal = module in s.modules
+    for n in stmt.names:
+        if n.name == "*":
+            if internal:
+                stars = s.stars.setdefault(scope.module, [])
+                if module not in stars:
+                    stars.append(module)
+                    s.cells.mark(s.cells.topic("stars", scope.module))
+                    s.cells.changed = True
+            continue
+        if internal:
+            values = names.module_attr(s, module, n.name)
+            body = s.scopes.get(module)
+            if not values and not s.pycg and (body is None or n.name not in body.local_names) and \
+                    module not in s.star_modules:
+                values = {external(f"{module}.{n.name}"): None}  # not defined in Python: a compiled extension, say
+        else:
+            values = {external(f"{module}.{n.name}"): None}
+        assign(s, n.alias, values)
