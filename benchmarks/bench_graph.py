@@ -111,13 +111,8 @@ def main() -> int:
             print(f"{m.name}: warm load_index {loaded_index:.2f} s; load_graph + one callees query (what `atlas show` "
                   f"reads) {time.perf_counter() - start - loaded_index:.2f} s ({len(callees)} callees)")
             ok &= report_resolution(g)
-    try:
-        from atlas.parse.python import compiled
-        how = compiled.in_use() if hasattr(compiled, "in_use") else (
-            "compiled (mypyc, scripts/compile.py)" if compiled.is_compiled() else "the Python source")
-        print(f"walker and resolver: {how}")
-    except ImportError:  # older code: never compiled
-        pass
+    import atlas.graph.resolve.solver as solver
+    print(f"walker and resolver: {'mypyc-compiled' if not solver.__file__.endswith('.py') else 'Python sources'}")
     own, children = peak_rss_gib()
     print(f"peak RSS: this process {own:.2f} GiB, largest worker {children:.2f} GiB (target < 4 GiB)")
     ok &= max(own, children) < 4.0

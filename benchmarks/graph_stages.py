@@ -86,59 +86,20 @@ def stages(settings, manifest) -> dict[str, float]:
         store._kernel_layer(checkout, manifest, symbols)
     kernels = time.process_time() - cpu
     kernel_layer, store._kernel_layer = store._kernel_layer, lambda *args: None
-    factory = "make_solver" if hasattr(store, "make_solver") else "Solver"  # older code made a Solver itself
-    solver = getattr(store, factory)
-    setattr(store, factory, TimedSolver.of(solver))
-    try:
-        cpu = time.process_time()
-        store.assemble(facts, checkout, manifest).table  # noqa: B018 - the stored form is part of the work
-        assemble = time.process_time() - cpu
-    finally:
-        store._kernel_layer = kernel_layer
-        setattr(store, factory, solver)
-    resolve = TimedSolver.seconds
+    timings: dict = {}
+    cpu = time.process_time()
+    store.assemble(facts, checkout, manifest, timings).table  # noqa: B018 - the stored form is part of the work
+    assemble = time.process_time() - cpu
+    store._kernel_layer = kernel_layer
+    resolve = timings["resolve"]
     return {"tree-sitter parse": parse, "walk": walk, "transport": transport, "resolve": resolve,
             "assemble rest": assemble - resolve, "kernel layer": kernels}
 
 
-class TimedSolver:
-    """Stands in for what atlas.graph.store makes its solver with (make_solver, or the Solver class in older code):
-    CPU seconds of its set-up and solve() add up in `seconds` (a wrapper, since a compiled Solver's methods cannot
-    be replaced)."""
-
-    seconds = 0.0
-    solver_class = None
-
-    @classmethod
-    def of(cls, solver_class):
-        cls.solver_class, cls.seconds = staticmethod(solver_class), 0.0
-        return cls
-
-    def __init__(self, *args, **kwargs):
-        cpu = time.process_time()
-        self.inner = self.solver_class(*args, **kwargs)
-        TimedSolver.seconds += time.process_time() - cpu
-
-    def solve(self, *args, **kwargs):
-        cpu = time.process_time()
-        try:
-            return self.inner.solve(*args, **kwargs)
-        finally:
-            TimedSolver.seconds += time.process_time() - cpu
-
-    def __getattr__(self, name):
-        return getattr(self.inner, name)
-
-
 def native_parts() -> str:
-    """Which walker and resolver ran (older code: mypyc-compiled or the Python sources)."""
-    try:
-        from atlas.parse.python import compiled
-    except ImportError:  # older code: never compiled
-        return "the Python sources"
-    if hasattr(compiled, "in_use"):
-        return compiled.in_use()
-    return "mypyc-compiled" if compiled.is_compiled() else "the Python sources"
+    """Whether the walker and the resolver ran compiled (mypyc, a regular install) or from source."""
+    import atlas.graph.resolve.solver as solver
+    return "mypyc-compiled" if not solver.__file__.endswith(".py") else "the Python sources"
 
 
 def main() -> int:

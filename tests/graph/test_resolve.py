@@ -212,13 +212,41 @@ class Attention:
     def forward(self):
         self.impl.do_kv_cache_update()
 """}, "a.Attention.forward", "a.FlashImpl.do_kv_cache_update", Provenance.DISPATCH),
-    ("decorated with functools.wraps wrapper keeps the name", {"a.py": """
+    ("a decorator's wrapper is what the decorated name calls", {"a.py": """
 import functools
 def deco(fn):
     @functools.wraps(fn)
     def wrapper(*a): return fn(*a)
     return wrapper
 @deco
+def work(): pass
+def main():
+    work()
+"""}, "a.main", "a.deco.wrapper", Provenance.STATIC),
+    ("the wrapper calls the decorated function", {"a.py": """
+import functools
+def deco(fn):
+    @functools.wraps(fn)
+    def wrapper(*a): return fn(*a)
+    return wrapper
+@deco
+def work(): pass
+"""}, "a.deco.wrapper", "a.work", Provenance.STATIC),
+    ("a decorator that returns its argument leaves the name to the function", {"a.py": """
+REGISTRY = {}
+def register(fn):
+    REGISTRY[fn.__name__] = fn
+    return fn
+@register
+def work(): pass
+def main():
+    work()
+"""}, "a.main", "a.work", Provenance.STATIC),
+    ("a decorator that hands the function to a library leaves the name to it too", {"a.py": """
+import torch
+def compiled(fn):
+    return torch.compile(fn)
+@compiled
 def work(): pass
 def main():
     work()

@@ -1,6 +1,7 @@
-"""Calls of what the tree does not define: builtin functions that move values (map, filter, iter, sorted, next,
-enumerate, zip, getattr, super), methods of Python's containers, and library calls (nn.ModuleList and islice keep
-their arguments' elements; triton.jit makes a kernel of a function)."""
+"""Calls of what the tree does not define: builtin functions (the ones that move values: map, filter, sorted, min,
+max, iter, next, enumerate, zip, dict, getattr, super; len and friends call the instance's protocol method), methods
+of Python's containers (a dict's get/pop/setdefault/values/items/update, a list's append/extend/insert/pop), and
+library calls (nn.ModuleList and islice keep their arguments' elements; triton.jit makes a kernel of a function)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from typing import TYPE_CHECKING, Final
 
 from atlas.graph.resolve import calls, expressions, heap, names
 from atlas.graph.resolve.values import (
-    BOUND_METHOD, CLASS, CONSTANT, DICT_UPDATE, FUNCTION, LIBRARY_RESULT, LIST_PUT, NOTHING, SUPER, Value, Values, obj,
+    BOUND_METHOD, CLASS, CONSTANT, DISPATCHED, FUNCTION, INSTANCE, LIBRARY_RESULT, NOTHING, SUPER,
+    Value, Values, constant, obj,
 )
 from atlas.model import Provenance
 from atlas.parse.python.ir import Expr, Keyword, Name, Site, Starred
@@ -20,7 +22,13 @@ if TYPE_CHECKING:
 # elements), "iterables" (every argument's elements) or "items" (each positional argument is an element).
 CONTAINERS: Final = {"torch.nn.ModuleList": "iterable", "torch.nn.Sequential": "items",
                      "itertools.islice": "iterable", "itertools.chain": "iterables", "collections.deque": "iterable"}
-_COPIES: Final = frozenset({"iter", "reversed", "sorted", "list", "tuple", "set", "frozenset"})
+COPIES: Final = frozenset({"iter", "reversed", "sorted", "list", "tuple", "set", "frozenset"})
+STRINGS: Final = frozenset({"str", "repr", "format", "chr", "input", "ascii", "hex", "oct", "bin"})
+# Builtins that call a protocol method of an instance argument, and the method.
+PROTOCOL: Final = {"len": "__len__", "iter": "__iter__", "next": "__next__", "str": "__str__", "repr": "__repr__",
+                   "hash": "__hash__", "bool": "__bool__", "abs": "__abs__", "reversed": "__reversed__"}
+CALLS_ITS_FUNCTION: Final = frozenset({"sorted", "min", "max"})  # with key=: called with each element
+PYCG_PREFIX: Final = {"dict": "<**PyDict**>", "list": "<**PyList**>"}  # PyCG's names of the builtin types
 
 
 def call_external(s: Solver, v: Value, args: tuple[Expr, ...], keywords: tuple[Keyword, ...], site: Site | None,
@@ -40,9 +48,22 @@ def call_external(s: Solver, v: Value, args: tuple[Expr, ...], keywords: tuple[K
 
 def new_list(s: Solver, name: str, site: Site | None, values: Values) -> Values:
     """A list made at this call site (by a builtin or library call) holding `values`."""
-    alloc = f"{name}:{s.ctx.caller}:{site.line if site else 0}"
-    s.kinds[alloc] = "list"
-    heap.write_slot(s, alloc, "*", values)
+    return new_container(s, f"{name}:{s.ctx.caller}:{site.line if site else 0}", "list", [values])
+
+
+def new_container(s: Solver, alloc: str, kind: str, values: list[Values]) -> Values:
+    """The container `alloc` (a list or a dict) holding each of `values` in any of its slots."""
+    s.kinds[alloc] = kind
+    for v in values:
+        heap.write_slot(s, alloc, "*", v)
+    return {obj(alloc): None}
+
+
+def new_dict(s: Solver, alloc: str, entries: list[tuple[str, Values]]) -> Values:
+    """The dict `alloc` holding `entries` under their keys (`dict(a=f)`, a function's `**kwargs`)."""
+    s.kinds[alloc] = "dict"
+    for key, values in entries:
+        heap.write_slot(s, alloc, key, values)
     return {obj(alloc): None}
 
 
@@ -56,21 +77,90 @@ def elements(s: Solver, values: list[Values], how: str, args: tuple[Expr, ...]) 
     return out
 
 
+def call_back(s: Solver, functions: Values, arguments: list[Values], site: Site | None, func: Expr) -> Values:
+    """Each function among `functions` called (by a builtin) with `arguments`; what they return."""
+    out: Values = {}
+    for f in functions:
+        if f.kind == FUNCTION:
+            out.update(calls.call_with_values(s, f.name, None, arguments, site, func))
+        elif f.kind == BOUND_METHOD:
+            out.update(calls.call_with_values(s, f.name, f.receiver, arguments, site, func))
+        elif f.kind == CLASS:
+            out.update(calls.construct(s, f.name, (), (), func, site))
+    return out
+
+
+# -- methods of containers ------------------------------------------------------------------------------------------
+
+
 def call_container_method(s: Solver, v: Value, args: tuple[Expr, ...], keywords: tuple[Keyword, ...],
                           site: Site | None, func: Expr) -> Values:
-    """`d.update(other)` copies other's slots into d; `l.append(x)`, `l.insert(i, x)`, `l.extend(xs)` add elements."""
-    if v.kind == DICT_UPDATE:
+    """A method of a list or dict object: elements flow in (append, extend, insert, update, setdefault) and out
+    (pop, get, values, items, keys, copy)."""
+    alloc, method = v.name, str(v.extra)
+    kind = s.kinds.get(alloc, "list")
+    if kind == "dict" and method == "update":  # merges in place (no call PyCG counts)
         for a in args:
             if not isinstance(a, Starred):
-                expressions.copy_slots(s, expressions.evaluate(s, a), v.name)
+                expressions.copy_slots(s, expressions.evaluate(s, a), alloc)
+        for k in keywords:
+            if k.name is not None:
+                heap.write_slot(s, alloc, k.name, expressions.evaluate(s, k.value))
         return NOTHING
-    if v.kind == LIST_PUT:
-        method = str(v.extra)
-        calls.edge(s, f"<**PyList**>.{method}", site, func)
-        values, _ = calls.evaluate_arguments(s, args, keywords)
-        if values:
-            heap.write_slot(s, v.name, "*", expressions.iterate(s, values[0]) if method == "extend" else values[-1])
+    calls.edge(s, f"{PYCG_PREFIX[kind]}.{method}", site, func)
+    values, _ = calls.evaluate_arguments(s, args, keywords)
+    if kind == "list":
+        if method in ("append", "insert") and values:
+            heap.write_slot(s, alloc, "*", values[-1])
+        elif method == "extend" and values:
+            heap.write_slot(s, alloc, "*", expressions.iterate(s, values[0]))
+        elif method == "pop":
+            return heap.elements(s, alloc)
+        elif method == "copy":
+            return {obj(alloc): None}
+        return NOTHING
+    key = _key(s, args[0]) if args else None
+    if method in ("get", "pop"):
+        out = dict(heap.elements(s, alloc) if key is None else _slot(s, alloc, key))
+        if len(values) > 1:
+            out.update(values[1])
+        return out
+    if method == "setdefault" and values:
+        if len(values) > 1:
+            heap.write_slot(s, alloc, key if key is not None else "*", values[1])
+        return dict(heap.elements(s, alloc) if key is None else _slot(s, alloc, key))
+    if method == "values":
+        return new_container(s, f"{alloc}.values", "list", [heap.elements(s, alloc)])
+    if method == "keys":
+        return new_container(s, f"{alloc}.keys", "list", [_keys(s, alloc)])
+    if method == "items":
+        row = f"{alloc}.items:row"
+        s.kinds[row] = "list"
+        heap.write_slot(s, row, 0, _keys(s, alloc))
+        heap.write_slot(s, row, 1, heap.elements(s, alloc))
+        return new_container(s, f"{alloc}.items", "list", [{obj(row): None}])
+    if method == "copy":
+        return {obj(alloc): None}
     return NOTHING
+
+
+def _key(s: Solver, e: Expr) -> object | None:
+    """The constant an argument is, when it is one."""
+    keys = expressions.constant_keys(expressions.evaluate(s, e))
+    return keys[0] if keys is not None and len(keys) == 1 else None
+
+
+def _slot(s: Solver, alloc: str, key: object) -> Values:
+    out = dict(heap.read_slot(s, alloc, key))
+    out.update(heap.read_slot(s, alloc, "*"))
+    return out
+
+
+def _keys(s: Solver, alloc: str) -> Values:
+    return {constant(k): None for k in heap.slot_keys(s, alloc) if k != "*" and isinstance(k, (str, int))}
+
+
+# -- builtin functions ----------------------------------------------------------------------------------------------
 
 
 def call_builtin(s: Solver, name: str, args: tuple[Expr, ...], keywords: tuple[Keyword, ...], site: Site | None,
@@ -80,31 +170,55 @@ def call_builtin(s: Solver, name: str, args: tuple[Expr, ...], keywords: tuple[K
         cls = s.class_of.get(s.ctx.scope, "")
         calls.evaluate_arguments(s, args, keywords)
         return {Value(SUPER, cls): None} if cls else NOTHING
-    values, _ = calls.evaluate_arguments(s, args, keywords)
-    if name in ("map", "filter"):
-        out: Values = {}
-        for value in values:
-            expressions.iterate(s, value)
-        for value in values:
-            for f in value:
-                if f.kind in (FUNCTION, BOUND_METHOD, CLASS):
-                    out.update(calls.invoke(s, f, (), (), site, func))
-        return new_list(s, name, site, out)
-    if name in _COPIES and values:
+    values, keyword_values = calls.evaluate_arguments(s, args, keywords)
+    out: Values = {}
+    if name in PROTOCOL and values:  # len(x) runs x.__len__() ...
+        for v in values[0]:
+            if v.kind == INSTANCE or v.kind == DISPATCHED:
+                out.update(expressions.call_method(s, v, PROTOCOL[name], (), site))
+    if name in ("map", "filter") and values:  # the function argument is called with the others' elements
+        functions = {f: None for value in values for f in value if f.kind in (FUNCTION, BOUND_METHOD, CLASS)}
+        rows = [expressions.iterate(s, {v: None for v in value if v not in functions}) for value in values]
+        rows = [row for row in rows if row]
+        found = call_back(s, functions, rows[:1] if name == "filter" else rows, site, func)
+        return new_list(s, name, site, found if name == "map" else rows[0] if rows else NOTHING)
+    key = next((value for k, value in keyword_values if k == "key"), None)
+    if name in CALLS_ITS_FUNCTION and key is not None and values:
+        call_back(s, key, [expressions.iterate(s, values[0])], site, func)
+    if name in COPIES and values:
         return new_list(s, name, site, expressions.iterate(s, values[0]))
+    if name in ("min", "max") and values:
+        return expressions.iterate(s, values[0]) if len(values) == 1 else _union(values)
     if name == "next" and values:
-        return expressions.iterate(s, values[0])
+        out.update(expressions.iterate(s, values[0]))
+        return out
     if name in ("enumerate", "zip") and values:  # rows (index, element) / (element of each argument)
         row = f"{name}:{s.ctx.caller}:{site.line if site else 0}:row"
         s.kinds[row] = "list"
         for i, value in enumerate([{}, values[0]] if name == "enumerate" else values):
             heap.write_slot(s, row, i, expressions.iterate(s, value))
         return new_list(s, name, site, {obj(row): None})
+    if name == "dict":
+        alloc = f"dict:{s.ctx.caller}:{site.line if site else 0}"
+        made = new_dict(s, alloc, [(k, value) for k, value in keyword_values if k is not None])
+        for value in values[:1]:
+            expressions.copy_slots(s, value, alloc)
+        return made
     if name == "getattr" and len(values) >= 2:
-        out = {}
         for k in values[1]:
             if k.kind == CONSTANT and isinstance(k.extra, str):
                 out.update(names.getattr_(s, values[0], k.extra))
+        if len(values) > 2:
+            out.update(values[2])
         return out
-    return NOTHING
+    if name in STRINGS:
+        out[constant("")] = None
+    return out
+
+
+def _union(values: list[Values]) -> Values:
+    out: Values = {}
+    for v in values:
+        out.update(v)
+    return out
 

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, Final
 from atlas.graph.resolve import builtins, classes, dispatch, expressions, heap, summaries
 from atlas.graph.resolve.heap import PARAMETER, Context
 from atlas.graph.resolve.values import (
-    BOUND_METHOD, BUILTIN, BUILTIN_METHOD, CLASS, CONSTANT, DICT_METHOD, DICT_UPDATE, DISPATCHED, EXTERNAL, FUNCTION,
-    GENERATOR, INSTANCE, LIBRARY_RESULT, LIST_PUT, MODULE, NOTHING, OBJECT, PARAM_RESULT, PROPERTY, SUPER, Value,
+    BOUND_METHOD, BUILTIN, BUILTIN_METHOD, CLASS, CONSTANT, CONTAINER_METHOD, DISPATCHED, EXTERNAL, FUNCTION,
+    GENERATOR, INSTANCE, LIBRARY_RESULT, MODULE, NOTHING, OBJECT, PARAM_RESULT, PROPERTY, SUPER, Value,
     Values, bound, instance, without_constants,
 )
 from atlas.model import Provenance
-from atlas.parse.python.ir import Attribute, Call, Expr, Keyword, Name, Site, Starred, Subscript
+from atlas.parse.python.ir import Attribute, Call, Expr, Keyword, Name, Scope, Site, Starred, Subscript
 
 if TYPE_CHECKING:
     from atlas.graph.resolve.solver import Solver
@@ -43,9 +43,8 @@ def call_expr(s: Solver, e: Call) -> Values:
             continue
         hit = max(hit, 2 if v.kind in _IN_TREE else 1)
         out.update(invoke(s, v, e.args, e.keywords, site, e.func))
-    memo = s.arg_memo
-    if memo is None or memo[0] is not e.args or memo[2] is not s.ctx:  # no callee took the arguments: their calls
-        evaluate_arguments(s, e.args, e.keywords)  # run all the same (a dataclass's fields, an unknown callee)
+    if not arguments_evaluated(s, e):  # no callee took the arguments: their calls run all the same (a dataclass's
+        evaluate_arguments(s, e.args, e.keywords)  # fields, an unknown callee)
     s.arg_memo = saved
     if hit > s.out.sites.get(key, -1):
         s.out.sites[key] = hit
@@ -58,6 +57,11 @@ def call_expr(s: Solver, e: Call) -> Values:
         if marker is not None:
             return {marker: None}
     return out
+
+
+def arguments_evaluated(s: Solver, e: Call) -> bool:
+    memo = s.arg_memo
+    return memo is not None and memo[0] is e.args and memo[2] is s.ctx
 
 
 def edge(s: Solver, callee: str, site: Site | None, func: Expr, provenance: Provenance | None = None) -> None:
@@ -113,7 +117,7 @@ def invoke(s: Solver, v: Value, args: tuple[Expr, ...], keywords: tuple[Keyword,
         edge(s, v.name, site, func)
         evaluate_arguments(s, args, keywords)
         return NOTHING
-    if kind in (DICT_UPDATE, LIST_PUT, DICT_METHOD):
+    if kind == CONTAINER_METHOD:
         return builtins.call_container_method(s, v, args, keywords, site, func)
     if kind == INSTANCE or kind == DISPATCHED:
         return call_instance(s, v, args, keywords, site, func)
@@ -148,7 +152,7 @@ def evaluate_arguments(s: Solver, args: tuple[Expr, ...], keywords: tuple[Keywor
     """The values of the arguments (parameter results made concrete; constants dropped but in PyCG mode). A call
     with several callees evaluates them once: the memo holds the last evaluation, for the same arguments in the same
     context (call_expr clears it around each call)."""
-    memo = s.arg_memo
+    memo: tuple | None = s.arg_memo
     if memo is not None and memo[0] is args and memo[1] is keywords and memo[2] is s.ctx:
         return memo[3], memo[4]
     values: list[Values] = []
@@ -165,6 +169,7 @@ def evaluate_arguments(s: Solver, args: tuple[Expr, ...], keywords: tuple[Keywor
 def call_function(s: Solver, fid: str, receiver: Value | None, args: tuple[Expr, ...],
                   keywords: tuple[Keyword, ...], site: Site | None, func: Expr,
                   provenance: Provenance | None = None) -> Values:
+    """Call the function `fid` (bound to `receiver`, for a method) with the arguments as written at `site`."""
     scope = s.scopes.get(fid)
     if scope is None:
         return NOTHING
@@ -172,38 +177,72 @@ def call_function(s: Solver, fid: str, receiver: Value | None, args: tuple[Expr,
         provenance, receiver = Provenance.DISPATCH, instance(receiver.name)
     edge(s, fid, site, func, provenance)
     values, keyword_values = evaluate_arguments(s, args, keywords)
+    starred = [isinstance(a, Starred) for a in args]
+    return enter(s, scope, receiver, values, starred, keyword_values, site)
+
+
+def call_with_values(s: Solver, fid: str, receiver: Value | None, values: list[Values], site: Site | None,
+                     func: Expr) -> Values:
+    """Call the function `fid` with positional arguments already evaluated (a decorator applied to what it
+    decorates, a callback a builtin calls)."""
+    scope = s.scopes.get(fid)
+    if scope is None:
+        return NOTHING
+    if receiver is not None and receiver.kind == DISPATCHED:
+        receiver = instance(receiver.name)
+    edge(s, fid, site, func)
+    return enter(s, scope, receiver, values, [False] * len(values), [], site)
+
+
+def enter(s: Solver, scope: Scope, receiver: Value | None, values: list[Values], starred: list[bool],
+          keyword_values: list[tuple[str | None, Values]], site: Site | None) -> Values:
+    """Pass the arguments into the parameters of `scope` (a `*args` parameter gets a list of the rest, `**kwargs`
+    a dict of the unmatched keywords) and give what the call returns."""
+    fid = scope.id
     params = scope.params
-    pos = 0
     saved = s.ctx
     s.ctx = Context(saved.caller, -1, saved.caller, False)
     passed: dict[str, Values] = {}
+    pos = 0
     if receiver is not None and params:
         heap.write_variable(s, fid, params[0].name, PARAMETER, {receiver: None})
         pos = 1
-    for a, value in zip(args, values):
-        if isinstance(a, Starred) or pos >= len(params):
+    rest: list[Values] = []
+    for value, is_star in zip(values, starred):
+        if is_star:
             break
+        if pos >= len(params) or params[pos].star:
+            rest.append(value)
+            continue
         p = params[pos]
-        if p.star:
-            break
         if len(value) <= s.cap:
             heap.write_variable(s, fid, p.name, PARAMETER, value)
             passed[p.name] = value
         pos += 1
+    extra: list[tuple[str, Values]] = []
     for k, value in keyword_values:
         if k is None:
             continue
         for p in params:
-            if p.name == k and not p.star and len(value) <= s.cap:
-                heap.write_variable(s, fid, k, PARAMETER, value)
-                passed[k] = value
+            if p.name == k and not p.star:
+                if len(value) <= s.cap:
+                    heap.write_variable(s, fid, k, PARAMETER, value)
+                    passed[k] = value
                 break
+        else:
+            extra.append((k, value))
+    for p in params:
+        if p.star == "*" and rest:
+            heap.write_variable(s, fid, p.name, PARAMETER, builtins.new_container(s, f"{fid}:*", "list", rest))
+        elif p.star == "**" and extra:
+            heap.write_variable(s, fid, p.name, PARAMETER, builtins.new_dict(s, f"{fid}:**", extra))
     s.ctx = saved
     if scope.is_generator:
         return {Value(GENERATOR, fid): None}
+    result = summaries.pass_through(s, fid, returns(s, fid), passed)
     if fid in s.pr_functions:
-        return summaries.instantiate(s, returns(s, fid), fid, passed, f"{s.ctx.caller}:{site.line if site else 0}")
-    return returns(s, fid)
+        return summaries.instantiate(s, result, fid, passed, f"{s.ctx.caller}:{site.line if site else 0}")
+    return result
 
 
 def returns(s: Solver, fid: str) -> Values:
@@ -212,6 +251,8 @@ def returns(s: Solver, fid: str) -> Values:
 
 def construct(s: Solver, cls: str, args: tuple[Expr, ...], keywords: tuple[Keyword, ...], func: Expr,
               site: Site | None) -> Values:
+    """`cls(...)`: its `__init__` runs on a new instance (an external base's `__init__` is an edge out of the tree);
+    a class with no `__init__` of its own (a dataclass, say) gets the edge itself."""
     inst = instance(cls)
     inits = classes.class_attr(s, cls, "__init__", inst)
     for m in inits:
@@ -220,6 +261,19 @@ def construct(s: Solver, cls: str, args: tuple[Expr, ...], keywords: tuple[Keywo
         elif m.kind == EXTERNAL:
             edge(s, m.name, site, func)
     if site is not None and not s.pycg and not inits:
-        edge(s, cls, site, func)  # no __init__ of its own (a dataclass, say): the edge names the class
+        edge(s, cls, site, func)
     return {inst: None}
 
+
+def construct_with_values(s: Solver, cls: str, values: list[Values], func: Expr, site: Site | None) -> Values:
+    """`cls(...)` with positional arguments already evaluated (a class used as a decorator)."""
+    inst = instance(cls)
+    inits = classes.class_attr(s, cls, "__init__", inst)
+    for m in inits:
+        if m.kind == BOUND_METHOD:
+            call_with_values(s, m.name, inst, values, site, func)
+        elif m.kind == EXTERNAL:
+            edge(s, m.name, site, func)
+    if not inits:
+        edge(s, cls, site, func)
+    return {inst: None}

@@ -116,8 +116,8 @@ class Cells:
         cell.flow = True
         out: Values = {}
         for key, values in writers.items():
-            s, i, _ = key  # type: ignore[misc] - heap cells' writers are HeapWriters
-            if s != scope or last <= i <= top:
+            writer: HeapWriter = key  # type: ignore[assignment]  # a heap cell's writers are HeapWriters
+            if writer[0] != scope or last <= writer[1] <= top:
                 out.update(values)
         return out
 

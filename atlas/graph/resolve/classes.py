@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Final
 from atlas.graph.mro import linearize
 from atlas.graph.resolve import calls, heap
 from atlas.graph.resolve.values import (
-    BOUND_METHOD, CLASS, DISPATCHED, EXTERNAL, FUNCTION, NOTHING, PROPERTY, Value, Values, bound, external, klass,
+    CLASS, DISPATCHED, FUNCTION, NOTHING, PROPERTY, Value, Values, bound, external, instance, klass,
 )
 
 if TYPE_CHECKING:
@@ -88,8 +88,12 @@ def class_attr(s: Solver, cls: str, name: str, receiver: Value | None, start_aft
             continue
         values = heap.read_exported(s, k, name) if defined else NOTHING
         out: Values = {}
+        member = instance(k) if values and is_enum(s, k) else None
         for v in values:
-            out[bind_attr(s, v, receiver, cls)] = None
+            if member is not None and v.kind not in (FUNCTION, CLASS, PROPERTY):
+                out[member] = None  # an enum's class-body name is a member: an instance of the enum
+            else:
+                out[bind_attr(s, v, receiver, cls)] = None
         for v in cell.union:
             out[bind_attr(s, v, receiver, cls)] = None
         return out
@@ -105,30 +109,36 @@ def instance_attr(s: Solver, cls: str, name: str) -> Values:
 
 
 def subclass_members(s: Solver, cls: str, name: str, receiver_kind: int = DISPATCHED) -> Values:
-    """`name` as the subclasses of `cls` that define it have it (methods bound to an instance of the subclass,
-    calls through them DISPATCH edges; attributes set on their instances), when `cls` has none: `self.impl.
-    do_kv_cache_update()` on an AttentionImplBase, a mixin reading what the class it is mixed into set. Nothing when
-    more than MAX_SUBCLASS_METHODS subclasses have one (too generic to follow)."""
-    out: Values = {}
-    found = 0
+    """`name` as the subclasses of `cls` that define it have it, when `cls` has none: methods and class attributes
+    (bound to an instance of the subclass: calls through them are DISPATCH edges; `self.impl.do_kv_cache_update()` on
+    an AttentionImplBase), and, for a class with few subclasses (a mixin, a component holding a back-reference),
+    what their instances were given (a mixin reads what the class it is mixed into set). Nothing when more than
+    MAX_SUBCLASS_METHODS subclasses have one (too generic to follow)."""
+    subclasses: list[str] = []
     seen = {cls}
     todo = [cls]
     while todo:
         c = todo.pop()
         s.cells.watch(s.cells.topic("subclasses", c))
         for sub in s.direct_subclasses.get(c, {}):
-            if sub in seen:
-                continue
-            seen.add(sub)
-            todo.append(sub)
-            scope = s.scopes.get(sub)
-            if scope is None:
-                continue
-            if name in scope.local_names and f"{sub}.{name}" in s.scopes:
-                got = class_attr(s, sub, name, Value(receiver_kind, sub))
-                found += 1
-                out.update(got)
-    return out if len(out) <= MAX_SUBCLASS_METHODS else NOTHING
+            if sub not in seen and sub in s.scopes:
+                seen.add(sub)
+                todo.append(sub)
+                subclasses.append(sub)
+    few = len(subclasses) <= MAX_SUBCLASS_METHODS
+    out: Values = {}
+    found = 0
+    for sub in subclasses:
+        if name in s.scopes[sub].local_names:
+            got = class_attr(s, sub, name, Value(receiver_kind, sub))
+        elif few:
+            got = s.cells.read(s.cells.attribute(sub, name))
+        else:
+            continue
+        if got:
+            found += 1
+            out.update(got)
+    return out if found <= MAX_SUBCLASS_METHODS else NOTHING
 
 
 def bind_attr(s: Solver, v: Value, receiver: Value | None, cls: str) -> Value:

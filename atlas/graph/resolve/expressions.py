@@ -8,10 +8,12 @@ from typing import TYPE_CHECKING
 from atlas.graph.resolve import calls, classes, heap, names, summaries
 from atlas.graph.resolve.values import (
     BOUND_METHOD, CLASS, CONSTANT, DISPATCHED, EXTERNAL, FUNCTION, GENERATOR, INSTANCE, LIBRARY_RESULT, NOTHING,
-    OBJECT, PARAM_RESULT, Value, Values, constant, function, obj,
+    OBJECT, PARAM_RESULT, Value, Values, constant, function, instance, obj,
 )
 from atlas.parse.python.ir import (
-    Attribute, Call, Constant, DictDisplay, Display, Either, Elements, Expr, Lambda, Name, Slice, Starred, Subscript,
+    Attribute, Call, Constant, DictDisplay, Display, Either, Elements, Expr, Lambda, Name, Operation, Site, Slice,
+    Starred,
+    Subscript,
 )
 
 if TYPE_CHECKING:
@@ -28,7 +30,7 @@ def evaluate(s: Solver, e: Expr) -> Values:
     if isinstance(e, Constant):
         return {constant(e.value): None}
     if isinstance(e, Subscript):
-        return subscript(s, evaluate(s, e.value), e.index)
+        return subscript(s, evaluate(s, e.value), e.index, e.line)
     if isinstance(e, Display):
         return display(s, e)
     if isinstance(e, DictDisplay):
@@ -42,9 +44,51 @@ def evaluate(s: Solver, e: Expr) -> Values:
         return out
     if isinstance(e, Elements):
         return iterate(s, evaluate(s, e.value))
+    if isinstance(e, Operation):
+        return operation(s, e)
     if isinstance(e, Slice):
         return slice_(s, e)
     return NOTHING
+
+
+def operation(s: Solver, e: Operation) -> Values:
+    """An operator: on an instance of a class of the tree, the special method Python calls (or the reflected one on
+    the other operand, when the first has none); on lists, their concatenation (either list's elements); on objects
+    of a library, some object of that library; on strings, a string."""
+    operands = [evaluate(s, x) for x in e.operands]
+    site = Site(e.line, e.line, e.method)
+    out: Values = {}
+    called = False
+    for v in operands[0]:
+        if v.kind == INSTANCE or v.kind == DISPATCHED:
+            methods = [m for m in classes.class_attr(s, v.name, e.method, v) if m.kind == BOUND_METHOD]
+            for m in methods:
+                out.update(calls.invoke(s, m, e.operands[1:], (), site, _special(e.method)))
+            called |= bool(methods)
+        else:
+            _plain_operand(v, e, out)
+    if e.reflected and len(operands) > 1:
+        for v in operands[1]:
+            if (v.kind == INSTANCE or v.kind == DISPATCHED) and not called:
+                for m in classes.class_attr(s, v.name, e.reflected, v):
+                    if m.kind == BOUND_METHOD:
+                        out.update(calls.invoke(s, m, e.operands[:1], (), site, _special(e.reflected)))
+            elif v.kind != INSTANCE and v.kind != DISPATCHED:
+                _plain_operand(v, e, out)
+    return out
+
+
+def _plain_operand(v: Value, e: Operation, out: Values) -> None:
+    if v.kind == OBJECT and e.keeps:
+        out[v] = None
+    elif v.kind == LIBRARY_RESULT or v.kind == EXTERNAL:
+        out[Value(LIBRARY_RESULT, v.name.split(".")[0])] = None
+    elif v.kind == CONSTANT and isinstance(v.extra, (str, bytes)) and e.method in ("__add__", "__mod__", "__mul__"):
+        out[constant(v.extra[:0])] = None
+
+
+def _special(method: str) -> Expr:
+    return Attribute(Name("<operand>"), method)
 
 
 def display(s: Solver, e: Display) -> Values:
@@ -96,7 +140,7 @@ def constant_keys(keys: Values) -> list[object] | None:
     return out if out else None
 
 
-def subscript(s: Solver, values: Values, index: Expr) -> Values:
+def subscript(s: Solver, values: Values, index: Expr, line: int) -> Values:
     out: Values = {}
     keys: Values | None = None
     for v in values:
@@ -107,17 +151,22 @@ def subscript(s: Solver, values: Values, index: Expr) -> Values:
             consts = constant_keys(keys)
             if consts is not None:
                 for c in consts:
-                    out.update(heap.read_slot(s, v.name, c))
+                    if type(c) is int and c < 0:  # counted from the end: any element
+                        out.update(heap.elements(s, v.name))
+                    else:
+                        out.update(heap.read_slot(s, v.name, c))
                 out.update(heap.read_slot(s, v.name, "*"))
             else:
                 for key in heap.slot_keys(s, v.name):
                     out.update(heap.read_slot(s, v.name, key))
+        elif kind == CLASS and classes.is_enum(s, v.name):
+            out[instance(v.name)] = None  # Color["RED"]: a member
         elif kind in (FUNCTION, CLASS, EXTERNAL, BOUND_METHOD, LIBRARY_RESULT):
             out[v] = None  # kernel[grid], Generic[T], external[...]
         elif kind == INSTANCE or kind == DISPATCHED:
-            out.update(call_method(s, v, "__getitem__", index))
+            out.update(call_method(s, v, "__getitem__", (index,), Site(line, line, "[]")))
         elif kind == PARAM_RESULT:
-            out.update(subscript(s, summaries.param_results(s, v), index))
+            out.update(subscript(s, summaries.param_results(s, v), index, line))
     return out
 
 
@@ -170,20 +219,25 @@ def iterate(s: Solver, values: Values) -> Values:
             out.update(heap.yields(s, v.name))
         elif kind == LIBRARY_RESULT:
             out[v] = None
+        elif kind == CLASS and classes.is_enum(s, v.name):
+            out[instance(v.name)] = None  # iterating an enum gives its members
         elif kind == PARAM_RESULT:
             out.update(iterate(s, summaries.param_results(s, v)))
         elif kind == INSTANCE or kind == DISPATCHED:
-            for it in call_method(s, v, "__iter__", None):
+            site = Site(s.ctx.line, s.ctx.line, "for")
+            for it in call_method(s, v, "__iter__", (), site):
                 if it.kind == INSTANCE:
-                    out.update(call_method(s, it, "__next__", None))
+                    out.update(call_method(s, it, "__next__", (), site))
                 else:
                     out.update(iterate(s, {it: None}))
     return out
 
 
-def call_method(s: Solver, receiver: Value, method: str, argument: Expr | None) -> Values:
-    """What calling `receiver.method(argument)` returns (a protocol method: __getitem__, __iter__...)."""
+def call_method(s: Solver, receiver: Value, method: str, args: tuple[Expr, ...], site: Site | None) -> Values:
+    """What `receiver.method(*args)` returns, for a protocol method Python calls on its own (`__getitem__`,
+    `__iter__`, `__enter__`, `__add__`...) at `site`."""
     out: Values = {}
+    func = Attribute(Name("<value>"), method)
     for m in classes.class_attr(s, receiver.name, method, receiver):
-        out.update(calls.invoke(s, m, (argument,) if argument is not None else (), (), None, Name(method)))
+        out.update(calls.invoke(s, m, args, (), site, func))
     return out

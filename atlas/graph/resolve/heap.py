@@ -17,13 +17,15 @@ PARAMETER = 0  # the binding version of a parameter's values (what callers pass,
 
 class Context:
     """Where the statement being evaluated is: its scope, the line of its top-level statement, the function whose
-    call edges it makes (a class body's is its enclosing module or function), whether it runs unconditionally."""
+    call edges it makes (a class body's is its enclosing module or function), whether it runs unconditionally, its
+    own line."""
 
-    def __init__(self, scope: str, top: int, caller: str, strong: bool) -> None:
+    def __init__(self, scope: str, top: int, caller: str, strong: bool, line: int = 0) -> None:
         self.scope = scope
         self.top = top
         self.caller = caller
         self.strong = strong
+        self.line = line  # the statement's own line: where the calls Python makes for it happen (iteration, with)
 
 
 # -- variables ------------------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Final
 
 from atlas.graph.resolve import classes, heap, summaries
 from atlas.graph.resolve.values import (
-    BUILTIN, BUILTIN_METHOD, CLASS, CONSTANT, DICT_UPDATE, DISPATCHED, EXTERNAL, INSTANCE, LIBRARY_RESULT, LIST_PUT,
+    BUILTIN, BUILTIN_METHOD, CLASS, CONSTANT, CONTAINER_METHOD, DISPATCHED, EXTERNAL, INSTANCE, LIBRARY_RESULT,
     MODULE, NOTHING, OBJECT, PARAM_RESULT, SUPER, Value, Values, external, instance,
 )
 
@@ -17,7 +17,6 @@ if TYPE_CHECKING:
 
 BUILTINS: Final = frozenset(dir(builtins))
 TYPE_PREFIX: Final[dict[type, str]] = {str: "<**PyStr**>", bytes: "<**PyStr**>"}  # PyCG's names of builtin types
-CONTAINER_PREFIX: Final = {"dict": "<**PyDict**>", "list": "<**PyList**>"}
 
 
 def lookup(s: Solver, name: str, versions: tuple[int, ...] | None) -> Values:
@@ -94,11 +93,5 @@ def getattr_(s: Solver, values: Values, name: str) -> Values:
         elif kind == CONSTANT and type(v.extra) in TYPE_PREFIX:
             out[Value(BUILTIN_METHOD, f"{TYPE_PREFIX[type(v.extra)]}.{name}")] = None
         elif kind == OBJECT:
-            container = s.kinds.get(v.name, "list")
-            if container == "dict" and name == "update":
-                out[Value(DICT_UPDATE, v.name)] = None
-            elif container == "list" and name in ("append", "insert", "extend"):
-                out[Value(LIST_PUT, v.name, None, name)] = None
-            else:
-                out[Value(BUILTIN_METHOD, f"{CONTAINER_PREFIX[container]}.{name}")] = None
+            out[Value(CONTAINER_METHOD, v.name, None, name)] = None
     return classes.resolve_properties(s, out) if is_bound else out

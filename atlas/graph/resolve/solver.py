@@ -12,7 +12,7 @@ from atlas.graph.resolve import dispatch, heap, statements
 from atlas.graph.resolve.cells import Cells
 from atlas.graph.resolve.heap import Context
 from atlas.graph.resolve.rules import ByName, DispatchRules
-from atlas.graph.resolve.summaries import calls_parameters
+from atlas.graph.resolve.summaries import calls_parameters, returned_parameters
 from atlas.graph.resolve.values import DISPATCHED, Value
 from atlas.model import Provenance
 from atlas.parse.python.ir import ImportFrom, ModuleFacts, Scope, Step
@@ -59,6 +59,7 @@ class Solver:
         self.caller_of = {sid: self._caller(s) for sid, s in self.scopes.items()}
         self.class_of = {sid: self._enclosing_class(s) for sid, s in self.scopes.items()}
         self.pr_functions: dict[str, frozenset[str]] = calls_parameters(self.scopes) if not pycg else {}
+        self.passthrough: dict[str, tuple[str, ...]] = returned_parameters(self.scopes)
         # -- memory
         self.cells = Cells()
         self.kinds: dict[str, str] = {}  # allocation id -> "list" or "dict"

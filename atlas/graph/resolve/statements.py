@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from atlas.graph.resolve import calls, classes, expressions, heap, names, summaries
+from atlas.graph.resolve import builtins, calls, classes, expressions, heap, names, summaries
 from atlas.graph.resolve.cells import OUTSIDE
 from atlas.graph.resolve.heap import PARAMETER, Context
 from atlas.graph.resolve.values import (
-    BOUND_METHOD, BUILTIN, CLASS, DISPATCHED, EXTERNAL, FUNCTION, GENERATOR, INSTANCE, MODULE, NOTHING, OBJECT, Value,
-    Values, external, function, instance, klass,
+    BOUND_METHOD, BUILTIN, CLASS, DISPATCHED, EXTERNAL, FUNCTION, GENERATOR, INSTANCE, LIBRARY_RESULT, MODULE,
+    OBJECT, Value,
+    Values, constant, external, function, instance, klass,
 )
 from atlas.parse.python.ir import (
     Annotation, Assign, Attribute, Define, Display, Evaluate, Expr, For, Import, ImportFrom, NameTarget, Raise, Return,
@@ -26,8 +27,16 @@ END: Final = 1 << 30  # the line a return or yield reads the heap at: after ever
 
 def run(s: Solver, scope: Scope, caller: str, step: Step) -> None:
     stmt = step.stmt
+    if isinstance(stmt, (Return, Yield)):  # what a function gives back: read after every statement of its body
+        s.ctx = Context(scope.id, END, caller, False, step.line)
+        if isinstance(stmt, Return):
+            heap.write_return(s, scope.id, expressions.evaluate(s, stmt.value))
+        else:
+            heap.write_yield(s, scope.id, expressions.evaluate(s, stmt.value))
+        return
+    strong = step.strong and not isinstance(stmt, (For, Raise))
+    s.ctx = Context(scope.id, step.top, caller, strong, step.line)
     if isinstance(stmt, Assign):
-        s.ctx = Context(scope.id, step.top, caller, step.strong)
         for t in stmt.targets:
             assign_expr(s, t, stmt.value)
         if stmt.annotations:
@@ -35,40 +44,45 @@ def run(s: Solver, scope: Scope, caller: str, step: Step) -> None:
             for t in stmt.targets:
                 assign(s, t, promised, strong=False)
     elif isinstance(stmt, Evaluate):
-        s.ctx = Context(scope.id, step.top, caller, step.strong)
         expressions.evaluate(s, stmt.value)
-    elif isinstance(stmt, Return):
-        s.ctx = Context(scope.id, END, caller, False)
-        heap.write_return(s, scope.id, expressions.evaluate(s, stmt.value))
-    elif isinstance(stmt, Yield):
-        s.ctx = Context(scope.id, END, caller, False)
-        heap.write_yield(s, scope.id, expressions.evaluate(s, stmt.value))
     elif isinstance(stmt, Define):
-        s.ctx = Context(scope.id, step.top, caller, step.strong)
         if stmt.is_class:
             define_class(s, s.scopes[stmt.scope], stmt.target)
         else:
             define(s, scope, s.scopes[stmt.scope], stmt.target)
     elif isinstance(stmt, For):
-        s.ctx = Context(scope.id, step.top, caller, False)
         assign(s, stmt.target, expressions.iterate(s, expressions.evaluate(s, stmt.iterable)), strong=False)
     elif isinstance(stmt, With):
-        s.ctx = Context(scope.id, step.top, caller, step.strong)
-        context = expressions.evaluate(s, stmt.context)
-        if stmt.target is not None:
-            assign(s, stmt.target, context)
+        with_statement(s, stmt)
     elif isinstance(stmt, Import):
-        s.ctx = Context(scope.id, step.top, caller, step.strong)
         module = stmt.module if stmt.has_as else stmt.module.split(".")[0]
         assign(s, stmt.alias, {Value(MODULE, module) if module in s.modules else external(module): None})
     elif isinstance(stmt, ImportFrom):
-        s.ctx = Context(scope.id, step.top, caller, step.strong)
         import_from(s, scope, stmt)
     elif isinstance(stmt, Raise):
-        s.ctx = Context(scope.id, step.top, caller, False)
         for v in expressions.evaluate(s, stmt.value):
             if v.kind == CLASS:
                 calls.construct(s, v.name, (), (), stmt.value, None)
+
+
+def with_statement(s: Solver, stmt: With) -> None:
+    """`with context as target`: Python calls the context's `__enter__` (`__aenter__`), binds what it returns, and
+    calls `__exit__` (`__aexit__`) after the block. A generator function's context (`@contextmanager`) gives what it
+    yields; a context the tree does not define (a library's) is bound as it is."""
+    enter, leave = ("__aenter__", "__aexit__") if stmt.is_async else ("__enter__", "__exit__")
+    site = Site(stmt.line, stmt.line, "with")
+    entered: Values = {}
+    for v in expressions.evaluate(s, stmt.context):
+        if v.kind == INSTANCE or v.kind == DISPATCHED:
+            got = expressions.call_method(s, v, enter, (), site)
+            expressions.call_method(s, v, leave, (), site)
+            entered.update(got or {v: None})
+        elif v.kind == GENERATOR:
+            entered.update(heap.yields(s, v.name))
+        else:
+            entered[v] = None
+    if stmt.target is not None:
+        assign(s, stmt.target, entered)
 
 
 # -- assignment -----------------------------------------------------------------------------------------------------
@@ -160,13 +174,19 @@ def annotation(s: Solver, annotations: tuple[Annotation, ...]) -> Values:
     calling it constructs)."""
     out: Values = {}
     for a in annotations:
-        if a.container:
-            continue
+        promised: Values = {}
         for v in expressions.evaluate(s, a.type):
             if v.kind == CLASS:
-                out[v if a.is_class else instance(v.name)] = None
+                promised[v if a.is_class else instance(v.name)] = None
             elif v.kind == EXTERNAL and not s.pycg:
-                out[v] = None
+                promised[v] = None
+            elif v.kind == BUILTIN and v.name in ("str", "bytes") and not a.container:
+                promised[constant("" if v.name == "str" else b"")] = None  # its methods: <**PyStr**>.*
+        if a.container and promised:  # list[X], dict[K, X]: a container of such values
+            alloc = f"<{a.container} of {'|'.join(sorted(v.name for v in promised))}>"
+            out.update(builtins.new_container(s, alloc, a.container, [promised]))
+        else:
+            out.update(promised)
     return out
 
 
@@ -183,37 +203,44 @@ def define(s: Solver, parent: Scope, scope: Scope, target: NameTarget) -> None:
         heap.write_variable(s, fid, p.name, PARAMETER, values)
     if scope.returns:
         heap.write_return(s, fid, annotation(s, scope.returns))
-    value: Values = {function(fid): None}
+    assign(s, target, decorate(s, scope, {function(fid): None}))
+
+
+def decorate(s: Solver, scope: Scope, value: Values) -> Values:
+    """What the decorators of a def or class (innermost first) make of `value`: each decorator the tree defines is
+    called with it, and the name gets what that returns (a wrapper, or the function itself through a decorator that
+    returns its argument: atlas.graph.resolve.summaries.pass_through); one that hands it to a library
+    (`return torch.compile(fn)`), or a decorator outside the tree, leaves the function itself there too."""
     site = Site(scope.start, 0, "")
     for deco in scope.decorators[::-1]:
         decorated: Values = {}
-        internal = False
+        applied = False
         for d in expressions.evaluate(s, deco):
-            if d.kind in (FUNCTION, BOUND_METHOD, CLASS) and d.name != fid and not s.pycg:
-                calls.edge(s, d.name, site, deco)  # the name keeps the function (see below)
-            elif d.kind in (FUNCTION, BOUND_METHOD, CLASS) and d.name != fid:
-                internal = True
-                decorated.update(invoke_with_values(s, d, value, deco))
-            elif d.kind == EXTERNAL:
-                calls.edge(s, d.name, site, deco)
-        if internal:  # PyCG mode only: real code keeps the decorated function itself, since passing every function
-            value = decorated  # through one identity decorator would merge them all
-    assign(s, target, value)
+            if d.kind in (FUNCTION, BOUND_METHOD, CLASS, INSTANCE) and d.name != scope.id:
+                decorated.update(apply(s, d, value, deco, site))
+                applied = True
+            else:
+                if d.kind == EXTERNAL:
+                    calls.edge(s, d.name, site, deco)
+                decorated.update(value)
+        if applied and any(v.kind in (LIBRARY_RESULT, EXTERNAL) for v in decorated):
+            decorated.update(value)
+        value = decorated
+    return value
 
 
-def invoke_with_values(s: Solver, callee: Value, values: Values, func: Expr) -> Values:
-    """Call a decorator with an already evaluated argument."""
-    fid = callee.name
-    if callee.kind == CLASS:
-        return calls.construct(s, fid, (), (), func, Site(s.scopes[s.ctx.scope].start, 0, ""))
-    scope = s.scopes.get(fid)
-    if scope is None:
-        return NOTHING
-    calls.edge(s, fid, None, func)
-    params = scope.params[1:] if callee.kind == BOUND_METHOD else scope.params
-    if params:
-        heap.write_variable(s, fid, params[0].name, PARAMETER, values)
-    return {Value(GENERATOR, fid): None} if scope.is_generator else calls.returns(s, fid)
+def apply(s: Solver, decorator: Value, value: Values, func: Expr, site: Site) -> Values:
+    """Call `decorator` with `value`, as a decorator is."""
+    if decorator.kind == CLASS:
+        return calls.construct_with_values(s, decorator.name, [value], func, site)
+    if decorator.kind == INSTANCE:
+        out: Values = {}
+        for m in classes.class_attr(s, decorator.name, "__call__", decorator):
+            if m.kind == BOUND_METHOD:
+                out.update(calls.call_with_values(s, m.name, m.receiver, [value], site, func))
+        return out
+    return calls.call_with_values(s, decorator.name, decorator.receiver if decorator.kind == BOUND_METHOD else None,
+                                  [value], site, func)
 
 
 def define_class(s: Solver, scope: Scope, target: NameTarget) -> None:
@@ -230,13 +257,7 @@ def define_class(s: Solver, scope: Scope, target: NameTarget) -> None:
                 entries.append(f"b:{v.name}")
         found.append(tuple(sorted(entries)))
     classes.set_bases(s, cid, tuple(found))
-    for deco in scope.decorators:
-        for d in expressions.evaluate(s, deco):
-            if d.kind in (FUNCTION, BOUND_METHOD) and d.name != cid:
-                invoke_with_values(s, d, {klass(cid): None}, deco)
-            elif d.kind == EXTERNAL:
-                calls.edge(s, d.name, Site(scope.start, 0, ""), deco)
-    assign(s, target, {klass(cid): None})
+    assign(s, target, decorate(s, scope, {klass(cid): None}))
 
 
 def import_from(s: Solver, scope: Scope, stmt: ImportFrom) -> None:

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Final
 from atlas.graph.resolve import calls, classes, heap
 from atlas.graph.resolve.values import (
     BOUND_METHOD, CLASS, DISPATCHED, EXTERNAL, FUNCTION, GENERATOR, INSTANCE, LIBRARY_RESULT, OBJECT, PARAM_RESULT,
-    Value, Values, instance, obj,
+    NOTHING, Value, Values, instance, obj,
 )
-from atlas.parse.python.ir import Call, Name, Scope
+from atlas.parse.python.ir import Call, Name, Return, Scope
 
 if TYPE_CHECKING:
     from atlas.graph.resolve.solver import Solver
@@ -129,6 +129,37 @@ def holds_param_result(s: Solver, alloc: str, holders: set[str]) -> bool:
             if v.kind == OBJECT and v.name in holders:
                 return True
     return False
+
+
+def pass_through(s: Solver, fid: str, result: Values, passed: dict[str, Values]) -> Values:
+    """What a call of `fid` returns at one call site, when `fid` returns a parameter as it got it (`return fn` in a
+    decorator that registers fn, `def identity(x): return x`): this site's argument for it, not every caller's."""
+    params = s.passthrough.get(fid)
+    if not params or not any(p in passed for p in params):
+        return result
+    others: Values = {}
+    for p in params:
+        if p in passed:
+            others.update(heap.read_local(s, fid, p, None))
+    out = {v: None for v in result if v not in others}
+    for p in params:
+        out.update(passed.get(p, NOTHING))
+    return out
+
+
+def returned_parameters(scopes: dict[str, Scope]) -> dict[str, tuple[str, ...]]:
+    """Function id -> the parameters it returns as it got them (`return p`, p never rebound before)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for sid, scope in scopes.items():
+        if scope.kind not in ("function", "lambda") or not scope.params:
+            continue
+        params = {p.name for p in scope.params if not p.star}
+        found = [step.stmt.value.id for step in scope.steps if isinstance(step.stmt, Return)
+                 and isinstance(step.stmt.value, Name) and step.stmt.value.id in params
+                 and step.stmt.value.versions == (0,)]
+        if found:
+            out[sid] = tuple(dict.fromkeys(found))
+    return out
 
 
 def calls_parameters(scopes: dict[str, Scope]) -> dict[str, frozenset[str]]:

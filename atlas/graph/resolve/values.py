@@ -26,13 +26,11 @@ GENERATOR: Final = 12  # what calling a generator function returns: name = the f
 SUPER: Final = 13  # super() in a method of class `name`
 PROPERTY: Final = 14  # a property's getter, bound: name = the getter's id
 PARAM_RESULT: Final = 15  # what calling parameter `extra` of function `name` returns (atlas.graph.resolve.summaries)
-DICT_UPDATE: Final = 16  # the bound method `update` of dict object `name`
-LIST_PUT: Final = 17  # `append`/`insert`/`extend` (extra) of list object `name`
-DICT_METHOD: Final = 18  # `get`/`pop`/`setdefault`/`values`/`items`/... (extra) of dict object `name`
+CONTAINER_METHOD: Final = 16  # the method `extra` (append, update, get, items...) of list or dict object `name`
 
 KIND_NAMES: Final = ("function", "bound method", "class", "instance", "dispatched", "module", "external",
                      "library result", "builtin", "builtin method", "constant", "object", "generator", "super",
-                     "property", "parameter result", "dict update", "list put", "dict method")
+                     "property", "parameter result", "container method")
 CALLABLE_KINDS: Final = frozenset({FUNCTION, BOUND_METHOD, CLASS, INSTANCE, DISPATCHED, PROPERTY})
 
 

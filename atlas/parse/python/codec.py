@@ -10,7 +10,8 @@ from typing import Any, Final
 from atlas.model import Span, Symbol, SymbolKind
 from atlas.parse.python.ir import (
     UNKNOWN, Annotation, Assign, Attribute, Call, Constant, Define, DictDisplay, DictEntry, Display, Either, Elements,
-    Evaluate, Expr, For, Import, ImportedName, ImportFrom, Keyword, Lambda, ModuleFacts, Name, NameTarget, Param,
+    Evaluate, Expr, For, Import, ImportedName, ImportFrom, Keyword, Lambda, ModuleFacts, Name, NameTarget, Operation,
+    Param,
     Raise, Return, Scope, Site, Slice, Starred, StarTarget, Step, Stmt, Subscript, Target, Unpack, With,
     Yield,
 )
@@ -31,6 +32,7 @@ UNKNOWN_CODE: Final = 12
 NAME_TARGET: Final = 13
 UNPACK: Final = 14
 STAR_TARGET: Final = 15
+OPERATION: Final = 16
 ASSIGN: Final = 20
 EVALUATE: Final = 21
 RETURN: Final = 22
@@ -69,7 +71,7 @@ def pack_scopes(scopes: list[Scope]) -> tuple:
                         for p in c.params),
                   tuple(_e(d) for d in c.decorators), c.decorator_names, tuple(_e(b) for b in c.bases),
                   _annotations(c.returns), c.is_generator, c.local_names, c.global_names, c.nonlocal_names,
-                  tuple((_s(step.stmt), step.top, step.strong) for step in c.steps), c.exit_versions, c.called_names)
+                  tuple((_s(step.stmt), step.top, step.strong, step.line) for step in c.steps), c.exit_versions, c.called_names)
                  for c in scopes)
 
 
@@ -81,7 +83,7 @@ def _scope(row: tuple) -> Scope:
                        for name, default, annots, star in params),
                  tuple(_expr(d) for d in decorators), decorator_names, tuple(_expr(b) for b in bases),
                  _annotation_list(returns), is_generator, local_names, global_names, nonlocal_names, [],
-                 [Step(_stmt(s), top, strong) for s, top, strong in steps], exit_versions, called_names)
+                 [Step(_stmt(s), top, strong, line) for s, top, strong, line in steps], exit_versions, called_names)
 
 
 # -- packing --------------------------------------------------------------------------------------------------------
@@ -101,7 +103,9 @@ def _e(e: Any) -> tuple:
         return (CALL, _e(e.func), tuple(_e(a) for a in e.args), tuple((k.name, _e(k.value)) for k in e.keywords),
                 e.site.line, e.site.end_line, e.site.text)
     if isinstance(e, Subscript):
-        return (SUBSCRIPT, _e(e.value), _e(e.index))
+        return (SUBSCRIPT, _e(e.value), _e(e.index), e.line)
+    if isinstance(e, Operation):
+        return (OPERATION, e.method, tuple(_e(x) for x in e.operands), e.reflected, e.keeps, e.line)
     if isinstance(e, Slice):
         return (SLICE, _e(e.value), _e(e.lower) if e.lower is not None else None,
                 _e(e.upper) if e.upper is not None else None)
@@ -169,7 +173,9 @@ def _expr(t: tuple) -> Expr:
         return Call(_expr(t[1]), tuple(_expr(a) for a in t[2]), tuple(Keyword(k, _expr(v)) for k, v in t[3]),
                     Site(t[4], t[5], t[6]))
     if code == SUBSCRIPT:
-        return Subscript(_expr(t[1]), _expr(t[2]))
+        return Subscript(_expr(t[1]), _expr(t[2]), t[3])
+    if code == OPERATION:
+        return Operation(t[1], tuple(_expr(x) for x in t[2]), t[3], t[4], t[5])
     if code == SLICE:
         return Slice(_expr(t[1]), _expr(t[2]) if t[2] is not None else None, _expr(t[3]) if t[3] is not None else None)
     if code == CONSTANT:
@@ -196,7 +202,7 @@ def _target(t: tuple) -> Target:
     if code == ATTRIBUTE:
         return Attribute(_expr(t[1]), t[2])
     if code == SUBSCRIPT:
-        return Subscript(_expr(t[1]), _expr(t[2]))
+        return Subscript(_expr(t[1]), _expr(t[2]), t[3])
     if code == UNPACK:
         return Unpack(tuple(_target(x) for x in t[1]))
     if code == STAR_TARGET:

@@ -10,18 +10,18 @@ from typing import Any, Final
 
 from atlas.model import SymbolKind
 from atlas.parse.python.grammar import (
-    ANNOT_WRAPPERS, CLASS_WRAPPERS, CONTAINER_ANNOTATIONS, DOTTED, F_ARGUMENTS, F_ATTRIBUTE, F_BODY, F_FUNCTION,
+    BINARY_METHODS, COMPARISON_METHODS, UNARY_METHODS, F_ARGUMENT, F_OPERATOR, ANNOT_WRAPPERS, CLASS_WRAPPERS, CONTAINER_ANNOTATIONS, DOTTED, F_ARGUMENTS, F_ATTRIBUTE, F_BODY, F_FUNCTION,
     F_KEY, F_LEFT, F_NAME, F_OBJECT, F_PARAMETERS, F_RIGHT, F_TYPE, F_VALUE,
 )
 from atlas.parse.python.ir import (
-    UNKNOWN, Annotation, Assign, Attribute, Call, Constant, DictDisplay, DictEntry, Display, Either, Elements, Evaluate, Expr,
-    For, If, Keyword, Lambda, Loop, Name, NameTarget, Param, Return, Scope, Site, Slice, StarTarget, Starred, Subscript, Target, Unknown,
+    UNKNOWN, Annotation, Assign, Attribute, Call, Constant, ConstantValue, DictDisplay, DictEntry, Display, Either, Elements, Evaluate, Expr,
+    For, If, Keyword, Lambda, Loop, Name, Operation, NameTarget, Param, Return, Scope, Site, Stmt, Slice, StarTarget, Starred, Subscript, Target, Unknown,
     Unpack, Yield,
 )
 from atlas.parse.python.walk import FileWalk
 
 _JIT_NAMES: Final = ("triton.jit", "jit")
-_CONSTANTS: Final[dict[str, object]] = {"true": True, "false": False, "none": None, "float": 0.0}
+_CONSTANTS: Final[dict[str, ConstantValue]] = {"true": True, "false": False, "none": None, "float": 0.0}
 
 
 def target(w: FileWalk, node: Any) -> Target:
@@ -34,7 +34,8 @@ def target(w: FileWalk, node: Any) -> Target:
         return Attribute(expr(w, node.child_by_field_id(F_OBJECT)), w.name(node.child_by_field_id(F_ATTRIBUTE)))
     if t == "subscript":
         subs = node.named_children[1:]
-        return Subscript(expr(w, node.child_by_field_id(F_VALUE)), expr(w, subs[0]) if len(subs) == 1 else UNKNOWN)
+        return Subscript(expr(w, node.child_by_field_id(F_VALUE)), expr(w, subs[0]) if len(subs) == 1 else UNKNOWN,
+                         node.start_point[0] + 1)
     if t in ("pattern_list", "tuple_pattern", "list_pattern", "expression_list", "tuple", "list"):
         return Unpack(tuple(target(w, c) for c in node.named_children))
     if t in ("list_splat_pattern", "list_splat") and node.named_children:
@@ -82,14 +83,20 @@ def expr(w: FileWalk, node: Any) -> Expr:
         return lambda_expr(w, node)
     if t in ("conditional_expression", "boolean_operator"):
         return either(w, node, t)
-    if t == "binary_operator" and node.child_by_field_name("operator").type == "+":
-        return Either((expr(w, node.child_by_field_id(F_LEFT)), expr(w, node.child_by_field_id(F_RIGHT))))
-    if t in ("binary_operator", "comparison_operator", "unary_operator", "not_operator"):
-        for c in node.named_children:  # the operands' calls run; the result is a value the IR does not follow
-            e = expr(w, c)
-            if not isinstance(e, (Name, Constant, Unknown)):
-                w.emit(Evaluate(e, c.start_point[0] + 1))
-        return UNKNOWN
+    if t == "binary_operator":
+        method, reflected = BINARY_METHODS.get(node.child_by_field_id(F_OPERATOR).type, ("", ""))
+        operands = (expr(w, node.child_by_field_id(F_LEFT)), expr(w, node.child_by_field_id(F_RIGHT)))
+        return Operation(method, operands, reflected, method == "__add__", node.start_point[0] + 1) if method \
+            else evaluated(w, operands, node)
+    if t == "comparison_operator":
+        return comparison(w, node)
+    if t == "unary_operator":
+        method = UNARY_METHODS.get(node.child_by_field_id(F_OPERATOR).type, "")
+        operand = expr(w, node.child_by_field_id(F_ARGUMENT))
+        return Operation(method, (operand,), "", False, node.start_point[0] + 1) if method else \
+            evaluated(w, (operand,), node)
+    if t == "not_operator":
+        return evaluated(w, tuple(expr(w, c) for c in node.named_children), node)
     if t in ("list_comprehension", "set_comprehension", "generator_expression", "dictionary_comprehension"):
         return comprehension(w, node)
     if t == "named_expression":
@@ -103,6 +110,42 @@ def expr(w: FileWalk, node: Any) -> Expr:
     if t == "keyword_argument":
         return expr(w, node.child_by_field_id(F_VALUE))
     return UNKNOWN
+
+
+def evaluated(w: FileWalk, operands: tuple[Expr, ...], node: Any) -> Expr:
+    """The operands' calls run (where a statement before this one evaluates them); the result is a value the IR does
+    not follow (`not x`, `a is b`)."""
+    for e in operands:
+        if not isinstance(e, (Name, Constant, Unknown)):
+            w.emit(Evaluate(e, node.start_point[0] + 1))
+    return UNKNOWN
+
+
+def comparison(w: FileWalk, node: Any) -> Expr:
+    """`a < b`, `x in c`, chains of them: each pair an Operation (`in` asks the container, `__contains__`); a
+    chain's are evaluated first, its value a bool the IR does not follow."""
+    operands: list[Expr] = []
+    operators: list[str] = []
+    for c in node.children:
+        if c.is_named:
+            operands.append(expr(w, c))
+        elif operators and len(operators) >= len(operands):  # `not in`, `is not`: one operator of two words
+            operators[-1] += " " + c.type
+        else:
+            operators.append(c.type)
+    line = node.start_point[0] + 1
+    pairs: list[Expr] = []
+    for op, (left, right) in zip(operators, zip(operands, operands[1:])):
+        if op in ("in", "not in"):
+            pairs.append(Operation("__contains__", (right, left), "", False, line))
+        elif op in COMPARISON_METHODS:
+            method, reflected = COMPARISON_METHODS[op]
+            pairs.append(Operation(method, (left, right), reflected, False, line))
+        else:  # is, is not
+            pairs.append(evaluated(w, (left, right), node))
+    if len(pairs) == 1:
+        return pairs[0]
+    return evaluated(w, tuple(pairs), node)
 
 
 def string(w: FileWalk, node: Any, t: str) -> Expr:
@@ -138,7 +181,7 @@ def subscript(w: FileWalk, node: Any) -> Expr:
             elif seen < 2:
                 bounds[seen] = expr(w, c)
         return Slice(value, bounds[0], bounds[1])
-    return Subscript(value, expr(w, subs[0]) if len(subs) == 1 else UNKNOWN)
+    return Subscript(value, expr(w, subs[0]) if len(subs) == 1 else UNKNOWN, node.start_point[0] + 1)
 
 
 def either(w: FileWalk, node: Any, t: str) -> Expr:
@@ -217,8 +260,8 @@ def lambda_expr(w: FileWalk, node: Any) -> Lambda:
 def comprehension(w: FileWalk, node: Any) -> Expr:
     """A comprehension is a loop run in the enclosing scope (its calls belong there, as PyCG counts them); its
     value is a new container of its element (or key: value) expression."""
-    header = []
-    body = []
+    header: list[Stmt] = []
+    body: list[Stmt] = []
     for clause in node.named_children:
         if clause.type == "for_in_clause":
             left, right = clause.child_by_field_id(F_LEFT), clause.child_by_field_id(F_RIGHT)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from atlas.parse.python.ir import (
     Assign, Attribute, Break, Call, Continue, Define, DictDisplay, Display, Either, Elements, Evaluate, Exit, Expr,
-    For, If, Import, ImportFrom, Lambda, Loop, Name, NameTarget, Raise, Return, Scope, Slice, Starred, StarTarget, Step, Stmt,
+    For, If, Import, ImportFrom, Lambda, Loop, Name, NameTarget, Operation, Raise, Return, Scope, Slice, Starred, StarTarget, Step, Stmt,
     Subscript, Target, Try, Unpack, With, Yield,
 )
 
@@ -201,6 +201,9 @@ class _Flow:
         elif isinstance(e, Either):
             for x in e.options:
                 self.uses(x, state)
+        elif isinstance(e, Operation):
+            for x in e.operands:
+                self.uses(x, state)
         elif isinstance(e, (Elements, Starred)):
             self.uses(e.value, state)
         elif isinstance(e, Lambda):
@@ -222,4 +225,4 @@ def flatten(stmts: tuple[Stmt, ...] | list[Stmt], out: list[Step], top: int, str
             for part in (s.body, *s.handlers, s.orelse, s.final):
                 flatten(part, out, top or s.line, False)
         elif not isinstance(s, (Break, Continue, Exit)):
-            out.append(Step(s, top or s.line, strong))
+            out.append(Step(s, top or s.line, strong, s.line))

@@ -10,6 +10,8 @@ import tree_sitter_python as tsp
 
 LANGUAGE = ts.Language(tsp.language())
 F_ALIAS = LANGUAGE.field_id_for_name("alias")
+F_ARGUMENT = LANGUAGE.field_id_for_name("argument")
+F_OPERATOR = LANGUAGE.field_id_for_name("operator")
 F_ARGUMENTS = LANGUAGE.field_id_for_name("arguments")
 F_ATTRIBUTE = LANGUAGE.field_id_for_name("attribute")
 F_BODY = LANGUAGE.field_id_for_name("body")
@@ -46,3 +48,12 @@ CONTAINER_ANNOTATIONS = {
     **dict.fromkeys(("dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "DefaultDict", "defaultdict"),
                     "dict"),
 }
+# Operators and the special methods Python calls for them (on the left operand; the reflected one on the right).
+BINARY_METHODS = {"+": ("__add__", "__radd__"), "-": ("__sub__", "__rsub__"), "*": ("__mul__", "__rmul__"),
+                  "/": ("__truediv__", "__rtruediv__"), "//": ("__floordiv__", "__rfloordiv__"),
+                  "%": ("__mod__", "__rmod__"), "**": ("__pow__", "__rpow__"), "@": ("__matmul__", "__rmatmul__"),
+                  "<<": ("__lshift__", "__rlshift__"), ">>": ("__rshift__", "__rrshift__"),
+                  "&": ("__and__", "__rand__"), "|": ("__or__", "__ror__"), "^": ("__xor__", "__rxor__")}
+COMPARISON_METHODS = {"<": ("__lt__", "__gt__"), "<=": ("__le__", "__ge__"), ">": ("__gt__", "__lt__"),
+                      ">=": ("__ge__", "__le__"), "==": ("__eq__", "__eq__"), "!=": ("__ne__", "__ne__")}
+UNARY_METHODS = {"-": "__neg__", "+": "__pos__", "~": "__invert__"}

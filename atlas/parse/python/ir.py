@@ -71,6 +71,21 @@ class Call:
 class Subscript:
     value: Expr
     index: Expr
+    line: int = 0
+
+
+@dataclass
+class Operation:
+    """An operator applied to operands: `method` is the special method Python calls on the first operand
+    (`a + b` -> `__add__`, `a < b` -> `__lt__`, `x in c` -> `__contains__` on c, listed first), `reflected` the
+    one it tries on the second when the first has none (`__radd__`); `keeps` when the result may be an operand
+    itself (`a or b`, `a + b` on lists)."""
+
+    method: str
+    operands: tuple[Expr, ...]
+    reflected: str
+    keeps: bool
+    line: int
 
 
 @dataclass
@@ -82,9 +97,12 @@ class Slice:
     upper: Expr | None
 
 
+ConstantValue = Union[int, float, str, bytes, bool, None]
+
+
 @dataclass
 class Constant:
-    value: object  # int, float, str, bytes, bool or None
+    value: ConstantValue
 
 
 @dataclass
@@ -134,8 +152,8 @@ class Unknown:
 
 UNKNOWN: Final = Unknown()
 
-Expr = Union[Name, Attribute, Call, Subscript, Slice, Constant, Display, DictDisplay, Lambda, Either, Elements,
-             Starred, Unknown]
+Expr = Union[Name, Attribute, Call, Subscript, Operation, Slice, Constant, Display, DictDisplay, Lambda, Either,
+             Elements, Starred, Unknown]
 
 # -- assignment targets ---------------------------------------------------------------------------------------------
 
@@ -325,6 +343,7 @@ class Step:
     stmt: Stmt
     top: int
     strong: bool
+    line: int  # the statement's own line
 
 
 # -- scopes and files -----------------------------------------------------------------------------------------------

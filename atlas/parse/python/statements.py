@@ -10,12 +10,12 @@ from typing import Any, Final
 from atlas.model import SymbolKind
 from atlas.parse.python.expressions import annotation, expr, parameters, target, yield_expr
 from atlas.parse.python.grammar import (
-    F_ALIAS, F_ATTRIBUTE, F_BODY, F_CONDITION, F_CONSEQUENCE, F_DEFINITION, F_LEFT, F_NAME, F_OBJECT, F_PARAMETERS, F_RETURN_TYPE, F_RIGHT,
+    BINARY_METHODS, F_OPERATOR, F_ALIAS, F_ATTRIBUTE, F_BODY, F_CONDITION, F_CONSEQUENCE, F_DEFINITION, F_LEFT, F_NAME, F_OBJECT, F_PARAMETERS, F_RETURN_TYPE, F_RIGHT,
     F_SUPERCLASSES, F_TYPE, F_VALUE, TRITON_DECORATORS,
 )
 from atlas.parse.python.imports import import_statement
 from atlas.parse.python.ir import (
-    UNKNOWN, Assign, Break, Continue, Define, Either, Evaluate, Exit, For, If, Loop, NameTarget, Raise, Return, Scope, Stmt, Try,
+    UNKNOWN, Assign, Break, Continue, Define, Either, Evaluate, Exit, For, If, Loop, Operation, NameTarget, Raise, Return, Scope, Stmt, Try,
     With,
 )
 from atlas.parse.python.walk import FileWalk
@@ -82,7 +82,9 @@ def expression_statement(w: FileWalk, node: Any) -> None:
         assignment(w, node)
     elif t == "augmented_assignment":
         left = node.child_by_field_id(F_LEFT)
-        value = Either((expr(w, left), expr(w, node.child_by_field_id(F_RIGHT))))
+        method, reflected = BINARY_METHODS.get(node.child_by_field_id(F_OPERATOR).type.rstrip("="), ("", ""))
+        operands = (expr(w, left), expr(w, node.child_by_field_id(F_RIGHT)))
+        value = Operation(method, operands, reflected, True, line) if method else Either(operands)
         w.emit(If(((Assign((target(w, left),), value, (), line),),), False, line))  # `+=` may keep the old value
     elif t == "yield":
         yield_expr(w, node)
