@@ -16,6 +16,7 @@ class CheckReport:
     """Every annotation of one framework resolved at one pin."""
 
     pin: Pin
+    pin_set: str
     resolutions: tuple[Resolution, ...]
     evidence: tuple[EvidenceResolution, ...]
 
@@ -29,13 +30,14 @@ class CheckReport:
         return sum(1 for r in self.resolutions if r.anchor_line) + sum(1 for e in self.evidence if e.line)
 
 
-def check(annotations: list[Annotation], index: SymbolIndex) -> CheckReport:
-    """Resolve the annotations of the index's framework (others are skipped) at its pin."""
+def check(annotations: list[Annotation], index: SymbolIndex, pin_set: str = "default") -> CheckReport:
+    """Resolve the annotations of the index's framework (others are skipped) at its pin, each as it reads at
+    `pin_set` (its `at:` entries for that set in place of the default pin's symbol, anchor, evidence, verdict)."""
     resolver = Resolver(index)
-    mine = [a for a in annotations if a.framework == index.pin.framework]
+    mine = [a.for_pin(pin_set) for a in annotations if a.framework == index.pin.framework]
     resolutions = tuple(resolver.resolve(a) for a in mine)
     evidence = tuple(resolver.resolve_evidence(a, c, e) for a in mine for c in a.claims for e in c.evidence)
-    return CheckReport(pin=index.pin, resolutions=resolutions, evidence=evidence)
+    return CheckReport(pin=index.pin, pin_set=pin_set, resolutions=resolutions, evidence=evidence)
 
 
 def module_of(symbol_id: str, path: str) -> str:
@@ -51,7 +53,7 @@ def module_of(symbol_id: str, path: str) -> str:
     return symbol_id.rsplit(".", 1)[0]
 
 
-def probe_spec(annotations: list[Annotation], index: SymbolIndex) -> list[dict]:
+def probe_spec(annotations: list[Annotation], index: SymbolIndex, pin_set: str = "default") -> list[dict]:
     """One entry per annotation with a probe capture that resolves at the index's pin: where a runtime probe hooks
     (module, qualname, def line; anchor_line for statement anchors), the role it tags events with, what it records."""
     resolver = Resolver(index)
@@ -59,6 +61,7 @@ def probe_spec(annotations: list[Annotation], index: SymbolIndex) -> list[dict]:
     for a in annotations:
         if a.framework != index.pin.framework or not a.capture:
             continue
+        a = a.for_pin(pin_set)
         r = resolver.resolve(a)
         if not r.is_resolved:
             continue

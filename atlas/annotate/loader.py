@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+from dataclasses import replace
 from pathlib import Path
 
 from atlas import yamlio
-from atlas.annotate.model import Annotation, Anchor, Bottleneck, Claim, Contract, Cost, Evidence
+from atlas.annotate.model import (Annotation, Anchor, Bottleneck, Claim, Contract, Cost, Evidence, PinAnchor,
+                                  Verdict)
 from atlas.annotate.pattern import compile_pattern
 from atlas.annotate.schema import SCHEMA, schema_json
 from atlas.annotate.vocabulary import FRAMEWORKS
@@ -46,7 +48,7 @@ def load_annotations(root: Path, framework: str | None = None, cache: Path | Non
         key = hashlib.sha256(rel.encode() + b"\0" + path.read_bytes()).hexdigest()
         if key not in known:
             found: list[str] = []
-            annotations, fw = _load_file(path, rel, found)
+            annotations, fw = _load_file(path, rel, found, _pin_sets(Path(root)))
             known[key] = (annotations, found, fw)
         fresh[key] = known[key]
         annotations, found, fw = known[key]
@@ -61,7 +63,7 @@ def load_annotations(root: Path, framework: str | None = None, cache: Path | Non
     return out
 
 
-_CACHE_KEY = hashlib.sha256((schema_json() + "loader 2").encode()).hexdigest()
+_CACHE_KEY = hashlib.sha256((schema_json() + "loader 3").encode()).hexdigest()
 
 
 def _read_cache(cache: Path | None) -> dict:
@@ -82,7 +84,19 @@ def _write_cache(cache: Path, entries: dict) -> None:
         pass  # a cache that cannot be written only costs speed
 
 
-def _load_file(path: Path, rel: str, problems: list[str]) -> tuple[list[Annotation], str | None]:
+def _pin_sets(root: Path) -> dict[str, tuple[str, ...]]:
+    """The pin set names of each framework's manifest (pinned_sources/<framework>.yaml), for checking `at:` keys;
+    empty where the project has no manifests (then any name is taken)."""
+    from atlas.sources import load_all
+
+    try:
+        return {m.name: tuple(m.pins) for m in load_all(root)}
+    except ConfigError:
+        return {}
+
+
+def _load_file(path: Path, rel: str, problems: list[str], pin_sets: dict | None = None
+               ) -> tuple[list[Annotation], str | None]:
     """The annotations of one file and its framework (None when unreadable); problems are appended."""
     try:
         data = yamlio.load(path)
@@ -99,10 +113,12 @@ def _load_file(path: Path, rel: str, problems: list[str]) -> tuple[list[Annotati
     if folder in FRAMEWORKS and folder != fw:
         problems.append(f"{rel}:{yamlio.line_of(data, ('framework',))}: framework: {fw!r} in the {folder}/ "
                         f"folder; move the file to {FOLDER}/{fw}/ or set framework: {folder}")
-    return [_annotation(data, i, rel, problems) for i in range(len(data["annotations"]))], fw
+    known = (pin_sets or {}).get(fw)
+    return [_annotation(data, i, rel, problems, known) for i in range(len(data["annotations"]))], fw
 
 
-def _annotation(data, i: int, rel: str, problems: list[str]) -> Annotation:
+def _annotation(data, i: int, rel: str, problems: list[str], known_pins: tuple[str, ...] | None = None
+                ) -> Annotation:
     raw = data["annotations"][i]
     fw = data["framework"]
 
@@ -115,6 +131,17 @@ def _annotation(data, i: int, rel: str, problems: list[str]) -> Annotation:
         except ValueError as exc:
             problems.append(f"{rel}:{line}: {exc}")
 
+    def pin_ok(name: str, *keys) -> bool:
+        if known_pins is not None and name not in known_pins:
+            problems.append(f"{rel}:{at(*keys, 'at', name)}: at: no pin set {name!r} in pinned_sources/{fw}.yaml; "
+                            f"choose one of: {', '.join(known_pins)}")
+            return False
+        if name == "default":
+            problems.append(f"{rel}:{at(*keys, 'at', name)}: at: default is what the fields outside `at` say; "
+                            "write the default pin's values there and other pin sets under `at`")
+            return False
+        return True
+
     if not raw["id"].startswith(f"{fw}."):
         problems.append(f"{rel}:{at('id')}: id: {raw['id']!r} must start with '{fw}.' "
                         f"(<framework>.<mechanism>.<name>)")
@@ -123,6 +150,16 @@ def _annotation(data, i: int, rel: str, problems: list[str]) -> Annotation:
         anchor = Anchor(pattern=raw["anchor"]["pattern"], occurrence=raw["anchor"].get("occurrence", 1),
                         line=at("anchor"))
         pattern_ok(anchor.pattern, at("anchor", "pattern"))
+    moves = []
+    for name, where in (raw.get("at") or {}).items():
+        if not pin_ok(name):
+            continue
+        moved = anchor
+        if "anchor" in where:
+            moved = Anchor(pattern=where["anchor"]["pattern"], occurrence=where["anchor"].get("occurrence", 1),
+                           line=at("at", name, "anchor"))
+            pattern_ok(moved.pattern, at("at", name, "anchor", "pattern"))
+        moves.append((name, PinAnchor(symbol=where.get("symbol", raw["symbol"]), anchor=moved, line=at("at", name))))
     claims = []
     seen_claims: set[str] = set()
     for j, c in enumerate(raw.get("claims", [])):
@@ -134,17 +171,36 @@ def _annotation(data, i: int, rel: str, problems: list[str]) -> Annotation:
             line = at("claims", j, "evidence", k)
             if "pattern" in e:
                 pattern_ok(e["pattern"], line)
-            evidence.append(Evidence(symbol=e.get("symbol", raw["symbol"]), pattern=e.get("pattern", ""),
-                                     occurrence=e.get("occurrence", 1), expect=e.get("expect", "present"),
-                                     note=e.get("note", ""), line=line))
+            base = Evidence(symbol=e.get("symbol", raw["symbol"]), pattern=e.get("pattern", ""),
+                            occurrence=e.get("occurrence", 1), expect=e.get("expect", "present"),
+                            note=e.get("note", ""), line=line)
+            evidence.append(replace(base, at=tuple(_evidence_at(e, base, rel, problems, pattern_ok, pin_ok,
+                                                                ("claims", j, "evidence", k), at))))
+        verdicts = tuple((name, Verdict(v["verdict"], v.get("note", ""), at("claims", j, "at", name)))
+                         for name, v in (c.get("at") or {}).items() if pin_ok(name, "claims", j))
         claims.append(Claim(id=c["id"], article=c["article"], claim=c["claim"], verdict=c["verdict"],
-                            evidence=tuple(evidence), note=c.get("note", ""), line=at("claims", j)))
+                            evidence=tuple(evidence), note=c.get("note", ""), line=at("claims", j), at=verdicts))
     return Annotation(
         id=raw["id"], framework=fw, mechanism=raw["mechanism"], symbol=raw["symbol"], role=raw["role"],
         summary=raw["summary"], anchor=anchor, contract=_contract(raw.get("contract", {})), claims=tuple(claims),
         notes=raw.get("notes", ""), capture=tuple(raw.get("probe", {}).get("capture", ())),
         bottlenecks=tuple(Bottleneck(**b) for b in raw.get("bottlenecks", ())),
-        questions=tuple(raw.get("questions", ())), related=tuple(raw.get("related", ())), file=rel, line=at())
+        questions=tuple(raw.get("questions", ())), related=tuple(raw.get("related", ())), file=rel, line=at(),
+        at=tuple(moves))
+
+
+def _evidence_at(raw, base: Evidence, rel: str, problems, pattern_ok, pin_ok, keys: tuple, at):
+    """(pin set, the evidence as it reads there) for each entry of the evidence's `at:`; fields left out are the
+    default pin's."""
+    for name, where in (raw.get("at") or {}).items():
+        if not pin_ok(name, *keys):
+            continue
+        line = at(*keys, "at", name)
+        if "pattern" in where:
+            pattern_ok(where["pattern"], line)
+        yield name, replace(base, symbol=where.get("symbol", base.symbol), pattern=where.get("pattern", base.pattern),
+                            occurrence=where.get("occurrence", base.occurrence),
+                            expect=where.get("expect", base.expect), note=where.get("note", base.note), line=line)
 
 
 def _contract(raw) -> Contract:

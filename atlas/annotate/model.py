@@ -3,7 +3,7 @@ file and line it came from so a failed anchor or claim is reported where it was 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from atlas.annotate.vocabulary import section_of
 
@@ -25,10 +25,23 @@ class Evidence:
     expect: str = "present"  # or "absent": the code must not exist at the pin
     note: str = ""
     line: int = 0
+    at: tuple[tuple[str, Evidence], ...] = ()  # (pin set, this evidence as it reads there), where the code moved
 
     @property
     def is_absent(self) -> bool:
         return self.expect == "absent"
+
+    def for_pin(self, pin_set: str) -> Evidence:
+        return next((e for name, e in self.at if name == pin_set), self)
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """A claim's verdict at one pin set other than default, with why it differs (the evidence says where)."""
+
+    verdict: str  # holds | changed | not_found | gone
+    note: str = ""
+    line: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,10 +49,21 @@ class Claim:
     id: str
     article: str
     claim: str
-    verdict: str  # holds | changed | not_found, at the default pin
+    verdict: str  # holds | changed | not_found | gone, at the default pin
     evidence: tuple[Evidence, ...]
     note: str = ""
     line: int = 0
+    at: tuple[tuple[str, Verdict], ...] = ()  # (pin set, verdict there) where it differs from the default's
+
+    def verdict_at(self, pin_set: str) -> Verdict:
+        """The verdict at a pin set: its own where written, else the default pin's."""
+        own = next((v for name, v in self.at if name == pin_set), None)
+        return own or Verdict(self.verdict, self.note, self.line)
+
+    def for_pin(self, pin_set: str) -> Claim:
+        verdict = self.verdict_at(pin_set)
+        return replace(self, verdict=verdict.verdict, note=verdict.note,
+                       evidence=tuple(e.for_pin(pin_set) for e in self.evidence))
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +94,15 @@ class Bottleneck:
 
 
 @dataclass(frozen=True, slots=True)
+class PinAnchor:
+    """Where an annotation's code is at one pin set when it moved: another symbol and/or another statement."""
+
+    symbol: str
+    anchor: Anchor | None
+    line: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Annotation:
     id: str
     framework: str
@@ -87,6 +120,24 @@ class Annotation:
     related: tuple[str, ...] = ()
     file: str = ""  # relative to the project root
     line: int = 0
+    at: tuple[tuple[str, PinAnchor], ...] = ()  # (pin set, where the code is there) where it moved
+
+    def for_pin(self, pin_set: str) -> Annotation:
+        """The annotation as it reads at a pin set: its symbol, anchor, evidence and verdicts there."""
+        moved = next((p for name, p in self.at if name == pin_set), None)
+        claims = tuple(c.for_pin(pin_set) for c in self.claims)
+        if moved is None:
+            return replace(self, claims=claims)
+        return replace(self, symbol=moved.symbol, anchor=moved.anchor, claims=claims)
+
+    @property
+    def pin_sets(self) -> set[str]:
+        """Every pin set this annotation says something of its own about."""
+        names = {name for name, _ in self.at}
+        for c in self.claims:
+            names |= {name for name, _ in c.at}
+            names |= {name for e in c.evidence for name, _ in e.at}
+        return names
 
     @property
     def section(self) -> int:

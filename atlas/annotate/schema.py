@@ -19,6 +19,13 @@ _ID = {"type": "string", "pattern": r"^[a-z][a-z0-9_-]*(\.[a-z0-9][a-z0-9_-]*)+$
 _PATTERN = {"type": "string", "minLength": 1,
             "description": "a Python expression or statement; `...` matches anything (see annotations/README.md)"}
 _OCCURRENCE = {"type": "integer", "minimum": 1, "description": "which match, in source order (default 1)"}
+_PIN_SET = r"^[a-z][a-z0-9_-]*$"
+
+
+def _at(item: dict, description: str) -> dict:
+    """`at: {PIN_SET: ...}`: what differs at one pin set (a name in pinned_sources/<framework>.yaml)."""
+    return {"type": "object", "minProperties": 1, "propertyNames": {"pattern": _PIN_SET},
+            "additionalProperties": item, "description": description}
 
 
 def _object(required: list[str], properties: dict, description: str = "") -> dict:
@@ -35,14 +42,20 @@ DEFS = {
         "symbol": {**_SYMBOL, "description": "default: the annotation's symbol"},
         "pattern": _PATTERN, "occurrence": _OCCURRENCE,
         "expect": {"enum": list(EXPECTS), "description": "present (default) or absent: the code must not exist"},
-        "note": _TEXT}, "source lines that support a verdict, resolved at each pin"),
+        "note": _TEXT,
+        "at": _at(_object([], {"symbol": _SYMBOL, "pattern": _PATTERN, "occurrence": _OCCURRENCE,
+                               "expect": {"enum": list(EXPECTS)}, "note": _TEXT}),
+                  "where this evidence is at other pin sets (fields left out are the default pin's)")},
+        "source lines that support a verdict, resolved at each pin"),
     "claim": _object(["id", "article", "claim", "verdict", "evidence"], {
         "id": {"type": "string", "pattern": r"^[a-z0-9][a-z0-9_-]*$"},
         "article": {**_TEXT, "description": "what the article says, quoted faithfully (short)"},
         "claim": {**_TEXT, "description": "the claim about source code, in English"},
         "verdict": {"enum": list(VERDICTS), "description": "at the default pin"},
         "evidence": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/evidence"}},
-        "note": _TEXT}),
+        "note": _TEXT,
+        "at": _at(_object(["verdict"], {"verdict": {"enum": list(VERDICTS)}, "note": _TEXT}),
+                  "the verdict at other pin sets where it differs from the default pin's (say why in note)")}),
     "cost": _object(["dimension", "effect", "detail"], {
         "dimension": {"enum": list(COSTS)}, "effect": {"enum": list(EFFECTS)}, "detail": _TEXT}),
     "contract": _object([], {
@@ -60,6 +73,8 @@ DEFS = {
         "mechanism": {"enum": list(MECHANISMS), "description": "the article's section, as a slug"},
         "symbol": _SYMBOL,
         "anchor": {"$ref": "#/$defs/anchor"},
+        "at": _at(_object([], {"symbol": _SYMBOL, "anchor": {"$ref": "#/$defs/anchor"}}),
+                  "where the code is at other pin sets when it moved: symbol and/or anchor (left out: the default's)"),
         "role": {"enum": list(ROLES)},
         "summary": {**_TEXT, "description": "one line: what this code does in the mechanism"},
         "contract": {"$ref": "#/$defs/contract"},

@@ -28,7 +28,7 @@ ROLES = ("plan", "allocate", "execute", "validate", "commit", "release")
 COSTS = ("flops", "hbm_bytes", "cpu_launch", "sync", "queueing", "fragmentation", "memory")
 EFFECTS = ("reduces", "adds")
 
-VERDICTS = ("holds", "changed", "not_found")
+VERDICTS = ("holds", "changed", "not_found", "gone")  # gone: existed at the default pin, removed at this one
 EXPECTS = ("present", "absent")
 
 CAPTURES = ("num_scheduled_tokens", "num_computed_tokens", "kv_blocks", "prefix_hit_tokens", "batch_mode",

@@ -25,10 +25,10 @@ def register(sub) -> None:
 
 def _index(settings, framework: str, pin_set: str):
     try:
-        from atlas.graph import load_index
+        from atlas.graph import load_symbols
     except ImportError:
-        raise BuildMissing("atlas.graph.load_index is not available in this install; update atlas") from None
-    return load_index(settings, framework, pin_set)
+        raise BuildMissing("atlas.graph.load_symbols is not available in this install; update atlas") from None
+    return load_symbols(settings, framework, pin_set)
 
 
 def check(args, settings) -> int:
@@ -52,7 +52,8 @@ def check(args, settings) -> int:
         output.message(f"atlas check: {len(exc.problems)} problem(s) in annotation files; nothing resolved")
         return 2
     frameworks = args.frameworks or sorted({a.framework for a in annotations})
-    reports = [run_check(annotations, _index(settings, fw, pin_set)) for fw in frameworks for pin_set in args.pin_sets]
+    reports = [run_check(annotations, _index(settings, fw, pin_set), pin_set)
+               for fw, pin_set in _targets(settings, frameworks, args.pin_sets)]
     by_id = {a.id: a for a in annotations}
     num_findings = sum(len(r.findings) for r in reports)
     if args.format == "json":
@@ -70,7 +71,7 @@ def check(args, settings) -> int:
         num = len(report.resolutions)
         ok = sum(1 for r in report.resolutions if r.is_resolved)
         ev_ok = sum(1 for e in report.evidence if e.finding is None)
-        output.message(f"{report.pin.key} ({report.pin.ref}): {ok}/{num} annotations resolve, "
+        output.message(f"{report.pin.key} ({report.pin.ref}, pins {report.pin_set}): {ok}/{num} annotations resolve, "
                        f"{ev_ok}/{len(report.evidence)} evidence items hold, {len(report.findings)} finding(s)")
         if args.claims:
             verdicts = Counter(c.verdict for _, c, _ in _claim_rows(report, by_id))
@@ -79,12 +80,26 @@ def check(args, settings) -> int:
     return 1 if num_findings else 0
 
 
+def _targets(settings, frameworks: list[str], pin_sets: list[str]) -> list[tuple[str, str]]:
+    """(framework, pin set) to check: a set only some frameworks have (vLLM's `cpu`) is checked where it exists;
+    one that no framework has is an error naming the choices."""
+    from atlas.sources import load_all
+
+    if not any((settings.root / "pinned_sources").glob("*.yaml")):  # nothing says which sets exist: ask for each
+        return [(fw, s) for fw in frameworks for s in pin_sets]
+    manifests = load_all(settings.root, frameworks)
+    for pin_set in pin_sets:
+        if not any(pin_set in m.pins for m in manifests):
+            manifests[0].pin_entry(pin_set)  # raises, naming the choices
+    return [(m.name, s) for m in manifests for s in pin_sets if s in m.pins]
+
+
 def _claim_rows(report, by_id):
     evidence = {}
     for e in report.evidence:
         evidence.setdefault((e.annotation, e.claim), []).append(e)
     for r in report.resolutions:
-        a = by_id[r.annotation]
+        a = by_id[r.annotation].for_pin(report.pin_set)
         for c in a.claims:
             yield a, c, evidence.get((a.id, c.id), [])
 
@@ -98,17 +113,19 @@ def _print_claims(report, by_id) -> None:
             where = f"{e.path}:{e.line}-{e.end_line}" if e.line else ("absent" if e.evidence.is_absent else "?")
             state = f"  !! {e.finding.kind}" if e.finding else ""
             output.text(f"    evidence: {where}  {e.evidence.pattern or e.evidence.symbol}{state}")
+        if c.note and report.pin_set != "default" and c.verdict_at(report.pin_set).line != c.line:
+            output.text(f"    at {report.pin_set}: {c.note}")
 
 
 def _report_json(report, by_id, with_claims: bool) -> dict:
-    out = {"pin": report.pin.key, "ref": report.pin.ref, "commit": report.pin.commit,
+    out = {"pin": report.pin.key, "pins": report.pin_set, "ref": report.pin.ref, "commit": report.pin.commit,
            "findings": [{"kind": f.kind, "message": f.message, "path": f.path, "line": f.line}
                         for f in report.findings],
            "annotations": [{"id": r.annotation, "symbol": r.symbol, "path": r.path, "line": r.line,
                             "end_line": r.end_line, "anchor_line": r.anchor_line, "resolved": r.is_resolved}
                            for r in report.resolutions]}
     if with_claims:
-        out["claims"] = [{"annotation": a.id, "claim": c.id, "verdict": c.verdict, "text": c.claim,
+        out["claims"] = [{"annotation": a.id, "claim": c.id, "verdict": c.verdict, "note": c.note, "text": c.claim,
                           "article": c.article,
                           "evidence": [{"symbol": e.evidence.symbol, "pattern": e.evidence.pattern,
                                         "expect": e.evidence.expect, "path": e.path, "line": e.line,

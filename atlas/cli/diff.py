@@ -16,6 +16,8 @@ def register(sub) -> None:
     p.add_argument("new", help="pin set name, tag, branch or commit")
     p.add_argument("--apply-suggestions", action="store_true",
                    help="rewrite drifted anchors in the annotation YAML (comments and layout kept)")
+    p.add_argument("--calls", action="store_true",
+                   help="compare call edges and kernel registrations too (builds both graphs when not built)")
     p.set_defaults(func=run)
 
 
@@ -23,7 +25,7 @@ def run(args, settings) -> int:
     output.require(args, *RENDER)
     (manifest,) = load_all(settings.root, [args.framework])
     with output.progress(f"diff {manifest.name}") as report_progress:
-        report = diff(settings, manifest, args.old, args.new, report_progress)
+        report = diff(settings, manifest, args.old, args.new, report_progress, with_calls=args.calls)
     text = RENDER[args.format](report)
     save(report, settings.build, text if args.format == "json" else "")
     output.text(text)

@@ -11,27 +11,32 @@ from atlas.diff.calls import call_changes, registration_changes
 from atlas.diff.report import DiffReport
 from atlas.diff.symbols import symbol_changes
 from atlas.env import Settings
-from atlas.graph import Index, load_graph
+from atlas.graph import is_built, load_graph, load_symbols
 from atlas.model import ChangeKind
 from atlas.sources import Manifest, analysed_files, sync_ref
 
 
-def diff(settings: Settings, manifest: Manifest, old_ref: str, new_ref: str, progress=None) -> DiffReport:
-    """The report for `manifest`'s framework between two refs (pin set names, tags, branches or commits)."""
+def diff(settings: Settings, manifest: Manifest, old_ref: str, new_ref: str, progress=None,
+         with_calls: bool = False) -> DiffReport:
+    """The report for `manifest`'s framework between two refs (pin set names, tags, branches or commits). Symbol
+    changes need only the two symbol indexes; call and kernel-registration changes need both graphs, so they are
+    compared when both are built (`atlas index`), or built first `with_calls`."""
     start = time.perf_counter()
     old_co = sync_ref(manifest, old_ref, settings, progress)
     new_co = sync_ref(manifest, new_ref, settings, progress)
     old_files = dict(analysed_files(manifest, old_co, (".py",)))
     new_files = dict(analysed_files(manifest, new_co, (".py",)))
     same = {path for path, blob in old_files.items() if new_files.get(path) == blob}
-    old_graph = load_graph(settings, manifest.name, old_co.pin_set)
-    new_graph = load_graph(settings, manifest.name, new_co.pin_set)
-    old_index = Index(old_co.pin, old_co.path, old_graph.symbols)  # the graph carries the index's symbols
-    new_index = Index(new_co.pin, new_co.path, new_graph.symbols)
+    old_index = load_symbols(settings, manifest.name, old_co.pin_set)
+    new_index = load_symbols(settings, manifest.name, new_co.pin_set)
     changes = list(symbol_changes(old_index, new_index, same))
     renames = {c.symbol: c.new_symbol for c in changes if c.kind in (ChangeKind.RENAMED, ChangeKind.MOVED)}
-    changes += call_changes(old_graph, new_graph, renames)
-    changes += registration_changes(old_graph, new_graph)
+    if with_calls or (is_built(settings, manifest.name, old_co.pin_set)
+                      and is_built(settings, manifest.name, new_co.pin_set)):
+        old_graph = load_graph(settings, manifest.name, old_co.pin_set)
+        new_graph = load_graph(settings, manifest.name, new_co.pin_set)
+        changes += call_changes(old_graph, new_graph, renames)
+        changes += registration_changes(old_graph, new_graph)
     annotations = load_annotations(settings.root, manifest.name, cache=settings.build / "annotations.pickle")
     statuses = list(annotation_statuses(annotations, new_index, changes))
     num_changed = len(set(new_files) ^ set(old_files)) + sum(

@@ -39,7 +39,7 @@ def run(project, *argv) -> int:
 def test_clean_project_exits_0(project, capsys):
     write(project.root, "vllm/a.yaml", GOOD)
     assert run(project) == 0
-    assert "vllm@cccccccccccc (default): 1/1 annotations resolve, 2/2 evidence items hold, 0 finding(s)" \
+    assert "vllm@cccccccccccc (default, pins default): 1/1 annotations resolve, 2/2 evidence items hold, 0 finding(s)" \
         in capsys.readouterr().err
     assert project.indexes == [("vllm", "default")]
 

@@ -1,0 +1,56 @@
+"""The symbol index of a pinned tree from the parse stage alone, without call resolution: all that `atlas check` and
+`atlas diff` need of a tree. Parses go through the build's parse cache; the index is kept beside the graph's files
+under the same key, so a second load is one pickle read."""
+
+from __future__ import annotations
+
+import marshal
+import pickle
+from functools import partial
+from pathlib import Path
+
+from atlas.env import Settings
+from atlas.graph import components
+from atlas.graph.build import INDEX_FILE, _flat, _plan, _symbol, _write, load_index
+from atlas.graph.index import Index
+from atlas.graph.parsing import cache, decode, parse_packed, py_files, unpack_file
+
+SYMBOLS_FILE = "symbols-v1.pickle"
+
+
+def is_built(settings: Settings, framework: str, pin_set: str = "default") -> bool:
+    """Whether the full index and graph of the tree are built and current."""
+    return _plan(settings, framework, pin_set).is_built()
+
+
+def load_symbols(settings: Settings, framework: str, pin_set: str = "default") -> Index:
+    """The symbol index of `framework` at `pin_set`: the full build's when current, else made from the parse stage
+    (each file's facts from the parse cache, parsed where missing) and stored under the build's key."""
+    plan = _plan(settings, framework, pin_set)
+    if plan.is_built() and (plan.out / INDEX_FILE).exists():
+        return load_index(settings, framework, pin_set, on_demand=False)
+    stored = plan.out / SYMBOLS_FILE
+    if stored.exists():
+        key, pin, root, rows = pickle.loads(stored.read_bytes())
+        if key == plan.key:
+            return Index(pin, Path(root), {row[0]: _symbol(row) for row in rows})
+    root = Path(plan.checkout.path)
+    component = partial(components.component_of, framework)
+    store = cache(settings.build)
+    files = py_files(plan.files, plan.manifest.package_root)
+    found = store.read([f.key for f in files])
+    fresh: dict[str, bytes] = {}
+    symbols = {}
+    for f in files:
+        if f.key in found:
+            facts, _ = decode(found[f.key], component)
+        else:
+            packed = parse_packed(root, f)
+            fresh[f.key] = marshal.dumps(packed)
+            facts, _ = unpack_file(packed, component)
+        for s in facts.symbols:
+            symbols.setdefault(s.id, s)
+    store.write(fresh)
+    plan.out.mkdir(parents=True, exist_ok=True)
+    _write(stored, (plan.key, plan.checkout.pin, str(root), [_flat(s) for s in symbols.values()]))
+    return Index(plan.checkout.pin, root, symbols)
