@@ -1,0 +1,145 @@
+"""Issue 22's targets: (1) the share of broken anchors and evidence items that `atlas diff --apply-suggestions` fixes
+with no hand edit, per bump (default -> each other pin set), on a copy of the project's annotations as committed at
+a git ref (default: the commit before the hand edits, so the share is measured from the same broken state every
+time); (2) `atlas pin` to a new release on a clean checkout: diff, apply, check, index for one engine, wall time.
+
+An item counts as fixed when, after the suggestions are written, it resolves at the new pin set and every item of
+the default pin set still resolves (a suggestion that breaks the default pin fixes nothing).
+
+Run from the project root with ATLAS_MIRROR set:
+    python benchmarks/bench_bump.py share [--ref REF]
+    python benchmarks/bench_bump.py pin [--framework sglang --old v0.5.22 --new v0.5.23] [--runs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from atlas.annotate import check, load_annotations
+from atlas.diff import apply_suggestions, diff
+from atlas.env import settings as load_settings
+from atlas.graph import load_symbols
+from atlas.sources import load_all
+
+ROOT = Path(__file__).resolve().parents[1]
+BUMPS = [("vllm", "cpu"), ("vllm", "latest"), ("sglang", "latest")]
+BASELINE_REF = "4fad65b"  # the annotations as on main before this issue's bump (format extended, nothing moved)
+
+
+def items(report) -> dict[tuple, bool]:
+    """Every anchor and evidence item of a check report -> whether it holds, keyed stably across edits."""
+    out = {(r.annotation,): r.is_resolved for r in report.resolutions}
+    seen: dict[tuple, int] = {}
+    for e in report.evidence:
+        base = (e.annotation, e.claim)
+        seen[base] = seen.get(base, 0) + 1
+        out[(*base, seen[base])] = e.finding is None
+    return out
+
+
+def snapshot(root: Path, ref: str, into: Path) -> Path:
+    """A project folder holding annotations/ and pinned_sources/ as committed at `ref`."""
+    for folder in ("annotations", "pinned_sources"):
+        archive = subprocess.run(["git", "-C", str(root), "archive", ref, folder], check=True, capture_output=True)
+        subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    return into
+
+
+def share(ref: str) -> None:
+    build = ROOT / "build"
+    print(f"suggestion share: annotations as committed at {ref}; default -> each pin set")
+    total_broken = total_fixed = 0
+    for framework, pin_set in BUMPS:
+        with tempfile.TemporaryDirectory() as tmp:
+            root = snapshot(ROOT, ref, Path(tmp))
+            settings = load_settings(str(root), build=str(build))
+            (manifest,) = load_all(root, [framework])
+            old_index = load_symbols(settings, framework, "default")
+            new_index = load_symbols(settings, framework, pin_set)
+            before = items(check(load_annotations(root, framework), new_index, pin_set))
+            broken = {k for k, ok in before.items() if not ok}
+            start = time.perf_counter()
+            report = diff(settings, manifest, "default", pin_set)
+            applied = apply(root, report, pin_set)
+            seconds = time.perf_counter() - start
+            annotations = load_annotations(root, framework)
+            after = items(check(annotations, new_index, pin_set))
+            default_ok = all(items(check(annotations, old_index, "default")).values())
+            fixed = {k for k in broken if after.get(k)} if default_ok else set()
+            anchors = sum(1 for k in broken if len(k) == 1)
+            print(f"  {framework} default -> {pin_set}: {len(broken)} broken ({anchors} anchors, "
+                  f"{len(broken) - anchors} evidence); {len(applied)} suggestions written; fixed {len(fixed)} "
+                  f"({100 * len(fixed) / max(1, len(broken)):.0f}%); default pin still clean: {default_ok}; "
+                  f"diff + apply {seconds:.1f} s")
+            total_broken += len(broken)
+            total_fixed += len(fixed)
+    print(f"overall: {total_fixed}/{total_broken} = {100 * total_fixed / max(1, total_broken):.0f}% fixed by "
+          "--apply-suggestions with no hand edit")
+
+
+def apply(root: Path, report, pin_set: str) -> list:
+    try:
+        return apply_suggestions(root, list(report.statuses), pin_set)
+    except TypeError:  # the API before per-pin suggestions: rewrite symbol: in place
+        return apply_suggestions(root, list(report.statuses))
+
+
+def pin(framework: str, old: str, new: str, runs: int) -> None:
+    """`atlas pin FRAMEWORK NEW --pins latest --apply-suggestions` then `atlas check` and `atlas index`, in a fresh
+    clone of this project (no build folder) whose `latest` set is first pinned to OLD. The sources cache is shared
+    (the pinned trees are synced once, as on any machine that has run `atlas sync`)."""
+    walls = []
+    for run in range(runs):
+        with tempfile.TemporaryDirectory() as tmp:
+            clone = Path(tmp) / "atlas"
+            subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+            env_bin = Path(sys.executable).parent / "atlas"
+            base = [str(env_bin), "--root", str(clone), "--build", str(clone / "build")]
+            subprocess.run([*base, "pin", framework, old, "--pins", "latest", "--accept"], check=True,
+                           capture_output=True)
+            subprocess.run(["git", "-C", str(clone), "commit", "-qam", "bench: latest at the old release"],
+                           check=True)
+            shutil.rmtree(clone / "build", ignore_errors=True)
+            start = time.perf_counter()
+            steps = {}
+            for name, argv in (("pin (diff + apply)", ["pin", framework, new, "--pins", "latest",
+                                                        "--apply-suggestions"]),
+                               ("check", ["check", framework, "--pins", "default,latest"]),
+                               ("index", ["index", framework, "--pins", "latest"])):
+                t = time.perf_counter()
+                out = subprocess.run([*base, *argv], capture_output=True, text=True)
+                steps[name] = (time.perf_counter() - t, out.returncode)
+            walls.append(time.perf_counter() - start)
+            print(f"  run {run + 1}: {walls[-1]:.1f} s  " + ", ".join(
+                f"{k} {s:.1f} s (exit {rc})" for k, (s, rc) in steps.items()))
+    spread = f" [{min(walls):.1f}, {max(walls):.1f}]" if len(walls) > 1 else ""
+    print(f"atlas pin {framework} {old} -> {new}, clean checkout: median {statistics.median(walls):.1f} s{spread} "
+          f"over {len(walls)} run(s); target <= 60 s: {'met' if statistics.median(walls) <= 60 else 'not met'}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="what", required=True)
+    p = sub.add_parser("share")
+    p.add_argument("--ref", default=BASELINE_REF)
+    p = sub.add_parser("pin")
+    p.add_argument("--framework", default="sglang")
+    p.add_argument("--old", default="v0.5.22")
+    p.add_argument("--new", default="v0.5.23")
+    p.add_argument("--runs", type=int, default=1)
+    args = parser.parse_args()
+    if args.what == "share":
+        share(args.ref)
+    else:
+        pin(args.framework, args.old, args.new, args.runs)
+
+
+if __name__ == "__main__":
+    main()
