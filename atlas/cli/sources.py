@@ -17,6 +17,8 @@ def register(sub) -> None:
     p.add_argument("ref", help="tag, branch, or full or abbreviated commit")
     p.add_argument("--accept", action="store_true",
                    help="write the new pin even when `atlas diff` finds drifted or broken annotations")
+    p.add_argument("--apply-suggestions", action="store_true",
+                   help="write `atlas diff`'s suggestions for the pin set first; refuse only if items stay broken")
     p.set_defaults(func=pin)
 
 
@@ -50,11 +52,15 @@ def pin(args, settings) -> int:
     (manifest,) = load_all(settings.root, [args.framework])
     pin_set = args.pin_sets[0]
     if manifest.pin_entry(pin_set)["ref"] != args.ref and (settings.root / "annotations").is_dir():
-        from atlas.diff import diff, render_human, save
+        from atlas.diff import apply_suggestions, diff, render_human, save
 
-        report = diff(settings, manifest, pin_set, args.ref)
+        report = diff(settings, manifest, pin_set, args.ref, into=pin_set)
         save(report, settings.build)
-        broken = [s for s in report.statuses if s.needs_attention]
+        broken = list(report.broken)
+        if args.apply_suggestions:
+            applied = apply_suggestions(settings.root, broken, pin_set)
+            output.message(f"atlas pin: wrote {len(applied)} suggestion(s) into the annotations for pin set {pin_set}")
+            broken = [b for b in broken if b.hit is None]
         if broken and not args.accept:
             output.text(render_human(report))
             output.message(f"atlas: {len(broken)} annotation(s) drifted or broke at {args.ref}; fix them "

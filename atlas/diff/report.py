@@ -8,6 +8,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from atlas.diff.annotations import AnnotationStatus, Status
+from atlas.diff.items import Broken
 from atlas.model import Change, ChangeKind, Pin
 
 SYMBOL_KINDS = (ChangeKind.ADDED, ChangeKind.REMOVED, ChangeKind.RENAMED, ChangeKind.MOVED, ChangeKind.SPLIT,
@@ -24,6 +25,12 @@ class DiffReport:
     statuses: tuple[AnnotationStatus, ...]
     num_reparsed_files: int = 0
     seconds: float = 0.0
+    broken: tuple[Broken, ...] = ()  # anchors and evidence items broken at NEW, with suggestions where found
+    into: str = ""  # the pin set the suggestions are written for
+
+    @property
+    def num_suggested(self) -> int:
+        return sum(1 for b in self.broken if b.hit is not None)
 
     @property
     def counts(self) -> Counter:
@@ -32,7 +39,7 @@ class DiffReport:
     @property
     def exit_code(self) -> int:
         """0: annotated code unchanged; 1: an annotation drifted, broke or needs its claims re-checked."""
-        return 1 if any(s.status is not Status.OK for s in self.statuses) else 0
+        return 1 if self.broken or any(s.status is not Status.OK for s in self.statuses) else 0
 
     def by_status(self, status: Status) -> list[AnnotationStatus]:
         return [s for s in self.statuses if s.status is status]
@@ -46,8 +53,20 @@ def summary_line(report: DiffReport) -> str:
     parts = [f"{counts[k]} {k.value}" for k in SYMBOL_KINDS if counts[k]]
     states = Counter(s.status for s in report.statuses)
     notes = ", ".join(f"{states[s]} {s.value}" for s in Status if states[s]) or "no annotations"
+    items = (f"; {len(report.broken)} anchor/evidence item(s) broken, {report.num_suggested} with a suggestion"
+             if report.broken else "")
     return (f"{report.framework} {report.old.ref} -> {report.new.ref}: {', '.join(parts) or 'no symbol changes'}; "
-            f"annotations: {notes}")
+            f"annotations: {notes}{items}")
+
+
+def broken_row(item: Broken) -> str:
+    what = item.annotation + (f"#{item.claim} evidence {item.evidence}" if item.claim else " anchor")
+    if item.hit is None:
+        return f"{item.where} {what}: no suggestion; {item.problem}"
+    h = item.hit
+    flag = "; a constant changed: re-read the claim's verdict" if h.changed_constant else ""
+    pattern = f" `{h.pattern}`" + (f" (occurrence {h.occurrence})" if h.occurrence != 1 else "") if h.pattern else ""
+    return f"{item.where} {what}: {h.rule}: {h.symbol}{pattern} [{h.path}:{h.line}]{flag}"
 
 
 def _where(change: Change) -> str:
@@ -70,6 +89,11 @@ def _status_row(status: AnnotationStatus) -> str:
 
 def render_human(report: DiffReport) -> str:
     lines = [summary_line(report), ""]
+    if report.broken:
+        lines.append(f"Broken anchors and evidence at {report.new.ref}, suggestions for pin set "
+                     f"{report.into!r} ({report.num_suggested}/{len(report.broken)}; --apply-suggestions writes them):")
+        lines += [f"  {broken_row(b)}" for b in report.broken]
+        lines.append("")
     for status in (Status.BROKEN, Status.DRIFTED, Status.RECHECK):
         rows = report.by_status(status)
         if rows:
@@ -143,6 +167,14 @@ def to_json(report: DiffReport) -> dict:
                          "proposed": s.proposed, "candidates": list(s.candidates), "file": s.file, "line": s.line}
                         for s in report.statuses],
         "num_reparsed_files": report.num_reparsed_files,
+        "into": report.into,
+        "broken": [{"annotation": b.annotation, "claim": b.claim, "evidence": b.evidence, "symbol": b.symbol,
+                    "pattern": b.pattern, "problem": b.problem, "file": b.file, "line": b.line,
+                    "suggestion": None if b.hit is None else {
+                        "rule": b.hit.rule, "symbol": b.hit.symbol, "pattern": b.hit.pattern,
+                        "occurrence": b.hit.occurrence, "path": b.hit.path, "line": b.hit.line,
+                        "end_line": b.hit.end_line, "changed_constant": b.hit.changed_constant}}
+                   for b in report.broken],
     }
 
 

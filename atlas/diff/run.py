@@ -7,6 +7,7 @@ import time
 
 from atlas.annotate import load_annotations
 from atlas.diff.annotations import annotation_statuses
+from atlas.diff.items import broken_items
 from atlas.diff.calls import call_changes, registration_changes
 from atlas.diff.report import DiffReport
 from atlas.diff.symbols import symbol_changes
@@ -17,10 +18,11 @@ from atlas.sources import Manifest, analysed_files, sync_ref
 
 
 def diff(settings: Settings, manifest: Manifest, old_ref: str, new_ref: str, progress=None,
-         with_calls: bool = False) -> DiffReport:
+         with_calls: bool = False, into: str = "") -> DiffReport:
     """The report for `manifest`'s framework between two refs (pin set names, tags, branches or commits). Symbol
     changes need only the two symbol indexes; call and kernel-registration changes need both graphs, so they are
-    compared when both are built (`atlas index`), or built first `with_calls`."""
+    compared when both are built (`atlas index`), or built first `with_calls`. Annotations are read as they are at
+    OLD's pin set and at `into` (default: NEW's pin set, else OLD's: the set `atlas pin` moves)."""
     start = time.perf_counter()
     old_co = sync_ref(manifest, old_ref, settings, progress)
     new_co = sync_ref(manifest, new_ref, settings, progress)
@@ -38,8 +40,11 @@ def diff(settings: Settings, manifest: Manifest, old_ref: str, new_ref: str, pro
         changes += call_changes(old_graph, new_graph, renames)
         changes += registration_changes(old_graph, new_graph)
     annotations = load_annotations(settings.root, manifest.name, cache=settings.build / "annotations.pickle")
-    statuses = list(annotation_statuses(annotations, new_index, changes))
+    old_set = old_co.pin_set if old_co.pin_set in manifest.pins else "default"
+    into = into or (new_co.pin_set if new_co.pin_set in manifest.pins else old_set)
+    statuses = list(annotation_statuses([a.for_pin(into) for a in annotations], new_index, changes))
+    broken = list(broken_items(annotations, old_index, new_index, changes, old_set, into))
     num_changed = len(set(new_files) ^ set(old_files)) + sum(
         1 for path in new_files.keys() & old_files.keys() if path not in same)
     return DiffReport(manifest.name, old_co.pin, new_co.pin, tuple(changes), tuple(statuses), num_changed,
-                      time.perf_counter() - start)
+                      time.perf_counter() - start, tuple(broken), into)

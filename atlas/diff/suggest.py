@@ -1,0 +1,284 @@
+"""Where a broken anchor or evidence item went at the new pin: the rules `atlas diff` proposes new anchors by. Pure:
+takes both symbol indexes (anything with `.symbols`, `.get`, `.source`) and the symbol changes.
+
+Rules, tried in order for an item whose code was at (symbol, pattern, occurrence) at OLD:
+- renamed: the symbol was renamed, moved or split (the symbol changes say where); the pattern is looked for there.
+- occurrence: the pattern matches a different number of times; the match whose surrounding lines read most like the
+  old match's is taken.
+- helper: the statement moved into a function the old symbol now calls (`self.helper(...)`, `helper(...)`).
+- moved: the statement is found, unchanged, in another symbol anywhere in the tree (a module split, a class
+  merged into its base); candidates are files holding every name of the pattern, ranked by the lines around.
+- relaxed: one part of the pattern changed (a renamed attribute or callee, a changed default or argument): the
+  pattern with that part as `...` matches in the symbol (or its helpers); the new code's own statement becomes the
+  pattern, and a changed constant flags the claim's verdict for review.
+- same-name: a whole-symbol anchor whose symbol is gone: the symbol of that name elsewhere with the most similar
+  body (e.g. a subclass's override folded into its base class)."""
+
+from __future__ import annotations
+
+import ast
+import copy
+import difflib
+import re
+from dataclasses import dataclass
+
+from atlas.annotate.pattern import NodeTable, compile_pattern, find
+from atlas.diff.symbols import Bodies, similarity
+from atlas.model import Change, ChangeKind, SymbolKind
+
+CODE = (SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CLASS)
+WINDOW = 4  # lines either side of a match compared to rank candidates
+MIN_SCORE = 0.45  # a moved or relaxed match reads at least this much like the old one (lines around, pattern text)
+MAX_PATTERN = 160  # a suggested pattern longer than this keeps the relaxed form instead of the new code's text
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
+_CALL = re.compile(r"(?:self\.|cls\.)?([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+_COMMON = frozenset({"self", "cls", "None", "True", "False", "return", "len", "int", "str", "list", "dict", "set",
+                     "max", "min", "sum", "not", "and", "for", "in", "if", "else", "is"})
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    symbol: str  # the innermost code symbol holding the match at NEW
+    path: str
+    line: int
+    end_line: int
+    pattern: str  # the pattern that matched (the original, or the new statement for a relaxed one)
+    occurrence: int  # its occurrence inside `symbol`
+    rule: str
+    score: float
+    changed_constant: bool = False
+
+
+class Finder:
+    """Looks for where code went between two indexes; parses each file of NEW once."""
+
+    def __init__(self, old, new, changes: list[Change]):
+        self.old, self.new = old, new
+        self.went: dict[str, list[str]] = {}
+        for c in changes:
+            if c.kind in (ChangeKind.RENAMED, ChangeKind.MOVED, ChangeKind.SPLIT) and c.new_symbol:
+                self.went[c.symbol] = c.new_symbol.split(", ")
+        self._trees: dict[str, NodeTable] = {}
+        self._lines: dict[tuple[int, str], list[str]] = {}
+        self._by_path: dict[str, list[tuple[int, int, str]]] | None = None
+        self._files: list[str] | None = None
+
+    # -- sources ------------------------------------------------------------------------------------------------
+    def lines(self, side, path: str) -> list[str]:
+        key = (id(side), path)
+        if key not in self._lines:
+            self._lines[key] = side.source(path).splitlines()
+        return self._lines[key]
+
+    def table(self, path: str) -> NodeTable | None:
+        if path not in self._trees:
+            try:
+                self._trees[path] = NodeTable(ast.parse("\n".join(self.lines(self.new, path))))
+            except (SyntaxError, ValueError):
+                self._trees[path] = None
+        return self._trees[path]
+
+    def enclosing(self, path: str, line: int) -> str:
+        """The innermost function, method or class of NEW holding `line` of `path` (lambdas left out)."""
+        if self._by_path is None:
+            self._by_path = {}
+            for sid, s in self.new.symbols.items():
+                if s.kind in CODE and s.span and "<" not in sid:
+                    self._by_path.setdefault(s.span.path, []).append((s.span.start, s.span.end, sid))
+        inside = [(end - start, sid) for start, end, sid in self._by_path.get(path, ()) if start <= line <= end]
+        return min(inside)[1] if inside else ""
+
+    def context(self, side, path: str, start: int, end: int) -> list[str]:
+        lines = self.lines(side, path)
+        return [t.strip() for t in lines[max(0, start - 1 - WINDOW):end + WINDOW] if t.strip()]
+
+    # -- rules ----------------------------------------------------------------------------------------------------
+    def targets(self, symbol: str) -> list[str]:
+        """Where `symbol` is at NEW: itself, or what the symbol changes say it became."""
+        if self.new.get(symbol) is not None:
+            return [symbol]
+        return [s for s in self.went.get(symbol, []) if self.new.get(s) is not None]
+
+    def helpers(self, symbols: list[str]) -> list[str]:
+        """Functions of NEW that `symbols` call by a plain or self./cls. name: methods of the same class first,
+        then functions of the same module."""
+        out: list[str] = []
+        for sid in symbols:
+            s = self.new.get(sid)
+            if s is None or s.span is None:
+                continue
+            body = "\n".join(self.lines(self.new, s.span.path)[s.span.start:s.span.end])
+            owner, module = sid.rsplit(".", 1)[0], sid.rsplit(".", 2)[0]
+            for name in dict.fromkeys(_CALL.findall(body)):
+                for cand in (f"{owner}.{name}", f"{module}.{name}"):
+                    if cand != sid and cand not in out and self.new.get(cand) is not None:
+                        out.append(cand)
+        return out
+
+    def hits_in(self, symbols: list[str], pattern: str) -> list[tuple[str, ast.AST]]:
+        compiled = compile_pattern(pattern)
+        out = []
+        for sid in symbols:
+            span = self.new.get(sid).span
+            table = self.table(span.path) if span else None
+            if table is not None:
+                out += [(sid, n) for n in find(compiled, table, span.start, span.end)]
+        return out
+
+    def hits_anywhere(self, pattern: str) -> list[tuple[str, ast.AST]]:
+        """Matches of the pattern in every file of NEW that holds all of its names (a cheap text filter first)."""
+        words = set(_WORD.findall(pattern)) - _COMMON
+        if not words:
+            return []
+        if self._files is None:
+            self._files = sorted({s.span.path for s in self.new.symbols.values()
+                                  if s.kind is SymbolKind.MODULE and s.span and s.span.path.endswith(".py")})
+        compiled = compile_pattern(pattern)
+        out = []
+        for path in self._files:
+            text = "\n".join(self.lines(self.new, path))
+            if not all(w in text for w in words):
+                continue
+            table = self.table(path)
+            if table is None:
+                continue
+            for node in find(compiled, table, 1, len(self.lines(self.new, path))):
+                sid = self.enclosing(path, node.lineno)
+                if sid:
+                    out.append((sid, node))
+        return out
+
+    def locate(self, symbol: str, pattern: str, occurrence: int) -> Hit | None:
+        """Where (symbol, pattern, occurrence) of OLD is at NEW, by the rules above; None when no rule finds it."""
+        old = self.old.get(symbol)
+        if old is None or old.span is None:
+            return None
+        if not pattern:
+            return self._whole(symbol)
+        old_nodes = find(compile_pattern(pattern), NodeTable(ast.parse("\n".join(self.lines(self.old, old.span.path)))),
+                         old.span.start, old.span.end)
+        if occurrence > len(old_nodes):
+            return None
+        node = old_nodes[occurrence - 1]
+        before = self.context(self.old, old.span.path, node.lineno, node.end_lineno)
+        targets = self.targets(symbol)
+        renamed = bool(targets) and targets != [symbol]
+        helpers = self.helpers(targets)
+        for rule, scope in (("renamed" if renamed else "occurrence", targets), ("helper", helpers)):
+            hits = self.hits_in(scope, pattern)
+            if hits:
+                return self._best(hits, before, pattern, rule, targets)
+        hits = self.hits_anywhere(pattern)
+        if hits:
+            best = self._best(hits, before, pattern, "moved", targets)
+            if best.score >= MIN_SCORE:
+                return best
+        found = []
+        for relaxed, constant in relaxations(pattern):
+            hits = self.hits_in(targets + helpers, relaxed)
+            if 0 < len(hits) <= 3:
+                best = self._best(hits, before, relaxed, "relaxed", targets, concrete=True, constant=constant)
+                text = difflib.SequenceMatcher(None, pattern, best.pattern, autojunk=False).ratio()
+                found.append((0.5 * best.score + 0.5 * text, best))
+        found = [f for f in found if f[0] >= MIN_SCORE]
+        return max(found, key=lambda f: f[0])[1] if found else None
+
+    def _whole(self, symbol: str) -> Hit | None:
+        targets = self.targets(symbol)
+        rule = "renamed"
+        if not targets:
+            name = symbol.rsplit(".", 1)[-1]
+            kind = self.old.get(symbol).kind
+            old_body = Bodies(self.old)[symbol]
+            new_bodies = Bodies(self.new)
+            scored = sorted((-similarity(old_body, new_bodies[sid]), sid) for sid, s in self.new.symbols.items()
+                            if sid.rsplit(".", 1)[-1] == name and s.kind is kind and s.span)
+            if not scored or -scored[0][0] < 0.5:
+                return None
+            targets, rule = [scored[0][1]], "same-name"
+        s = self.new.get(targets[0])
+        return Hit(targets[0], s.span.path, s.span.start, s.span.end, "", 1, rule, 1.0)
+
+    def _best(self, hits, before, pattern, rule, targets, concrete=False, constant=False) -> Hit:
+        def score(hit):
+            sid, node = hit
+            path = self.new.get(sid).span.path
+            ratio = difflib.SequenceMatcher(None, before, self.context(self.new, path, node.lineno, node.end_lineno),
+                                            autojunk=False).ratio()
+            return ratio + (0.3 if any(sid == t or sid.startswith(t + ".") for t in targets) else 0.0)
+
+        sid, node = max(hits, key=lambda h: (score(h), -h[1].lineno))
+        text = statement_text(node) if concrete else pattern
+        if concrete and len(text) > MAX_PATTERN:
+            text = pattern
+        # the symbol to anchor to: keep a target that holds the match; else the innermost symbol around it
+        holder = next((t for t in targets if self._holds(t, node)), sid)
+        mine = self.hits_in([holder], text)
+        nth = next((i + 1 for i, (_, n) in enumerate(mine) if n.lineno == node.lineno
+                    and n.col_offset == node.col_offset), 1)
+        span = self.new.get(holder).span
+        return Hit(holder, span.path, node.lineno, node.end_lineno, text, nth, rule, score((sid, node)), constant)
+
+    def _holds(self, symbol: str, node: ast.AST) -> bool:
+        s = self.new.get(symbol)
+        return s is not None and s.span is not None and s.span.start <= node.lineno <= s.span.end
+
+
+def relaxations(pattern: str):
+    """(pattern with one part replaced by `...`, whether that part was a constant), most specific first: constants,
+    then names and attributes, then larger expressions. Patterns left with no name of 3+ letters are skipped."""
+    root = compile_pattern(pattern).node
+    parts = [n for n in ast.walk(root) if isinstance(n, ast.expr) and n is not root
+             and not (isinstance(n, ast.Constant) and n.value is Ellipsis)]
+    parts.sort(key=lambda n: (not isinstance(n, ast.Constant), not isinstance(n, (ast.Name, ast.Attribute)),
+                              len(ast.unparse(n))))
+    seen = set()
+    for part in parts:
+        tree = copy.deepcopy(root)
+        target = _same_node(root, tree, part)
+        if target is None:
+            continue
+        _replace(tree, target)
+        text = _unparse_pattern(tree)
+        if text in seen or text == pattern or not (set(_WORD.findall(text)) - _COMMON):
+            continue
+        seen.add(text)
+        try:
+            compile_pattern(text)
+        except ValueError:
+            continue
+        yield text, isinstance(part, ast.Constant)
+
+
+def _same_node(root, copied, part):
+    for a, b in zip(ast.walk(root), ast.walk(copied)):
+        if a is part:
+            return b
+    return None
+
+
+def _replace(tree, target) -> None:
+    for node in ast.walk(tree):
+        for name, value in ast.iter_fields(node):
+            if value is target:
+                setattr(node, name, ast.Constant(Ellipsis))
+                return
+            if isinstance(value, list):
+                for i, item in enumerate(value):
+                    if item is target:
+                        value[i] = ast.Constant(Ellipsis)
+                        return
+
+
+def _unparse_pattern(node) -> str:
+    if isinstance(node, (ast.If, ast.While, ast.For, ast.With, ast.AsyncFor, ast.AsyncWith)):
+        node = copy.copy(node)
+        node.body = [ast.Expr(ast.Constant(Ellipsis))]
+        if hasattr(node, "orelse"):
+            node.orelse = []
+    return ast.unparse(node).replace("\n", " ")
+
+
+def statement_text(node: ast.AST) -> str:
+    """The matched code as a one-line pattern: a block statement by its header (`if cond: ...`)."""
+    return _unparse_pattern(node)
