@@ -39,8 +39,25 @@ def apply_suggestions(root: Path, broken: list[Broken], pin_set: str) -> list[Br
                 evidence = claim["evidence"][item.evidence - 1]
                 _set_at(evidence, pin_set, _evidence_entry(entry, evidence, item), after=None)
             applied.append(item)
-        yamlio.write_atomic(path, yamlio.dump(data))
+        yamlio.write_atomic(path, tidy(yamlio.dump(data)))
     return applied
+
+
+def tidy(text: str) -> str:
+    """A new `at:` block appended to a mapping lands after the blank line that closed the mapping (ruamel keeps
+    that blank line with the previous key): put the blank line back after the block."""
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines) - 1:
+        if lines[i] == "" and lines[i + 1].strip() == "at:":
+            indent = len(lines[i + 1]) - len(lines[i + 1].lstrip())
+            end = i + 2
+            while end < len(lines) and lines[end].strip() and len(lines[end]) - len(lines[end].lstrip()) > indent:
+                end += 1
+            lines[i:end] = lines[i + 1:end] + [""]
+            i = end
+        i += 1
+    return "\n".join(lines)
 
 
 def _anchor_entry(entry, item: Broken) -> CommentedMap:

@@ -276,7 +276,7 @@ def _unparse_pattern(node) -> str:
         node.body = [ast.Expr(ast.Constant(Ellipsis))]
         if hasattr(node, "orelse"):
             node.orelse = []
-    return ast.unparse(node).replace("\n", " ")
+    return re.sub(r"\s*\n\s*", " ", ast.unparse(node))
 
 
 def statement_text(node: ast.AST) -> str:
