@@ -11,6 +11,9 @@ Rules, tried in order for an item whose code was at (symbol, pattern, occurrence
 - relaxed: one part of the pattern changed (a renamed attribute or callee, a changed default or argument): the
   pattern with that part as `...` matches in the symbol (or its helpers); the new code's own statement becomes the
   pattern, and a changed constant flags the claim's verdict for review.
+- setter: `obj.attr = VALUE` became a call passing `attr=VALUE` (a setting written through a helper call).
+- attribute: an attribute read through another object (`req.x` -> `req.kv.x`), the code perhaps moved too: the
+  pattern with the attribute's object as `...` matches in at most three places anywhere; the best read one wins.
 - same-name: a whole-symbol anchor whose symbol is gone: the symbol of that name elsewhere with the most similar
   body (e.g. a subclass's override folded into its base class)."""
 
@@ -62,6 +65,7 @@ class Finder:
         self._lines: dict[tuple[int, str], list[str]] = {}
         self._by_path: dict[str, list[tuple[int, int, str]]] | None = None
         self._files: list[str] | None = None
+        self._by_name: dict[str, list[str]] | None = None
 
     # -- sources ------------------------------------------------------------------------------------------------
     def lines(self, side, path: str) -> list[str]:
@@ -110,10 +114,20 @@ class Finder:
             body = "\n".join(self.lines(self.new, s.span.path)[s.span.start:s.span.end])
             owner, module = sid.rsplit(".", 1)[0], sid.rsplit(".", 2)[0]
             for name in dict.fromkeys(_CALL.findall(body)):
-                for cand in (f"{owner}.{name}", f"{module}.{name}"):
-                    if cand != sid and cand not in out and self.new.get(cand) is not None:
-                        out.append(cand)
+                local = [c for c in (f"{owner}.{name}", f"{module}.{name}") if self.new.get(c) is not None]
+                if not local and name not in _COMMON:  # an imported function: the one of that name in the tree
+                    found = [c for c in self._named(name) if self.new.get(c).kind is SymbolKind.FUNCTION]
+                    local = found if len(found) == 1 else []
+                out += [c for c in local if c != sid and c not in out]
         return out
+
+    def _named(self, name: str) -> list[str]:
+        if self._by_name is None:
+            self._by_name = {}
+            for sid, sym in self.new.symbols.items():
+                if sym.kind in CODE:
+                    self._by_name.setdefault(sid.rsplit(".", 1)[-1], []).append(sid)
+        return self._by_name.get(name, [])
 
     def hits_in(self, symbols: list[str], pattern: str) -> list[tuple[str, ast.AST]]:
         compiled = compile_pattern(pattern)
@@ -164,6 +178,7 @@ class Finder:
         targets = self.targets(symbol)
         renamed = bool(targets) and targets != [symbol]
         helpers = self.helpers(targets)
+        helpers += [h for h in self.helpers(helpers) if h not in helpers and h not in targets]  # two calls deep
         for rule, scope in (("renamed" if renamed else "occurrence", targets), ("helper", helpers)):
             hits = self.hits_in(scope, pattern)
             if hits:
@@ -174,12 +189,23 @@ class Finder:
             if best.score >= MIN_SCORE:
                 return best
         found = []
-        for relaxed, constant in relaxations(pattern):
+        variants = [(r, False) for r in keyword_forms(pattern)] + list(relaxations(pattern))
+        variants += [(r2, c) for r in receiver_relaxations(pattern) for r2, c in [(r, False), *relaxations(r)]]
+        for relaxed, constant in variants:
             hits = self.hits_in(targets + helpers, relaxed)
             if 0 < len(hits) <= 3:
                 best = self._best(hits, before, relaxed, "relaxed", targets, concrete=True, constant=constant)
                 text = difflib.SequenceMatcher(None, pattern, best.pattern, autojunk=False).ratio()
                 found.append((0.5 * best.score + 0.5 * text, best))
+        if not found:  # an attribute moved under a sub-object (`req.x` -> `req.kv.x`), and the code to another module
+            for relaxed in receiver_relaxations(pattern):
+                hits = self.hits_anywhere(relaxed)
+                if 0 < len(hits) <= 3:
+                    best = self._best(hits, before, relaxed, "attribute", targets, concrete=True)
+                    if best.score < 0.25:  # another module's code must still read like the old lines around
+                        continue
+                    text = difflib.SequenceMatcher(None, pattern, best.pattern, autojunk=False).ratio()
+                    found.append((0.5 * best.score + 0.5 * text, best))
         found = [f for f in found if f[0] >= MIN_SCORE]
         return max(found, key=lambda f: f[0])[1] if found else None
 
@@ -248,6 +274,26 @@ def relaxations(pattern: str):
         except ValueError:
             continue
         yield text, isinstance(part, ast.Constant)
+
+
+def keyword_forms(pattern: str):
+    """`obj.attr = VALUE` as a call passing `attr=VALUE` (a setting written through a setter call instead, e.g.
+    `declare_resolution(server_args, ..., attr=VALUE)`)."""
+    node = compile_pattern(pattern).node
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute):
+        yield f"...(..., {node.targets[0].attr}={ast.unparse(node.value)})"
+
+
+def receiver_relaxations(pattern: str):
+    """The pattern with the object of one `name.attr` replaced by `...` (`req.x += 1` -> `....x += 1`), which
+    matches the attribute on any object, a sub-object (`req.kv.x`) included."""
+    root = compile_pattern(pattern).node
+    for part in ast.walk(root):
+        if isinstance(part, ast.Attribute) and isinstance(part.value, ast.Name) and part.value.id not in ("self", "cls"):
+            tree = copy.deepcopy(root)
+            target = _same_node(root, tree, part.value)
+            _replace(tree, target)
+            yield _unparse_pattern(tree)
 
 
 def _same_node(root, copied, part):
