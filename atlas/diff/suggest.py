@@ -11,6 +11,7 @@ Rules, tried in order for an item whose code was at (symbol, pattern, occurrence
 - relaxed: one part of the pattern changed (a renamed attribute or callee, a changed default or argument): the
   pattern with that part as `...` matches in the symbol (or its helpers); the new code's own statement becomes the
   pattern, and a changed constant flags the claim's verdict for review.
+- renamed variable: the assigned value alone (an expression pattern), for `x = VALUE` that became `y = VALUE`.
 - setter: `obj.attr = VALUE` became a call passing `attr=VALUE` (a setting written through a helper call).
 - attribute: an attribute read through another object (`req.x` -> `req.kv.x`), the code perhaps moved too: the
   pattern with the attribute's object as `...` matches in at most three places anywhere; the best read one wins.
@@ -282,6 +283,8 @@ def keyword_forms(pattern: str):
     node = compile_pattern(pattern).node
     if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute):
         yield f"...(..., {node.targets[0].attr}={ast.unparse(node.value)})"
+    if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None and len(ast.unparse(node.value)) > 12:
+        yield ast.unparse(node.value)  # the value assigned to a renamed variable: matches wherever it appears
 
 
 def receiver_relaxations(pattern: str):
