@@ -34,10 +34,10 @@ def run(args, settings) -> int:
     save(report, settings.build, text if args.format == "json" else "")
     output.text(text)
     if args.apply_suggestions:
-        applied = apply_suggestions(settings.root, list(report.broken), report.into)
+        applied = apply_suggestions(settings.root, list(report.broken), report.into, tuple(manifest.pins))
         for item in applied:
             output.message(f"{item.where}: at {report.into}: {item.hit.symbol} {item.hit.pattern}".rstrip())
         output.message(f"atlas diff: wrote {len(applied)} suggestion(s) for pin set {report.into!r}; "
                        f"{len(report.broken) - len(applied)} item(s) need a hand edit; then run "
-                       f"`atlas check --pins default,{report.into}`")
+                       f"`atlas check --pins {','.join(dict.fromkeys(['default', report.into]))}`")
     return report.exit_code

@@ -58,7 +58,7 @@ def pin(args, settings) -> int:
         save(report, settings.build)
         broken = list(report.broken)
         if args.apply_suggestions:
-            applied = apply_suggestions(settings.root, broken, pin_set)
+            applied = apply_suggestions(settings.root, broken, pin_set, tuple(manifest.pins))
             output.message(f"atlas pin: wrote {len(applied)} suggestion(s) into the annotations for pin set {pin_set}")
             broken = [b for b in broken if b.hit is None]
         if broken and not args.accept:

@@ -14,8 +14,11 @@ from atlas.diff.items import Broken
 from atlas.errors import ConfigError
 
 
-def apply_suggestions(root: Path, broken: list[Broken], pin_set: str) -> list[Broken]:
-    """Write the suggestion of every broken item that has one, under `at: {pin_set: ...}`; returns those written."""
+def apply_suggestions(root: Path, broken: list[Broken], pin_set: str, other_sets: tuple[str, ...] = ()
+                      ) -> list[Broken]:
+    """Write the suggestion of every broken item that has one, under `at: {pin_set: ...}`; returns those written.
+    For the `default` set (`atlas pin` moving it) the fields themselves are rewritten, and the old values are kept
+    as `at:` entries of `other_sets` that had none, so those pins keep resolving as before."""
     by_file: dict[str, list[Broken]] = defaultdict(list)
     for item in broken:
         if item.hit is not None:
@@ -23,13 +26,17 @@ def apply_suggestions(root: Path, broken: list[Broken], pin_set: str) -> list[Br
     applied = []
     for rel, group in sorted(by_file.items()):
         path = root / rel
+        if pin_set == "default":
+            _rewrite_text(path, group)
         data = yamlio.load(path)
         entries = {e.get("id"): e for e in (data.get("annotations") or []) if hasattr(e, "get")}
         for item in group:
             entry = entries.get(item.annotation)
             if entry is None:
                 raise ConfigError(f"{path}: annotation {item.annotation} not found; run atlas diff again")
-            if not item.claim:
+            if pin_set == "default":
+                _rewrite_default(entry, item, other_sets)
+            elif not item.claim:
                 _set_at(entry, pin_set, _anchor_entry(entry, item), after="anchor" if "anchor" in entry else "symbol")
             else:
                 claim = next((c for c in entry.get("claims", []) if c.get("id") == item.claim), None)
@@ -39,7 +46,9 @@ def apply_suggestions(root: Path, broken: list[Broken], pin_set: str) -> list[Br
                 evidence = claim["evidence"][item.evidence - 1]
                 _set_at(evidence, pin_set, _evidence_entry(entry, evidence, item), after=None)
             applied.append(item)
-        yamlio.write_atomic(path, tidy(yamlio.dump(data)))
+        text = tidy(yamlio.dump(data))
+        if text != path.read_text(encoding="utf-8"):
+            yamlio.write_atomic(path, text)
     return applied
 
 
@@ -58,6 +67,68 @@ def tidy(text: str) -> str:
             i = end
         i += 1
     return "\n".join(lines)
+
+
+def _rewrite_text(path: Path, group: list[Broken]) -> None:
+    """Replace the default's changed scalars on their own lines, as text, so quoting, comments and alignment stay
+    exactly as written; whatever cannot be replaced so is left for the round-trip writer."""
+    data = yamlio.load(path)
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    entries = {e.get("id"): e for e in (data.get("annotations") or []) if hasattr(e, "get")}
+    for item in group:
+        entry = entries.get(item.annotation)
+        if entry is None:
+            continue
+        edits = []
+        if not item.claim:
+            edits.append((entry, "symbol", item.symbol, item.hit.symbol))
+            if item.hit.pattern and "anchor" in entry:
+                edits.append((entry["anchor"], "pattern", item.pattern, item.hit.pattern))
+        else:
+            claim = next((c for c in entry.get("claims", []) if c.get("id") == item.claim), None)
+            node = claim["evidence"][item.evidence - 1] if claim else None
+            if node is not None:
+                edits += [(node, key, old, new) for key, old, new in (
+                    ("symbol", item.symbol, item.hit.symbol), ("pattern", item.pattern, item.hit.pattern)) if key in node]
+        for node, key, old, new in edits:
+            line = node.lc.value(key)[0]
+            if old != new and old and new and '"' not in new and old in lines[line]:
+                lines[line] = lines[line].replace(old, new, 1)
+    yamlio.write_atomic(path, "".join(lines))
+
+
+def _rewrite_default(entry, item: Broken, other_sets: tuple[str, ...]) -> None:
+    """The default pin moved: its own fields take the suggestion (only the changed values, so comments stay), and
+    pin sets without an entry of their own keep the old values under `at:`."""
+    old = CommentedMap({"symbol": item.symbol})  # the item as it read at the old default pin
+    if not item.claim:
+        node = entry
+        if item.pattern:
+            old["anchor"] = _flow({"pattern": item.pattern, **({"occurrence": item.occurrence}
+                                                                if item.occurrence != 1 else {})})
+    else:
+        claim = next(c for c in entry.get("claims", []) if c.get("id") == item.claim)
+        node = claim["evidence"][item.evidence - 1]
+        old = _flow({"symbol": item.symbol, **({"pattern": item.pattern} if item.pattern else {}),
+                     **({"occurrence": item.occurrence} if item.occurrence != 1 else {})})
+    for other in other_sets:
+        if other != "default" and other not in (node.get("at") or {}):
+            _set_at(node, other, old, after="anchor" if "anchor" in node else None)
+    h = item.hit  # values _rewrite_text could not change in place (already equal where it did)
+    if not item.claim:
+        if h.symbol != entry["symbol"]:
+            entry["symbol"] = h.symbol
+        if h.pattern and "anchor" in entry:
+            entry["anchor"]["pattern"] = h.pattern
+            if h.occurrence != 1 or "occurrence" in entry["anchor"]:
+                entry["anchor"]["occurrence"] = h.occurrence
+    else:
+        if h.symbol != node.get("symbol", entry["symbol"]):
+            node["symbol"] = h.symbol
+        if h.pattern:
+            node["pattern"] = h.pattern
+        if h.occurrence != 1 or "occurrence" in node:
+            node["occurrence"] = h.occurrence
 
 
 def _anchor_entry(entry, item: Broken) -> CommentedMap:

@@ -107,7 +107,7 @@ def test_apply_suggestions_rewrites_only_the_anchor(project, capsys):
     path = project / "annotations" / "vllm" / "fixture.yaml"
     before = path.read_text()
     code, _, err = run(capsys, "diff", "vllm", "v1", "v2", "--apply-suggestions")
-    assert code == 1 and "pkg.pool.take -> pkg.pool.allocate" in err
+    assert code == 1 and "at default: pkg.pool.allocate" in err  # the default set moves: its fields change
     after = path.read_text()
     assert after == before.replace("symbol: pkg.pool.take   #", "symbol: pkg.pool.allocate   #")
     code, out, _ = run(capsys, "diff", "vllm", "v1", "v2", "--format", "json")
