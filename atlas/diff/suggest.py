@@ -15,8 +15,8 @@ Rules, tried in order for an item whose code was at (symbol, pattern, occurrence
 - setter: `obj.attr = VALUE` became a call passing `attr=VALUE` (a setting written through a helper call).
 - attribute: an attribute read through another object (`req.x` -> `req.kv.x`), the code perhaps moved too: the
   pattern with the attribute's object as `...` matches in at most three places anywhere; the best read one wins.
-- same-name: a whole-symbol anchor whose symbol is gone: the symbol of that name elsewhere with the most similar
-  body (e.g. a subclass's override folded into its base class)."""
+- same-name: a whole-symbol anchor whose symbol is gone: the symbol of that name in the same module (e.g. a
+  subclass's override folded into its base class), else elsewhere with the most similar body (at least half)."""
 
 from __future__ import annotations
 
@@ -195,7 +195,8 @@ class Finder:
         for relaxed, constant in variants:
             hits = self.hits_in(targets + helpers, relaxed)
             if 0 < len(hits) <= 3:
-                best = self._best(hits, before, relaxed, "relaxed", targets, concrete=True, constant=constant)
+                best = self._best(hits, before, relaxed, "relaxed", targets, concrete=True, constant=constant,
+                                  helpers=helpers)
                 text = difflib.SequenceMatcher(None, pattern, best.pattern, autojunk=False).ratio()
                 found.append((0.5 * best.score + 0.5 * text, best))
         if not found:  # an attribute moved under a sub-object (`req.x` -> `req.kv.x`), and the code to another module
@@ -220,19 +221,25 @@ class Finder:
             new_bodies = Bodies(self.new)
             scored = sorted((-similarity(old_body, new_bodies[sid]), sid) for sid, s in self.new.symbols.items()
                             if sid.rsplit(".", 1)[-1] == name and s.kind is kind and s.span)
-            if not scored or -scored[0][0] < 0.5:
+            module = symbol.rsplit(".", 2 if kind is SymbolKind.METHOD else 1)[0]  # a method: its class's module
+            same_module = [(score, sid) for score, sid in scored if sid.startswith(module + ".")]
+            if same_module:  # e.g. an override folded into the base class beside it
+                scored = same_module
+            elif not scored or -scored[0][0] < 0.5:
                 return None
             targets, rule = [scored[0][1]], "same-name"
         s = self.new.get(targets[0])
         return Hit(targets[0], s.span.path, s.span.start, s.span.end, "", 1, rule, 1.0)
 
-    def _best(self, hits, before, pattern, rule, targets, concrete=False, constant=False) -> Hit:
+    def _best(self, hits, before, pattern, rule, targets, concrete=False, constant=False, helpers=()) -> Hit:
         def score(hit):
             sid, node = hit
             path = self.new.get(sid).span.path
             ratio = difflib.SequenceMatcher(None, before, self.context(self.new, path, node.lineno, node.end_lineno),
                                             autojunk=False).ratio()
-            return ratio + (0.3 if any(sid == t or sid.startswith(t + ".") for t in targets) else 0.0)
+            if any(sid == t or sid.startswith(t + ".") for t in targets):
+                return ratio + 0.3
+            return ratio + (0.2 if sid in helpers else 0.0)  # code the old symbol now calls
 
         sid, node = max(hits, key=lambda h: (score(h), -h[1].lineno))
         text = statement_text(node) if concrete else pattern

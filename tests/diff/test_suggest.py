@@ -1,0 +1,235 @@
+"""The suggestion rules of `atlas diff` (atlas/diff/suggest.py), each on a small fixture repo shaped like the real
+case of the vLLM/SGLang bump that taught it: one table row per rule, (old files, new files, the item, where the
+rule must find it), and an end-to-end apply that writes an `at:` entry both pins then resolve."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotate.folder_index import FolderIndex
+from atlas.annotate import check, load_annotations
+from atlas.annotate.resolve import Resolver
+from atlas.diff.apply import apply_suggestions
+from atlas.diff.items import broken_items
+from atlas.diff.suggest import Finder
+from atlas.model import Change, ChangeKind, Pin
+
+ADDER_OLD = """class PrefillAdder:
+    def add_one_req(self, req, chunk_tokens_limit):
+        if req.extend_input_len <= chunk_tokens_limit:
+            self.can_run_list.append(req)
+            return
+        trunc_len = chunk_tokens_limit // self.page_size * self.page_size
+        req.extend_end = trunc_len
+        self.new_chunked_req = req
+"""
+ADDER_NEW = """class PrefillAdder:
+    def add_one_req(self, req, chunk_tokens_limit):
+        if req.extend_input_len <= chunk_tokens_limit:
+            self.can_run_list.append(req)
+            return
+        admission = self._select_admission(req, chunk_tokens_limit)
+        self._commit(req, admission)
+
+    def _select_admission(self, req, chunk_tokens_limit):
+        extend_len = chunk_tokens_limit // self.page_size * self.page_size
+        return extend_len
+
+    def _commit(self, req, extend_len):
+        req.extend_end = extend_len
+        self.new_chunked_req = req
+"""
+HOOK_OLD = """def _handle_ngram(server_args):
+    server_args.enable_mixed_chunk = False
+    if server_args.speculative_num_draft_tokens is None:
+        server_args.speculative_num_draft_tokens = 12
+"""
+HOOK_NEW = """def declare_resolution(server_args, who, **values):
+    for key, value in values.items():
+        setattr(server_args, key, value)
+
+
+def _handle_ngram(server_args):
+    declare_resolution(server_args, "_handle_ngram", enable_mixed_chunk=False)
+    if server_args.speculative_num_draft_tokens is None:
+        declare_resolution(server_args, "_handle_ngram", speculative_num_draft_tokens=12)
+"""
+BATCH_OLD = """class ScheduleBatch:
+    def prepare_for_extend(self):
+        for req, seq_len in zip(self.reqs, self.seq_lens):
+            req.kv_committed_len = seq_len
+            req.kv_allocated_len = seq_len
+        self.forward_mode = 'extend'
+"""
+BATCH_NEW = """from pkg.allocation import alloc_for_extend
+
+
+class ScheduleBatch:
+    def prepare_for_extend(self):
+        self.out_cache_loc = alloc_for_extend(self)
+        self.forward_mode = 'extend'
+"""
+ALLOCATION = """def alloc_for_extend(batch):
+    for req, seq_len in zip(batch.reqs, batch.seq_lens):
+        req.kv.kv_committed_len = seq_len
+        req.kv.kv_allocated_len = seq_len
+    return batch.take(sum(batch.seq_lens))
+"""
+SCHED_OLD = """class Scheduler:
+    def schedule(self):
+        token_budget = self.max_num_scheduled_tokens
+        for request in self.running:
+            num_new_tokens = request.num_tokens - request.num_computed_tokens
+            num_new_tokens = min(num_new_tokens, token_budget)
+            token_budget -= num_new_tokens
+"""
+SCHED_NEW = """class Scheduler:
+    def schedule(self):
+        token_budget = self.max_num_scheduled_tokens
+        for request in self.running:
+            request_token_budget = token_budget - self.reserved(request)
+            num_new_tokens = request.num_tokens - request.num_computed_tokens
+            num_new_tokens = min(num_new_tokens, request_token_budget)
+            token_budget -= num_new_tokens
+"""
+ASYNC_OLD = """class Scheduler:
+    def _update_request_with_output(self, request, new_token_ids):
+        request.output_token_ids.extend(new_token_ids)
+        return new_token_ids, False
+
+
+class AsyncScheduler(Scheduler):
+    def _update_request_with_output(self, request, new_token_ids):
+        new_token_ids, stopped = super()._update_request_with_output(request, new_token_ids)
+        request.num_output_placeholders -= len(new_token_ids)
+        return new_token_ids, stopped
+"""
+ASYNC_NEW = """class Scheduler:
+    def _update_request_with_output(self, request, new_token_ids, is_stale=False):
+        request.output_token_ids.extend(new_token_ids)
+        if not is_stale and request.num_output_placeholders > 0:
+            request.num_output_placeholders -= len(new_token_ids)
+        return new_token_ids, False
+
+
+class AsyncScheduler(Scheduler):
+    pass
+"""
+SPLIT_OLD = """class BlockPool:
+    def free_blocks(self, blocks):
+        for block in blocks:
+            block.ref_cnt -= 1
+        self.free_block_queue.append_n([b for b in blocks if b.ref_cnt == 0])
+"""
+SPLIT_NEW = """from pkg.free_queue import release
+
+
+class BlockPool:
+    def free_blocks(self, blocks):
+        release(self, blocks)
+"""
+FREE_QUEUE = """def release(pool, blocks):
+    for block in blocks:
+        block.ref_cnt -= 1
+    pool.free_block_queue.append_n([b for b in blocks if b.ref_cnt == 0])
+"""
+
+# (rule, old files, new files, (symbol, pattern), where it must land: (symbol, pattern))
+CASES = [
+    ("renamed variable in a helper", {"pkg/adder.py": ADDER_OLD}, {"pkg/adder.py": ADDER_NEW},
+     ("pkg.adder.PrefillAdder.add_one_req", "trunc_len = chunk_tokens_limit // self.page_size * self.page_size"),
+     ("pkg.adder.PrefillAdder._select_admission", "chunk_tokens_limit // self.page_size * self.page_size")),
+    ("statement moved into a helper", {"pkg/adder.py": ADDER_OLD}, {"pkg/adder.py": ADDER_NEW},
+     ("pkg.adder.PrefillAdder.add_one_req", "self.new_chunked_req = req"),
+     ("pkg.adder.PrefillAdder._commit", "self.new_chunked_req = req")),
+    ("setting written through a setter call", {"pkg/hook.py": HOOK_OLD}, {"pkg/hook.py": HOOK_NEW},
+     ("pkg.hook._handle_ngram", "server_args.speculative_num_draft_tokens = 12"),
+     ("pkg.hook._handle_ngram", "declare_resolution(server_args, '_handle_ngram', speculative_num_draft_tokens=12)")),
+    ("attribute under a sub-object, in an imported helper of another module",
+     {"pkg/batch.py": BATCH_OLD}, {"pkg/batch.py": BATCH_NEW, "pkg/allocation.py": ALLOCATION},
+     ("pkg.batch.ScheduleBatch.prepare_for_extend", "req.kv_committed_len = seq_len"),
+     ("pkg.allocation.alloc_for_extend", "req.kv.kv_committed_len = seq_len")),
+    ("renamed argument", {"pkg/sched.py": SCHED_OLD}, {"pkg/sched.py": SCHED_NEW},
+     ("pkg.sched.Scheduler.schedule", "num_new_tokens = min(num_new_tokens, token_budget)"),
+     ("pkg.sched.Scheduler.schedule", "num_new_tokens = min(num_new_tokens, request_token_budget)")),
+    ("override folded into the base class (whole symbol)", {"pkg/sched.py": ASYNC_OLD}, {"pkg/sched.py": ASYNC_NEW},
+     ("pkg.sched.AsyncScheduler._update_request_with_output", ""),
+     ("pkg.sched.Scheduler._update_request_with_output", "")),
+    ("module split: statement moved to a function of a new module", {"pkg/pool.py": SPLIT_OLD},
+     {"pkg/pool.py": SPLIT_NEW, "pkg/free_queue.py": FREE_QUEUE},
+     ("pkg.pool.BlockPool.free_blocks", "block.ref_cnt -= 1"),
+     ("pkg.free_queue.release", "block.ref_cnt -= 1")),
+]
+
+
+def tree(root, files: dict[str, str], ref: str) -> FolderIndex:
+    for rel, text in {"pkg/__init__.py": "", **files}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    index = FolderIndex(root, Pin("vllm", ref, (ref * 40)[:40], "https://example.invalid/vllm"))
+    index.find("__all__")  # load every module, as the real index holds every symbol
+    return index
+
+
+@pytest.mark.parametrize("rule, old_files, new_files, item, expected", CASES, ids=[c[0] for c in CASES])
+def test_rule_finds_where_the_code_went(tmp_path, rule, old_files, new_files, item, expected):
+    old, new = tree(tmp_path / "old", old_files, "a"), tree(tmp_path / "new", new_files, "b")
+    hit = Finder(old, new, []).locate(item[0], item[1], 1)
+    assert hit is not None, rule
+    assert (hit.symbol, hit.pattern) == expected
+    # the suggestion resolves at the new tree, to the line it names
+    symbol = new.get(hit.symbol)
+    line = Resolver(new).locate(symbol, hit.pattern, hit.occurrence)[0] if hit.pattern else symbol.span.start
+    assert line == hit.line
+
+
+def test_unrelated_code_is_not_suggested(tmp_path):
+    old = tree(tmp_path / "old", {"pkg/adder.py": ADDER_OLD}, "a")
+    new = tree(tmp_path / "new", {"pkg/adder.py": "class PrefillAdder:\n    def add_one_req(self, req):\n"
+                                                   "        return self.admit(req)\n"}, "b")
+    assert Finder(old, new, []).locate("pkg.adder.PrefillAdder.add_one_req", "self.new_chunked_req = req", 1) is None
+
+
+def test_a_renamed_symbol_is_followed_through_the_symbol_changes(tmp_path):
+    old = tree(tmp_path / "old", {"pkg/hook.py": HOOK_OLD}, "a")
+    new = tree(tmp_path / "new", {"pkg/hook.py": HOOK_OLD.replace("_handle_ngram", "handle_ngram_defaults")}, "b")
+    changes = [Change(ChangeKind.RENAMED, "pkg.hook._handle_ngram", "pkg.hook.handle_ngram_defaults")]
+    hit = Finder(old, new, changes).locate("pkg.hook._handle_ngram", "server_args.enable_mixed_chunk = False", 1)
+    assert (hit.symbol, hit.rule) == ("pkg.hook.handle_ngram_defaults", "renamed")
+
+
+ANNOTATION = """schema: 1
+framework: vllm
+annotations:
+  - id: vllm.chunked-prefill.truncate   # a comment that must stay
+    mechanism: chunked-prefill
+    symbol: pkg.adder.PrefillAdder.add_one_req
+    anchor: {pattern: "self.new_chunked_req = req"}
+    role: plan
+    summary: A too-long request is admitted as a page-aligned chunk.
+    claims:
+      - id: chunk-page-aligned
+        article: "chunk"
+        claim: The chunk is page aligned.
+        verdict: holds
+        evidence:
+          - pattern: "trunc_len = chunk_tokens_limit // self.page_size * self.page_size"
+"""
+
+
+def test_apply_writes_at_entries_that_resolve_at_both_pins(tmp_path):
+    old, new = tree(tmp_path / "old", {"pkg/adder.py": ADDER_OLD}, "a"), tree(tmp_path / "new",
+                                                                             {"pkg/adder.py": ADDER_NEW}, "b")
+    project = tmp_path / "project"
+    (project / "annotations" / "vllm").mkdir(parents=True)
+    path = project / "annotations" / "vllm" / "chunked.yaml"
+    path.write_text(ANNOTATION)
+    annotations = load_annotations(project)
+    broken = list(broken_items(annotations, old, new, [], "default", "latest"))
+    assert [(b.claim, b.hit is not None) for b in broken] == [("", True), ("chunk-page-aligned", True)]
+    assert len(apply_suggestions(project, broken, "latest")) == 2
+    text = path.read_text()
+    assert "# a comment that must stay" in text and "    at:\n      latest:\n" in text
+    annotations = load_annotations(project)
+    assert check(annotations, old, "default").findings == ()
+    assert check(annotations, new, "latest").findings == ()
