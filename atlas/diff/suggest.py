@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import keyword
 import difflib
 import re
 from dataclasses import dataclass
@@ -36,8 +37,8 @@ MIN_SCORE = 0.45  # a moved or relaxed match reads at least this much like the o
 MAX_PATTERN = 160  # a suggested pattern longer than this keeps the relaxed form instead of the new code's text
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 _CALL = re.compile(r"(?:self\.|cls\.)?([A-Za-z_][A-Za-z0-9_]*)\s*\(")
-_COMMON = frozenset({"self", "cls", "None", "True", "False", "return", "len", "int", "str", "list", "dict", "set",
-                     "max", "min", "sum", "not", "and", "for", "in", "if", "else", "is"})
+_COMMON = frozenset({"self", "cls", "len", "int", "str", "list", "dict", "set", "max", "min", "sum",
+                     *keyword.kwlist})  # names too common to say which code a pattern means
 
 
 @dataclass(frozen=True, slots=True)
