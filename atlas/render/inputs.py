@@ -100,7 +100,12 @@ def collect(settings: Settings, frameworks: list[str] | None = None, pin_set: st
         anchored = _annotation_inputs(settings, manifest.name, index)
         engines.append(EngineData(manifest.name, checkout.pin, pin_set, checkout.path, manifest.package_root,
                                   index.symbols, graph, tuple(anchored)))
-    return SiteData(tuple(engines), load_results(settings))
+    results = load_results(settings)
+    if pin_set == "default":  # the mechanism pages say what changed at the latest pins
+        from atlas.render.pinchanges import pin_changes
+
+        results["pin_changes"] = pin_changes(settings, frameworks)
+    return SiteData(tuple(engines), results)
 
 
 def load_results(settings: Settings) -> dict[str, object]:

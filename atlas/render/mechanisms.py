@@ -28,7 +28,7 @@ def _contract_rows(contract) -> list[tuple[str, str]]:
     return rows
 
 
-def _entry(linker: Linker, page: str, anchored, number: int, runtime: dict) -> dict:
+def _entry(linker: Linker, page: str, anchored, number: int, runtime: dict, changes: dict | None = None) -> dict:
     a = anchored.annotation
     facts = linker.facts(a.symbol)
     span = anchored.span
@@ -39,7 +39,7 @@ def _entry(linker: Linker, page: str, anchored, number: int, runtime: dict) -> d
     return {"a": a, "facts": facts, "anchor": urls.anchor(a.id), "href": linker.href(page, a.symbol) if facts["exists"] else "",
             "contract": _contract_rows(a.contract), "source": source, "problem": anchored.problem,
             "graph": graph, "pairs": list(zip_longest(graph["callers"][:12], graph["callees"][:12])), "engine": engine_label(a.framework),
-            "runtime": runtime.get(a.id)}
+            "runtime": runtime.get(a.id), "changes": (changes or {}).get(a.id)}
 
 
 def mechanism_page(env, slug: str, content: Content, linkers: dict[str, Linker], anchored: dict, site) -> tuple:
@@ -48,7 +48,7 @@ def mechanism_page(env, slug: str, content: Content, linkers: dict[str, Linker],
     entries = []
     for name, linker in linkers.items():
         for number, item in enumerate(anchored.get((name, slug), []), 1):
-            entries.append(_entry(linker, page, item, number, runtime))
+            entries.append(_entry(linker, page, item, number, runtime, site.results.get("pin_changes")))
     side = []
     for role in ROLES:
         cells = {name: [e for e in entries if e["a"].framework == name and e["a"].role == role] for name in linkers}
