@@ -197,7 +197,7 @@ class Finder:
             hits = self.hits_in(targets + helpers, relaxed)
             if 0 < len(hits) <= 3:
                 best = self._best(hits, before, relaxed, "relaxed", targets, concrete=True, constant=constant,
-                                  helpers=helpers)
+                                  helpers=helpers, orig=pattern)
                 text = difflib.SequenceMatcher(None, pattern, best.pattern, autojunk=False).ratio()
                 found.append((0.5 * best.score + 0.5 * text, best))
         if not found:  # an attribute moved under a sub-object (`req.x` -> `req.kv.x`), and the code to another module
@@ -232,7 +232,8 @@ class Finder:
         s = self.new.get(targets[0])
         return Hit(targets[0], s.span.path, s.span.start, s.span.end, "", 1, rule, 1.0)
 
-    def _best(self, hits, before, pattern, rule, targets, concrete=False, constant=False, helpers=()) -> Hit:
+    def _best(self, hits, before, pattern, rule, targets, concrete=False, constant=False, helpers=(),
+              orig: str = "") -> Hit:
         def score(hit):
             sid, node = hit
             path = self.new.get(sid).span.path
@@ -243,7 +244,7 @@ class Finder:
             return ratio + (0.2 if sid in helpers else 0.0)  # code the old symbol now calls
 
         sid, node = max(hits, key=lambda h: (score(h), -h[1].lineno))
-        text = statement_text(node) if concrete else pattern
+        text = (filled(orig, pattern, node) or statement_text(node)) if concrete else pattern
         if concrete and len(text) > MAX_PATTERN:
             text = pattern
         # the symbol to anchor to: keep a target that holds the match; else the innermost symbol around it
@@ -283,6 +284,47 @@ def relaxations(pattern: str):
         except ValueError:
             continue
         yield text, isinstance(part, ast.Constant)
+
+
+def filled(orig: str, relaxed: str, node: ast.AST) -> str:
+    """The relaxed pattern with the part it left open (`...` where the original pattern had code) taken from the
+    matched code, the original's own `...` kept: `flash_attn_varlen_func(..., causal=causal)` relaxed to
+    `...(..., causal=causal)` and matched gives `new_name(..., causal=causal)`. "" when the shapes differ."""
+    try:
+        a, b = compile_pattern(orig).node, copy.deepcopy(compile_pattern(relaxed).node)
+    except ValueError:
+        return ""
+    if type(a) is not type(b) or not _fill(a, b, node):
+        return ""
+    text = _unparse_pattern(b)
+    return text if len(text) <= MAX_PATTERN else ""
+
+
+def _fill(orig, relaxed, node) -> bool:
+    """Fill `relaxed` in place; True when a hole was filled somewhere below."""
+    done = False
+    for name in relaxed._fields:
+        r, o, n = getattr(relaxed, name, None), getattr(orig, name, None), getattr(node, name, None)
+        if isinstance(r, list):
+            if not (isinstance(o, list) and isinstance(n, list) and len(r) == len(o) == len(n)):
+                continue
+            for i, (ri, oi, ni) in enumerate(zip(r, o, n)):
+                if _is_hole(ri, oi) and isinstance(ni, ast.AST):
+                    r[i], done = copy.deepcopy(ni), True
+                elif isinstance(ri, ast.AST) and type(ri) is type(oi) is type(ni):
+                    done = _fill(oi, ri, ni) or done
+        elif isinstance(r, ast.AST):
+            if _is_hole(r, o) and isinstance(n, ast.AST):
+                setattr(relaxed, name, copy.deepcopy(n))
+                done = True
+            elif type(r) is type(o) is type(n):
+                done = _fill(o, r, n) or done
+    return done
+
+
+def _is_hole(relaxed, orig) -> bool:
+    ellipsis = isinstance(relaxed, ast.Constant) and relaxed.value is Ellipsis
+    return ellipsis and not (isinstance(orig, ast.Constant) and orig.value is Ellipsis)
 
 
 def keyword_forms(pattern: str):

@@ -134,6 +134,17 @@ FREE_QUEUE = """def release(pool, blocks):
     pool.free_block_queue.append_n([b for b in blocks if b.ref_cnt == 0])
 """
 
+FORWARD_OLD = """class FlashAttentionImpl:
+    def forward(self, query, key, value, causal):
+        output = flash_attn_varlen_func(q=query, k=key, v=value, causal=causal)
+        return output
+"""
+FORWARD_NEW = """class FlashAttentionImpl:
+    def forward(self, query, key, value, causal):
+        output = _FA4_DENSE_ATTENTION_KERNEL(q=query, k=key, v=value, causal=causal)
+        return output
+"""
+
 # (rule, old files, new files, (symbol, pattern), where it must land: (symbol, pattern))
 CASES = [
     ("renamed variable in a helper", {"pkg/adder.py": ADDER_OLD}, {"pkg/adder.py": ADDER_NEW},
@@ -152,6 +163,9 @@ CASES = [
     ("renamed argument", {"pkg/sched.py": SCHED_OLD}, {"pkg/sched.py": SCHED_NEW},
      ("pkg.sched.Scheduler.schedule", "num_new_tokens = min(num_new_tokens, token_budget)"),
      ("pkg.sched.Scheduler.schedule", "num_new_tokens = min(num_new_tokens, request_token_budget)")),
+    ("renamed callee, the pattern's own wildcards kept", {"pkg/attn.py": FORWARD_OLD}, {"pkg/attn.py": FORWARD_NEW},
+     ("pkg.attn.FlashAttentionImpl.forward", "flash_attn_varlen_func(..., causal=causal)"),
+     ("pkg.attn.FlashAttentionImpl.forward", "_FA4_DENSE_ATTENTION_KERNEL(..., causal=causal)")),
     ("override folded into the base class (whole symbol)", {"pkg/sched.py": ASYNC_OLD}, {"pkg/sched.py": ASYNC_NEW},
      ("pkg.sched.AsyncScheduler._update_request_with_output", ""),
      ("pkg.sched.Scheduler._update_request_with_output", "")),
