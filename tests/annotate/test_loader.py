@@ -152,3 +152,57 @@ def test_framework_filter_ignores_problems_of_other_frameworks(tmp_path):
           .replace("vllm.preemption", "sglang.preemption").replace("role: release", "role: free"))
     assert [a.id for a in load_annotations(tmp_path, "vllm")] == ["vllm.preemption.preempt"]
     assert problems(tmp_path)[0].startswith("annotations/sglang/b.yaml:8: annotations.0.role")
+
+
+AT = GOOD.replace('''    anchor: {pattern: "self.free(req)"}
+''', '''    anchor: {pattern: "self.free(req)"}
+    at:
+      latest: {symbol: pkg.sched.Scheduler.release}
+''').replace('''          - pattern: "self.free(...)"
+''', '''          - pattern: "self.free(...)"
+            at:
+              latest: {pattern: "self.release(...)"}
+''').replace('''        verdict: holds
+''', '''        verdict: holds
+        at:
+          latest: {verdict: changed, note: frees through release()}
+''')
+
+
+def test_at_entries_give_the_annotation_as_it_reads_at_a_pin_set(tmp_path):
+    from gitfixtures import write_manifest
+    write_manifest(tmp_path, "vllm", "https://example.invalid/vllm", "v1")
+    text = (tmp_path / "pinned_sources" / "vllm.yaml").read_text()
+    (tmp_path / "pinned_sources" / "vllm.yaml").write_text(text + "  latest:\n    ref: v2\n")
+    write(tmp_path, "vllm/preemption.yaml", AT)
+    (a,) = load_annotations(tmp_path)
+    assert a.pin_sets == {"latest"}
+    latest = a.for_pin("latest")
+    assert (latest.symbol, latest.anchor.pattern) == ("pkg.sched.Scheduler.release", "self.free(req)")
+    (claim,) = latest.claims
+    assert (claim.verdict, claim.note) == ("changed", "frees through release()")
+    assert claim.evidence[0].pattern == "self.release(...)" and claim.evidence[0].symbol == a.symbol
+    assert a.for_pin("cpu").symbol == a.symbol  # a set without an entry reads as the default pin
+    (base,) = a.for_pin("default").claims
+    assert (base.verdict, base.evidence[0].pattern) == ("holds", "self.free(...)")
+
+
+def test_unknown_pin_set_in_at_is_reported_with_file_line(tmp_path):
+    from gitfixtures import write_manifest
+    write_manifest(tmp_path, "vllm", "https://example.invalid/vllm", "v1")
+    write(tmp_path, "vllm/preemption.yaml", AT.replace("      latest: {symbol", "      lates: {symbol"))
+    found = problems(tmp_path)
+    assert any(p.startswith("annotations/vllm/preemption.yaml:9: at: no pin set 'lates'") and "choose one of" in p
+               for p in found), found
+
+
+def test_at_default_is_an_error(tmp_path):
+    write(tmp_path, "vllm/preemption.yaml", AT.replace("          latest: {verdict", "          default: {verdict"))
+    found = problems(tmp_path)
+    assert any(": at: default is what the fields outside `at` say" in p for p in found), found
+
+
+def test_bad_verdict_in_at_is_a_schema_problem(tmp_path):
+    write(tmp_path, "vllm/preemption.yaml", AT.replace("{verdict: changed", "{verdict: wrong"))
+    found = problems(tmp_path)
+    assert any(p.startswith("annotations/vllm/preemption.yaml:") and "wrong" in p for p in found), found
