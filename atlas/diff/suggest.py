@@ -12,6 +12,7 @@ Rules, tried in order for an item whose code was at (symbol, pattern, occurrence
   pattern with that part as `...` matches in the symbol (or its helpers); the new code's own statement becomes the
   pattern, and a changed constant flags the claim's verdict for review.
 - renamed variable: the assigned value alone (an expression pattern), for `x = VALUE` that became `y = VALUE`.
+- keyword: a call lost or renamed one keyword argument (the call matched without it; the new code's call kept).
 - setter: `obj.attr = VALUE` became a call passing `attr=VALUE` (a setting written through a helper call).
 - attribute: an attribute read through another object (`req.x` -> `req.kv.x`), the code perhaps moved too: the
   pattern with the attribute's object as `...` matches in at most three places anywhere; the best read one wins.
@@ -335,6 +336,12 @@ def keyword_forms(pattern: str):
         yield f"...(..., {node.targets[0].attr}={ast.unparse(node.value)})"
     if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None and len(ast.unparse(node.value)) > 12:
         yield ast.unparse(node.value)  # the value assigned to a renamed variable: matches wherever it appears
+    calls = [n for n in ast.walk(node) if isinstance(n, ast.Call)]
+    for c, call in enumerate(calls):  # a keyword argument dropped or renamed: the call without it
+        for k in range(len(call.keywords)):
+            tree = copy.deepcopy(node)
+            del [n for n in ast.walk(tree) if isinstance(n, ast.Call)][c].keywords[k]
+            yield _unparse_pattern(tree)
 
 
 def receiver_relaxations(pattern: str):

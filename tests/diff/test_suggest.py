@@ -145,6 +145,15 @@ FORWARD_NEW = """class FlashAttentionImpl:
         return output
 """
 
+RELEASE_OLD = """def release_req(req, tree_cache):
+    release_kv_cache(req, tree_cache, is_insert=False)
+    req.reset_for_retract()
+"""
+RELEASE_NEW = """def release_req(req, tree_cache):
+    release_kv_cache(req, tree_cache, checkpoint=False)
+    req.reset_for_retract()
+"""
+
 # (rule, old files, new files, (symbol, pattern), where it must land: (symbol, pattern))
 CASES = [
     ("renamed variable in a helper", {"pkg/adder.py": ADDER_OLD}, {"pkg/adder.py": ADDER_NEW},
@@ -166,6 +175,9 @@ CASES = [
     ("renamed callee, the pattern's own wildcards kept", {"pkg/attn.py": FORWARD_OLD}, {"pkg/attn.py": FORWARD_NEW},
      ("pkg.attn.FlashAttentionImpl.forward", "flash_attn_varlen_func(..., causal=causal)"),
      ("pkg.attn.FlashAttentionImpl.forward", "_FA4_DENSE_ATTENTION_KERNEL(..., causal=causal)")),
+    ("renamed keyword argument", {"pkg/batch.py": RELEASE_OLD}, {"pkg/batch.py": RELEASE_NEW},
+     ("pkg.batch.release_req", "release_kv_cache(req, tree_cache, is_insert=False)"),
+     ("pkg.batch.release_req", "release_kv_cache(req, tree_cache, checkpoint=False)")),
     ("override folded into the base class (whole symbol)", {"pkg/sched.py": ASYNC_OLD}, {"pkg/sched.py": ASYNC_NEW},
      ("pkg.sched.AsyncScheduler._update_request_with_output", ""),
      ("pkg.sched.Scheduler._update_request_with_output", "")),
