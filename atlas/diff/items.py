@@ -37,11 +37,11 @@ class Broken:
 
 
 def broken_items(annotations: Iterable[Annotation], old_index, new_index, changes: list[Change], old_set: str,
-                 new_set: str) -> Iterator[Broken]:
+                 new_set: str, same_paths: set[str] | frozenset = frozenset()) -> Iterator[Broken]:
     """Items that resolve at OLD (read at `old_set`) but not at NEW (read at `new_set`), each with a suggestion
     where one is found. An evidence item expected absent but present at NEW is reported without one: that is a
     verdict to revisit, not a move."""
-    finder = Finder(old_index, new_index, changes)
+    finder = Finder(old_index, new_index, changes, same_paths)
     old_r, new_r = Resolver(old_index), Resolver(new_index)
     for base in annotations:
         was, now = base.for_pin(old_set), base.for_pin(new_set)

@@ -43,7 +43,7 @@ def diff(settings: Settings, manifest: Manifest, old_ref: str, new_ref: str, pro
     old_set = old_co.pin_set if old_co.pin_set in manifest.pins else "default"
     into = into or (new_co.pin_set if new_co.pin_set in manifest.pins else old_set)
     statuses = list(annotation_statuses([a.for_pin(into) for a in annotations], new_index, changes))
-    broken = list(broken_items(annotations, old_index, new_index, changes, old_set, into))
+    broken = list(broken_items(annotations, old_index, new_index, changes, old_set, into, same))
     num_changed = len(set(new_files) ^ set(old_files)) + sum(
         1 for path in new_files.keys() & old_files.keys() if path not in same)
     return DiffReport(manifest.name, old_co.pin, new_co.pin, tuple(changes), tuple(statuses), num_changed,

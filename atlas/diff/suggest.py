@@ -58,8 +58,9 @@ class Hit:
 class Finder:
     """Looks for where code went between two indexes; parses each file of NEW once."""
 
-    def __init__(self, old, new, changes: list[Change]):
+    def __init__(self, old, new, changes: list[Change], same_paths: set[str] | frozenset = frozenset()):
         self.old, self.new = old, new
+        self.same_paths = same_paths  # files equal at both pins: code that moved did not move into them
         self.went: dict[str, list[str]] = {}
         for c in changes:
             if c.kind in (ChangeKind.RENAMED, ChangeKind.MOVED, ChangeKind.SPLIT) and c.new_symbol:
@@ -151,10 +152,13 @@ class Finder:
             self._files = sorted({s.span.path for s in self.new.symbols.values()
                                   if s.kind is SymbolKind.MODULE and s.span and s.span.path.endswith(".py")})
         compiled = compile_pattern(pattern)
+        longest = max(words, key=len)
         out = []
         for path in self._files:
+            if path in self.same_paths:
+                continue
             text = "\n".join(self.lines(self.new, path))
-            if not all(w in text for w in words):
+            if not all(w in text for w in words) or not _near(text, longest, words):
                 continue
             table = self.table(path)
             if table is None:
@@ -259,6 +263,18 @@ class Finder:
     def _holds(self, symbol: str, node: ast.AST) -> bool:
         s = self.new.get(symbol)
         return s is not None and s.span is not None and s.span.start <= node.lineno <= s.span.end
+
+
+def _near(text: str, anchor: str, words: set[str], reach: int = 600) -> bool:
+    """Whether every word occurs within `reach` characters of one occurrence of `anchor` (a statement's names sit
+    close together; files that merely mention them all are not parsed)."""
+    start = text.find(anchor)
+    while start >= 0:
+        window = text[max(0, start - reach):start + reach]
+        if all(w in window for w in words):
+            return True
+        start = text.find(anchor, start + 1)
+    return False
 
 
 def relaxations(pattern: str):
