@@ -75,3 +75,33 @@ def test_unknown_framework_and_format_are_errors(project, capsys):
     assert run(project, "trt") == 2
     assert "unknown framework(s) trt; choose from: vllm, sglang" in capsys.readouterr().err
     assert run(project, "--format", "dot") == 2
+
+
+def test_a_pin_set_only_one_framework_has_is_checked_where_it_exists(project, capsys):
+    from gitfixtures import write_manifest
+
+    write(project.root, "vllm/a.yaml", GOOD)
+    path = write_manifest(project.root, "vllm", "https://example.invalid/vllm", "v1")
+    path.write_text(path.read_text() + "  cpu:\n    ref: v2\n")
+    write_manifest(project.root, "sglang", "https://example.invalid/sglang", "v1")
+    assert run(project, "--pins", "default,cpu") == 0
+    assert project.indexes == [("vllm", "default"), ("vllm", "cpu")]
+    assert run(project, "--pins", "nope") == 2
+    assert "no pin set 'nope'" in capsys.readouterr().err
+
+
+def test_at_entries_are_resolved_at_their_pin_set(project, capsys):
+    from gitfixtures import write_manifest
+
+    path = write_manifest(project.root, "vllm", "https://example.invalid/vllm", "v1")
+    path.write_text(path.read_text() + "  latest:\n    ref: v2\n")
+    moved = GOOD.replace('''    anchor: {pattern: "self.free(req)"}
+''', '''    anchor: {pattern: "self.free(req)"}
+    at:
+      latest: {anchor: {pattern: "self.release(req)"}}
+''')
+    write(project.root, "vllm/a.yaml", moved)
+    assert run(project, "--pins", "default,latest") == 1  # the fixture tree has no self.release(req)
+    err = capsys.readouterr()
+    assert "anchor `self.release(req)`" in err.out and "pins latest" in err.err
+    assert "pins default): 1/1 annotations resolve" in err.err
