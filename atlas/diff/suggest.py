@@ -12,6 +12,7 @@ Rules, tried in order for an item whose code was at (symbol, pattern, occurrence
   pattern with that part as `...` matches in the symbol (or its helpers); the new code's own statement becomes the
   pattern, and a changed constant flags the claim's verdict for review.
 - renamed variable: the assigned value alone (an expression pattern), for `x = VALUE` that became `y = VALUE`.
+- walrus: `if (f := E) or ...` became `f = E` then `if f or ...`.
 - keyword: a call lost or renamed one keyword argument (the call matched without it; the new code's call kept).
 - setter: `obj.attr = VALUE` became a call passing `attr=VALUE` (a setting written through a helper call).
 - attribute: an attribute read through another object (`req.x` -> `req.kv.x`), the code perhaps moved too: the
@@ -200,7 +201,8 @@ class Finder:
         variants += [(r2, c) for r in receiver_relaxations(pattern) for r2, c in [(r, False), *relaxations(r)]]
         for relaxed, constant in variants:
             hits = self.hits_in(targets + helpers, relaxed)
-            if 0 < len(hits) <= 3:
+            close = difflib.SequenceMatcher(None, pattern, relaxed, autojunk=False).ratio() >= 0.8
+            if 0 < len(hits) <= (6 if close else 3):  # a pattern still close to the old one may match more often
                 best = self._best(hits, before, relaxed, "relaxed", targets, concrete=True, constant=constant,
                                   helpers=helpers, orig=pattern)
                 text = difflib.SequenceMatcher(None, pattern, best.pattern, autojunk=False).ratio()
@@ -352,6 +354,8 @@ def keyword_forms(pattern: str):
         yield f"...(..., {node.targets[0].attr}={ast.unparse(node.value)})"
     if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None and len(ast.unparse(node.value)) > 12:
         yield ast.unparse(node.value)  # the value assigned to a renamed variable: matches wherever it appears
+    for walrus in [n for n in ast.walk(node) if isinstance(n, ast.NamedExpr)]:  # `if (f := E) or ...` unrolled
+        yield f"{ast.unparse(walrus.target)} = {ast.unparse(walrus.value)}"
     calls = [n for n in ast.walk(node) if isinstance(n, ast.Call)]
     for c, call in enumerate(calls):  # a keyword argument dropped or renamed: the call without it
         for k in range(len(call.keywords)):

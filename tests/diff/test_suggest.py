@@ -154,6 +154,18 @@ RELEASE_NEW = """def release_req(req, tree_cache):
     req.reset_for_retract()
 """
 
+RUNNING_OLD = """class Scheduler:
+    def update_running_batch(self, batch):
+        if (kv_full_retract_flag := not batch.check_decode_mem()) or self.test_retract:
+            batch.retract_decode(self.server_args)
+"""
+RUNNING_NEW = """class Scheduler:
+    def update_running_batch(self, batch):
+        kv_full_retract_flag = not batch.check_decode_mem()
+        if kv_full_retract_flag or self.test_retract:
+            batch.retract_decode(self.server_args)
+"""
+
 # (rule, old files, new files, (symbol, pattern), where it must land: (symbol, pattern))
 CASES = [
     ("renamed variable in a helper", {"pkg/adder.py": ADDER_OLD}, {"pkg/adder.py": ADDER_NEW},
@@ -178,6 +190,9 @@ CASES = [
     ("renamed keyword argument", {"pkg/batch.py": RELEASE_OLD}, {"pkg/batch.py": RELEASE_NEW},
      ("pkg.batch.release_req", "release_kv_cache(req, tree_cache, is_insert=False)"),
      ("pkg.batch.release_req", "release_kv_cache(req, tree_cache, checkpoint=False)")),
+    ("walrus unrolled", {"pkg/sched.py": RUNNING_OLD}, {"pkg/sched.py": RUNNING_NEW},
+     ("pkg.sched.Scheduler.update_running_batch", "if (kv_full_retract_flag := not batch.check_decode_mem()) or ...: ..."),
+     ("pkg.sched.Scheduler.update_running_batch", "kv_full_retract_flag = not batch.check_decode_mem()")),
     ("override folded into the base class (whole symbol)", {"pkg/sched.py": ASYNC_OLD}, {"pkg/sched.py": ASYNC_NEW},
      ("pkg.sched.AsyncScheduler._update_request_with_output", ""),
      ("pkg.sched.Scheduler._update_request_with_output", "")),
