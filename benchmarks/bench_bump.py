@@ -14,6 +14,7 @@ Run from the project root with ATLAS_MIRROR set:
 from __future__ import annotations
 
 import argparse
+import resource
 import shutil
 import statistics
 import subprocess
@@ -115,16 +116,21 @@ def pin(framework: str, old: str, new: str, runs: int, with_index: bool) -> None
             if with_index:
                 commands.append(("index", ["index", framework, "--pins", "latest"]))
             for name, argv in commands:
-                t = time.perf_counter()
+                t, cpu = time.perf_counter(), _child_cpu()
                 out = subprocess.run([*base, *argv], capture_output=True, text=True)
-                steps[name] = (time.perf_counter() - t, out.returncode)
+                steps[name] = (time.perf_counter() - t, out.returncode, _child_cpu() - cpu)
             walls.append(time.perf_counter() - start)
-            print(f"  run {run + 1}: {walls[-1]:.1f} s  " + ", ".join(
-                f"{k} {s:.1f} s (exit {rc})" for k, (s, rc) in steps.items()))
+            print(f"  run {run + 1}: {walls[-1]:.1f} s wall, {sum(c for _, _, c in steps.values()):.1f} CPU-s  " +
+                  ", ".join(f"{k} {s:.1f} s wall / {c:.1f} CPU-s (exit {rc})" for k, (s, rc, c) in steps.items()))
     spread = f" [{min(walls):.1f}, {max(walls):.1f}]" if len(walls) > 1 else ""
     what = "diff, apply, check, index" if with_index else "diff, apply, check (no index)"
     print(f"atlas pin {framework} {old} -> {new}, clean checkout, {what}: median {statistics.median(walls):.1f} s{spread} "
           f"over {len(walls)} run(s); target <= 60 s: {'met' if statistics.median(walls) <= 60 else 'not met'}")
+
+
+def _child_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
