@@ -124,7 +124,8 @@ def pin(framework: str, old: str, new: str, runs: int, with_index: bool) -> None
                   ", ".join(f"{k} {s:.1f} s wall / {c:.1f} CPU-s (exit {rc})" for k, (s, rc, c) in steps.items()))
     spread = f" [{min(walls):.1f}, {max(walls):.1f}]" if len(walls) > 1 else ""
     what = "diff, apply, check, index" if with_index else "diff, apply, check (no index)"
-    print(f"atlas pin {framework} {old} -> {new}, clean checkout, {what}: median {statistics.median(walls):.1f} s{spread} "
+    print(f"atlas pin {framework} {old} -> {new}, clean checkout, {what}: "
+          f"median {statistics.median(walls):.1f} s{spread} "
           f"over {len(walls)} run(s); target <= 60 s: {'met' if statistics.median(walls) <= 60 else 'not met'}")
 
 

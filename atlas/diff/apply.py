@@ -88,8 +88,8 @@ def _rewrite_text(path: Path, group: list[Broken]) -> None:
             claim = next((c for c in entry.get("claims", []) if c.get("id") == item.claim), None)
             node = claim["evidence"][item.evidence - 1] if claim else None
             if node is not None:
-                edits += [(node, key, old, new) for key, old, new in (
-                    ("symbol", item.symbol, item.hit.symbol), ("pattern", item.pattern, item.hit.pattern)) if key in node]
+                pairs = (("symbol", item.symbol, item.hit.symbol), ("pattern", item.pattern, item.hit.pattern))
+                edits += [(node, key, old, new) for key, old, new in pairs if key in node]
         for node, key, old, new in edits:
             line = node.lc.value(key)[0]
             if old != new and old and new and '"' not in new and old in lines[line]:

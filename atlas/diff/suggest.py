@@ -23,24 +23,20 @@ Rules, tried in order for an item whose code was at (symbol, pattern, occurrence
 from __future__ import annotations
 
 import ast
-import copy
-import keyword
 import difflib
 import re
 from dataclasses import dataclass
 
 from atlas.annotate.pattern import NodeTable, compile_pattern, find
 from atlas.diff.symbols import Bodies, similarity
+from atlas.diff.variants import (COMMON, MAX_PATTERN, WORD, filled, keyword_forms, receiver_relaxations,
+                                 relaxations, statement_text)
 from atlas.model import Change, ChangeKind, SymbolKind
 
 CODE = (SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CLASS)
 WINDOW = 4  # lines either side of a match compared to rank candidates
 MIN_SCORE = 0.45  # a moved or relaxed match reads at least this much like the old one (lines around, pattern text)
-MAX_PATTERN = 160  # a suggested pattern longer than this keeps the relaxed form instead of the new code's text
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 _CALL = re.compile(r"(?:self\.|cls\.)?([A-Za-z_][A-Za-z0-9_]*)\s*\(")
-_COMMON = frozenset({"self", "cls", "len", "int", "str", "list", "dict", "set", "max", "min", "sum",
-                     *keyword.kwlist})  # names too common to say which code a pattern means
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +116,7 @@ class Finder:
             owner, module = sid.rsplit(".", 1)[0], sid.rsplit(".", 2)[0]
             for name in dict.fromkeys(_CALL.findall(body)):
                 local = [c for c in (f"{owner}.{name}", f"{module}.{name}") if self.new.get(c) is not None]
-                if not local and name not in _COMMON:  # an imported function: the one of that name in the tree
+                if not local and name not in COMMON:  # an imported function: the one of that name in the tree
                     found = [c for c in self._named(name) if self.new.get(c).kind is SymbolKind.FUNCTION]
                     local = found if len(found) == 1 else []
                 out += [c for c in local if c != sid and c not in out]
@@ -146,7 +142,7 @@ class Finder:
 
     def hits_anywhere(self, pattern: str) -> list[tuple[str, ast.AST]]:
         """Matches of the pattern in every file of NEW that holds all of its names (a cheap text filter first)."""
-        words = set(_WORD.findall(pattern)) - _COMMON
+        words = set(WORD.findall(pattern)) - COMMON
         if not words:
             return []
         if self._files is None:
@@ -277,134 +273,3 @@ def _near(text: str, anchor: str, words: set[str], reach: int = 600) -> bool:
             return True
         start = text.find(anchor, start + 1)
     return False
-
-
-def relaxations(pattern: str):
-    """(pattern with one part replaced by `...`, whether that part was a constant), most specific first: constants,
-    then names and attributes, then larger expressions. Patterns left with no name of 3+ letters are skipped."""
-    root = compile_pattern(pattern).node
-    parts = [n for n in ast.walk(root) if isinstance(n, ast.expr) and n is not root
-             and not (isinstance(n, ast.Constant) and n.value is Ellipsis)]
-    parts.sort(key=lambda n: (not isinstance(n, ast.Constant), not isinstance(n, (ast.Name, ast.Attribute)),
-                              len(ast.unparse(n))))
-    seen = set()
-    for part in parts:
-        tree = copy.deepcopy(root)
-        target = _same_node(root, tree, part)
-        if target is None:
-            continue
-        _replace(tree, target)
-        text = _unparse_pattern(tree)
-        if text in seen or text == pattern or not (set(_WORD.findall(text)) - _COMMON):
-            continue
-        seen.add(text)
-        try:
-            compile_pattern(text)
-        except ValueError:
-            continue
-        yield text, isinstance(part, ast.Constant)
-
-
-def filled(orig: str, relaxed: str, node: ast.AST) -> str:
-    """The relaxed pattern with the part it left open (`...` where the original pattern had code) taken from the
-    matched code, the original's own `...` kept: `flash_attn_varlen_func(..., causal=causal)` relaxed to
-    `...(..., causal=causal)` and matched gives `new_name(..., causal=causal)`. "" when the shapes differ."""
-    try:
-        a, b = compile_pattern(orig).node, copy.deepcopy(compile_pattern(relaxed).node)
-    except ValueError:
-        return ""
-    if type(a) is not type(b) or not _fill(a, b, node):
-        return ""
-    text = _unparse_pattern(b)
-    return text if len(text) <= MAX_PATTERN else ""
-
-
-def _fill(orig, relaxed, node) -> bool:
-    """Fill `relaxed` in place; True when a hole was filled somewhere below."""
-    done = False
-    for name in relaxed._fields:
-        r, o, n = getattr(relaxed, name, None), getattr(orig, name, None), getattr(node, name, None)
-        if isinstance(r, list):
-            if not (isinstance(o, list) and isinstance(n, list) and len(r) == len(o) == len(n)):
-                continue
-            for i, (ri, oi, ni) in enumerate(zip(r, o, n)):
-                if _is_hole(ri, oi) and isinstance(ni, ast.AST):
-                    r[i], done = copy.deepcopy(ni), True
-                elif isinstance(ri, ast.AST) and type(ri) is type(oi) is type(ni):
-                    done = _fill(oi, ri, ni) or done
-        elif isinstance(r, ast.AST):
-            if _is_hole(r, o) and isinstance(n, ast.AST):
-                setattr(relaxed, name, copy.deepcopy(n))
-                done = True
-            elif type(r) is type(o) is type(n):
-                done = _fill(o, r, n) or done
-    return done
-
-
-def _is_hole(relaxed, orig) -> bool:
-    ellipsis = isinstance(relaxed, ast.Constant) and relaxed.value is Ellipsis
-    return ellipsis and not (isinstance(orig, ast.Constant) and orig.value is Ellipsis)
-
-
-def keyword_forms(pattern: str):
-    """`obj.attr = VALUE` as a call passing `attr=VALUE` (a setting written through a setter call instead, e.g.
-    `declare_resolution(server_args, ..., attr=VALUE)`)."""
-    node = compile_pattern(pattern).node
-    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute):
-        yield f"...(..., {node.targets[0].attr}={ast.unparse(node.value)})"
-    if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None and len(ast.unparse(node.value)) > 12:
-        yield ast.unparse(node.value)  # the value assigned to a renamed variable: matches wherever it appears
-    for walrus in [n for n in ast.walk(node) if isinstance(n, ast.NamedExpr)]:  # `if (f := E) or ...` unrolled
-        yield f"{ast.unparse(walrus.target)} = {ast.unparse(walrus.value)}"
-    calls = [n for n in ast.walk(node) if isinstance(n, ast.Call)]
-    for c, call in enumerate(calls):  # a keyword argument dropped or renamed: the call without it
-        for k in range(len(call.keywords)):
-            tree = copy.deepcopy(node)
-            del [n for n in ast.walk(tree) if isinstance(n, ast.Call)][c].keywords[k]
-            yield _unparse_pattern(tree)
-
-
-def receiver_relaxations(pattern: str):
-    """The pattern with the object of one `name.attr` replaced by `...` (`req.x += 1` -> `....x += 1`), which
-    matches the attribute on any object, a sub-object (`req.kv.x`) included."""
-    root = compile_pattern(pattern).node
-    for part in ast.walk(root):
-        if isinstance(part, ast.Attribute) and isinstance(part.value, ast.Name) and part.value.id not in ("self", "cls"):
-            tree = copy.deepcopy(root)
-            target = _same_node(root, tree, part.value)
-            _replace(tree, target)
-            yield _unparse_pattern(tree)
-
-
-def _same_node(root, copied, part):
-    for a, b in zip(ast.walk(root), ast.walk(copied)):
-        if a is part:
-            return b
-    return None
-
-
-def _replace(tree, target) -> None:
-    for node in ast.walk(tree):
-        for name, value in ast.iter_fields(node):
-            if value is target:
-                setattr(node, name, ast.Constant(Ellipsis))
-                return
-            if isinstance(value, list):
-                for i, item in enumerate(value):
-                    if item is target:
-                        value[i] = ast.Constant(Ellipsis)
-                        return
-
-
-def _unparse_pattern(node) -> str:
-    if isinstance(node, (ast.If, ast.While, ast.For, ast.With, ast.AsyncFor, ast.AsyncWith)):
-        node = copy.copy(node)
-        node.body = [ast.Expr(ast.Constant(Ellipsis))]
-        if hasattr(node, "orelse"):
-            node.orelse = []
-    return re.sub(r"\s*\n\s*", " ", ast.unparse(node))
-
-
-def statement_text(node: ast.AST) -> str:
-    """The matched code as a one-line pattern: a block statement by its header (`if cond: ...`)."""
-    return _unparse_pattern(node)
