@@ -10,6 +10,7 @@ from functools import partial
 from pathlib import Path
 
 from atlas.env import Settings
+from atlas.errors import BuildMissing
 from atlas.graph import components
 from atlas.graph.build import INDEX_FILE, _flat, _plan, _symbol, _write, load_index
 from atlas.graph.index import Index
@@ -23,9 +24,10 @@ def is_built(settings: Settings, framework: str, pin_set: str = "default") -> bo
     return _plan(settings, framework, pin_set).is_built()
 
 
-def load_symbols(settings: Settings, framework: str, pin_set: str = "default") -> Index:
+def load_symbols(settings: Settings, framework: str, pin_set: str = "default", on_demand: bool = True) -> Index:
     """The symbol index of `framework` at `pin_set`: the full build's when current, else made from the parse stage
-    (each file's facts from the parse cache, parsed where missing) and stored under the build's key."""
+    (each file's facts from the parse cache, parsed where missing) and stored under the build's key. Without
+    `on_demand`, only a stored index is read (BuildMissing says what to run when there is none)."""
     plan = _plan(settings, framework, pin_set)
     if plan.is_built() and (plan.out / INDEX_FILE).exists():
         return load_index(settings, framework, pin_set, on_demand=False)
@@ -34,6 +36,9 @@ def load_symbols(settings: Settings, framework: str, pin_set: str = "default") -
         key, pin, root, rows = pickle.loads(stored.read_bytes())
         if key == plan.key:
             return Index(pin, Path(root), {row[0]: _symbol(row) for row in rows})
+    if not on_demand:
+        raise BuildMissing(f"no symbol index of {framework} ({pin_set} pins) in {settings.build}; run "
+                           f"`atlas check {framework} --pins {pin_set}`")
     root = Path(plan.checkout.path)
     component = partial(components.component_of, framework)
     store = cache(settings.build)

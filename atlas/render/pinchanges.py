@@ -1,7 +1,7 @@
 """What changed in each annotated mechanism step between the default pin and another pin set (latest): where the
 code is at both pins (upstream links to both pins' lines), whether it moved, its signature change, and the claims
-whose verdict differs there. Read from the annotations' `at:` entries and both symbol indexes; a pin set that is
-not synced here is left out."""
+whose verdict differs there. Read from the annotations' `at:` entries and both symbol indexes; a pin set whose
+index is not stored (`atlas check --pins latest` stores it) is left out, so a site build never parses another tree."""
 
 from __future__ import annotations
 
@@ -20,8 +20,9 @@ def pin_changes(settings, frameworks: list[str] | None = None, pin_set: str = "l
         if pin_set not in manifest.pins or pin_set == "default":
             continue
         try:
-            old, new = load_symbols(settings, manifest.name, "default"), load_symbols(settings, manifest.name, pin_set)
-        except AtlasError:  # not synced here: the pages say nothing about that pin
+            old = load_symbols(settings, manifest.name, "default")
+            new = load_symbols(settings, manifest.name, pin_set, on_demand=False)
+        except AtlasError:  # not synced or not checked here (`atlas check --pins latest`): nothing said of that pin
             continue
         old_r, new_r = Resolver(old), Resolver(new)
         for a in annotations:
