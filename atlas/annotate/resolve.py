@@ -74,13 +74,17 @@ class Resolver:
     def locate(self, symbol: Symbol, pattern: str, occurrence: int) -> tuple[int, int, int]:
         """(start, end, number of matches) of the occurrence-th match of pattern inside symbol; 0, 0, n if none."""
         span = symbol.span
-        if span not in self._tables:
-            self._tables[span] = NodeTable(self._parse(span))
-        hits = find(compile_pattern(pattern), self._tables[span], span.start, span.end)
+        hits = find(compile_pattern(pattern), self.table(span), span.start, span.end)
         if occurrence > len(hits):
             return 0, 0, len(hits)
         node = hits[occurrence - 1]
         return node.lineno, node.end_lineno, len(hits)
+
+    def table(self, span: Span) -> NodeTable:
+        """The syntax nodes of a symbol's lines (parsed once per span), numbered as in its file."""
+        if span not in self._tables:
+            self._tables[span] = NodeTable(self._parse(span))
+        return self._tables[span]
 
     def _parse(self, span: Span) -> ast.AST:
         """The syntax tree of the symbol's lines alone, numbered as in the file (parsing only the symbol keeps

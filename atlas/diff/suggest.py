@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass
 
 from atlas.annotate.pattern import NodeTable, compile_pattern, find
+from atlas.annotate.resolve import Resolver
 from atlas.diff.symbols import Bodies, similarity
 from atlas.diff.variants import (COMMON, MAX_PATTERN, WORD, filled, keyword_forms, receiver_relaxations,
                                  relaxations, statement_text)
@@ -62,7 +63,7 @@ class Finder:
         for c in changes:
             if c.kind in (ChangeKind.RENAMED, ChangeKind.MOVED, ChangeKind.SPLIT) and c.new_symbol:
                 self.went[c.symbol] = c.new_symbol.split(", ")
-        self._trees: dict[str, NodeTable] = {}
+        self._resolver, self._old_resolver = Resolver(new), Resolver(old)
         self._lines: dict[tuple[int, str], list[str]] = {}
         self._by_path: dict[str, list[tuple[int, int, str]]] | None = None
         self._files: list[str] | None = None
@@ -75,23 +76,23 @@ class Finder:
             self._lines[key] = side.source(path).splitlines()
         return self._lines[key]
 
-    def table(self, path: str) -> NodeTable | None:
-        if path not in self._trees:
-            try:
-                self._trees[path] = NodeTable(ast.parse("\n".join(self.lines(self.new, path))))
-            except (SyntaxError, ValueError):
-                self._trees[path] = None
-        return self._trees[path]
+    def table(self, sid: str) -> NodeTable | None:
+        """The nodes of one symbol of NEW (only its lines are parsed: big files stay cheap)."""
+        span = self.new.get(sid).span
+        try:
+            return self._resolver.table(span)
+        except (SyntaxError, ValueError):
+            return None
 
-    def enclosing(self, path: str, line: int) -> str:
-        """The innermost function, method or class of NEW holding `line` of `path` (lambdas left out)."""
+    def enclosing(self, path: str, line: int, outermost: bool = False) -> str:
+        """The innermost (or outermost) function, method or class of NEW holding `line` of `path` (no lambdas)."""
         if self._by_path is None:
             self._by_path = {}
             for sid, s in self.new.symbols.items():
                 if s.kind in CODE and s.span and "<" not in sid:
                     self._by_path.setdefault(s.span.path, []).append((s.span.start, s.span.end, sid))
         inside = [(end - start, sid) for start, end, sid in self._by_path.get(path, ()) if start <= line <= end]
-        return min(inside)[1] if inside else ""
+        return (max(inside) if outermost else min(inside))[1] if inside else ""
 
     def context(self, side, path: str, start: int, end: int) -> list[str]:
         lines = self.lines(side, path)
@@ -135,7 +136,7 @@ class Finder:
         out = []
         for sid in symbols:
             span = self.new.get(sid).span
-            table = self.table(span.path) if span else None
+            table = self.table(sid) if span else None
             if table is not None:
                 out += [(sid, n) for n in find(compiled, table, span.start, span.end)]
         return out
@@ -157,13 +158,14 @@ class Finder:
             text = "\n".join(self.lines(self.new, path))
             if not all(w in text for w in words) or not _near(text, longest, words):
                 continue
-            table = self.table(path)
-            if table is None:
-                continue
-            for node in find(compiled, table, 1, len(self.lines(self.new, path))):
-                sid = self.enclosing(path, node.lineno)
-                if sid:
-                    out.append((sid, node))
+            lines = self.lines(self.new, path)
+            holders = {self.enclosing(path, i + 1, outermost=True) for i, line in enumerate(lines) if longest in line}
+            holders.discard("")
+            for holder in sorted(holders):  # parse only the top-level symbols that hold the pattern's rarest name
+                span = self.new.get(holder).span
+                table = self.table(holder)
+                for node in find(compiled, table, span.start, span.end) if table is not None else ():
+                    out.append((self.enclosing(path, node.lineno) or holder, node))
         return out
 
     def locate(self, symbol: str, pattern: str, occurrence: int) -> Hit | None:
@@ -173,8 +175,7 @@ class Finder:
             return None
         if not pattern:
             return self._whole(symbol)
-        old_nodes = find(compile_pattern(pattern), NodeTable(ast.parse("\n".join(self.lines(self.old, old.span.path)))),
-                         old.span.start, old.span.end)
+        old_nodes = find(compile_pattern(pattern), self._old_resolver.table(old.span), old.span.start, old.span.end)
         if occurrence > len(old_nodes):
             return None
         node = old_nodes[occurrence - 1]
