@@ -84,15 +84,15 @@ class Finder:
         except (SyntaxError, ValueError):
             return None
 
-    def enclosing(self, path: str, line: int, outermost: bool = False) -> str:
-        """The innermost (or outermost) function, method or class of NEW holding `line` of `path` (no lambdas)."""
+    def enclosing(self, path: str, line: int) -> str:
+        """The innermost function, method or class of NEW holding `line` of `path` (lambdas left out)."""
         if self._by_path is None:
             self._by_path = {}
             for sid, s in self.new.symbols.items():
                 if s.kind in CODE and s.span and "<" not in sid:
                     self._by_path.setdefault(s.span.path, []).append((s.span.start, s.span.end, sid))
         inside = [(end - start, sid) for start, end, sid in self._by_path.get(path, ()) if start <= line <= end]
-        return (max(inside) if outermost else min(inside))[1] if inside else ""
+        return min(inside)[1] if inside else ""
 
     def context(self, side, path: str, start: int, end: int) -> list[str]:
         lines = self.lines(side, path)
@@ -159,9 +159,9 @@ class Finder:
             if not all(w in text for w in words) or not _near(text, longest, words):
                 continue
             lines = self.lines(self.new, path)
-            holders = {self.enclosing(path, i + 1, outermost=True) for i, line in enumerate(lines) if longest in line}
+            holders = {self.enclosing(path, i + 1) for i, line in enumerate(lines) if longest in line}
             holders.discard("")
-            for holder in sorted(holders):  # parse only the top-level symbols that hold the pattern's rarest name
+            for holder in sorted(holders):  # parse only the symbols that hold the pattern's rarest name
                 span = self.new.get(holder).span
                 table = self.table(holder)
                 for node in find(compiled, table, span.start, span.end) if table is not None else ():
