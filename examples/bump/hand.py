@@ -1,11 +1,12 @@
-"""Hand edits of the bump: at-entries written through ruamel (the same writer as --apply-suggestions)."""
+"""Hand edits of the bump, as run (PYTHONPATH=examples/bump python examples/bump/hand_edits_vllm.py): at: entries
+written through ruamel, the same writer --apply-suggestions uses."""
 import sys
 from pathlib import Path
 from ruamel.yaml.comments import CommentedMap
 from atlas import yamlio
 from atlas.diff.apply import _set_at, _flow
 
-ROOT = Path("/work/wt/bump")
+ROOT = Path(__file__).resolve().parents[2]  # the project root
 _cache = {}
 
 def _load(rel):
