@@ -19,7 +19,9 @@ from atlas.runtime.experiments.report import collect as experiments_report
 VENDOR = {"cytoscape.min.js": "node_modules/cytoscape/dist/cytoscape.min.js",
           "cytoscape.LICENSE": "node_modules/cytoscape/LICENSE",
           "iframe-worker-shim.js": "node_modules/iframe-worker/shim/index.js",
-          "iframe-worker.LICENSE": "node_modules/iframe-worker/LICENSE"}
+          "iframe-worker.LICENSE": "node_modules/iframe-worker/LICENSE",
+          "prism.LICENSE": "node_modules/prismjs/LICENSE"}
+PRISM = ("prism-core", "prism-clike", "prism-c", "prism-cpp", "prism-python")  # the source view's languages
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +49,9 @@ def copy_assets(site: Path, docs: Path) -> None:
         if not path.is_file():
             raise BuildMissing(f"{path} is missing; run `npm ci --prefix site` to install the bundled graph library")
         shutil.copy2(path, target / name)
+    parts = [site / "node_modules" / "prismjs" / "components" / f"{name}.min.js" for name in PRISM]
+    (target / "prism-atlas.js").write_text("window.Prism=window.Prism||{};window.Prism.manual=true;\n" + "\n".join(
+        p.read_text(encoding="utf-8") for p in parts), encoding="utf-8")
 
 
 def write_docs(files: dict[str, str], docs: Path) -> None:

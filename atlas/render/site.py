@@ -7,7 +7,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from atlas.render import browser, components, experiments, mechanisms, pages, urls
+from atlas.render import browser, code, components, experiments, mechanisms, pages, urls
 from atlas.render.content import MECHANISMS, Content
 from atlas.render.excerpt import Slots
 from atlas.render.env import environment
@@ -67,10 +67,15 @@ def render_docs(site: SiteData, content: Content, templates: Path) -> Rendered:
         for key, payload in browser.browser_files(engine.name, engine.symbols, page_of,
                                                   lambda p, n=engine.name: urls.file_data(n, p)).items():
             files[_data_path(engine.name, key)] = as_script(key, payload)
+        files.update(code.code_files(engine, code.runtime_for(engine, site.results.get("traces") or []),
+                                     _note_href))
         path, text = pages.browser_page(env, linker)
         files[path] = text
         nav_browse.append({pages.engine_label(engine.name): path})
     files["index.md"] = pages.home(env, content, linkers, site)
+    files["code.md"] = env.get_template("code.md.j2").render(
+        root="", engines=[e.name for e in site.engines], default=site.engines[0].name if site.engines else "",
+        labels=[pages.engine_label(e.name) for e in site.engines])
     for slug in MECHANISMS:
         path, text = mechanisms.mechanism_page(env, slug, content, linkers, anchored, site)
         files[path] = text
@@ -93,7 +98,7 @@ def render_docs(site: SiteData, content: Content, templates: Path) -> Rendered:
     nav = [{"Home": "index.md"},
            {"Mechanisms": ["mechanisms/index.md"] + [{t: urls.mechanism_page(s)} for s, t in MECHANISMS.items()]},
            {"Components": ["components/index.md"] + nav_components},
-           {"Symbols": nav_browse},
+           {"Symbols": nav_browse + [{"Source": "code.md"}]},
            {"Cross-reference": [{"Reading bottlenecks (s11)": "crossref/bottlenecks.md"},
                                 {"Multi-GPU questions (s12)": "crossref/multi-gpu.md"}]},
            {"Runtime": [{"Probe traces": "runtime.md"}, {"Diff across pins": "diff.md"}]}]
@@ -110,3 +115,8 @@ def _data_path(engine: str, key: str) -> str:
     if kind == "names":
         return f"assets/atlas/data/{engine}/names/{urls.slug(rest)}.js"
     return f"assets/atlas/data/{engine}/files.js"
+
+
+def _note_href(annotation) -> str:
+    """An annotation's section, relative to the site root (the source view resolves it against its root)."""
+    return urls.rel("index.md", urls.annotation_page(annotation.mechanism), urls.anchor(annotation.id))

@@ -267,6 +267,8 @@
       });
     }
     document.querySelectorAll(".atlas-browser").forEach(initBrowser);
+    var code = document.querySelector(".atlas-code");  // the source view: its own script, loaded on that page only
+    if (code) { loadScript(here((code.getAttribute("data-root") || "") + "assets/atlas/atlas-code.js")); }
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
