@@ -68,7 +68,8 @@ def fill_slots(html: Path, slots) -> None:
     for page in html.rglob("*.html"):
         text = page.read_text(encoding="utf-8")
         if 'class="atlas-slot"' in text:
-            page.write_text(slots.fill(text), encoding="utf-8")
+            root = "../" * (len(page.relative_to(html).parts) - 1)
+            page.write_text(slots.fill(text, root), encoding="utf-8")
 
 
 def mkdocs_build(config: Path, docs: Path, html: Path, nav: list) -> None:

@@ -4,7 +4,7 @@
    browser's DecompressionStream, which works from file:// too. Highlighting: Prism (bundled). */
 (function () {
   "use strict";
-  var box = document.querySelector(".atlas-code");
+  var box = document.querySelector(".atlas-codeview");
   if (!box) { return; }
   var rootRel = box.getAttribute("data-root") || "";
   var engines = (box.getAttribute("data-engines") || "").split(",").filter(Boolean);

@@ -203,8 +203,8 @@
             var tr = document.createElement("tr");
             tr.id = "sym-" + s.id;
             var name = text("td"), link;
-            if (s.page) { link = document.createElement("a"); link.href = here(root + s.page); }
-            else { link = document.createElement("span"); }
+            link = document.createElement("a");
+            link.href = s.page ? here(root + s.page) : here(root + "code.html") + "#" + engine + "/" + entry[0] + ":L" + s.start;
             link.appendChild(text("code", "", s.id.slice(s.id.lastIndexOf(".") + 1)));
             name.appendChild(link);
             var lines = document.createElement("a");
@@ -267,7 +267,7 @@
       });
     }
     document.querySelectorAll(".atlas-browser").forEach(initBrowser);
-    var code = document.querySelector(".atlas-code");  // the source view: its own script, loaded on that page only
+    var code = document.querySelector(".atlas-codeview");  // the source view: its own script, loaded on that page only
     if (code) { loadScript(here((code.getAttribute("data-root") || "") + "assets/atlas/atlas-code.js")); }
   }
 
