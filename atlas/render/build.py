@@ -11,6 +11,7 @@ from pathlib import Path
 
 from atlas.env import Settings
 from atlas.errors import BuildMissing, ConfigError
+from atlas.render import cjk
 from atlas.render.content import load_content
 from atlas.render.inputs import SiteData, collect
 from atlas.render.site import render_docs
@@ -52,6 +53,17 @@ def copy_assets(site: Path, docs: Path) -> None:
     parts = [site / "node_modules" / "prismjs" / "components" / f"{name}.min.js" for name in PRISM]
     (target / "prism-atlas.js").write_text("window.Prism=window.Prism||{};window.Prism.manual=true;\n" + "\n".join(
         p.read_text(encoding="utf-8") for p in parts), encoding="utf-8")
+
+
+def write_cjk_font(site: Path, docs: Path, chars: str) -> None:
+    """The font subset holding the site's CJK characters, and its stylesheet (atlas.render.cjk)."""
+    font = site / cjk.FONT
+    if not font.is_file():
+        raise BuildMissing(f"{font} is missing; run `npm ci --prefix site` to install the bundled CJK font")
+    target = docs / "assets" / "atlas"
+    (target / cjk.FILE).write_bytes(cjk.subset(font, chars or "\u3000"))
+    shutil.copy2(site / cjk.LICENSE, target / "atlas-cjk.LICENSE")
+    (target / "atlas-cjk.css").write_text(cjk.font_face(chars), encoding="utf-8")
 
 
 def write_docs(files: dict[str, str], docs: Path) -> None:
@@ -103,6 +115,7 @@ def build_site(settings: Settings, frameworks: list[str] | None = None, pin_set:
     docs, html = target / "docs", target / "html"
     write_docs(rendered.files, docs)
     copy_assets(settings.root / "site", docs)
+    write_cjk_font(settings.root / "site", docs, rendered.cjk)
     seconds["write"] = time.perf_counter() - mark
     mark = time.perf_counter()
     mkdocs_build(settings.root / "mkdocs.yml", docs, html, rendered.nav)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from atlas.graph.calls import call_rows, common_name
 from atlas.render import urls
+from atlas.render.cjk import cjk_chars
 from atlas.render.inputs import EngineData
 
 MAX_CALLERS = 200  # per definition; the panel says how many more there are
@@ -119,9 +120,10 @@ def _contract(annotation) -> str:
     return "; ".join(parts)
 
 
-def code_files(engine: EngineData, runtime: Runtime, note_href) -> dict[str, str]:
+def code_files(engine: EngineData, runtime: Runtime, note_href, chars: set[str] | None = None) -> dict[str, str]:
     """Docs-relative path -> data file text: one per source file, and the files index. `note_href(annotation)`
-    gives the site-root-relative link of an annotation's section."""
+    gives the site-root-relative link of an annotation's section; `chars` collects the CJK characters of the
+    sources (the site's font subset must hold them)."""
     by_file: dict[str, list] = defaultdict(list)
     for symbol in engine.symbols.values():
         if symbol.span is not None:
@@ -140,6 +142,8 @@ def code_files(engine: EngineData, runtime: Runtime, note_href) -> dict[str, str
             text = engine.source(path)
         except OSError:
             continue
+        if chars is not None and not text.isascii():
+            chars.update(cjk_chars([text]))
         payload = file_payload(engine, path, text, by_file[path], out_edges.get(path, {}), in_edges.get(path, {}),
                                notes.get(path, []), runtime)
         target = data_file(engine.name, path)

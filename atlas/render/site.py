@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from atlas.render import browser, code, components, experiments, mechanisms, pages, urls
+from atlas.render.cjk import cjk_chars
 from atlas.render.content import MECHANISMS, Content
 from atlas.render.excerpt import Slots
 from atlas.render.env import environment
@@ -22,6 +23,7 @@ class Rendered:
     slots: Slots  # source excerpts, filled into the built HTML
     nav: list  # mkdocs nav
     num_symbol_pages: int
+    cjk: str = ""  # the CJK characters of every page and source file (atlas.render.cjk subsets a font to them)
 
 
 def _paged(engine, content: Content, members: dict[str, list[str]], anchored) -> frozenset[str]:
@@ -45,6 +47,7 @@ def render_docs(site: SiteData, content: Content, templates: Path) -> Rendered:
         for item in engine.anchored:
             anchored[(engine.name, item.annotation.mechanism)].append(item)
     linkers: dict[str, Linker] = {}
+    source_chars: set[str] = set()
     slots = Slots()
     num_symbol_pages = 0
     nav_components, nav_browse = [], []
@@ -68,7 +71,7 @@ def render_docs(site: SiteData, content: Content, templates: Path) -> Rendered:
                                                   lambda p, n=engine.name: urls.file_data(n, p)).items():
             files[_data_path(engine.name, key)] = as_script(key, payload)
         files.update(code.code_files(engine, code.runtime_for(engine, site.results.get("traces") or []),
-                                     _note_href))
+                                     _note_href, source_chars))
         path, text = pages.browser_page(env, linker)
         files[path] = text
         nav_browse.append({pages.engine_label(engine.name): path})
@@ -104,7 +107,8 @@ def render_docs(site: SiteData, content: Content, templates: Path) -> Rendered:
            {"Runtime": [{"Probe traces": "runtime.md"}, {"Diff across pins": "diff.md"}]}]
     if report is not None:
         nav.append(experiments.nav_entry(report))
-    return Rendered(files, slots, nav, num_symbol_pages)
+    chars = cjk_chars([*files.values(), *slots.fragments, "".join(source_chars)])
+    return Rendered(files, slots, nav, num_symbol_pages, chars)
 
 
 def _data_path(engine: str, key: str) -> str:
