@@ -11,7 +11,7 @@ from pathlib import Path
 
 from atlas.env import Settings
 from atlas.errors import BuildMissing, ConfigError
-from atlas.render import cjk
+from atlas.render import cjk, pages, pinswitch
 from atlas.render.content import load_content
 from atlas.render.inputs import SiteData, collect
 from atlas.render.site import render_docs
@@ -33,6 +33,7 @@ class BuildReport:
     num_files: int
     num_symbol_pages: int
     seconds: dict[str, float] = field(default_factory=dict)  # stage -> seconds
+    refs: tuple[str, ...] = ()  # "vLLM v0.26.0", one per engine: what the pin set holds
 
 
 def out_dir(settings: Settings, out: str | None = None) -> Path:
@@ -98,8 +99,9 @@ def mkdocs_build(config: Path, docs: Path, html: Path, nav: list) -> None:
 
 
 def build_site(settings: Settings, frameworks: list[str] | None = None, pin_set: str = "default",
-               out: str | None = None, site: SiteData | None = None) -> BuildReport:
-    """Render and build the whole site; `site` may be handed in (tests) instead of being collected."""
+               out: str | None = None, site: SiteData | None = None, under: str = "") -> BuildReport:
+    """Render and build the whole site; `site` may be handed in (tests) instead of being collected. `under` puts
+    the HTML in html/<under>/ (a second pin set beside the first, see build_sites)."""
     seconds = {}
     started = time.perf_counter()
     if site is None:
@@ -112,7 +114,7 @@ def build_site(settings: Settings, frameworks: list[str] | None = None, pin_set:
     seconds["render"] = time.perf_counter() - mark
     mark = time.perf_counter()
     target = out_dir(settings, out)
-    docs, html = target / "docs", target / "html"
+    docs, html = target / (f"docs-{under}" if under else "docs"), target / "html" / under if under else target / "html"
     write_docs(rendered.files, docs)
     copy_assets(settings.root / "site", docs)
     write_cjk_font(settings.root / "site", docs, rendered.cjk)
@@ -125,4 +127,25 @@ def build_site(settings: Settings, frameworks: list[str] | None = None, pin_set:
     seconds["excerpts"] = time.perf_counter() - mark
     seconds["total"] = time.perf_counter() - started
     num_pages = sum(1 for p in rendered.files if p.endswith(".md"))
-    return BuildReport(target, html, num_pages, len(rendered.files), rendered.num_symbol_pages, seconds)
+    refs = tuple(f"{pages.engine_label(e.name)} {e.pin.ref}" for e in site.engines)
+    return BuildReport(target, html, num_pages, len(rendered.files), rendered.num_symbol_pages, seconds, refs)
+
+
+def build_sites(settings: Settings, frameworks: list[str] | None, pin_sets: list[str], out: str | None = None,
+                sites: list[SiteData] | None = None) -> list[BuildReport]:
+    """One site holding several pin sets: the first at the root of html/, each other under html/<set>/, and on
+    every page a switch to the same page at the other pins (pin_switch.write_switch_data)."""
+    reports = []
+    for number, pin_set in enumerate(pin_sets):
+        reports.append(build_site(settings, frameworks, pin_set, out, sites[number] if sites else None,
+                                  under="" if number == 0 else pin_set))
+    html = out_dir(settings, out) / "html"
+    roots = {pin_set: ("" if number == 0 else pin_set) for number, pin_set in enumerate(pin_sets)}
+    refs = {pin_set: ", ".join(report.refs) for pin_set, report in zip(pin_sets, reports)}
+    listed = {pin_set: sorted(p.relative_to(html / root).as_posix() for p in (html / root).rglob("*.html")
+                             if not any(part in roots.values() and part for part in p.relative_to(html / root).parts[:1]))
+              for pin_set, root in roots.items()}
+    for pin_set, root in roots.items():
+        (html / root / "assets" / "atlas" / "pinsets.js").write_text(pinswitch.switch_data(pin_set, roots, refs, listed),
+                                                                    encoding="utf-8")
+    return reports

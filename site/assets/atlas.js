@@ -258,7 +258,32 @@
     }).catch(function (err) { pane.textContent = String(err); });
   }
 
+  /* the pin-set switch (atlas.render.pinswitch): the same page at the other pins, else that set's diff page */
+  function pinSwitch() {
+    var config = document.getElementById("__config"), header = document.querySelector(".md-header__inner");
+    if (!config || !header) { return; }
+    var root = new URL(JSON.parse(config.textContent).base.replace(/\/?$/, "/"), location.href);
+    loadData(root.href + "assets/atlas/pinsets.js", "pinsets").then(function (data) {
+      if (data.sets.length < 2) { return; }
+      var page = decodeURI(location.pathname).slice(decodeURI(root.pathname).length) || "index.html";
+      var select = document.createElement("select");
+      select.className = "atlas-pinset"; select.setAttribute("aria-label", "pin set");
+      data.sets.forEach(function (set) {
+        var option = document.createElement("option");
+        option.value = set.name; option.textContent = set.name + ": " + set.refs;
+        option.selected = set.name === data.current; select.appendChild(option);
+      });
+      select.addEventListener("change", function () {
+        var set = data.sets.filter(function (s) { return s.name === select.value; })[0];
+        var target = set.pages.indexOf(page) >= 0 ? page + location.hash : "diff.html";
+        location.href = new URL(set.root + target, root).href;
+      });
+      header.insertBefore(select, header.querySelector(".md-search") || null);
+    }).catch(function () { /* a site of one pin set has no switch */ });
+  }
+
   function start() {
+    pinSwitch();
     var graphs = document.querySelectorAll(".atlas-graph");
     if (graphs.length) {
       var root = graphs[0].getAttribute("data-root"), t0 = performance.now();
