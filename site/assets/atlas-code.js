@@ -141,6 +141,7 @@
     current = { data: d, engine: engine };
     box.setAttribute("data-file", prefix);
     box.setAttribute("data-ready-ms", String(Math.round(performance.now() - t0)));
+    box.setAttribute("data-nav-ms", String(Math.round(performance.now())));  // since the navigation began
   }
 
   function targetHtml(d, engine, t, extra) {
