@@ -167,8 +167,9 @@ def file_payload(engine: EngineData, path: str, text: str, symbols: list, outgoi
     for symbol in sorted(symbols, key=lambda s: (s.span.start, s.id)):
         number = len(defs)
         name = symbol.id.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
+        bases = [[base.rsplit(".", 1)[-1], targets.of(base)] for base in symbol.bases if base in engine.symbols]
         defs.append([symbol.span.start, symbol.span.end, name, targets.of(symbol.id), symbol.kind.value,
-                     symbol.signature[:300]])
+                     symbol.signature[:300], bases])
         rows = call_rows(outgoing.get(symbol.id, []))
         if rows:
             callees[number] = [[r.line, common_name(r), _target_rows(targets, r, runtime, symbol.id)] for r in rows]

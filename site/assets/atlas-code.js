@@ -109,10 +109,16 @@
       if (info) {
         var names = Object.keys(info.calls), def = info.def >= 0 ? d.defs[info.def] : null;
         if (def && names.indexOf(def[2]) < 0) { names.push(def[2]); }
+        var bases = {};  // a class's bases the index resolved, linked to their definitions
+        (def && def[6] || []).forEach(function (b) { if (names.indexOf(b[0]) < 0) { names.push(b[0]); bases[b[0]] = b[1]; } });
         if (names.length) {
           links = { re: wordRe(names), make: function (name) {
             if (def && name === def[2] && !info.calls[name]) {
               return '<a class="atlas-def" data-def="' + info.def + '" href="' + hashOf(engine, d.path, n) + '">' + esc(name) + "</a>";
+            }
+            if (bases[name] !== undefined) {
+              var base = d.targets[bases[name]];
+              return '<a class="atlas-ref" href="' + hashOf(engine, base[1], base[2]) + '" title="' + esc(base[0]) + '">' + esc(name) + "</a>";
             }
             var ref = info.calls[name], row = d.callees[ref[0]][ref[1]], seen = row[2].some(function (t) { return t[3] > 0; });
             var first = d.targets[row[2][0][0]], single = row[2].length === 1 && first[1];
@@ -193,7 +199,7 @@
     panel.querySelector(".atlas-panel-close").onclick = function () { panel.hidden = true; };
   }
 
-  function showIndex(engine) {
+  function showIndex(engine, message) {
     var list = engines.map(function (e) { return '<option' + (e === engine ? " selected" : "") + ">" + esc(e) + "</option>"; }).join("");
     head.innerHTML = '<select class="atlas-code-engine">' + list + '</select> <input class="atlas-code-find md-input" type="search" placeholder="filter files by path">';
     var find = head.querySelector("input"), select = head.querySelector("select");
@@ -201,7 +207,7 @@
       var e = select.value;
       data(rootRel + "assets/atlas/code/" + e + "/files.js", e + "/code").then(function (index) {
         var q = find.value.toLowerCase(), hits = index.files.filter(function (f) { return f[0].toLowerCase().indexOf(q) >= 0; });
-        body.innerHTML = "<p>" + hits.length + " of " + index.files.length + " files of " + esc(e) + " " + esc(index.pin) + "</p><ul class='atlas-code-files'>" +
+        body.innerHTML = (message ? "<p class='atlas-code-missing'>" + esc(message) + "</p>" : "") + "<p>" + hits.length + " of " + index.files.length + " files of " + esc(e) + " " + esc(index.pin) + "</p><ul class='atlas-code-files'>" +
           hits.slice(0, 300).map(function (f) { return "<li><a href='" + hashOf(e, f[0]) + "'>" + esc(f[0]) + "</a> <span class='atlas-line-no'>" + f[2] + " lines</span></li>"; }).join("") + "</ul>";
       });
     }
@@ -216,7 +222,12 @@
     var ready = current && box.getAttribute("data-file") === key ? Promise.resolve() :
       data(rootRel + "assets/atlas/code/" + where.engine + "/files.js", where.engine + "/code").then(function (index) {
         var entry = index.files.filter(function (f) { return f[0] === where.path; })[0];
-        if (!entry) { throw new Error(where.path + " is not among the analysed files of " + where.engine); }
+        if (!entry) {  // e.g. a file gone at the other pin set: list the files, saying so
+          var gone = new Error(where.path + " is not among the indexed files of " + where.engine + " " + index.pin);
+          gone.listed = true;
+          showIndex(where.engine, gone.message);
+          throw gone;
+        }
         return Promise.all([prism(), data(rootRel + "assets/atlas/code/" + where.engine + "/" + entry[1], where.engine + "/code/" + where.path)]);
       }).then(function (got) { render(got[1], where.engine, t0); });
     ready.then(function () {
@@ -228,7 +239,12 @@
         var def = current.data.defs.findIndex(function (x) { return x[0] === where.line; });
         if (def >= 0) { showDef(def); }
       }
-    }).catch(function (err) { body.textContent = String(err); });
+    }).catch(function (err) {
+      if (err.listed) { return; }
+      var note = document.createElement("p");
+      note.className = "atlas-code-missing"; note.textContent = err.message || String(err);
+      body.insertBefore(note, body.firstChild);
+    });
   }
 
   body.addEventListener("click", function (evt) {

@@ -58,3 +58,11 @@ def test_source_view_keeps_its_file_across_pins(two_sets, open_page):
     page.wait_for_url("**/latest/code.html#vllm/vllm/core/sched.py:L7")
     page.wait_for_selector(".atlas-codeview[data-ready-ms]", timeout=15000)
     assert "v9.10.0" in page.locator(".atlas-code-head").inner_text()
+
+
+def test_source_view_lists_files_when_one_is_gone_at_the_other_pins(two_sets, open_page):
+    page, _ = open_page()
+    page.goto((two_sets / "latest" / "code.html").as_uri() + "#vllm/vllm/core/gone.py:L3")
+    page.wait_for_selector(".atlas-code-missing", timeout=15000)
+    assert "vllm/core/gone.py is not among the indexed files of vllm v9.10.0" in page.locator(".atlas-code-missing").inner_text()
+    assert page.locator("ul.atlas-code-files a", has_text="vllm/core/sched.py").count() == 1
