@@ -6,7 +6,7 @@ from atlas.render.pinswitch import switch_data
 
 
 def data(text: str) -> dict:
-    return json.loads(text.split("=", 1)[1].rstrip(";\n"))
+    return json.loads(text.split("]=", 1)[1].rstrip(";\n"))
 
 
 def test_roots_are_relative_to_each_set():
