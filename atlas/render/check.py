@@ -12,6 +12,7 @@ from urllib.parse import unquote, urlsplit
 
 from atlas.model import Finding
 from atlas.render.code import data_file as code_data_file
+from atlas.render.code import index_file as code_index_file
 
 _FETCHING = {("script", "src"), ("link", "href"), ("img", "src"), ("iframe", "src"), ("source", "src"),
              ("video", "src"), ("audio", "src"), ("embed", "src"), ("object", "data")}
@@ -85,7 +86,7 @@ def _code_data_exists(html: Path, fragment: str) -> bool:
     """`engine/path[:Ln]` of the source view -> whether the build wrote that file's data."""
     engine, _, rest = fragment.partition("/")
     path = rest.rsplit(":L", 1)[0] if ":L" in rest else rest
-    return (html / code_data_file(engine, path)).is_file()
+    return (html / (code_data_file(engine, path) if path else code_index_file(engine))).is_file()
 
 
 class _Excerpts(HTMLParser):

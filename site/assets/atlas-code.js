@@ -217,7 +217,11 @@
 
   function route() {
     var t0 = performance.now(), where = parseHash();
-    if (!where || engines.indexOf(where.engine) < 0) { showIndex(engines[0]); return; }
+    if (!where || engines.indexOf(where.engine) < 0) {  // no file named: the file list (#vllm/ picks the engine)
+      var named = /^([a-z0-9_-]+)\/$/.exec(location.hash.slice(1));
+      showIndex(named && engines.indexOf(named[1]) >= 0 ? named[1] : engines[0]);
+      return;
+    }
     var key = where.engine + "/" + where.path;
     var ready = current && box.getAttribute("data-file") === key ? Promise.resolve() :
       data(rootRel + "assets/atlas/code/" + where.engine + "/files.js", where.engine + "/code").then(function (index) {

@@ -56,3 +56,12 @@ def test_excerpt_and_symbol_page_lead_into_the_source_view(fixture_site, open_pa
     page.goto((fixture_site / "html" / "symbols" / "vllm" / "vllm.core.pool.evict.html").as_uri())
     page.locator("a", has_text="vllm/core/pool.py L1002-L1004").click()
     page.wait_for_selector("tr#L1002.atlas-target", timeout=15000)
+
+
+def test_home_leads_to_the_file_list_and_a_file(fixture_site, open_page):
+    page, _ = open_page()
+    page.goto((fixture_site / "html" / "index.html").as_uri())
+    page.locator("a", has_text="read every file").first.click()
+    page.locator("ul.atlas-code-files a", has_text="vllm/core/sched.py").click()
+    page.wait_for_selector(".atlas-codeview[data-file='vllm/vllm/core/sched.py'][data-ready-ms]", timeout=15000)
+    page.locator(".atlas-code-find").first.wait_for(state="detached")
