@@ -54,7 +54,7 @@ def home(env, content: Content, linkers: dict[str, Linker], site) -> str:
             "num_symbols": len(linker.engine.symbols),
             "num_edges": linker.engine.graph.number_of_edges() if linker.engine.graph is not None else 0,
             "browser": urls.rel_md(page, urls.browser_page(name)),
-            "code": Markup(urls.rel(page, urls.CODE_PAGE, name + "/")),
+            "code": urls.rel_md(page, urls.CODE_PAGE, name + "/"),
         })
     return env.get_template("home.md.j2").render(
         engines=engines, method=content.article.get("method", []),
