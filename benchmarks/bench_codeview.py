@@ -20,6 +20,9 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from atlas.env import settings as load_settings
+from atlas.errors import AtlasError
+from atlas.graph import load_graph
+from atlas.sources import load_all
 from atlas.render import build_sites, collect
 
 MB = 1024 * 1024
@@ -114,8 +117,14 @@ def main() -> None:
     args = parser.parse_args()
     pin_sets = [s for s in args.pins.split(",") if s]
     base = load_settings()
+    for pin_set in pin_sets:  # the graphs must be built already: this script never starts a whole-tree build
+        for manifest in load_all(base.root):
+            try:
+                load_graph(base, manifest.name, pin_set, on_demand=False)
+            except AtlasError as exc:
+                raise SystemExit(f"{exc}; run `atlas index --pins {pin_set}` first") from None
     engines = []
-    for pin_set in pin_sets:  # builds a missing graph once (not timed)
+    for pin_set in pin_sets:
         engines.extend(collect(base, None, pin_set).engines)
     with tempfile.TemporaryDirectory() as tmp:
         root = scratch_root(base.root, Path(tmp) / "root")
