@@ -122,7 +122,7 @@ def main() -> None:
             try:
                 load_graph(base, manifest.name, pin_set, on_demand=False)
             except AtlasError as exc:
-                raise SystemExit(f"{exc}; run `atlas index --pins {pin_set}` first") from None
+                raise SystemExit(str(exc)) from None
     engines = []
     for pin_set in pin_sets:
         engines.extend(collect(base, None, pin_set).engines)
