@@ -76,7 +76,9 @@
   /* data rows: nodes [id, label, kind, path, line, x, y, page]; edges [source, target, provenance, confidence] */
   function nodeElement(data, browser, i, outside) {
     var r = data.nodes[i], path = data.paths[r[3]];
-    var url = r[7] || (browser + "#file=" + encodeURIComponent(path) + "&sym=" + encodeURIComponent(r[0]));
+    // a symbol without a page of its own opens at its line in the source view (browse/<engine>.html -> code.html)
+    var code = path ? browser.replace(/browse\/([^\/.]+)\.html$/, "code.html#$1/") + path + ":L" + r[4] : "";
+    var url = r[7] || code || (browser + "#file=" + encodeURIComponent(path) + "&sym=" + encodeURIComponent(r[0]));
     return { group: "nodes", data: { id: r[0], label: r[1], kind: data.kinds[r[2]], url: url, path: path,
       line: r[4], outside: outside ? 1 : 0 }, position: { x: r[5] || 0, y: r[6] || 0 } };
   }

@@ -65,3 +65,11 @@ def test_home_leads_to_the_file_list_and_a_file(fixture_site, open_page):
     page.locator("ul.atlas-code-files a", has_text="vllm/core/sched.py").click()
     page.wait_for_selector(".atlas-codeview[data-file='vllm/vllm/core/sched.py'][data-ready-ms]", timeout=15000)
     page.locator(".atlas-code-find").first.wait_for(state="detached")
+
+
+def test_graph_node_without_a_page_opens_the_source_view(fixture_site, open_page):
+    page, _ = open_page()
+    page.goto((fixture_site / "html" / "components" / "vllm" / "kv-cache.html").as_uri())
+    page.wait_for_selector(".atlas-graph[data-ready-ms]", timeout=15000)
+    url = page.evaluate("window.atlasGraphs[0].getElementById('vllm.core.pool.BlockPool.helper_7').data('url')")
+    assert url == "code.html#vllm/vllm/core/pool.py:L2"
