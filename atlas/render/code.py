@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import zlib
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -164,12 +165,19 @@ def file_payload(engine: EngineData, path: str, text: str, symbols: list, outgoi
                  notes: list, runtime: Runtime) -> dict:
     targets = _Targets(engine)
     defs, callees, callers, hooks = [], {}, {}, []
+    refs: dict[int, list] = {}  # line -> [name, target]: identifiers the index resolves besides calls
+    if path.endswith(".py"):
+        for line, name, sid in imported_names(engine.module_of(path), path.endswith("__init__.py"), text):
+            if sid in engine.symbols:
+                refs.setdefault(line, []).append([name, targets.of(sid)])
     for symbol in sorted(symbols, key=lambda s: (s.span.start, s.id)):
         number = len(defs)
         name = symbol.id.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
-        bases = [[base.rsplit(".", 1)[-1], targets.of(base)] for base in symbol.bases if base in engine.symbols]
+        for base in symbol.bases:  # a class's bases the index resolved
+            if base in engine.symbols:
+                refs.setdefault(symbol.span.start, []).append([base.rsplit(".", 1)[-1], targets.of(base)])
         defs.append([symbol.span.start, symbol.span.end, name, targets.of(symbol.id), symbol.kind.value,
-                     symbol.signature[:300], bases])
+                     symbol.signature[:300]])
         rows = call_rows(outgoing.get(symbol.id, []))
         if rows:
             callees[number] = [[r.line, common_name(r), _target_rows(targets, r, runtime, symbol.id)] for r in rows]
@@ -183,4 +191,37 @@ def file_payload(engine: EngineData, path: str, text: str, symbols: list, outgoi
             hooks.append([symbol.span.start, symbol.id, hook.get("fired", 0), hook.get("role", ""), runtime.source])
     return {"path": path, "engine": engine.name, "lang": language(path), "text": text, "defs": defs,
             "callees": callees, "callers": callers, "targets": targets.rows, "notes": sorted(notes),
-            "hooks": hooks, "permalink": engine.pin.permalink(path), "pin": engine.pin.ref}
+            "hooks": hooks, "refs": refs, "permalink": engine.pin.permalink(path), "pin": engine.pin.ref}
+
+
+_FROM = re.compile(r"^\s*from\s+(\.*[\w.]*)\s+import\s+(.*)$")
+
+
+def imported_names(module: str, is_package: bool, text: str) -> list[tuple[int, str, str]]:
+    """(line, name as written, the dotted id it imports) of each `from X import a, b as c` (parenthesized lists
+    over several lines too; relative imports resolved against `module`)."""
+    out = []
+    lines = text.splitlines()
+    number = 0
+    while number < len(lines):
+        match = _FROM.match(lines[number])
+        number += 1
+        if not match:
+            continue
+        source, names = match.group(1), match.group(2).split("#", 1)[0]
+        if source.startswith("."):
+            dots = len(source) - len(source.lstrip("."))
+            package = module.split(".") if is_package else module.split(".")[:-1]
+            package = package[:len(package) - (dots - 1)] if dots > 1 else package
+            source = ".".join(package + ([source.lstrip(".")] if source.lstrip(".") else []))
+        chunks = [(number, names)]
+        if "(" in names and ")" not in names:
+            while number < len(lines) and ")" not in chunks[-1][1]:
+                chunks.append((number + 1, lines[number].split("#", 1)[0]))
+                number += 1
+        for line, chunk in chunks:
+            for item in chunk.replace("(", " ").replace(")", " ").split(","):
+                words = item.split()
+                if words and words[0].isidentifier():
+                    out.append((line, words[0], f"{source}.{words[0]}"))
+    return out

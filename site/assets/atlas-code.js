@@ -96,6 +96,7 @@
     var byLine = {};  // line -> {calls: {name: [def, row]}, def: index}
     function at(line) { return byLine[line] || (byLine[line] = { calls: {}, def: -1 }); }
     d.defs.forEach(function (def, i) { if (at(def[0]).def < 0) { at(def[0]).def = i; } });
+    Object.keys(d.refs || {}).forEach(function (line) { at(+line).refs = d.refs[line]; });
     Object.keys(d.callees).forEach(function (i) {
       d.callees[i].forEach(function (row, j) { if (row[0]) { at(row[0]).calls[row[1]] = [+i, j]; } });
     });
@@ -109,8 +110,8 @@
       if (info) {
         var names = Object.keys(info.calls), def = info.def >= 0 ? d.defs[info.def] : null;
         if (def && names.indexOf(def[2]) < 0) { names.push(def[2]); }
-        var bases = {};  // a class's bases the index resolved, linked to their definitions
-        (def && def[6] || []).forEach(function (b) { if (names.indexOf(b[0]) < 0) { names.push(b[0]); bases[b[0]] = b[1]; } });
+        var bases = {};  // other identifiers the index resolved (imports, a class's bases), linked to their definitions
+        (info.refs || []).forEach(function (b) { if (names.indexOf(b[0]) < 0) { names.push(b[0]); bases[b[0]] = b[1]; } });
         if (names.length) {
           links = { re: wordRe(names), make: function (name) {
             if (def && name === def[2] && !info.calls[name]) {
@@ -118,6 +119,7 @@
             }
             if (bases[name] !== undefined) {
               var base = d.targets[bases[name]];
+              if (!base[1]) { return '<span class="atlas-ref" title="' + esc(base[0]) + '">' + esc(name) + "</span>"; }
               return '<a class="atlas-ref" href="' + hashOf(engine, base[1], base[2]) + '" title="' + esc(base[0]) + '">' + esc(name) + "</a>";
             }
             var ref = info.calls[name], row = d.callees[ref[0]][ref[1]], seen = row[2].some(function (t) { return t[3] > 0; });

@@ -20,7 +20,7 @@ def test_file_reads_as_code(fixture_site, open_page, width):
     page, _ = open_page(width=width)
     open_code(page, fixture_site, "vllm/vllm/core/pool.py:L1002")
     rows = page.evaluate(MEASURE_ROWS, "table.atlas-code-table tr.atlas-line")
-    assert len(rows) == 1005 and rows[-1]["number"] == "1005"
+    assert len(rows) == 1007 and rows[-1]["number"] == "1007"
     check_rows(rows, f"code view at {width} px")
     assert page.evaluate(OVERFLOW) <= 0, f"the source view scrolls sideways at {width} px"
     assert page.locator("tr#L1002.atlas-target").is_visible()
@@ -43,6 +43,9 @@ def test_call_site_leads_to_target_and_def_opens_callers(fixture_site, open_page
     page.wait_for_selector("tr#L2.atlas-target")
     page.locator("tr#L2 a.atlas-def").click()
     assert "op:_C::reshape_and_cache" in page.locator(".atlas-code-panel").inner_text()
+    page.locator("tr#L1006 a.atlas-ref", has_text="KVCacheManager").click()  # an import, to its definition
+    page.wait_for_selector(".atlas-codeview[data-file='vllm/vllm/core/sched.py'][data-ready-ms]")
+    page.wait_for_selector("tr#L4.atlas-target")
     assert page.evaluate("document.title") != "pwned"
     screenshot(page, "code-panel")
 

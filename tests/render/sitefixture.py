@@ -46,6 +46,8 @@ POOL = '''class BlockPool:
 def evict(pool, num_blocks):
     """Frees the least recently used blocks."""  # a long line: ''' + "x" * 150 + '''
     return pool.free_blocks(list(range(num_blocks)))
+
+from vllm.core.sched import KVCacheManager
 '''
 
 

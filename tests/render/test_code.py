@@ -52,3 +52,27 @@ def test_runtime_only_from_traces_at_the_pin(tmp_path):
     other = {**at_pin, "commit": "b" * 40}
     runtime = code.runtime_for(engine, [("mine", at_pin), ("other pin", other)])
     assert runtime.edges == {("a", "b"): 2} and runtime.hooks == {"a.b": {"fired": 3}} and runtime.source == "mine"
+
+
+def test_imported_names_resolve_absolute_relative_and_parenthesized():
+    text = ("from vllm.core.pool import BlockPool, get as fetch  # note\n"
+            "from .pool import (\n"
+            "    BlockPool,\n"
+            "    free_blocks,\n"
+            ")\n"
+            "from .. import sched\n"
+            "x = 1\n")
+    assert code.imported_names("vllm.core.sched", False, text) == [
+        (1, "BlockPool", "vllm.core.pool.BlockPool"), (1, "get", "vllm.core.pool.get"),
+        (3, "BlockPool", "vllm.core.pool.BlockPool"), (4, "free_blocks", "vllm.core.pool.free_blocks"),
+        (6, "sched", "vllm.sched")]
+    assert code.imported_names("vllm.core", True, "from .pool import BlockPool\n") == [
+        (1, "BlockPool", "vllm.core.pool.BlockPool")]
+
+
+def test_imports_link_to_their_definitions(tmp_path):
+    engine = sitefixture.make_engine(tmp_path)
+    text = "from vllm.core.pool import BlockPool, missing\n"
+    data = code.file_payload(engine, "vllm/core/uses.py", text, [], {}, {}, [], code.Runtime())
+    (name, target), = data["refs"][1]
+    assert name == "BlockPool" and data["targets"][target][:3] == ["vllm.core.pool.BlockPool", "vllm/core/pool.py", 1]
