@@ -65,7 +65,7 @@ def as_compressed_script(key: str, payload: dict) -> str:
     """A data file that registers its payload, zlib-compressed and base64-encoded (the page inflates it with the
     browser's DecompressionStream)."""
     raw = json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
-    packed = base64.b64encode(zlib.compress(raw, 6)).decode()
+    packed = base64.b64encode(zlib.compress(raw, 3)).decode()  # level 3: twice as fast as 6, ~10% larger
     return f"(window.atlasData=window.atlasData||{{}})[{json.dumps(key)}]={{z:\"{packed}\"}};\n"
 
 
@@ -194,20 +194,18 @@ def file_payload(engine: EngineData, path: str, text: str, symbols: list, outgoi
             "hooks": hooks, "refs": refs, "permalink": engine.pin.permalink(path), "pin": engine.pin.ref}
 
 
-_FROM = re.compile(r"^\s*from\s+(\.*[\w.]*)\s+import\s+(.*)$")
+_FROM = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(.*)$", re.MULTILINE)
 
 
 def imported_names(module: str, is_package: bool, text: str) -> list[tuple[int, str, str]]:
     """(line, name as written, the dotted id it imports) of each `from X import a, b as c` (parenthesized lists
     over several lines too; relative imports resolved against `module`)."""
     out = []
-    lines = text.splitlines()
-    number = 0
-    while number < len(lines):
-        match = _FROM.match(lines[number])
-        number += 1
-        if not match:
-            continue
+    lines: list[str] = []
+    last, number = 0, 1
+    for match in _FROM.finditer(text):
+        number += text.count("\n", last, match.start())
+        last = match.start()
         source, names = match.group(1), match.group(2).split("#", 1)[0]
         if source.startswith("."):
             dots = len(source) - len(source.lstrip("."))
@@ -216,9 +214,11 @@ def imported_names(module: str, is_package: bool, text: str) -> list[tuple[int, 
             source = ".".join(package + ([source.lstrip(".")] if source.lstrip(".") else []))
         chunks = [(number, names)]
         if "(" in names and ")" not in names:
-            while number < len(lines) and ")" not in chunks[-1][1]:
-                chunks.append((number + 1, lines[number].split("#", 1)[0]))
-                number += 1
+            lines = lines or text.splitlines()
+            following = number
+            while following < len(lines) and ")" not in chunks[-1][1]:
+                chunks.append((following + 1, lines[following].split("#", 1)[0]))
+                following += 1
         for line, chunk in chunks:
             for item in chunk.replace("(", " ").replace(")", " ").split(","):
                 words = item.split()
