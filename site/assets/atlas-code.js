@@ -113,7 +113,8 @@
         var bases = {};  // other identifiers the index resolved (imports, a class's bases), linked to their definitions
         (info.refs || []).forEach(function (b) { if (names.indexOf(b[0]) < 0) { names.push(b[0]); bases[b[0]] = b[1]; } });
         if (names.length) {
-          links = { re: wordRe(names), make: function (name) {
+          links = { re: wordRe(names), used: {}, make: function (name) {
+            links.used[name] = 1;
             if (def && name === def[2] && !info.calls[name]) {
               return '<a class="atlas-def" data-def="' + info.def + '" href="' + hashOf(engine, d.path, n) + '">' + esc(name) + "</a>";
             }
@@ -122,20 +123,28 @@
               if (!base[1]) { return '<span class="atlas-ref" title="' + esc(base[0]) + '">' + esc(name) + "</span>"; }
               return '<a class="atlas-ref" href="' + hashOf(engine, base[1], base[2]) + '" title="' + esc(base[0]) + '">' + esc(name) + "</a>";
             }
+            return links.callLink(name, esc(name));
+          } };
+          links.callLink = function (name, label) {  // a call site: straight to a single target's line, else a panel
             var ref = info.calls[name], row = d.callees[ref[0]][ref[1]], seen = row[2].some(function (t) { return t[3] > 0; });
             var first = d.targets[row[2][0][0]], single = row[2].length === 1 && first[1];
             var href = single ? hashOf(engine, first[1], first[2]) : hashOf(engine, d.path, n);
             return '<a class="atlas-call' + (seen ? " atlas-rt" : "") + (row[2].length > 1 ? " atlas-fan" : "") +
-              '" data-call="' + ref[0] + ":" + ref[1] + '" href="' + href + '" title="' +
-              esc(row[2].length > 1 ? row[2].length + " possible targets" : first[0]) + '">' + esc(name) + "</a>";
-          } };
+              (single ? "" : " atlas-open") + '" data-call="' + ref[0] + ":" + ref[1] + '" href="' + href + '" title="' +
+              esc(row[2].length > 1 ? row[2].length + " possible targets" : first[0]) + '">' + label + "</a>";
+          };
         }
       }
-      var extra = "";
+      var html = segs.map(function (s) { return segmentHtml(s, links); }).join(""), extra = "";
+      if (links) {  // calls whose name is not written on the line (an alias, a decorator, a dispatch): a mark at its end
+        Object.keys(info.calls).forEach(function (name) {
+          if (!links.used[name]) { extra += ' <span class="atlas-extra">' + links.callLink(name, "&rarr;&nbsp;" + esc(name)) + "</span>"; }
+        });
+      }
       if (hooks[n]) { extra += ' <span class="atlas-hook" title="probe hook, ' + esc(hooks[n][4]) + '">hook fired ' + hooks[n][2] + "&times;</span>"; }
       rows.push('<tr class="atlas-line' + (notes[n] ? " atlas-noted" : "") + '" id="L' + n + '"><td class="atlas-ln"><a href="' +
         hashOf(engine, d.path, n) + '">' + n + '</a></td><td class="atlas-code"><code>' +
-        segs.map(function (s) { return segmentHtml(s, links); }).join("") + extra + "</code></td></tr>");
+        html + extra + "</code></td></tr>");
       (notes[n] || []).forEach(function (note) {
         rows.push('<tr class="atlas-note-row"><td></td><td><div class="atlas-note"><a href="' + esc(here(rootRel + note[5])) +
           '">' + esc(note[2]) + "</a>: " + esc(note[3]) + (note[4] ? '<div class="atlas-contract">' + esc(note[4]) + "</div>" : "") +
@@ -254,7 +263,7 @@
   }
 
   body.addEventListener("click", function (evt) {
-    var a = evt.target.closest("a.atlas-def, a.atlas-fan");
+    var a = evt.target.closest("a.atlas-def, a.atlas-open");
     if (!a) { return; }
     evt.preventDefault();
     if (a.classList.contains("atlas-def")) { showDef(+a.getAttribute("data-def")); } else { showCall(a.getAttribute("data-call")); }

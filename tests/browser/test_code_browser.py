@@ -43,6 +43,11 @@ def test_call_site_leads_to_target_and_def_opens_callers(fixture_site, open_page
     page.wait_for_selector("tr#L2.atlas-target")
     page.locator("tr#L2 a.atlas-def").click()
     assert "op:_C::reshape_and_cache" in page.locator(".atlas-code-panel").inner_text()
+    op = page.locator("tr#L3 .atlas-extra a.atlas-call")  # a call whose name the line does not spell: a mark
+    assert op.inner_text() == "\u2192\u00a0reshape_and_cache"
+    op.click()  # an op has no file of its own: the panel names it and where it leads
+    assert "op:_C::reshape_and_cache" in page.locator(".atlas-code-panel").inner_text()
+    assert "Call at L3" in page.locator(".atlas-code-panel").inner_text()
     page.locator("tr#L1006 a.atlas-ref", has_text="KVCacheManager").click()  # an import, to its definition
     page.wait_for_selector(".atlas-codeview[data-file='vllm/vllm/core/sched.py'][data-ready-ms]")
     page.wait_for_selector("tr#L4.atlas-target")
