@@ -128,6 +128,8 @@ def build_site(settings: Settings, frameworks: list[str] | None = None, pin_set:
     seconds["total"] = time.perf_counter() - started
     num_pages = sum(1 for p in rendered.files if p.endswith(".md"))
     refs = tuple(f"{pages.engine_label(e.name)} {e.pin.ref}" for e in site.engines)
+    (html / "assets" / "atlas" / "pinsets.js").write_text(  # one set; build_sites names the others
+        pinswitch.switch_data(pin_set, {pin_set: ""}, {pin_set: ", ".join(refs)}, {}), encoding="utf-8")
     return BuildReport(target, html, num_pages, len(rendered.files), rendered.num_symbol_pages, seconds, refs)
 
 
