@@ -144,10 +144,12 @@ def build_sites(settings: Settings, frameworks: list[str] | None, pin_sets: list
     html = out_dir(settings, out) / "html"
     roots = {pin_set: ("" if number == 0 else pin_set) for number, pin_set in enumerate(pin_sets)}
     refs = {pin_set: ", ".join(report.refs) for pin_set, report in zip(pin_sets, reports)}
-    listed = {pin_set: sorted(p.relative_to(html / root).as_posix() for p in (html / root).rglob("*.html")
-                             if not any(part in roots.values() and part for part in p.relative_to(html / root).parts[:1]))
-              for pin_set, root in roots.items()}
+    others = {root for root in roots.values() if root}
+    listed = {}  # set -> its pages, those of the sets under it left out
     for pin_set, root in roots.items():
-        (html / root / "assets" / "atlas" / "pinsets.js").write_text(pinswitch.switch_data(pin_set, roots, refs, listed),
-                                                                    encoding="utf-8")
+        pages_of = (p.relative_to(html / root) for p in (html / root).rglob("*.html"))
+        listed[pin_set] = sorted(p.as_posix() for p in pages_of if root or p.parts[0] not in others)
+    for pin_set, root in roots.items():
+        data = pinswitch.switch_data(pin_set, roots, refs, listed)
+        (html / root / "assets" / "atlas" / "pinsets.js").write_text(data, encoding="utf-8")
     return reports

@@ -183,8 +183,8 @@ def file_payload(engine: EngineData, path: str, text: str, symbols: list, outgoi
             callees[number] = [[r.line, common_name(r), _target_rows(targets, r, runtime, symbol.id)] for r in rows]
         calling = call_rows(incoming.get(symbol.id, []))
         if calling:
-            flat = [[targets.of(t.id), r.path, r.line, t.provenance, t.confidence, runtime.edges.get((t.id, symbol.id), 0)]
-                    for r in calling for t in r.targets]
+            flat = [[targets.of(t.id), r.path, r.line, t.provenance, t.confidence,
+                     runtime.edges.get((t.id, symbol.id), 0)] for r in calling for t in r.targets]
             callers[number] = {"n": len(flat), "rows": flat[:MAX_CALLERS]}
         hook = runtime.hooks.get(symbol.id)
         if hook:

@@ -25,7 +25,8 @@ def _rows(linker: Linker, from_page: str, pairs) -> list[dict]:
 
 
 def neighbourhood(linker: Linker, from_page: str, symbol_id: str) -> dict:
-    """{callers, callees, calls (call sites in source order, fan-outs grouped), num_callers, num_callees}; empty when the graph is not built or lacks the symbol."""
+    """{callers, callees, calls (call sites in source order, fan-outs grouped), num_callers, num_callees}; empty
+    when the graph is not built or lacks the symbol."""
     graph = linker.engine.graph
     if graph is None or symbol_id not in graph:
         return {"callers": [], "callees": [], "calls": [], "num_callers": 0, "num_callees": 0}
