@@ -14,7 +14,7 @@ VENV=${ATLAS_VENV:-.venv}
 # build ~1.4x faster). Optional: without mypy or a C compiler atlas runs the same modules from source.
 "$VENV/bin/python" -m pip install -q -e '.[compile]' || echo "mypy not installed: atlas runs its sources" >&2
 "$VENV/bin/python" scripts/compile.py || true
-npm ci --prefix site --silent --no-audit --no-fund           # cytoscape, bundled into the site (no CDN)
+npm ci --prefix site --silent --no-audit --no-fund           # cytoscape, prismjs, the CJK font: bundled into the site (no CDN)
 if [ "${1:-}" = "--test" ]; then
   "$VENV/bin/python" -m pip install -q -e '.[test]'
   PATH="$PWD/$VENV/bin:$PATH" bash scripts/setup_browser.sh   # Debian's chromium + Playwright, no download

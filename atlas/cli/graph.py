@@ -8,6 +8,7 @@ from pathlib import Path
 from atlas.cli import _common, output
 from atlas.errors import SymbolNotFound
 from atlas.graph import Index, build_many, load_graph, load_index
+from atlas.graph.calls import call_rows, common_name
 from atlas.graph.pycg import callgraph
 from atlas.parse.kernels import reason
 from atlas.sources import load_all
@@ -24,6 +25,8 @@ def register(sub) -> None:
     p = sub.add_parser("show", help="a symbol: location, signature, permalink, component, callers and callees")
     p.add_argument("symbol", help="dotted id or a unique suffix, e.g. Scheduler.schedule")
     p.add_argument("--framework", help="vllm or sglang (default: whichever has the symbol)")
+    p.add_argument("--expand", action="store_true", help="list every target of a dispatch fan-out (one row with "
+                   "its count otherwise)")
     p.set_defaults(func=show)
 
     p = sub.add_parser("graph", help="query the call graph: callees, callers, path, export")
@@ -112,7 +115,10 @@ def show(args, settings) -> int:
     if args.format == "json":
         output.data({"id": sid, "framework": fw, "ref": g.pin.ref, **{k: attrs[k] for k in (
             "kind", "path", "start", "end", "signature", "component")}, "decorators": list(attrs["decorators"]),
-            "permalink": link, "callees": callees, "callers": callers})
+            "permalink": link, "callees": callees, "callers": callers,
+            "call_sites": [{"path": r.path, "line": r.line, "targets": [
+                {"symbol": t.id, "provenance": t.provenance, "confidence": t.confidence} for t in r.targets]}
+                for r in call_rows((b, e) for _, _, b, e in g.callees(sid))]})
         return 0
     output.text(f"{sid}  ({attrs['kind']}{', ' + attrs['component'] if attrs['component'] else ''})")
     if attrs["signature"]:
@@ -120,11 +126,30 @@ def show(args, settings) -> int:
     if attrs["path"]:
         output.text(f"  {attrs['path']}:{attrs['start']}-{attrs['end']}  ({fw} {g.pin.ref})")
         output.text(f"  {link}")
-    for title, rows in (("callees", callees), ("callers", callers)):
-        output.text(f"{title} ({len(rows)}):")
-        for r in rows:
-            output.text(f"  {r['symbol']}  [{r['provenance']} {r['confidence']:.1f}]  line {r['line']}")
+    sites = call_rows((b, e) for _, _, b, e in g.callees(sid))
+    output.text(f"calls ({len(sites)} sites, {len(callees)} targets), in source order:")
+    for row in sites:
+        _print_call_row(row, row.line, args.expand)
+    calling = call_rows((a, e) for _, a, _, e in g.callers(sid))
+    output.text(f"callers ({len(callers)}):")
+    for row in sorted(calling, key=lambda r: (r.targets[0].id, r.line)):
+        for t in row.targets:
+            output.text(f"  {t.id}  [{t.provenance} {t.confidence:.2f}]  {row.path}:{row.line}")
     return 0
+
+
+def _print_call_row(row, line: int, expand: bool) -> None:
+    """One call site: its line and target; a fan-out as one row with its count (`--expand` lists them)."""
+    where = f"L{line}" if line else "L?"
+    if not row.is_fan_out:
+        t = row.targets[0]
+        output.text(f"  {where:>7}  {t.id}  [{t.provenance} {t.confidence:.2f}]")
+        return
+    output.text(f"  {where:>7}  {common_name(row)}  -> {len(row.targets)} targets  "
+                f"[{'/'.join(row.provenances)} {row.confidence:.2f}]" + ("" if expand else "  (--expand lists them)"))
+    if expand:
+        for t in row.targets:
+            output.text(f"           | {t.id}  [{t.provenance} {t.confidence:.2f}]")
 
 
 def _edge_rows(walked, forward: bool) -> list[dict]:

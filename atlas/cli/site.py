@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from atlas.cli import output
 from atlas.errors import BuildMissing
-from atlas.render import build_site, check_site, out_dir
+from atlas.render import build_sites, check_site, out_dir
 
 
 def register(sub) -> None:
@@ -22,7 +22,8 @@ def register(sub) -> None:
 
 def build(args, settings) -> int:
     output.require(args, "human", "json")
-    report = build_site(settings, args.frameworks or None, args.pin_sets[0], args.out)
+    reports = build_sites(settings, args.frameworks or None, args.pin_sets, args.out)
+    report = reports[0]  # the first pin set sits at the root of html/, the others under html/<set>/
     findings = [] if args.no_check else list(check_site(report.html))
     if args.format == "json":
         output.data({"html": str(report.html), "pages": report.num_pages, "files": report.num_files,
@@ -31,8 +32,10 @@ def build(args, settings) -> int:
                      "findings": [{"kind": f.kind, "message": f.message, "where": f.where} for f in findings]})
     else:
         split = ", ".join(f"{k} {v:.1f}s" for k, v in report.seconds.items())
-        output.text(f"built {report.num_pages} pages ({report.num_symbol_pages} symbol pages) into {report.html}")
-        output.text(f"time: {split}")
+        for r in reports:
+            output.text(f"built {r.num_pages} pages ({r.num_symbol_pages} symbol pages) of {', '.join(r.refs)} "
+                        f"into {r.html}")
+        output.text(f"time (first pin set): {split}")
         for f in findings:
             output.text(f"{f.where}: {f.kind}: {f.message}")
         output.text(f"open {report.html / 'index.html'} or run `atlas serve`")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from atlas.env import Settings
 from atlas.errors import BuildMissing, ConfigError
+from atlas.render import cjk, pages, pinswitch
 from atlas.render.content import load_content
 from atlas.render.inputs import SiteData, collect
 from atlas.render.site import render_docs
@@ -19,7 +20,9 @@ from atlas.runtime.experiments.report import collect as experiments_report
 VENDOR = {"cytoscape.min.js": "node_modules/cytoscape/dist/cytoscape.min.js",
           "cytoscape.LICENSE": "node_modules/cytoscape/LICENSE",
           "iframe-worker-shim.js": "node_modules/iframe-worker/shim/index.js",
-          "iframe-worker.LICENSE": "node_modules/iframe-worker/LICENSE"}
+          "iframe-worker.LICENSE": "node_modules/iframe-worker/LICENSE",
+          "prism.LICENSE": "node_modules/prismjs/LICENSE"}
+PRISM = ("prism-core", "prism-clike", "prism-c", "prism-cpp", "prism-python")  # the source view's languages
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +33,7 @@ class BuildReport:
     num_files: int
     num_symbol_pages: int
     seconds: dict[str, float] = field(default_factory=dict)  # stage -> seconds
+    refs: tuple[str, ...] = ()  # "vLLM v0.26.0", one per engine: what the pin set holds
 
 
 def out_dir(settings: Settings, out: str | None = None) -> Path:
@@ -47,6 +51,20 @@ def copy_assets(site: Path, docs: Path) -> None:
         if not path.is_file():
             raise BuildMissing(f"{path} is missing; run `npm ci --prefix site` to install the bundled graph library")
         shutil.copy2(path, target / name)
+    parts = [site / "node_modules" / "prismjs" / "components" / f"{name}.min.js" for name in PRISM]
+    (target / "prism-atlas.js").write_text("window.Prism=window.Prism||{};window.Prism.manual=true;\n" + "\n".join(
+        p.read_text(encoding="utf-8") for p in parts), encoding="utf-8")
+
+
+def write_cjk_font(site: Path, docs: Path, chars: str) -> None:
+    """The font subset holding the site's CJK characters, and its stylesheet (atlas.render.cjk)."""
+    font = site / cjk.FONT
+    if not font.is_file():
+        raise BuildMissing(f"{font} is missing; run `npm ci --prefix site` to install the bundled CJK font")
+    target = docs / "assets" / "atlas"
+    (target / cjk.FILE).write_bytes(cjk.subset(font, chars or "\u3000"))
+    shutil.copy2(site / cjk.LICENSE, target / "atlas-cjk.LICENSE")
+    (target / "atlas-cjk.css").write_text(cjk.font_face(chars), encoding="utf-8")
 
 
 def write_docs(files: dict[str, str], docs: Path) -> None:
@@ -63,7 +81,8 @@ def fill_slots(html: Path, slots) -> None:
     for page in html.rglob("*.html"):
         text = page.read_text(encoding="utf-8")
         if 'class="atlas-slot"' in text:
-            page.write_text(slots.fill(text), encoding="utf-8")
+            root = "../" * (len(page.relative_to(html).parts) - 1)
+            page.write_text(slots.fill(text, root), encoding="utf-8")
 
 
 def mkdocs_build(config: Path, docs: Path, html: Path, nav: list) -> None:
@@ -80,8 +99,9 @@ def mkdocs_build(config: Path, docs: Path, html: Path, nav: list) -> None:
 
 
 def build_site(settings: Settings, frameworks: list[str] | None = None, pin_set: str = "default",
-               out: str | None = None, site: SiteData | None = None) -> BuildReport:
-    """Render and build the whole site; `site` may be handed in (tests) instead of being collected."""
+               out: str | None = None, site: SiteData | None = None, under: str = "") -> BuildReport:
+    """Render and build the whole site; `site` may be handed in (tests) instead of being collected. `under` puts
+    the HTML in html/<under>/ (a second pin set beside the first, see build_sites)."""
     seconds = {}
     started = time.perf_counter()
     if site is None:
@@ -94,9 +114,10 @@ def build_site(settings: Settings, frameworks: list[str] | None = None, pin_set:
     seconds["render"] = time.perf_counter() - mark
     mark = time.perf_counter()
     target = out_dir(settings, out)
-    docs, html = target / "docs", target / "html"
+    docs, html = target / (f"docs-{under}" if under else "docs"), target / "html" / under if under else target / "html"
     write_docs(rendered.files, docs)
     copy_assets(settings.root / "site", docs)
+    write_cjk_font(settings.root / "site", docs, rendered.cjk)
     seconds["write"] = time.perf_counter() - mark
     mark = time.perf_counter()
     mkdocs_build(settings.root / "mkdocs.yml", docs, html, rendered.nav)
@@ -106,4 +127,29 @@ def build_site(settings: Settings, frameworks: list[str] | None = None, pin_set:
     seconds["excerpts"] = time.perf_counter() - mark
     seconds["total"] = time.perf_counter() - started
     num_pages = sum(1 for p in rendered.files if p.endswith(".md"))
-    return BuildReport(target, html, num_pages, len(rendered.files), rendered.num_symbol_pages, seconds)
+    refs = tuple(f"{pages.engine_label(e.name)} {e.pin.ref}" for e in site.engines)
+    (html / "assets" / "atlas" / "pinsets.js").write_text(  # one set; build_sites names the others
+        pinswitch.switch_data(pin_set, {pin_set: ""}, {pin_set: ", ".join(refs)}, {}), encoding="utf-8")
+    return BuildReport(target, html, num_pages, len(rendered.files), rendered.num_symbol_pages, seconds, refs)
+
+
+def build_sites(settings: Settings, frameworks: list[str] | None, pin_sets: list[str], out: str | None = None,
+                sites: list[SiteData] | None = None) -> list[BuildReport]:
+    """One site holding several pin sets: the first at the root of html/, each other under html/<set>/, and on
+    every page a switch to the same page at the other pins (pin_switch.write_switch_data)."""
+    reports = []
+    for number, pin_set in enumerate(pin_sets):
+        reports.append(build_site(settings, frameworks, pin_set, out, sites[number] if sites else None,
+                                  under="" if number == 0 else pin_set))
+    html = out_dir(settings, out) / "html"
+    roots = {pin_set: ("" if number == 0 else pin_set) for number, pin_set in enumerate(pin_sets)}
+    refs = {pin_set: ", ".join(report.refs) for pin_set, report in zip(pin_sets, reports)}
+    others = {root for root in roots.values() if root}
+    listed = {}  # set -> its pages, those of the sets under it left out
+    for pin_set, root in roots.items():
+        pages_of = (p.relative_to(html / root) for p in (html / root).rglob("*.html"))
+        listed[pin_set] = sorted(p.as_posix() for p in pages_of if root or p.parts[0] not in others)
+    for pin_set, root in roots.items():
+        data = pinswitch.switch_data(pin_set, roots, refs, listed)
+        (html / root / "assets" / "atlas" / "pinsets.js").write_text(data, encoding="utf-8")
+    return reports

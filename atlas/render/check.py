@@ -11,6 +11,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from atlas.model import Finding
+from atlas.render.code import data_file as code_data_file
+from atlas.render.code import index_file as code_index_file
 
 _FETCHING = {("script", "src"), ("link", "href"), ("img", "src"), ("iframe", "src"), ("source", "src"),
              ("video", "src"), ("audio", "src"), ("embed", "src"), ("object", "data")}
@@ -66,6 +68,9 @@ def check_site(html: Path) -> Iterator[Finding]:
                 target = posixpath.join(target, "index.html")
             if not (html / target).exists():
                 yield Finding("broken-link", f"{href} leads to a missing file", rel, line)
+            elif target == "code.html" and "/" in parts.fragment:  # the source view: the hash names a file
+                if not _code_data_exists(html, unquote(parts.fragment)):
+                    yield Finding("broken-link", f"{href}: no source data for that file", rel, line)
             elif parts.fragment and target.endswith(".html") and "=" not in parts.fragment:
                 fragment = unquote(parts.fragment)
                 if target in parsed and fragment not in parsed[target].ids:
@@ -75,6 +80,13 @@ def check_site(html: Path) -> Iterator[Finding]:
             if _CSS_URL.search(text):
                 yield Finding("remote-request", "a stylesheet url() points at another host",
                               css.relative_to(html).as_posix(), number)
+
+
+def _code_data_exists(html: Path, fragment: str) -> bool:
+    """`engine/path[:Ln]` of the source view -> whether the build wrote that file's data."""
+    engine, _, rest = fragment.partition("/")
+    path = rest.rsplit(":L", 1)[0] if ":L" in rest else rest
+    return (html / (code_data_file(engine, path) if path else code_index_file(engine))).is_file()
 
 
 class _Excerpts(HTMLParser):

@@ -14,6 +14,7 @@ from pygments.util import ClassNotFound
 
 from atlas.model import Pin
 
+ROOT = "@@atlas-root@@"  # replaced in each built page by its relative way to the site root (Slots.fill)
 MAX_LINES = 400  # longer spans are cut here; the header links to the whole span upstream
 
 
@@ -68,7 +69,9 @@ def to_html(excerpt: Excerpt, anchor: str = "L") -> Markup:
     if excerpt.last_shown < excerpt.end:
         cut_note = (f'<div class="atlas-src-cut">lines {excerpt.last_shown + 1}-{excerpt.end} not shown; '
                     f'<a href="{escape(excerpt.permalink)}">read them upstream</a></div>')
-    header = (f'<div class="atlas-src-head"><span class="atlas-src-path">{escape(excerpt.path)}</span> '
+    code = f"{ROOT}code.html#{escape(excerpt.pin.framework)}/{escape(excerpt.path)}:L{excerpt.start}"
+    header = (f'<div class="atlas-src-head"><a class="atlas-src-path" href="{code}" title="the whole file in the '
+              f'source view">{escape(excerpt.path)}</a> '
               f'<span class="atlas-src-lines">L{excerpt.start}-L{excerpt.end}</span> '
               f'<a class="atlas-permalink" href="{escape(excerpt.permalink)}" title="the same lines upstream at '
               f'{escape(excerpt.pin.permalink_ref)}">upstream @ {escape(excerpt.pin.permalink_ref)}</a></div>')
@@ -92,5 +95,6 @@ class Slots:
         self.fragments.append(str(fragment))
         return Markup(f'<div class="atlas-slot" data-slot="{len(self.fragments) - 1}"></div>')
 
-    def fill(self, html: str) -> str:
-        return self.PLACEHOLDER.sub(lambda m: self.fragments[int(m.group(1))], html)
+    def fill(self, html: str, root: str = "") -> str:
+        """The page with its excerpts; `root` is the page's relative way to the site root ("../" or "")."""
+        return self.PLACEHOLDER.sub(lambda m: self.fragments[int(m.group(1))].replace(ROOT, root), html)

@@ -122,6 +122,10 @@ def load_results(settings: Settings) -> dict[str, object]:
         traces.append((f"H200 run, committed in results/{path.name}", json.loads(path.read_text(encoding="utf-8"))))
     if traces:
         found["traces"] = traces
+    excerpts = {path.name.split("-")[1]: json.loads(path.read_text(encoding="utf-8"))
+                for path in sorted(Path(root, "results").glob("gpu-*-trace-excerpt.json"))} if root else {}
+    if excerpts:
+        found["trace_excerpts"] = excerpts  # framework -> the committed Perfetto excerpt of its H200 run
     diffs = {p.stem.removeprefix("last-"): json.loads(p.read_text(encoding="utf-8"))
              for p in sorted((settings.build / "diff").glob("last-*.json"))}
     if diffs:

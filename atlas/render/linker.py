@@ -34,7 +34,17 @@ class Linker:
         page = self.page(symbol_id)
         if page:
             return urls.rel(from_page, page)
-        return urls.browser_link(from_page, self.engine.name, self.path_of(symbol_id), symbol_id)
+        path = self.path_of(symbol_id)
+        if path:
+            return urls.code_link(from_page, self.engine.name, path, self.line_of(symbol_id))
+        return urls.browser_link(from_page, self.engine.name, path, symbol_id)
+
+    def line_of(self, symbol_id: str) -> int:
+        symbol = self.engine.symbols.get(symbol_id)
+        if symbol is not None and symbol.span is not None:
+            return symbol.span.start
+        graph = self.engine.graph
+        return int(graph.nodes[symbol_id].get("start") or 0) if graph is not None and symbol_id in graph else 0
 
     def from_root(self, symbol_id: str) -> str:
         """The same link relative to the site root (for data files the JS resolves against the page's root)."""
@@ -57,4 +67,5 @@ class Linker:
                 "signature": (symbol.signature if symbol else node.get("signature")) or "",
                 "component": (symbol.component if symbol else "") or node.get("component") or "",
                 "permalink": self.engine.pin.permalink(path, start, end) if path else "",
+                "code": urls.code_link("index.md", self.engine.name, path, start) if path else "",
                 "exists": bool(symbol or node)}

@@ -9,6 +9,7 @@ from itertools import zip_longest
 
 from atlas.render import urls
 from atlas.render.content import MECHANISMS, Content
+from atlas.render.evidence import evidence_for
 from atlas.render.linker import Linker
 from atlas.render.neighbours import neighbourhood
 from atlas.render.pages import engine_label, source_block
@@ -28,7 +29,7 @@ def _contract_rows(contract) -> list[tuple[str, str]]:
     return rows
 
 
-def _entry(linker: Linker, page: str, anchored, number: int, runtime: dict, changes: dict | None = None) -> dict:
+def _entry(linker: Linker, page: str, anchored, number: int, runtime: dict, results) -> dict:
     a = anchored.annotation
     facts = linker.facts(a.symbol)
     span = anchored.span
@@ -39,7 +40,11 @@ def _entry(linker: Linker, page: str, anchored, number: int, runtime: dict, chan
     return {"a": a, "facts": facts, "anchor": urls.anchor(a.id), "href": linker.href(page, a.symbol) if facts["exists"] else "",
             "contract": _contract_rows(a.contract), "source": source, "problem": anchored.problem,
             "graph": graph, "pairs": list(zip_longest(graph["callers"][:12], graph["callees"][:12])), "engine": engine_label(a.framework),
-            "runtime": runtime.get(a.id), "changes": (changes or {}).get(a.id)}
+            "runtime": runtime.get(a.id), "changes": (results.get("pin_changes") or {}).get(a.id),
+            "evidence": evidence_for(
+                a.framework, linker.engine.pin.commit, a.symbol, results.get("traces") or [],
+                results.get("trace_excerpts") or {}),
+            "code_page": urls.rel(page, urls.CODE_PAGE)}
 
 
 def mechanism_page(env, slug: str, content: Content, linkers: dict[str, Linker], anchored: dict, site) -> tuple:
@@ -48,7 +53,7 @@ def mechanism_page(env, slug: str, content: Content, linkers: dict[str, Linker],
     entries = []
     for name, linker in linkers.items():
         for number, item in enumerate(anchored.get((name, slug), []), 1):
-            entries.append(_entry(linker, page, item, number, runtime, site.results.get("pin_changes")))
+            entries.append(_entry(linker, page, item, number, runtime, site.results))
     side = []
     for role in ROLES:
         cells = {name: [e for e in entries if e["a"].framework == name and e["a"].role == role] for name in linkers}
@@ -74,7 +79,7 @@ def multi_gpu_page(env, content: Content, linkers: dict[str, Linker], anchored: 
     """Section 12: the open multi-GPU questions, and the annotations that anchor each to code."""
     page = "crossref/multi-gpu.md"
     runtime = (site.results.get("runtime") or {}).get("annotations", {}) if site.results.get("runtime") else {}
-    entries = [_entry(linker, page, item, number, runtime) for name, linker in linkers.items()
+    entries = [_entry(linker, page, item, number, runtime, site.results) for name, linker in linkers.items()
                for number, item in enumerate(anchored.get((name, "multi-gpu"), []), 1)]
     return page, env.get_template("multi_gpu.md.j2").render(topics=content.article.get("multi_gpu", []),
                                                             entries=entries)

@@ -3,6 +3,8 @@ confidence, as rows a page template lists."""
 
 from __future__ import annotations
 
+from atlas.graph.calls import call_rows, common_name
+from atlas.render import urls
 from atlas.render.linker import Linker
 
 MAX_ROWS = 60
@@ -23,12 +25,20 @@ def _rows(linker: Linker, from_page: str, pairs) -> list[dict]:
 
 
 def neighbourhood(linker: Linker, from_page: str, symbol_id: str) -> dict:
-    """{callers, callees, num_callers, num_callees}; empty when the graph is not built or lacks the symbol."""
+    """{callers, callees, calls (call sites in source order, fan-outs grouped), num_callers, num_callees}; empty
+    when the graph is not built or lacks the symbol."""
     graph = linker.engine.graph
     if graph is None or symbol_id not in graph:
-        return {"callers": [], "callees": [], "num_callers": 0, "num_callees": 0}
+        return {"callers": [], "callees": [], "calls": [], "num_callers": 0, "num_callees": 0}
     callers = _rows(linker, from_page, ((c, a) for c, _, a in graph.in_edges(symbol_id, data=True)))
     callees = _rows(linker, from_page, ((c, a) for _, c, a in graph.out_edges(symbol_id, data=True)))
-    return {"callers": callers, "callees": callees,
+    calls = []
+    for row in call_rows((c, a) for _, c, a in graph.out_edges(symbol_id, data=True))[:MAX_ROWS]:
+        calls.append({"line": row.line, "name": common_name(row), "fan_out": row.is_fan_out,
+                      "at": urls.code_link(from_page, linker.engine.name, row.path, row.line) if row.line else "",
+                      "provenance": "/".join(row.provenances), "confidence": row.confidence,
+                      "targets": [{"id": t.id, "href": linker.href(from_page, t.id), "provenance": t.provenance,
+                                   "confidence": t.confidence} for t in row.targets]})
+    return {"callers": callers, "callees": callees, "calls": calls,
             "num_callers": len({c for c, _ in graph.in_edges(symbol_id)}),
             "num_callees": len({c for _, c in graph.out_edges(symbol_id)})}

@@ -54,6 +54,7 @@ def home(env, content: Content, linkers: dict[str, Linker], site) -> str:
             "num_symbols": len(linker.engine.symbols),
             "num_edges": linker.engine.graph.number_of_edges() if linker.engine.graph is not None else 0,
             "browser": urls.rel_md(page, urls.browser_page(name)),
+            "code": urls.rel_md(page, urls.CODE_PAGE, name + "/"),
         })
     return env.get_template("home.md.j2").render(
         engines=engines, method=content.article.get("method", []),
@@ -64,6 +65,7 @@ def home(env, content: Content, linkers: dict[str, Linker], site) -> str:
 def symbol_page(env, linker: Linker, symbol_id: str, annotations: list) -> tuple[str, str]:
     page = urls.symbol_page(linker.engine.name, symbol_id)
     facts = linker.facts(symbol_id)
+    facts["code"] = urls.code_link(page, linker.engine.name, facts["path"], facts["start"]) if facts["path"] else ""
     max_lines = CONTAINER_LINES if facts["kind"] in ("class", "module") else SYMBOL_LINES
     source = source_block(linker, facts["path"], facts["start"], facts["end"], max_lines=max_lines) \
         if facts["path"] else ""

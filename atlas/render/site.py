@@ -7,7 +7,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from atlas.render import browser, components, experiments, mechanisms, pages, urls
+from atlas.render import browser, code, components, experiments, mechanisms, pages, urls
+from atlas.render.cjk import cjk_chars
 from atlas.render.content import MECHANISMS, Content
 from atlas.render.excerpt import Slots
 from atlas.render.env import environment
@@ -22,6 +23,7 @@ class Rendered:
     slots: Slots  # source excerpts, filled into the built HTML
     nav: list  # mkdocs nav
     num_symbol_pages: int
+    cjk: str = ""  # the CJK characters of every page and source file (atlas.render.cjk subsets a font to them)
 
 
 def _paged(engine, content: Content, members: dict[str, list[str]], anchored) -> frozenset[str]:
@@ -45,6 +47,7 @@ def render_docs(site: SiteData, content: Content, templates: Path) -> Rendered:
         for item in engine.anchored:
             anchored[(engine.name, item.annotation.mechanism)].append(item)
     linkers: dict[str, Linker] = {}
+    source_chars: set[str] = set()
     slots = Slots()
     num_symbol_pages = 0
     nav_components, nav_browse = [], []
@@ -67,10 +70,15 @@ def render_docs(site: SiteData, content: Content, templates: Path) -> Rendered:
         for key, payload in browser.browser_files(engine.name, engine.symbols, page_of,
                                                   lambda p, n=engine.name: urls.file_data(n, p)).items():
             files[_data_path(engine.name, key)] = as_script(key, payload)
+        files.update(code.code_files(engine, code.runtime_for(engine, site.results.get("traces") or []),
+                                     _note_href, source_chars))
         path, text = pages.browser_page(env, linker)
         files[path] = text
         nav_browse.append({pages.engine_label(engine.name): path})
     files["index.md"] = pages.home(env, content, linkers, site)
+    files["code.md"] = env.get_template("code.md.j2").render(
+        root="", engines=[e.name for e in site.engines], default=site.engines[0].name if site.engines else "",
+        labels=[pages.engine_label(e.name) for e in site.engines])
     for slug in MECHANISMS:
         path, text = mechanisms.mechanism_page(env, slug, content, linkers, anchored, site)
         files[path] = text
@@ -93,13 +101,14 @@ def render_docs(site: SiteData, content: Content, templates: Path) -> Rendered:
     nav = [{"Home": "index.md"},
            {"Mechanisms": ["mechanisms/index.md"] + [{t: urls.mechanism_page(s)} for s, t in MECHANISMS.items()]},
            {"Components": ["components/index.md"] + nav_components},
-           {"Symbols": nav_browse},
+           {"Symbols": nav_browse + [{"Source": "code.md"}]},
            {"Cross-reference": [{"Reading bottlenecks (s11)": "crossref/bottlenecks.md"},
                                 {"Multi-GPU questions (s12)": "crossref/multi-gpu.md"}]},
            {"Runtime": [{"Probe traces": "runtime.md"}, {"Diff across pins": "diff.md"}]}]
     if report is not None:
         nav.append(experiments.nav_entry(report))
-    return Rendered(files, slots, nav, num_symbol_pages)
+    chars = cjk_chars([*files.values(), *slots.fragments, "".join(source_chars)])
+    return Rendered(files, slots, nav, num_symbol_pages, chars)
 
 
 def _data_path(engine: str, key: str) -> str:
@@ -110,3 +119,8 @@ def _data_path(engine: str, key: str) -> str:
     if kind == "names":
         return f"assets/atlas/data/{engine}/names/{urls.slug(rest)}.js"
     return f"assets/atlas/data/{engine}/files.js"
+
+
+def _note_href(annotation) -> str:
+    """An annotation's section, relative to the site root (the source view resolves it against its root)."""
+    return urls.rel("index.md", urls.annotation_page(annotation.mechanism), urls.anchor(annotation.id))

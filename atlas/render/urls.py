@@ -77,3 +77,11 @@ def rel_md(from_page: str, to: str, fragment: str = "") -> Markup:
 def browser_link(from_page: str, engine: str, path: str, symbol_id: str = "") -> str:
     fragment = f"file={path}" + (f"&sym={symbol_id}" if symbol_id else "")
     return rel(from_page, browser_page(engine), fragment)
+
+
+CODE_PAGE = "code.md"  # the source view; the hash names engine, file and line
+
+
+def code_link(from_page: str, engine: str, path: str, line: int = 0) -> str:
+    """A link to a file (and line) of a pinned tree in the site's own source view."""
+    return rel(from_page, CODE_PAGE, f"{engine}/{path}" + (f":L{line}" if line else ""))

@@ -76,7 +76,9 @@
   /* data rows: nodes [id, label, kind, path, line, x, y, page]; edges [source, target, provenance, confidence] */
   function nodeElement(data, browser, i, outside) {
     var r = data.nodes[i], path = data.paths[r[3]];
-    var url = r[7] || (browser + "#file=" + encodeURIComponent(path) + "&sym=" + encodeURIComponent(r[0]));
+    // a symbol without a page of its own opens at its line in the source view (browse/<engine>.html -> code.html)
+    var code = path ? browser.replace(/browse\/([^\/.]+)\.html$/, "code.html#$1/") + path + ":L" + r[4] : "";
+    var url = r[7] || code || (browser + "#file=" + encodeURIComponent(path) + "&sym=" + encodeURIComponent(r[0]));
     return { group: "nodes", data: { id: r[0], label: r[1], kind: data.kinds[r[2]], url: url, path: path,
       line: r[4], outside: outside ? 1 : 0 }, position: { x: r[5] || 0, y: r[6] || 0 } };
   }
@@ -203,8 +205,8 @@
             var tr = document.createElement("tr");
             tr.id = "sym-" + s.id;
             var name = text("td"), link;
-            if (s.page) { link = document.createElement("a"); link.href = here(root + s.page); }
-            else { link = document.createElement("span"); }
+            link = document.createElement("a");
+            link.href = s.page ? here(root + s.page) : here(root + "code.html") + "#" + engine + "/" + entry[0] + ":L" + s.start;
             link.appendChild(text("code", "", s.id.slice(s.id.lastIndexOf(".") + 1)));
             name.appendChild(link);
             var lines = document.createElement("a");
@@ -258,7 +260,32 @@
     }).catch(function (err) { pane.textContent = String(err); });
   }
 
+  /* the pin-set switch (atlas.render.pinswitch): the same page at the other pins, else that set's diff page */
+  function pinSwitch() {
+    var config = document.getElementById("__config"), header = document.querySelector(".md-header__inner");
+    if (!config || !header) { return; }
+    var root = new URL(JSON.parse(config.textContent).base.replace(/\/?$/, "/"), location.href);
+    loadData(root.href + "assets/atlas/pinsets.js", "pinsets").then(function (data) {
+      if (data.sets.length < 2) { return; }
+      var page = decodeURI(location.pathname).slice(decodeURI(root.pathname).length) || "index.html";
+      var select = document.createElement("select");
+      select.className = "atlas-pinset"; select.setAttribute("aria-label", "pin set");
+      data.sets.forEach(function (set) {
+        var option = document.createElement("option");
+        option.value = set.name; option.textContent = set.name + ": " + set.refs;
+        option.selected = set.name === data.current; select.appendChild(option);
+      });
+      select.addEventListener("change", function () {
+        var set = data.sets.filter(function (s) { return s.name === select.value; })[0];
+        var target = set.pages.indexOf(page) >= 0 ? page + location.hash : "diff.html";
+        location.href = new URL(set.root + target, root).href;
+      });
+      header.insertBefore(select, header.querySelector(".md-search") || null);
+    }).catch(function () { /* a site of one pin set has no switch */ });
+  }
+
   function start() {
+    pinSwitch();
     var graphs = document.querySelectorAll(".atlas-graph");
     if (graphs.length) {
       var root = graphs[0].getAttribute("data-root"), t0 = performance.now();
@@ -267,6 +294,8 @@
       });
     }
     document.querySelectorAll(".atlas-browser").forEach(initBrowser);
+    var code = document.querySelector(".atlas-codeview");  // the source view: its own script, loaded on that page only
+    if (code) { loadScript(here((code.getAttribute("data-root") || "") + "assets/atlas/atlas-code.js")); }
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

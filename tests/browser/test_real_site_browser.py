@@ -65,3 +65,23 @@ def test_largest_component_graph_node_click(html, open_page):
     page.mouse.click(box["x"] + x, box["y"] + y)
     page.wait_for_url(re.compile(r"/symbols/"))
     assert target[0].rsplit(".", 1)[-1] in page.locator("h1").first.inner_text()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_real_pages_read_as_code(html, open_page, width):
+    """Excerpts and the source view on the real trees: one line per code row, numbers that fit, no sideways
+    scroll (the same checks as tests/browser/test_visual.py, on a mechanism page, a symbol page and a large file)."""
+    from test_visual import MEASURE_ROWS, OVERFLOW, check_rows
+    symbol = sorted((html / "symbols" / "vllm").glob("*.html"), key=lambda p: -p.stat().st_size)[0]
+    for name, url, rows in [
+            ("mechanism", (html / "mechanisms" / "preemption-retraction.html").as_uri(), "table.atlas-src-table tr"),
+            ("symbol", symbol.as_uri(), "table.atlas-src-table tr"),
+            ("code", (html / "code.html").as_uri() + "#vllm/vllm/v1/core/sched/scheduler.py:L300",
+             "table.atlas-code-table tr.atlas-line")]:
+        page, _ = open_page(width=width)
+        page.goto(url)
+        if name == "code":
+            page.wait_for_selector(".atlas-codeview[data-ready-ms]", timeout=30000)
+        check_rows(page.evaluate(MEASURE_ROWS, rows), f"real {name} at {width} px")
+        assert page.evaluate(OVERFLOW) <= 0, f"real {name} scrolls sideways at {width} px"
+        screenshot(page, f"real-{name}-{width}")

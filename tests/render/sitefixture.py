@@ -42,6 +42,12 @@ POOL = '''class BlockPool:
 
     def free_blocks(self, blocks):
         return None
+''' + "".join(f"# filler line {n}: the number column must fit four digits\n" for n in range(7, 1001)) + '''
+def evict(pool, num_blocks):
+    """Frees the least recently used blocks."""  # a long line: ''' + "x" * 150 + '''
+    return pool.free_blocks(list(range(num_blocks)))
+
+from vllm.core.sched import KVCacheManager
 '''
 
 
@@ -64,6 +70,8 @@ def make_engine(tmp_path: Path, num_extra: int = 0) -> EngineData:
         ("vllm.core.pool.BlockPool.get_new_blocks", SymbolKind.METHOD, "vllm/core/pool.py", 2, 3, "(self, n)",
          "kv_cache"),
         ("vllm.core.pool.BlockPool.free_blocks", SymbolKind.METHOD, "vllm/core/pool.py", 5, 6, "(self, blocks)", ""),
+        ("vllm.core.pool.evict", SymbolKind.FUNCTION, "vllm/core/pool.py", 1002, 1004, "(pool, num_blocks)",
+         "scheduler"),
     ]
     symbols = {sid: Symbol(sid, kind, Span(path, start, end), signature, component=component)
                for sid, kind, path, start, end, signature, component in rows}
@@ -79,6 +87,7 @@ def make_engine(tmp_path: Path, num_extra: int = 0) -> EngineData:
          Provenance.TYPE_INFERRED, 0.8, 9),
         ("vllm.core.sched.KVCacheManager.free", "vllm.core.pool.BlockPool.free_blocks", Provenance.STATIC, 1.0, 13),
         ("vllm.core.pool.BlockPool.get_new_blocks", "op:_C::reshape_and_cache", Provenance.REGISTRATION, 0.5, 3),
+        ("vllm.core.pool.evict", "vllm.core.pool.BlockPool.free_blocks", Provenance.TYPE_INFERRED, 0.9, 1004),
     ]:
         graph.add_edge(caller, callee, provenance=provenance, confidence=confidence,
                        site=Span(symbols[caller].span.path, line, line))
