@@ -42,3 +42,14 @@ def settings(root: str | None = None, cache: str | None = None, mirror: str | No
                           "holding <framework>.git repositories")
     build_path = Path(build or os.environ.get("ATLAS_BUILD") or root_path / "build").expanduser().resolve()
     return Settings(root=root_path, cache=cache_path, mirror=mirror_path, build=build_path)
+
+
+def lock_wait() -> float:
+    """ATLAS_LOCK_WAIT: seconds a command waits for another atlas process using the same cache or build folder
+    before refusing (default 900; 0 refuses at once)."""
+    value = os.environ.get("ATLAS_LOCK_WAIT", "900")
+    try:
+        return float(value)
+    except ValueError:
+        raise ConfigError(f"ATLAS_LOCK_WAIT={value!r} is not a number of seconds; set it to e.g. 60, or 0 to refuse "
+                          "at once") from None

@@ -4,8 +4,6 @@ every problem names file:line. Shared by the pin manifests and the annotations."
 from __future__ import annotations
 
 import io
-import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +12,7 @@ import jsonschema
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError
 
+from atlas import publish
 from atlas.errors import ConfigError
 
 
@@ -48,15 +47,8 @@ def dump(data: Any) -> str:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write through a temporary file and rename, so an interruption never leaves half a file."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write through a staging file and rename (atlas.publish), so an interruption never leaves half a file."""
+    publish.write_text(path, text)
 
 
 def line_of(data: Any, path: tuple) -> int:

@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from atlas import locks, publish
 from atlas.env import Settings
 from atlas.errors import BuildMissing, ConfigError
 from atlas.render.content import load_content
@@ -50,9 +51,8 @@ def copy_assets(site: Path, docs: Path) -> None:
 
 
 def write_docs(files: dict[str, str], docs: Path) -> None:
-    if docs.exists():
-        shutil.rmtree(docs)
-    for rel, text in files.items():
+    """Write the rendered files into `docs` (a fresh staging folder)."""
+    for rel, text in sorted(files.items()):
         path = docs / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
@@ -94,16 +94,20 @@ def build_site(settings: Settings, frameworks: list[str] | None = None, pin_set:
     seconds["render"] = time.perf_counter() - mark
     mark = time.perf_counter()
     target = out_dir(settings, out)
-    docs, html = target / "docs", target / "html"
-    write_docs(rendered.files, docs)
-    copy_assets(settings.root / "site", docs)
-    seconds["write"] = time.perf_counter() - mark
-    mark = time.perf_counter()
-    mkdocs_build(settings.root / "mkdocs.yml", docs, html, rendered.nav)
-    seconds["mkdocs"] = time.perf_counter() - mark
-    mark = time.perf_counter()
-    fill_slots(html, rendered.slots)
-    seconds["excerpts"] = time.perf_counter() - mark
+    # Built in staging folders beside the live ones and swapped in at the end (atlas.publish): a kill at any moment
+    # leaves the previous site whole. The lock keeps two builds of one folder apart (atlas.locks).
+    with locks.hold(target, "building the site"), publish.folder(target / "docs") as docs, \
+            publish.folder(target / "html") as html:
+        write_docs(rendered.files, docs)
+        copy_assets(settings.root / "site", docs)
+        seconds["write"] = time.perf_counter() - mark
+        mark = time.perf_counter()
+        mkdocs_build(settings.root / "mkdocs.yml", docs, html, rendered.nav)
+        seconds["mkdocs"] = time.perf_counter() - mark
+        mark = time.perf_counter()
+        fill_slots(html, rendered.slots)
+        seconds["excerpts"] = time.perf_counter() - mark
     seconds["total"] = time.perf_counter() - started
+    html = target / "html"
     num_pages = sum(1 for p in rendered.files if p.endswith(".md"))
     return BuildReport(target, html, num_pages, len(rendered.files), rendered.num_symbol_pages, seconds)
