@@ -10,6 +10,7 @@ from atlas.annotate.schema import PUBLISHED
 from atlas.annotate.vocabulary import FRAMEWORKS, VERDICTS
 from atlas.cli import output
 from atlas.errors import BuildMissing, ConfigError
+from atlas.sources import having
 from atlas.yamlio import write_atomic
 
 
@@ -51,8 +52,10 @@ def check(args, settings) -> int:
                 output.message(problem)
         output.message(f"atlas check: {len(exc.problems)} problem(s) in annotation files; nothing resolved")
         return 2
-    frameworks = args.frameworks or sorted({a.framework for a in annotations})
-    reports = [run_check(annotations, _index(settings, fw, pin_set)) for fw in frameworks for pin_set in args.pin_sets]
+    annotated = sorted({a.framework for a in annotations})
+    reports = [run_check(annotations, _index(settings, m.name, pin_set)) for pin_set in args.pin_sets
+               for m in having(settings.root, args.frameworks or None, pin_set)
+               if args.frameworks or m.name in annotated]
     by_id = {a.id: a for a in annotations}
     num_findings = sum(len(r.findings) for r in reports)
     if args.format == "json":

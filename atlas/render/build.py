@@ -4,6 +4,7 @@ mkdocs-material build <out>/html. The only code that writes the site; it reports
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from atlas.render.content import load_content
 from atlas.render.inputs import SiteData, collect
 from atlas.render.site import render_docs
 from atlas.runtime.experiments.report import collect as experiments_report
+from atlas.sources.gitops import commit_time
 
 VENDOR = {"cytoscape.min.js": "node_modules/cytoscape/dist/cytoscape.min.js",
           "cytoscape.LICENSE": "node_modules/cytoscape/LICENSE",
@@ -73,10 +75,17 @@ def mkdocs_build(config: Path, docs: Path, html: Path, nav: list) -> None:
     logging.getLogger("mkdocs").setLevel(logging.WARNING)
     if not config.is_file():
         raise ConfigError(f"{config} is missing; the site's mkdocs configuration lives at the project root")
+    # The pages' dates (sitemap) from the project's last commit, not the clock: two builds give the same bytes.
+    epoch = os.environ.get("SOURCE_DATE_EPOCH") or str(commit_time(config.parent))
+    saved = os.environ.get("SOURCE_DATE_EPOCH")
+    os.environ["SOURCE_DATE_EPOCH"] = epoch
     try:
         build(load_config(str(config), docs_dir=str(docs), site_dir=str(html), nav=nav))
     except MkDocsException as exc:
         raise ConfigError(f"mkdocs could not build the site: {exc}; check mkdocs.yml and site/templates") from None
+    finally:
+        if saved is None:
+            os.environ.pop("SOURCE_DATE_EPOCH", None)
 
 
 def build_site(settings: Settings, frameworks: list[str] | None = None, pin_set: str = "default",

@@ -194,6 +194,14 @@ def worktree_problem(path: Path, sha: str) -> str:
     return ""
 
 
+def commit_time(folder: Path) -> int:
+    """Seconds since the epoch of the last commit of the git checkout holding `folder`; 0 outside one."""
+    try:
+        return int(git.Repo(folder, search_parent_directories=True).head.commit.committed_date)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError, ValueError, TypeError):
+        return 0
+
+
 def first_line(exc: BaseException) -> str:
     """The last meaningful line git printed, without gitpython's quoting."""
     text = str(getattr(exc, "stderr", "") or exc).strip().removeprefix("stderr:").strip().strip("'").strip()
