@@ -24,6 +24,17 @@ def register(sub) -> None:
     p.set_defaults(func=check)
 
 
+def _with_set(settings, frameworks: list[str], pin_set: str, named: bool) -> list[str]:
+    """The frameworks checked at `pin_set`: the --pins rule of every verb (atlas.sources.having) over those with a
+    manifest; annotated frameworks without one are checked as they are."""
+    manifests = {p.stem for p in (settings.root / "pinned_sources").glob("*.yaml")}
+    if not manifests & set(frameworks):
+        return frameworks
+    having_set = {m.name for m in having(settings.root, [f for f in frameworks if f in manifests] if named else None,
+                                          pin_set)}
+    return [f for f in frameworks if f in having_set or f not in manifests]
+
+
 def _index(settings, framework: str, pin_set: str):
     try:
         from atlas.graph import load_index
@@ -52,10 +63,9 @@ def check(args, settings) -> int:
                 output.message(problem)
         output.message(f"atlas check: {len(exc.problems)} problem(s) in annotation files; nothing resolved")
         return 2
-    annotated = sorted({a.framework for a in annotations})
-    reports = [run_check(annotations, _index(settings, m.name, pin_set)) for pin_set in args.pin_sets
-               for m in having(settings.root, args.frameworks or None, pin_set)
-               if args.frameworks or m.name in annotated]
+    frameworks = args.frameworks or sorted({a.framework for a in annotations})
+    reports = [run_check(annotations, _index(settings, fw, pin_set)) for pin_set in args.pin_sets
+               for fw in _with_set(settings, frameworks, pin_set, named=bool(args.frameworks))]
     by_id = {a.id: a for a in annotations}
     num_findings = sum(len(r.findings) for r in reports)
     if args.format == "json":
