@@ -92,22 +92,23 @@ class _ToMessages(logging.Handler):
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    top = parser()
-    unknown = _unknown_option(top, argv)
-    if unknown:
-        top.error(f"unknown option {unknown.split('=', 1)[0]}")
-    args = top.parse_args(argv)
-    args.pin_sets = [s.strip() for s in args.pin_sets.split(",") if s.strip()]
-    log = logging.getLogger("atlas")
-    if not any(isinstance(h, _ToMessages) for h in log.handlers):
-        log.addHandler(_ToMessages())
-        log.propagate = False
     lifetime.on_terminate()
+    args = None
     try:
+        top = parser()
+        unknown = _unknown_option(top, argv)
+        if unknown:
+            top.error(f"unknown option {unknown.split('=', 1)[0]}")
+        args = top.parse_args(argv)
+        args.pin_sets = [s.strip() for s in args.pin_sets.split(",") if s.strip()]
+        log = logging.getLogger("atlas")
+        if not any(isinstance(h, _ToMessages) for h in log.handlers):
+            log.addHandler(_ToMessages())
+            log.propagate = False
         settings = load_settings(args.root, args.cache, args.mirror, args.build)
         return args.func(args, settings)
     except AtlasError as exc:
-        if args.debug:
+        if args is not None and args.debug:
             raise
         output.message(f"atlas: error: {exc}")
         return exc.exit_code
@@ -126,4 +127,6 @@ def run() -> None:
     except BrokenPipeError:  # the reader of stdout went away (`atlas ... | head -1`): end quietly, as Unix tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = 141
+    except KeyboardInterrupt:  # a second Ctrl-C while the first one's message was being written
+        code = 130
     sys.exit(code)
