@@ -52,7 +52,9 @@ def load(path: Path) -> Any:
         line = mark.line + 1 if mark else 0
         raise ConfigError(f"{path}:{line}: invalid YAML: {exc.problem or exc.context}; fix the syntax") from None
     except YAMLError as exc:  # reader errors (control characters) and the like
-        line = getattr(getattr(exc, "problem_mark", None), "line", -1) + 1
+        position = getattr(exc, "position", None)  # a ReaderError: a character YAML does not allow
+        line = text.count("\n", 0, position) + 1 if isinstance(position, int) else \
+            getattr(getattr(exc, "problem_mark", None), "line", -1) + 1
         raise ConfigError(f"{path}:{line}: invalid YAML: {str(exc).splitlines()[0]}; fix the file") from None
     except RecursionError:
         raise ConfigError(f"{path}:1: YAML nested too deeply to read; flatten it (at most {MAX_DEPTH} levels)") \
