@@ -19,7 +19,8 @@ def start(fn: Callable, *args) -> Callable[[], object]:
     ctx = multiprocessing.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)
     child = ctx.Process(target=_run, args=(send, fn, args, os.getpid()), daemon=True)
-    child.start()
+    with lifetime.forking():
+        child.start()
     send.close()
 
     def result():

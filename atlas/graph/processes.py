@@ -71,7 +71,8 @@ def _run_forked(works: list[TreeWork], shares: list[Share], scratch: Path, progr
         receive, send = ctx.Pipe(duplex=False)
         proc = ctx.Process(target=_child, args=(p, share, works, shares, inboxes, counts, scratch, send, os.getpid()),
                            daemon=True)
-        proc.start()
+        with lifetime.forking():
+            proc.start()
         send.close()
         procs.append(proc)
         results[receive] = p
