@@ -43,3 +43,24 @@ def test_two_site_builds_are_byte_identical(tmp_path):
     assert first.keys() == second.keys()
     differing = sorted(name for name in first if first[name] != second[name])
     assert not differing, f"{len(differing)} files differ between two builds: {differing[:10]}"
+
+
+@pytest.mark.parametrize("fmt", ["json", "dot", "mermaid"])
+def test_two_exports_of_each_graph_are_byte_identical(project, fmt):
+    """Each graph built twice (hash seeds differ, once in one process, once forked) and exported: the same bytes."""
+    exports = []
+    for seed, fork in (("1", ""), ("2", "1")):
+        env = {"PYTHONHASHSEED": seed, "ATLAS_NO_FORK": fork}
+        assert project.atlas("index", "--force", env=env).returncode == 0
+        exports.append([project.atlas("graph", "export", name, "--format", fmt, env=env).stdout
+                        for name in ("vllm", "sglang")])
+    assert exports[0] == exports[1] and all(exports[0])
+
+
+def test_two_real_site_builds_are_byte_identical(built):
+    html = built.root / "site_build" / "html"
+    first = _digests(html)
+    done = built.atlas("build", "--no-check", env={"PYTHONHASHSEED": "3"})
+    assert done.returncode == 0, done.stderr
+    second = _digests(html)
+    assert first == second, sorted(k for k in first if first.get(k) != second.get(k))[:10]
