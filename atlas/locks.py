@@ -18,7 +18,7 @@ from atlas.errors import AtlasError
 
 log = logging.getLogger("atlas")
 NAME = ".atlas.lock"
-_held: dict[Path, tuple[int, int]] = {}  # lock file -> (fd, depth)
+_held: dict[Path, list] = {}  # lock file -> [fd, depth, mode] in this process
 
 
 class Busy(AtlasError):
@@ -30,50 +30,81 @@ class ReadOnly(AtlasError):
 
 
 @contextlib.contextmanager
-def hold(folder: Path, doing: str) -> Iterator[None]:
-    """Hold the lock of `folder` (created if needed) while `doing` (words for the messages: 'syncing sources')."""
+def hold(folder: Path, doing: str, shared: bool = False) -> Iterator[None]:
+    """Hold the lock of `folder` (created if needed) while `doing` (words for the messages: 'syncing sources').
+    `shared`: a reader's lock, held by many at once, which keeps writers (exclusive) out while it reads; a reader
+    on a read-only folder needs no lock (nobody can write there). A process holding the shared lock may take the
+    exclusive one inside it (converted while held, back to shared after)."""
+    mode = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
     path = Path(folder).resolve() / NAME
-    if path in _held:
-        fd, depth = _held[path]
-        _held[path] = (fd, depth + 1)
+    entry = _held.get(path)
+    if entry is not None:
+        fd, _, held_mode = entry
+        upgrade = held_mode == fcntl.LOCK_SH and mode == fcntl.LOCK_EX
+        if upgrade:
+            _acquire(fd, path, doing, mode)
+            _claim(fd, doing)
+            entry[2] = mode
+        entry[1] += 1
         try:
             yield
         finally:
-            fd, depth = _held[path]
-            _held[path] = (fd, depth - 1)
+            entry[1] -= 1
+            if upgrade:
+                fcntl.flock(fd, fcntl.LOCK_SH)
+                entry[2] = fcntl.LOCK_SH
         return
-    fd = _open(path, doing)
+    fd = _open(path, doing, shared)
+    if fd is None:
+        yield
+        return
     try:
-        _acquire(fd, path, doing)
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()} {doing}\n".encode())
-        _held[path] = (fd, 1)
+        _acquire(fd, path, doing, mode)
+        if mode == fcntl.LOCK_EX:
+            _claim(fd, doing)
+        _held[path] = [fd, 1, mode]
         try:
             yield
         finally:
             del _held[path]
+            if _held.get(path) is None and mode == fcntl.LOCK_EX:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, 0)  # no longer the holder's name once it is released
     finally:
         os.close(fd)  # closing drops the flock
 
 
-def _open(path: Path, doing: str) -> int:
+def _claim(fd: int, doing: str) -> None:
+    """Say who holds the lock (read by a waiting process for its message)."""
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()} {doing}\n".encode(), 0)
+
+
+def _open(path: Path, doing: str, shared: bool) -> int | None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
     except OSError as exc:
-        if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
-            raise ReadOnly(f"{path.parent} is read-only ({exc.strerror}), and {doing} writes there; point "
-                           f"{_knob(path.parent)} at a writable folder") from None
-        raise
+        if exc.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
+            raise
+        if shared:  # a read-only folder: lock if a lock file is there, else nobody can be writing
+            try:
+                return os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                return None
+        raise ReadOnly(f"{path.parent} is read-only ({exc.strerror}), and {doing} writes there; point "
+                       f"{_knob(path.parent)} at a writable folder") from None
 
 
 def _knob(folder: Path) -> str:
+    if folder.name == "site_build" or (folder / "html").is_dir():
+        return "--out"
     return "--build (ATLAS_BUILD)" if "build" in folder.name else "--cache (ATLAS_CACHE)"
 
 
-def _acquire(fd: int, path: Path, doing: str) -> None:
+def _acquire(fd: int, path: Path, doing: str, mode: int) -> None:
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(fd, mode | fcntl.LOCK_NB)
         return
     except BlockingIOError:
         pass
@@ -86,7 +117,7 @@ def _acquire(fd: int, path: Path, doing: str) -> None:
     deadline = time.monotonic() + wait
     while True:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, mode | fcntl.LOCK_NB)
             return
         except BlockingIOError:
             if time.monotonic() > deadline:
@@ -98,6 +129,6 @@ def _acquire(fd: int, path: Path, doing: str) -> None:
 def _holder(path: Path) -> str:
     try:
         pid, _, doing = path.read_text().strip().partition(" ")
-        return f"pid {pid}, {doing}" if pid else "unknown"
+        return f"pid {pid}, {doing}" if pid else "reading it"
     except OSError:
-        return "unknown"
+        return "reading it"

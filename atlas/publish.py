@@ -11,7 +11,7 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
-_STAGING, _OLD = ".staging-", ".old-"
+_STAGING, _OLD, _TRASH = ".staging-", ".old-", ".trash-"
 
 
 def write_bytes(path: Path, data: bytes) -> None:
@@ -85,6 +85,20 @@ def swap(staging: Path, target: Path) -> None:
     _fsync_folder(target.parent)
 
 
+def discard(target: Path) -> None:
+    """Remove a file or folder as one step: renamed aside first (a kill then leaves it whole or gone), then deleted;
+    what a killed run left aside is deleted by the next `recover` of the same target."""
+    target = Path(target)
+    recover(target)
+    if not (target.exists() or target.is_symlink()):
+        return
+    aside = target.with_name(f".{target.name}{_TRASH}{os.getpid()}")
+    _remove(aside)
+    os.rename(target, aside)
+    _fsync_folder(target.parent)
+    _remove(aside)
+
+
 def recover(target: Path) -> None:
     """Clear what killed runs left beside `target`: staging folders of dead processes, and an old folder moved
     aside (put back when `target` itself is missing)."""
@@ -93,7 +107,7 @@ def recover(target: Path) -> None:
         return
     for leftover in parent.glob(f".{target.name}.*-*"):
         kind, _, pid = leftover.name[len(target.name) + 1:].rpartition("-")
-        if f"{kind}-" not in (_STAGING, _OLD) or not pid.isdigit() or _alive(int(pid)):
+        if f"{kind}-" not in (_STAGING, _OLD, _TRASH) or not pid.isdigit() or _alive(int(pid)):
             continue
         if kind + "-" == _OLD and not target.exists():
             os.rename(leftover, target)

@@ -4,16 +4,20 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import logging
 import os
 import pkgutil
 import sys
 
-from atlas import __version__, lifetime
+from atlas import __version__, lifetime, locks
 from atlas.cli import output
 from atlas.env import settings as load_settings
 from atlas.errors import AtlasError
+
+
+READS_CACHE = frozenset({"show", "graph", "index", "check", "build", "diff", "pin"})  # verbs reading checkouts
 
 
 class _Parser(argparse.ArgumentParser):
@@ -106,7 +110,10 @@ def main(argv: list[str] | None = None) -> int:
             log.addHandler(_ToMessages())
             log.propagate = False
         settings = load_settings(args.root, args.cache, args.mirror, args.build)
-        return args.func(args, settings)
+        reading = locks.hold(settings.cache, f"atlas {args.command}", shared=True) \
+            if args.command in READS_CACHE else contextlib.nullcontext()
+        with reading:  # the checkouts it reads are not removed under it (`sync --repair` waits)
+            return args.func(args, settings)
     except AtlasError as exc:
         if args is not None and args.debug:
             raise

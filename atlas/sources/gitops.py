@@ -14,6 +14,7 @@ import git
 
 from atlas.errors import SourceError
 
+UNREADABLE = "is not a readable git checkout"
 HEX = re.compile(r"^[0-9a-f]{4,40}$")
 Progress = Callable[[str, float], None]  # (message, fraction 0..1)
 
@@ -188,7 +189,7 @@ def worktree_problem(path: Path, sha: str) -> str:
             return f"is at {head[:12]}, not {sha[:12]}"
         dirty = tree.git.status("--porcelain", "--untracked-files=no")
     except (git.InvalidGitRepositoryError, git.NoSuchPathError, git.GitCommandError, ValueError) as exc:
-        return f"is not a readable git checkout ({first_line(exc)})"
+        return f"{UNREADABLE} ({first_line(exc)})"
     if dirty:
         return "has local changes: " + ", ".join(line[3:] for line in dirty.splitlines()[:3])
     return ""

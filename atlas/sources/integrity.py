@@ -18,6 +18,10 @@ from atlas.sources import gitops
 from atlas.sources.manifest import Manifest
 
 
+class Unreachable(SourceError):
+    """The remote could not be asked what a ref names."""
+
+
 def _record(settings: Settings, name: str) -> Path:
     return settings.cache / "verified" / f"{name}.json"
 
@@ -31,14 +35,21 @@ def _read(path: Path) -> dict[str, str]:
 
 
 def verify_lock(manifest: Manifest, pin_set: str, pin: Pin, url: str, label: str, source: str,
-                settings: Settings) -> None:
-    """Raise SourceError unless `pin.ref` names `pin.commit` at the remote `url` (shown as `label`)."""
+                settings: Settings, offline_ok: bool = False) -> None:
+    """Raise SourceError unless `pin.ref` names `pin.commit` at the remote `url` (shown as `label`). With
+    `offline_ok` (read-only verbs over a checkout sync made), an unreachable remote leaves the check to the next
+    sync instead of failing."""
     key = f"{source} {label} {pin.ref}"
     path = _record(settings, manifest.name)
     known = _read(path)
     if known.get(key) == pin.commit:
         return
-    actual = resolve_at(url, label, pin.ref)
+    try:
+        actual = resolve_at(url, label, pin.ref)
+    except Unreachable:
+        if offline_ok:
+            return
+        raise
     if actual is None:  # an abbreviated commit no ref names: the lock must extend it
         actual = pin.commit if pin.commit.startswith(pin.ref) else ""
     if actual != pin.commit:
@@ -56,7 +67,7 @@ def resolve_at(url: str, label: str, ref: str) -> str | None:
     try:
         out = git.Git().ls_remote(url)
     except git.GitCommandError as exc:
-        raise SourceError(f"cannot reach {label} to check the lock of {ref}: {gitops.first_line(exc)}; check the "
+        raise Unreachable(f"cannot reach {label} to check the lock of {ref}: {gitops.first_line(exc)}; check the "
                           "network, or set ATLAS_MIRROR=DIR (--mirror DIR) to use a local mirror") from None
     refs: dict[str, str] = {}
     for line in out.splitlines():

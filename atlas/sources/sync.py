@@ -87,19 +87,23 @@ def is_ready(settings: Settings, pin: Pin) -> bool:
     return _done_marker(checkout_path(settings, pin)).exists()
 
 
-def _verified(manifest: Manifest, pin_set: str, remote: Remote, settings: Settings) -> Pin | None:
+def _verified(manifest: Manifest, pin_set: str, remote: Remote, settings: Settings,
+              offline_ok: bool = False) -> Pin | None:
     """The locked pin of a set for this remote's source, checked against its ref (atlas.sources.integrity)."""
     pin = manifest.locked_pin(pin_set, remote.source)
     if pin is not None:
-        verify_lock(manifest, pin_set, pin, remote.url, remote.label, remote.source, settings)
+        verify_lock(manifest, pin_set, pin, remote.url, remote.label, remote.source, settings, offline_ok)
     return pin
 
 
 def _ready(settings: Settings, pin: Pin, pin_set: str, remote: Remote) -> Checkout | None:
-    """The finished checkout of `pin`, if there is one; a damaged one is an error naming the repair."""
+    """The finished checkout of `pin`, if there is one (None: check it out). One whose git link is broken (its
+    repository was removed under it) is checked out again; one with local changes is an error naming the repair."""
     path = checkout_path(settings, pin)
     if _done_marker(path).exists() and path.is_dir():
         problem = gitops.worktree_problem(path, pin.commit)
+        if problem.startswith(gitops.UNREADABLE):
+            return None
         if problem:
             raise SourceError(f"the checkout {path} {problem}; run `atlas sync --repair {pin.framework}` "
                               "to discard it and check the pin out again")
@@ -127,9 +131,9 @@ def _sync_locked(manifest: Manifest, pin_set: str, settings: Settings, remote: R
     entry = manifest.pin_entry(pin_set)
     pin = _verified(manifest, pin_set, remote, settings)
     repo_dir = settings.cache / "repos" / f"{manifest.name}.git"
-    if repair:
-        gitops.remove_tree(repo_dir)
-        gitops.remove_tree(settings.checkouts / manifest.name)
+    if repair:  # checkouts first (their markers with them), then the repository: each gone in one rename
+        publish.discard(settings.checkouts / manifest.name)
+        publish.discard(repo_dir)
     elif pin is not None:
         ready = _ready(settings, pin, pin_set, remote)
         if ready:
@@ -246,7 +250,7 @@ def locate(manifest: Manifest, pin_set: str, settings: Settings) -> Checkout:
         pin = Pin(manifest.name, pin_set, commit, manifest.url, manifest.releases.get(pin_set, ""))
         if is_ready(settings, pin):
             return Checkout(pin, pin_set, checkout_path(settings, pin), remote.source, fetched=False)
-    pin = _verified(manifest, pin_set, remote, settings)
+    pin = _verified(manifest, pin_set, remote, settings, offline_ok=True)
     if pin is None or not is_ready(settings, pin):
         raise BuildMissing(f"{manifest.name} ({pin_set} pins) is not synced yet; run `atlas sync {manifest.name} "
                            f"--pins {pin_set}` first")

@@ -15,7 +15,7 @@ from pathlib import Path
 from gitfixtures import make_remote, write_manifest
 
 REPO = Path(__file__).resolve().parents[2]
-ATLAS = [sys.executable, "-c", "from atlas.cli import run; run()"]
+ATLAS = [sys.executable, "-m", "atlas"]
 
 ENGINE = {
     "pkg/__init__.py": "",
