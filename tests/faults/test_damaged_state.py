@@ -68,7 +68,6 @@ def test_deleted_checkout_is_named_then_recreated_by_sync(project, verb):
     for checkout in (project.cache / "checkouts" / "vllm").iterdir():
         if checkout.is_dir():
             remove_tree(checkout)
-    (project.annotations if hasattr(project, "annotations") else project.root / "annotations").mkdir(exist_ok=True)
     done = project.atlas(*verb)
     promise(done, (0, 2))
     if done.returncode == 2:
