@@ -28,17 +28,39 @@ def find_root(start: Path) -> Path:
     raise ConfigError(f"no pinned_sources/ folder in {start} or above; run atlas inside the project or pass --root")
 
 
+def _path(flag: str | None, variable: str, root: Path) -> Path | None:
+    """A folder from a flag (relative to the current folder, as the shell completed it) or from an environment
+    variable (relative to the project root, as README's `ATLAS_MIRROR=../shared/sources` is), or None."""
+    if flag:
+        return Path(flag).expanduser().resolve()
+    value = os.environ.get(variable)
+    if not value:
+        return None
+    path = Path(value).expanduser()
+    return (path if path.is_absolute() else root / path).resolve()
+
+
 def settings(root: str | None = None, cache: str | None = None, mirror: str | None = None,
              build: str | None = None) -> Settings:
     """Settings from flags, falling back to the environment, then to defaults."""
     root_path = Path(root or os.environ.get("ATLAS_ROOT") or "").resolve() if (root or os.environ.get("ATLAS_ROOT")) \
         else find_root(Path.cwd().resolve())
     xdg = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    cache_path = Path(cache or os.environ.get("ATLAS_CACHE") or xdg / "atlas").expanduser().resolve()
-    mirror_value = mirror or os.environ.get("ATLAS_MIRROR")
-    mirror_path = Path(mirror_value).expanduser().resolve() if mirror_value else None
+    cache_path = _path(cache, "ATLAS_CACHE", root_path) or (xdg / "atlas").resolve()
+    mirror_path = _path(mirror, "ATLAS_MIRROR", root_path)
     if mirror_path is not None and not mirror_path.is_dir():
         raise ConfigError(f"mirror folder {mirror_path} does not exist; ATLAS_MIRROR (--mirror) names a folder "
                           "holding <framework>.git repositories")
-    build_path = Path(build or os.environ.get("ATLAS_BUILD") or root_path / "build").expanduser().resolve()
+    build_path = _path(build, "ATLAS_BUILD", root_path) or root_path / "build"
     return Settings(root=root_path, cache=cache_path, mirror=mirror_path, build=build_path)
+
+
+def lock_wait() -> float:
+    """ATLAS_LOCK_WAIT: seconds a command waits for another atlas process using the same cache or build folder
+    before refusing (default 900; 0 refuses at once)."""
+    value = os.environ.get("ATLAS_LOCK_WAIT", "900")
+    try:
+        return float(value)
+    except ValueError:
+        raise ConfigError(f"ATLAS_LOCK_WAIT={value!r} is not a number of seconds; set it to e.g. 60, or 0 to refuse "
+                          "at once") from None

@@ -5,11 +5,10 @@ each with file:line, before one AnnotationError reports them all."""
 from __future__ import annotations
 
 import hashlib
-import pickle
 from dataclasses import replace
 from pathlib import Path
 
-from atlas import yamlio
+from atlas import stored, yamlio
 from atlas.annotate.model import (Annotation, Anchor, Bottleneck, Claim, Contract, Cost, Evidence, PinAnchor,
                                   Verdict)
 from atlas.annotate.pattern import compile_pattern
@@ -67,19 +66,17 @@ _CACHE_KEY = hashlib.sha256((schema_json() + "loader 3").encode()).hexdigest()
 
 
 def _read_cache(cache: Path | None) -> dict:
+    if cache is None:
+        return {}
     try:
-        key, entries = pickle.loads(cache.read_bytes())
-        return entries if key == _CACHE_KEY else {}
-    except Exception:  # no cache, or one from another version: parse everything again
+        return stored.load(cache, _CACHE_KEY[:16])
+    except stored.Damaged:  # no cache, a damaged one, or one from another version: parse everything again
         return {}
 
 
 def _write_cache(cache: Path, entries: dict) -> None:
     try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_name(f".{cache.name}.tmp")
-        tmp.write_bytes(pickle.dumps((_CACHE_KEY, entries)))
-        tmp.replace(cache)
+        stored.dump(cache, entries, _CACHE_KEY[:16])
     except OSError:
         pass  # a cache that cannot be written only costs speed
 

@@ -4,14 +4,45 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import logging
+import os
 import pkgutil
 import sys
 
-from atlas import __version__
+from atlas import __version__, lifetime, locks
 from atlas.cli import output
 from atlas.env import settings as load_settings
 from atlas.errors import AtlasError
+
+
+READS_CACHE = frozenset({"show", "graph", "index", "check", "build", "diff", "pin"})  # verbs reading checkouts
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (exit 2) that name the offending word and where to read the usage."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message}; see `{self.prog} --help`\n")
+
+
+def _unknown_option(top: argparse.ArgumentParser, argv: list[str]) -> str | None:
+    """An option before the verb that atlas does not know (argparse would only say the verb is missing)."""
+    actions = top._option_string_actions
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        if word == "--" or not word.startswith("-") or word == "-":
+            return None
+        name = word.split("=", 1)[0]
+        if name not in actions:
+            return word
+        takes_value = actions[name].nargs is None and actions[name].option_strings and "=" not in word \
+            and not isinstance(actions[name], (argparse._StoreTrueAction, argparse._VersionAction,
+                                               argparse._HelpAction))
+        i += 2 if takes_value else 1
+    return None
 
 
 
@@ -39,7 +70,7 @@ def _common(suppress: bool) -> argparse.ArgumentParser:
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="atlas", description="A source-annotated code atlas of vLLM and SGLang.",
+    top = _Parser(prog="atlas", description="A source-annotated code atlas of vLLM and SGLang.",
                                   epilog="Exit codes: 0 ok, 1 findings, 2 errors.", parents=[_common(False)])
     top.add_argument("--version", action="version", version=f"atlas {__version__}")
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -56,21 +87,53 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+class _ToMessages(logging.Handler):
+    """Lines other layers log on the `atlas` logger (a lock being waited for) go to stderr as messages."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        output.message(record.getMessage())
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
-    args.pin_sets = [s.strip() for s in args.pin_sets.split(",") if s.strip()]
+    argv = sys.argv[1:] if argv is None else argv
+    lifetime.on_terminate()
+    args = None
     try:
+        top = parser()
+        unknown = _unknown_option(top, argv)
+        if unknown:
+            top.error(f"unknown option {unknown.split('=', 1)[0]}")
+        args = top.parse_args(argv)
+        args.pin_sets = [s.strip() for s in args.pin_sets.split(",") if s.strip()]
+        log = logging.getLogger("atlas")
+        if not any(isinstance(h, _ToMessages) for h in log.handlers):
+            log.addHandler(_ToMessages())
+            log.propagate = False
         settings = load_settings(args.root, args.cache, args.mirror, args.build)
-        return args.func(args, settings)
+        reading = locks.hold(settings.cache, f"atlas {args.command}", shared=True) \
+            if args.command in READS_CACHE else contextlib.nullcontext()
+        with reading:  # the checkouts it reads are not removed under it (`sync --repair` waits)
+            return args.func(args, settings)
     except AtlasError as exc:
-        if args.debug:
+        if args is not None and args.debug:
             raise
         output.message(f"atlas: error: {exc}")
         return exc.exit_code
     except KeyboardInterrupt:
         output.message("atlas: interrupted; run the command again to finish (nothing half-written is kept)")
         return 130
+    except lifetime.Terminated as exc:
+        output.message("atlas: terminated; run the command again to finish (nothing half-written is kept)")
+        return 128 + exc.signum
 
 
 def run() -> None:
-    sys.exit(main())
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader of stdout went away (`atlas ... | head -1`): end quietly, as Unix tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 141
+    except KeyboardInterrupt:  # a second Ctrl-C while the first one's message was being written
+        code = 130
+    sys.exit(code)

@@ -10,6 +10,7 @@ from atlas.annotate.schema import PUBLISHED
 from atlas.annotate.vocabulary import FRAMEWORKS, VERDICTS
 from atlas.cli import output
 from atlas.errors import BuildMissing, ConfigError
+from atlas.sources import having
 from atlas.yamlio import write_atomic
 
 
@@ -21,6 +22,17 @@ def register(sub) -> None:
     p.add_argument("--claims", action="store_true", help="list the article's claims with verdicts and evidence lines")
     p.add_argument("--write-schema", action="store_true", help=f"(re)write {PUBLISHED} from the loader's schema")
     p.set_defaults(func=check)
+
+
+def _with_set(settings, frameworks: list[str], pin_set: str, named: bool) -> list[str]:
+    """The frameworks checked at `pin_set`: the --pins rule of every verb (atlas.sources.having) over those with a
+    manifest; annotated frameworks without one are checked as they are."""
+    manifests = {p.stem for p in (settings.root / "pinned_sources").glob("*.yaml")}
+    if not manifests & set(frameworks):
+        return frameworks
+    having_set = {m.name for m in having(settings.root, [f for f in frameworks if f in manifests] if named else None,
+                                          pin_set)}
+    return [f for f in frameworks if f in having_set or f not in manifests]
 
 
 def _index(settings, framework: str, pin_set: str):
@@ -52,8 +64,8 @@ def check(args, settings) -> int:
         output.message(f"atlas check: {len(exc.problems)} problem(s) in annotation files; nothing resolved")
         return 2
     frameworks = args.frameworks or sorted({a.framework for a in annotations})
-    reports = [run_check(annotations, _index(settings, fw, pin_set), pin_set)
-               for fw, pin_set in _targets(settings, frameworks, args.pin_sets)]
+    reports = [run_check(annotations, _index(settings, fw, pin_set), pin_set) for pin_set in args.pin_sets
+               for fw in _with_set(settings, frameworks, pin_set, named=bool(args.frameworks))]
     by_id = {a.id: a for a in annotations}
     num_findings = sum(len(r.findings) for r in reports)
     if args.format == "json":
@@ -78,20 +90,6 @@ def check(args, settings) -> int:
             output.message(f"{report.pin.key}: {sum(verdicts.values())} claims: "
                            + ", ".join(f"{v} {verdicts[v]}" for v in VERDICTS))
     return 1 if num_findings else 0
-
-
-def _targets(settings, frameworks: list[str], pin_sets: list[str]) -> list[tuple[str, str]]:
-    """(framework, pin set) to check: a set only some frameworks have (vLLM's `cpu`) is checked where it exists;
-    one that no framework has is an error naming the choices."""
-    from atlas.sources import load_all
-
-    if not any((settings.root / "pinned_sources").glob("*.yaml")):  # nothing says which sets exist: ask for each
-        return [(fw, s) for fw in frameworks for s in pin_sets]
-    manifests = load_all(settings.root, frameworks)
-    for pin_set in pin_sets:
-        if not any(pin_set in m.pins for m in manifests):
-            manifests[0].pin_entry(pin_set)  # raises, naming the choices
-    return [(m.name, s) for m in manifests for s in pin_sets if s in m.pins]
 
 
 def _claim_rows(report, by_id):

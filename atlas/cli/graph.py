@@ -11,7 +11,7 @@ from atlas.graph import Index, build_many, load_graph, load_index
 from atlas.graph.calls import call_rows, common_name
 from atlas.graph.pycg import callgraph
 from atlas.parse.kernels import reason
-from atlas.sources import load_all
+from atlas.sources import having
 
 GRAPH_FORMATS = ("human", "json", "dot", "mermaid")
 
@@ -34,7 +34,7 @@ def register(sub) -> None:
     for name, text in (("callees", "what SYMBOL calls"), ("callers", "who calls SYMBOL")):
         q = verbs.add_parser(name, help=text, parents=[_common(True)])
         q.add_argument("symbol")
-        q.add_argument("--depth", type=int, default=1, help="levels to follow (default 1)")
+        q.add_argument("--depth", type=_depth, default=1, help="levels to follow, 1 or more (default 1)")
         q.add_argument("--framework", help="vllm or sglang (default: whichever has the symbol)")
         q.set_defaults(func=walk)
     q = verbs.add_parser("path", help="the shortest call chain FROM -> TO (an op or C++ function: on to its kernel)",
@@ -63,10 +63,22 @@ def register(sub) -> None:
     p.set_defaults(func=run_callgraph)
 
 
+def _depth(text: str) -> int:
+    """--depth: a whole number of levels, at least 1 (argparse names the option and the value otherwise)."""
+    import argparse
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of levels") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} levels answers nothing; give 1 or more")
+    return value
+
+
 def index(args, settings) -> int:
     rows = []
-    names = [m.name for m in load_all(settings.root, args.frameworks or None)]
     for pin_set in args.pin_sets:  # the trees of one pin set build together: one resolves while the next parses
+        names = [m.name for m in having(settings.root, args.frameworks or None, pin_set)]
         with output.progress(f"index {', '.join(names)} ({pin_set})") as report:
             reports = build_many(settings, names, pin_set, report, force=args.force)
         for r in reports:
@@ -82,7 +94,7 @@ def index(args, settings) -> int:
 
 def _locate(settings, name: str, framework: str | None, pin_set: str):
     """(framework, graph, symbol id) for a name; an ambiguous or unknown name raises SymbolNotFound."""
-    frameworks = [framework] if framework else [m.name for m in load_all(settings.root)]
+    frameworks = [m.name for m in having(settings.root, [framework] if framework else None, pin_set)]
     hits, errors = [], []
     tagged = []
     for fw in frameworks:

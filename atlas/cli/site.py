@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from atlas.cli import output
-from atlas.errors import BuildMissing
+from atlas.errors import BuildMissing, ConfigError
 from atlas.render import build_sites, check_site, out_dir
 
 
@@ -51,7 +51,12 @@ def serve(args, settings) -> int:
     if not (html / "index.html").is_file():
         raise BuildMissing(f"no built site in {html}; run `atlas build` first")
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(html))
-    with http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler) as server:
+    try:
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler)
+    except OSError as exc:
+        raise ConfigError(f"cannot serve on 127.0.0.1:{args.port} ({exc.strerror}); another program holds the port: "
+                          "pick another with --port") from None
+    with server:
         output.message(f"serving {html} on http://127.0.0.1:{args.port}/ (Ctrl-C stops)")
         server.serve_forever()
     return 0

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from atlas.cli import output
-from atlas.sources import load_all, repin, sync_pin
+from atlas.sources import having, load_all, repin, sync_pin
 
 
 def register(sub) -> None:
@@ -25,13 +25,10 @@ def register(sub) -> None:
 def sync(args, settings) -> int:
     output.require(args, "human", "json")
     rows = []
-    manifests = load_all(settings.root, args.frameworks or None)
-    for pin_set in args.pin_sets:  # a set no manifest has is an error; one only some have syncs where it exists
-        if not args.frameworks and not any(pin_set in m.pins for m in manifests):
-            manifests[0].pin_entry(pin_set)  # raises, naming the choices
-    for manifest in manifests:
+    chosen = {pin_set: having(settings.root, args.frameworks or None, pin_set) for pin_set in args.pin_sets}
+    for manifest in load_all(settings.root, args.frameworks or None):
         for pin_set in args.pin_sets:
-            if not args.frameworks and pin_set not in manifest.pins:
+            if manifest.name not in {m.name for m in chosen[pin_set]}:
                 continue
             with output.progress(f"{manifest.name} {manifest.pin_entry(pin_set)['ref']}") as report:
                 checkout = sync_pin(manifest, pin_set, settings, report, repair=args.repair)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from atlas.cli import output
 from atlas.errors import ConfigError
+from atlas.publish import write_text
 from atlas.runtime import TraceOptions, collect, run_trace
 from atlas.runtime.spec import HOOK_SOURCES
 from atlas.runtime.experiments.scenarios import SCENARIOS
@@ -70,7 +71,7 @@ def trace(args, settings) -> int:
         if not spec_path.is_file():
             raise ConfigError(f"{args.out} holds no spec.json; point --out at a folder `atlas trace` wrote")
         summary = collect(args.out, json.loads(spec_path.read_text()), settings=settings)
-        (args.out / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True))
+        write_text(args.out / "summary.json", json.dumps(summary, indent=1, sort_keys=True))
         return report(summary, args)
     if args.scenario:
         return scenario(args, settings)

@@ -7,6 +7,8 @@ import multiprocessing
 import os
 from collections.abc import Callable
 
+from atlas import lifetime
+
 
 def start(fn: Callable, *args) -> Callable[[], object]:
     """Begin `fn(*args)`; returns a function that waits for its result (or raises what it raised). Where fork is
@@ -16,8 +18,9 @@ def start(fn: Callable, *args) -> Callable[[], object]:
         return lambda: fn(*args)
     ctx = multiprocessing.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_run, args=(send, fn, args), daemon=True)
-    child.start()
+    child = ctx.Process(target=_run, args=(send, fn, args, os.getpid()), daemon=True)
+    with lifetime.forking():
+        child.start()
     send.close()
 
     def result():
@@ -52,7 +55,8 @@ def mark_child() -> None:
     _IN_CHILD = True
 
 
-def _run(send, fn: Callable, args: tuple) -> None:
+def _run(send, fn: Callable, args: tuple, parent: int) -> None:
+    lifetime.tie_to_parent(parent)
     mark_child()
     try:
         send.send((True, fn(*args)))

@@ -10,13 +10,13 @@ from __future__ import annotations
 import gc
 import hashlib
 import os
-import pickle
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
+from atlas import locks, publish, stored
 from atlas.env import Settings
 from atlas.errors import BuildMissing
 from atlas.graph import background, components, processes
@@ -80,7 +80,7 @@ def build_many(settings: Settings, frameworks: list[str], pin_set: str = "defaul
                force: bool = False, workers: int | None = None) -> list[BuildReport]:
     """Build (or refresh) several trees, reports in the order of `frameworks`: their files parsed over `workers`
     processes (default: every core), each tree resolved in a process of its own (atlas.graph.processes)."""
-    with gc_paused():
+    with gc_paused(), locks.hold(settings.build, "building graphs"):
         start = time.perf_counter()
         plans = [_plan(settings, framework, pin_set) for framework in frameworks]
         todo, done = [], {}
@@ -111,8 +111,13 @@ class _Plan:
     key: str
 
     def is_built(self) -> bool:
-        key = self.out / "key"
-        return key.exists() and key.read_text() == self.key and (self.out / GRAPH_FILE).exists()
+        """Whether the stored build has this key and whole files (lengths checked; checksums when loaded)."""
+        try:
+            key = (self.out / "key").read_text()
+        except OSError:
+            return False
+        return key == self.key and all(stored.is_whole(self.out / name, GRAPH_VERSION)
+                                       for name in (INDEX_FILE, GRAPH_FILE))
 
 
 def _plan(settings: Settings, framework: str, pin_set: str) -> _Plan:
@@ -152,23 +157,17 @@ def _finish(plan: _Plan, pin_set: str, start: float, facts: list, kernel_facts: 
     """Resolve, assemble and store one parsed tree (`cpp()`: its C++ files' part of the kernel layer)."""
     graph = assemble(facts, plan.checkout, plan.manifest, timings, kernel_facts=kernel_facts, cpp=cpp)
     index = Index(plan.checkout.pin, plan.checkout.path, graph.symbols)
-    out = plan.out
-    out.mkdir(parents=True, exist_ok=True)
     t = time.perf_counter()
-    _write(out / INDEX_FILE, (index.pin, str(index.root), [_flat(sym) for sym in index.symbols.values()]))
-    _write(out / GRAPH_FILE, (graph.table, [(c.caller, c.expression, c.span.path, c.span.start)
-                                                for c in graph.unresolved], graph.stats))
-    (out / "key").write_text(plan.key)
+    with publish.folder(plan.out) as out:  # the three files appear together, or the old build stays
+        stored.dump(out / INDEX_FILE, (index.pin, str(index.root), [_flat(sym) for sym in index.symbols.values()]),
+                    GRAPH_VERSION)
+        stored.dump(out / GRAPH_FILE, (graph.table, [(c.caller, c.expression, c.span.path, c.span.start)
+                                                     for c in graph.unresolved], graph.stats), GRAPH_VERSION)
+        publish.write_text(out / "key", plan.key)
     timings["store"] = time.perf_counter() - t
     background.retain(graph, index)
     return BuildReport(plan.framework, pin_set, plan.checkout.pin.ref, len(plan.files), num_parsed,
                        sum(f.num_lines for f in facts), time.perf_counter() - start, True, timings)
-
-
-def _write(path: Path, obj) -> None:
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_bytes(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
-    tmp.replace(path)
 
 
 def _built(settings: Settings, framework: str, pin_set: str, name: str, on_demand: bool) -> Path:
@@ -197,16 +196,32 @@ def _symbol(row: tuple, kinds={k.value: k for k in SymbolKind}) -> Symbol:
     return Symbol(sid, kinds[kind], Span(path, start, end) if path else None, signature, decorators, bases, component)
 
 
+def _load(settings: Settings, framework: str, pin_set: str, name: str, on_demand: bool):
+    """A stored file of a tree's build, checked (atlas.stored); a damaged one is rebuilt when `on_demand`, else
+    BuildMissing names the command that rebuilds it."""
+    path = _built(settings, framework, pin_set, name, on_demand)
+    try:
+        return stored.load(path, GRAPH_VERSION)
+    except stored.Damaged as exc:
+        if not on_demand:
+            raise BuildMissing(f"the stored graph is damaged: {exc}; run `atlas index {framework} --pins {pin_set} "
+                               "--force` to rebuild it") from None
+    build(settings, framework, pin_set, force=True)
+    try:
+        return stored.load(path, GRAPH_VERSION)
+    except stored.Damaged as exc:
+        raise BuildMissing(f"the rebuilt graph is damaged too: {exc}; check the disk under {settings.build}") from None
+
+
 def load_index(settings: Settings, framework: str, pin_set: str = "default", on_demand: bool = True) -> Index:
     """The symbol index of a pinned tree; builds it first when missing (or raises BuildMissing if not on_demand)."""
-    pin, root, rows = pickle.loads(_built(settings, framework, pin_set, INDEX_FILE, on_demand).read_bytes())
+    pin, root, rows = _load(settings, framework, pin_set, INDEX_FILE, on_demand)
     return Index(pin, Path(root), {row[0]: _symbol(row) for row in rows})
 
 
 def load_graph(settings: Settings, framework: str, pin_set: str = "default", on_demand: bool = True) -> AtlasGraph:
     """The call graph of a pinned tree; builds it first when missing (or raises BuildMissing if not on_demand)."""
     index = load_index(settings, framework, pin_set, on_demand)
-    table, unresolved, stats = pickle.loads(_built(settings, framework, pin_set, GRAPH_FILE, on_demand)
-                                            .read_bytes())
+    table, unresolved, stats = _load(settings, framework, pin_set, GRAPH_FILE, on_demand)
     sites = [CallSite(caller, text, Span(path, line, line)) for caller, text, path, line in unresolved]
     return AtlasGraph(index.pin, None, index.symbols, sites, stats, table)

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import hashlib
 import marshal
-import os
 import struct
 from pathlib import Path
+
+from atlas import publish
 
 MAGIC = b"atlas-pack\x01"
 MAX_PACKS = 24  # more than this and the store is merged into one pack
@@ -94,8 +95,4 @@ def _write_pack(path: Path, entries: dict[str, bytes]) -> None:
         offsets[key] = (position, len(data))
         position += len(data)
     header = marshal.dumps(offsets)
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(MAGIC + struct.pack("<Q", len(header)) + header)
-        f.write(b"".join(entries.values()))
-    tmp.replace(path)
+    publish.write_bytes(path, MAGIC + struct.pack("<Q", len(header)) + header + b"".join(entries.values()))

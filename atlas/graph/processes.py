@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import wait
 from pathlib import Path
 
+from atlas import lifetime
 from atlas.graph import background
 from atlas.graph.packs import Packs
 from atlas.graph.parsing import PyFile, decode, parse_packed, unpack_file
@@ -68,8 +69,10 @@ def _run_forked(works: list[TreeWork], shares: list[Share], scratch: Path, progr
     procs, results = [], {}
     for p, share in enumerate(shares):
         receive, send = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=_child, args=(p, share, works, shares, inboxes, counts, scratch, send), daemon=True)
-        proc.start()
+        proc = ctx.Process(target=_child, args=(p, share, works, shares, inboxes, counts, scratch, send, os.getpid()),
+                           daemon=True)
+        with lifetime.forking():
+            proc.start()
         send.close()
         procs.append(proc)
         results[receive] = p
@@ -103,7 +106,8 @@ def _run_forked(works: list[TreeWork], shares: list[Share], scratch: Path, progr
 
 
 def _child(p: int, share: Share, works: list[TreeWork], shares: list[Share], inboxes, counts, scratch: Path,
-           send) -> None:
+           send, parent: int) -> None:
+    lifetime.tie_to_parent(parent)
     background.mark_child()
     try:
         for chunk in share.foreign:

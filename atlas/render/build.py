@@ -4,11 +4,13 @@ mkdocs-material build <out>/html. The only code that writes the site; it reports
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from atlas import locks, publish
 from atlas.env import Settings
 from atlas.errors import BuildMissing, ConfigError
 from atlas.render import cjk, pages, pinswitch
@@ -16,6 +18,7 @@ from atlas.render.content import load_content
 from atlas.render.inputs import SiteData, collect
 from atlas.render.site import render_docs
 from atlas.runtime.experiments.report import collect as experiments_report
+from atlas.sources.gitops import commit_time
 
 VENDOR = {"cytoscape.min.js": "node_modules/cytoscape/dist/cytoscape.min.js",
           "cytoscape.LICENSE": "node_modules/cytoscape/LICENSE",
@@ -68,9 +71,8 @@ def write_cjk_font(site: Path, docs: Path, chars: str) -> None:
 
 
 def write_docs(files: dict[str, str], docs: Path) -> None:
-    if docs.exists():
-        shutil.rmtree(docs)
-    for rel, text in files.items():
+    """Write the rendered files into `docs` (a fresh staging folder)."""
+    for rel, text in sorted(files.items()):
         path = docs / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
@@ -92,10 +94,17 @@ def mkdocs_build(config: Path, docs: Path, html: Path, nav: list) -> None:
     logging.getLogger("mkdocs").setLevel(logging.WARNING)
     if not config.is_file():
         raise ConfigError(f"{config} is missing; the site's mkdocs configuration lives at the project root")
+    # The pages' dates (sitemap) from the project's last commit, not the clock: two builds give the same bytes.
+    epoch = os.environ.get("SOURCE_DATE_EPOCH") or str(commit_time(config.parent))
+    saved = os.environ.get("SOURCE_DATE_EPOCH")
+    os.environ["SOURCE_DATE_EPOCH"] = epoch
     try:
         build(load_config(str(config), docs_dir=str(docs), site_dir=str(html), nav=nav))
     except MkDocsException as exc:
         raise ConfigError(f"mkdocs could not build the site: {exc}; check mkdocs.yml and site/templates") from None
+    finally:
+        if saved is None:
+            os.environ.pop("SOURCE_DATE_EPOCH", None)
 
 
 def build_site(settings: Settings, frameworks: list[str] | None = None, pin_set: str = "default",
@@ -114,18 +123,24 @@ def build_site(settings: Settings, frameworks: list[str] | None = None, pin_set:
     seconds["render"] = time.perf_counter() - mark
     mark = time.perf_counter()
     target = out_dir(settings, out)
-    docs, html = target / (f"docs-{under}" if under else "docs"), target / "html" / under if under else target / "html"
-    write_docs(rendered.files, docs)
-    copy_assets(settings.root / "site", docs)
-    write_cjk_font(settings.root / "site", docs, rendered.cjk)
-    seconds["write"] = time.perf_counter() - mark
-    mark = time.perf_counter()
-    mkdocs_build(settings.root / "mkdocs.yml", docs, html, rendered.nav)
-    seconds["mkdocs"] = time.perf_counter() - mark
-    mark = time.perf_counter()
-    fill_slots(html, rendered.slots)
-    seconds["excerpts"] = time.perf_counter() - mark
+    # Built in staging folders beside the live ones and swapped in at the end (atlas.publish): a kill at any moment
+    # leaves the previous site whole. The lock keeps two builds of one folder apart (atlas.locks).
+    live_docs = target / (f"docs-{under}" if under else "docs")
+    live_html = target / "html" / under if under else target / "html"
+    with locks.hold(target, "building the site"), publish.folder(live_docs) as docs, \
+            publish.folder(live_html) as html:
+        write_docs(rendered.files, docs)
+        copy_assets(settings.root / "site", docs)
+        write_cjk_font(settings.root / "site", docs, rendered.cjk)
+        seconds["write"] = time.perf_counter() - mark
+        mark = time.perf_counter()
+        mkdocs_build(settings.root / "mkdocs.yml", docs, html, rendered.nav)
+        seconds["mkdocs"] = time.perf_counter() - mark
+        mark = time.perf_counter()
+        fill_slots(html, rendered.slots)
+        seconds["excerpts"] = time.perf_counter() - mark
     seconds["total"] = time.perf_counter() - started
+    html = live_html
     num_pages = sum(1 for p in rendered.files if p.endswith(".md"))
     refs = tuple(f"{pages.engine_label(e.name)} {e.pin.ref}" for e in site.engines)
     (html / "assets" / "atlas" / "pinsets.js").write_text(  # one set; build_sites names the others

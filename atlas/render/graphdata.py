@@ -82,7 +82,6 @@ def component_graph(graph, component: str, page_of: Callable[[str], str], limit:
     index = {node_id: n for n, node_id in enumerate(order)}
     kinds: dict[str, int] = {}
     paths: dict[str, int] = {}
-    provenances: dict[str, int] = {}
     rows = []
     for node_id in order:
         attrs = graph.nodes[node_id]
@@ -91,15 +90,16 @@ def component_graph(graph, component: str, page_of: Callable[[str], str], limit:
         rows.append([node_id, label(node_id, kind), kinds.setdefault(kind, len(kinds)),
                      paths.setdefault(attrs.get("path") or "", len(paths)), int(attrs.get("start") or 0), x, y,
                      page_of(node_id)])
-    edges, seen = [], set()
+    best: dict[tuple[str, str], tuple[float, str]] = {}  # one edge per pair: the strongest, whatever the order
     for caller, callee, attrs in graph.subgraph(shown).edges(data=True):
-        if (caller, callee) not in seen and caller != callee:
-            seen.add((caller, callee))
+        if caller != callee:
             provenance = attrs.get("provenance")
-            provenance = str(getattr(provenance, "value", provenance or ""))
-            edges.append([index[caller], index[callee], provenances.setdefault(provenance, len(provenances)),
-                          round(float(attrs.get("confidence") or 0.0), 2)])
-    edges.sort()
+            found = (round(float(attrs.get("confidence") or 0.0), 2), str(getattr(provenance, "value",
+                                                                                   provenance or "")))
+            best[(caller, callee)] = max(best.get((caller, callee), found), found)
+    provenances = {p: n for n, p in enumerate(sorted({p for _, p in best.values()}))}
+    edges = sorted([index[caller], index[callee], provenances[p], confidence]
+                   for (caller, callee), (confidence, p) in best.items())
     return {"component": component, "num_members": sum(1 for _, d in graph.nodes(data=True)
                                                         if d.get("component") == component),
             "num_shown": len(shown), "nodes": rows, "edges": edges, "kinds": list(kinds), "paths": list(paths),

@@ -13,7 +13,7 @@ from atlas import annotate
 from atlas import graph as graph_stage
 from atlas.env import Settings
 from atlas.model import Pin, Span, Symbol
-from atlas.sources import load_all, locate
+from atlas.sources import having, locate
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +94,7 @@ def collect(settings: Settings, frameworks: list[str] | None = None, pin_set: st
     """Everything the site needs for the given engines at one pin set; raises BuildMissing when a checkout is not
     synced. The graph is built on first use (atlas.graph), annotations come from annotations/."""
     engines = []
-    for manifest in load_all(settings.root, frameworks):
+    for manifest in having(settings.root, frameworks, pin_set):
         checkout = locate(manifest, pin_set, settings)
         index, graph = _graph_inputs(settings, manifest.name, pin_set)
         anchored = _annotation_inputs(settings, manifest.name, index)

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from atlas import lifetime
 from atlas.errors import ConfigError
 from atlas.runtime.merge import shard_paths
 
@@ -92,7 +93,8 @@ def run_driver(python: str, framework: str, config: dict, out: Path, boot: Path,
     with open(log, "w", encoding="utf-8") as f:
         try:
             done = subprocess.run([python, str(boot / "drivers" / f"{framework}_driver.py"), str(config_path)],
-                                  env=env, stdout=f, stderr=subprocess.STDOUT, timeout=timeout_s)
+                                  env=env, stdout=f, stderr=subprocess.STDOUT, timeout=timeout_s,
+                                  preexec_fn=lifetime.tie_to_parent)
             return done.returncode, log
         except subprocess.TimeoutExpired:
             return 124, log

@@ -8,6 +8,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from atlas.publish import writer
 from atlas.runtime import clock
 from probes.captures import later_values
 from probes.records import CALL, read_frames
@@ -241,6 +242,6 @@ def _join(into: dict, more: dict) -> None:
 
 
 def write_events(merged: Merged, path: Path) -> None:
-    with open(path, "w", encoding="utf-8") as f:
+    with writer(path) as f:
         for record in merged.processes + merged.events + merged.marks:
             f.write(json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n")

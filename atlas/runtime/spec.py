@@ -8,6 +8,7 @@ from pathlib import Path
 
 from atlas.env import Settings
 from atlas.errors import BuildMissing, ConfigError
+from atlas.publish import write_text
 from atlas.runtime import defaults, lines
 from atlas.sources import analysed_files, load_all, locate
 
@@ -107,5 +108,5 @@ def build_spec(framework: str, pin_set: str, device: str, out: Path, settings: S
 
 
 def write_spec(spec: dict, path: Path) -> Path:
-    path.write_text(json.dumps(spec, indent=1, sort_keys=True), encoding="utf-8")
+    write_text(path, json.dumps(spec, indent=1, sort_keys=True))
     return path

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from atlas.env import Settings
 from atlas.errors import AtlasError, BuildMissing, ConfigError
+from atlas.publish import write_text
 from atlas.runtime import cost, edges, launch, spec as specs, workloads
 from atlas.runtime.merge import merge, write_events
 from atlas.runtime.perfetto import chrome_trace
@@ -141,7 +142,7 @@ def run_trace(opts: TraceOptions, settings: Settings) -> dict:
     driver = json.loads((out / "result.json").read_text()) if (out / "result.json").is_file() else None
     summary = collect(out, spec, driver, settings)
     summary.update(engine_version=version, pin_set=pin_set, engine_exit=status, workload=workload.name)
-    (out / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True), encoding="utf-8")
+    write_text(out / "summary.json", json.dumps(summary, indent=1, sort_keys=True))
     publish(summary, settings)
     if status != 0 or driver is None:
         tail = " | ".join(log.read_text(errors="replace").strip().splitlines()[-3:])
@@ -155,7 +156,7 @@ def collect(out: Path, spec: dict, driver: dict | None = None, settings: Setting
     settings, also the call edges seen at runtime, checked against the static graph when one is built."""
     merged = merge(out / "shards")
     write_events(merged, out / "events.jsonl")
-    (out / "trace.json").write_text(json.dumps(chrome_trace(merged, spec)), encoding="utf-8")
+    write_text(out / "trace.json", json.dumps(chrome_trace(merged, spec)))
     summary = summarise(merged, spec, driver)
     if spec.get("diagnostics") or spec.get("sample_hz"):
         records = cost.load(out / "shards")
@@ -172,8 +173,7 @@ def collect(out: Path, spec: dict, driver: dict | None = None, settings: Setting
 def publish(summary: dict, settings: Settings) -> Path:
     """The latest trace's summary where `atlas build` looks for it (build/runtime/summary.json)."""
     path = settings.build / "runtime" / "summary.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(summary, indent=1, sort_keys=True), encoding="utf-8")
+    write_text(path, json.dumps(summary, indent=1, sort_keys=True))
     return path
 
 

@@ -14,6 +14,7 @@ import git
 
 from atlas.errors import SourceError
 
+UNREADABLE = "is not a readable git checkout"
 HEX = re.compile(r"^[0-9a-f]{4,40}$")
 Progress = Callable[[str, float], None]  # (message, fraction 0..1)
 
@@ -27,7 +28,7 @@ def explain(exc: BaseException, doing: str) -> SourceError:
     if no_space(exc):
         return SourceError(f"no space left on the device while {doing}; free some space (or point --cache elsewhere) "
                            "and run the command again: nothing half-written was kept")
-    return SourceError(f"git failed while {doing}: {_first_line(exc)}")
+    return SourceError(f"git failed while {doing}: {first_line(exc)}")
 
 
 def make_writable(path: Path) -> None:
@@ -81,7 +82,7 @@ def ls_remote(repo: git.Repo, url: str) -> dict[str, str]:
     try:
         out = repo.git.ls_remote("origin")
     except git.GitCommandError as exc:
-        raise SourceError(f"cannot reach the remote {url}: {_first_line(exc)}; check the network, "
+        raise SourceError(f"cannot reach the remote {url}: {first_line(exc)}; check the network, "
                           "or set ATLAS_MIRROR=DIR (--mirror DIR) to use a local mirror") from None
     refs: dict[str, str] = {}
     for line in out.splitlines():
@@ -188,13 +189,21 @@ def worktree_problem(path: Path, sha: str) -> str:
             return f"is at {head[:12]}, not {sha[:12]}"
         dirty = tree.git.status("--porcelain", "--untracked-files=no")
     except (git.InvalidGitRepositoryError, git.NoSuchPathError, git.GitCommandError, ValueError) as exc:
-        return f"is not a readable git checkout ({_first_line(exc)})"
+        return f"{UNREADABLE} ({first_line(exc)})"
     if dirty:
         return "has local changes: " + ", ".join(line[3:] for line in dirty.splitlines()[:3])
     return ""
 
 
-def _first_line(exc: BaseException) -> str:
+def commit_time(folder: Path) -> int:
+    """Seconds since the epoch of the last commit of the git checkout holding `folder`; 0 outside one."""
+    try:
+        return int(git.Repo(folder, search_parent_directories=True).head.commit.committed_date)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError, ValueError, TypeError):
+        return 0
+
+
+def first_line(exc: BaseException) -> str:
     """The last meaningful line git printed, without gitpython's quoting."""
     text = str(getattr(exc, "stderr", "") or exc).strip().removeprefix("stderr:").strip().strip("'").strip()
     lines = [line.strip() for line in text.splitlines() if line.strip()]

@@ -127,8 +127,28 @@ def load_all(root: Path, names: list[str] | None = None) -> list[Manifest]:
     return [load_manifest(folder / f"{name}.yaml") for name in (names or available)]
 
 
+def having(root: Path, names: list[str] | None, pin_set: str) -> list[Manifest]:
+    """The manifests a verb works on for `--pins pin_set`, the same on every verb: frameworks named explicitly must
+    have the set (else a ConfigError naming the choices); with none named, those lacking it are skipped, and a set
+    no manifest has is an error."""
+    manifests = load_all(root, names)
+    if names:
+        for manifest in manifests:
+            manifest.pin_entry(pin_set)
+        return manifests
+    chosen = [m for m in manifests if pin_set in m.pins]
+    if not chosen:
+        sets = sorted({name for m in manifests for name in m.pins})
+        raise ConfigError(f"no pin set {pin_set!r} in {manifests_dir(root)}; choose one of: {', '.join(sets)}")
+    return chosen
+
+
 def write_pin(manifest: Manifest, pin_set: str, ref: str, upstream_commit: str, locks: dict[str, str]) -> None:
-    """Rewrite one pin set in place (comments and layout kept), atomically."""
+    """Rewrite one pin set in place (comments and layout kept), atomically. The file is read again first, so a
+    lock another process wrote meanwhile is kept (callers hold the cache's lock, atlas.locks)."""
+    manifest = load_manifest(manifest.path)
+    if pin_set not in manifest.raw["pins"]:
+        manifest.raw["pins"][pin_set] = {"ref": ref}
     entry = manifest.raw["pins"][pin_set]
     entry["ref"] = ref
     if upstream_commit:

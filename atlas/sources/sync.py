@@ -5,16 +5,17 @@ Locked pins never touch the network once fetched, so a second sync is a few stat
 from __future__ import annotations
 
 import json
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 import git
 
+from atlas import locks, publish
 from atlas.env import Settings
 from atlas.errors import BuildMissing, SourceError
 from atlas.model import Pin
 from atlas.sources import gitops
+from atlas.sources.integrity import verify_lock
 from atlas.sources.manifest import MIRROR, UPSTREAM, Manifest, write_pin
 
 
@@ -50,17 +51,26 @@ def remote_of(manifest: Manifest, settings: Settings) -> Remote:
 
 def _shim(mirror: Path, shim: Path) -> Path:
     """A mirror copied without its empty refs/ folder (git then refuses it): a writable stand-in that borrows the
-    mirror's objects through `alternates` and copies its packed refs. Costs a few small files, no object copies."""
+    mirror's objects through `alternates` and copies its packed refs. Costs a few small files, no object copies.
+    Files already as they should be are left alone (a read-only cache works), others are published atomically."""
     if not (mirror / "objects").is_dir() or not (mirror / "HEAD").is_file():
         raise SourceError(f"{mirror} is not a git repository (no objects/ or HEAD); point ATLAS_MIRROR elsewhere")
-    (shim / "refs").mkdir(parents=True, exist_ok=True)
-    (shim / "objects" / "info").mkdir(parents=True, exist_ok=True)
-    (shim / "objects" / "info" / "alternates").write_text(str((mirror / "objects").resolve()) + "\n")
+    wanted = {"objects/info/alternates": (str((mirror / "objects").resolve()) + "\n").encode(),
+              "config": b"[core]\n\trepositoryformatversion = 0\n\tbare = true\n"
+                        b"[uploadpack]\n\tallowFilter = true\n\tallowAnySHA1InWant = true\n"}
     for name in ("HEAD", "packed-refs"):
         if (mirror / name).is_file():
-            shutil.copyfile(mirror / name, shim / name)
-    (shim / "config").write_text("[core]\n\trepositoryformatversion = 0\n\tbare = true\n"
-                                 "[uploadpack]\n\tallowFilter = true\n\tallowAnySHA1InWant = true\n")
+            wanted[name] = (mirror / name).read_bytes()
+    for rel, data in wanted.items():
+        path = shim / rel
+        if not (path.is_file() and path.read_bytes() == data):
+            try:
+                publish.write_bytes(path, data)
+            except OSError as exc:
+                raise SourceError(f"cannot write the mirror stand-in {shim} ({exc.strerror}); make the cache "
+                                  "writable, or point --cache (ATLAS_CACHE) at a writable folder") from None
+    if not (shim / "refs").is_dir():
+        (shim / "refs").mkdir(parents=True, exist_ok=True)
     return shim
 
 
@@ -77,22 +87,57 @@ def is_ready(settings: Settings, pin: Pin) -> bool:
     return _done_marker(checkout_path(settings, pin)).exists()
 
 
-def sync_pin(manifest: Manifest, pin_set: str, settings: Settings, progress=None, repair: bool = False) -> Checkout:
-    remote = remote_of(manifest, settings)
-    entry = manifest.pin_entry(pin_set)
+def _verified(manifest: Manifest, pin_set: str, remote: Remote, settings: Settings,
+              offline_ok: bool = False) -> Pin | None:
+    """The locked pin of a set for this remote's source, checked against its ref (atlas.sources.integrity)."""
     pin = manifest.locked_pin(pin_set, remote.source)
-    repo_dir = settings.cache / "repos" / f"{manifest.name}.git"
-    if repair:
-        gitops.remove_tree(repo_dir)
-        gitops.remove_tree(settings.checkouts / manifest.name)
     if pin is not None:
-        path = checkout_path(settings, pin)
-        if _done_marker(path).exists() and path.is_dir():
-            problem = gitops.worktree_problem(path, pin.commit)
-            if problem:
-                raise SourceError(f"the checkout {path} {problem}; run `atlas sync --repair {manifest.name}` "
-                                  "to discard it and check the pin out again")
-            return Checkout(pin, pin_set, path, remote.source, fetched=False)
+        verify_lock(manifest, pin_set, pin, remote.url, remote.label, remote.source, settings, offline_ok)
+    return pin
+
+
+def _ready(settings: Settings, pin: Pin, pin_set: str, remote: Remote) -> Checkout | None:
+    """The finished checkout of `pin`, if there is one (None: check it out). One whose git link is broken (its
+    repository was removed under it) is checked out again; one with local changes is an error naming the repair."""
+    path = checkout_path(settings, pin)
+    if _done_marker(path).exists() and path.is_dir():
+        problem = gitops.worktree_problem(path, pin.commit)
+        if problem.startswith(gitops.UNREADABLE):
+            return None
+        if problem:
+            raise SourceError(f"the checkout {path} {problem}; run `atlas sync --repair {pin.framework}` "
+                              "to discard it and check the pin out again")
+        return Checkout(pin, pin_set, path, remote.source, fetched=False)
+    return None
+
+
+def sync_pin(manifest: Manifest, pin_set: str, settings: Settings, progress=None, repair: bool = False) -> Checkout:
+    """Bring one pin set's commit into the cache. Nothing to do costs no lock (a read-only cache works); work is
+    done holding the cache's lock (atlas.locks), and looked for again once it is held."""
+    remote = remote_of(manifest, settings)
+    pin = _verified(manifest, pin_set, remote, settings)
+    if pin is not None and not repair:
+        ready = _ready(settings, pin, pin_set, remote)
+        if ready:
+            return ready
+    with locks.hold(settings.cache, f"syncing {manifest.name}"):
+        return _sync_locked(manifest, pin_set, settings, remote, progress, repair)
+
+
+def _sync_locked(manifest: Manifest, pin_set: str, settings: Settings, remote: Remote, progress,
+                 repair: bool) -> Checkout:
+    from atlas.sources.manifest import load_manifest
+    manifest = load_manifest(manifest.path)  # another process may have locked it meanwhile
+    entry = manifest.pin_entry(pin_set)
+    pin = _verified(manifest, pin_set, remote, settings)
+    repo_dir = settings.cache / "repos" / f"{manifest.name}.git"
+    if repair:  # checkouts first (their markers with them), then the repository: each gone in one rename
+        publish.discard(settings.checkouts / manifest.name)
+        publish.discard(repo_dir)
+    elif pin is not None:
+        ready = _ready(settings, pin, pin_set, remote)
+        if ready:
+            return ready
     repo = gitops.open_cache_repo(repo_dir, remote.url)
     if pin is None:
         commit = gitops.resolve(repo, remote.label, entry["ref"], progress)
@@ -101,8 +146,8 @@ def sync_pin(manifest: Manifest, pin_set: str, settings: Settings, progress=None
             raise SourceError(f"{manifest.name} {entry['ref']} resolves to {commit[:12]} at {remote.label}, but the "
                               f"release was cut from {upstream}; check the manifest {manifest.path}")
         pin = Pin(manifest.name, entry["ref"], commit, manifest.url, upstream)
-        locks = dict(entry.get("locks") or {}, **{remote.source: commit})
-        write_pin(manifest, pin_set, entry["ref"], upstream, locks)
+        pinned = dict(entry.get("locks") or {}, **{remote.source: commit})
+        write_pin(manifest, pin_set, entry["ref"], upstream, pinned)
     return _ensure_checkout(repo, remote, pin, pin_set, settings, progress)
 
 
@@ -125,7 +170,7 @@ def _ensure_checkout(repo, remote: Remote, pin: Pin, pin_set: str, settings: Set
     problem = gitops.worktree_problem(path, pin.commit)
     if problem:
         raise SourceError(f"the fresh checkout {path} {problem}; run `atlas sync --repair {pin.framework}`")
-    marker.write_text(pin.commit + "\n")
+    publish.write_text(marker, pin.commit + "\n")
     return Checkout(pin, pin_set, path, remote.source, fetched=True)
 
 
@@ -138,14 +183,15 @@ def sync_ref(manifest: Manifest, ref: str, settings: Settings, progress=None) ->
         if entry["ref"] == ref:
             return sync_pin(manifest, name, settings, progress)
     remote = remote_of(manifest, settings)
-    repo = gitops.open_cache_repo(settings.cache / "repos" / f"{manifest.name}.git", remote.url)
-    commit = gitops.resolve(repo, remote.label, ref, progress)
-    pin = Pin(manifest.name, ref, commit, manifest.url, manifest.releases.get(ref, ""))
-    checkout = _ensure_checkout(repo, remote, pin, ref, settings, progress)
-    refs = _synced_refs(settings, manifest.name)
-    if refs.get(ref) != commit:
-        refs[ref] = commit
-        _refs_file(settings, manifest.name).write_text(json.dumps(refs, indent=1, sort_keys=True) + "\n")
+    with locks.hold(settings.cache, f"checking out {manifest.name} {ref}"):
+        repo = gitops.open_cache_repo(settings.cache / "repos" / f"{manifest.name}.git", remote.url)
+        commit = gitops.resolve(repo, remote.label, ref, progress)
+        pin = Pin(manifest.name, ref, commit, manifest.url, manifest.releases.get(ref, ""))
+        checkout = _ensure_checkout(repo, remote, pin, ref, settings, progress)
+        refs = _synced_refs(settings, manifest.name)
+        if refs.get(ref) != commit:
+            refs[ref] = commit
+            publish.write_text(_refs_file(settings, manifest.name), json.dumps(refs, indent=1, sort_keys=True) + "\n")
     return checkout
 
 
@@ -155,8 +201,11 @@ def _refs_file(settings: Settings, name: str) -> Path:
 
 def _synced_refs(settings: Settings, name: str) -> dict[str, str]:
     """Refs outside the pin sets that sync_ref checked out: ref -> commit."""
-    path = _refs_file(settings, name)
-    return json.loads(path.read_text()) if path.exists() else {}
+    try:
+        refs = json.loads(_refs_file(settings, name).read_text())
+    except (OSError, ValueError):  # none yet, or damaged: such refs are checked out again on demand
+        return {}
+    return refs if isinstance(refs, dict) else {}
 
 
 def _keep(repo: git.Repo, sha: str) -> None:
@@ -167,12 +216,13 @@ def _keep(repo: git.Repo, sha: str) -> None:
 def repin(manifest: Manifest, pin_set: str, ref: str, settings: Settings, progress=None) -> Pin:
     """Resolve `ref` at the remote and rewrite the pin set; the new lock replaces the old ones."""
     remote = remote_of(manifest, settings)
-    repo = gitops.open_cache_repo(settings.cache / "repos" / f"{manifest.name}.git", remote.url)
-    commit = gitops.resolve(repo, remote.label, ref, progress)
-    if not gitops.has_commit(repo, commit):
-        gitops.fetch(repo, commit, progress)
-    upstream = recorded_upstream_commit(repo, commit, manifest.name) or manifest.releases.get(ref, "")
-    write_pin(manifest, pin_set, ref, upstream, {remote.source: commit})
+    with locks.hold(settings.cache, f"re-pinning {manifest.name}"):
+        repo = gitops.open_cache_repo(settings.cache / "repos" / f"{manifest.name}.git", remote.url)
+        commit = gitops.resolve(repo, remote.label, ref, progress)
+        if not gitops.has_commit(repo, commit):
+            gitops.fetch(repo, commit, progress)
+        upstream = recorded_upstream_commit(repo, commit, manifest.name) or manifest.releases.get(ref, "")
+        write_pin(manifest, pin_set, ref, upstream, {remote.source: commit})
     return Pin(manifest.name, ref, commit, manifest.url, upstream)
 
 
@@ -200,11 +250,15 @@ def locate(manifest: Manifest, pin_set: str, settings: Settings) -> Checkout:
         pin = Pin(manifest.name, pin_set, commit, manifest.url, manifest.releases.get(pin_set, ""))
         if is_ready(settings, pin):
             return Checkout(pin, pin_set, checkout_path(settings, pin), remote.source, fetched=False)
-    pin = manifest.locked_pin(pin_set, remote.source)
+    pin = _verified(manifest, pin_set, remote, settings, offline_ok=True)
     if pin is None or not is_ready(settings, pin):
         raise BuildMissing(f"{manifest.name} ({pin_set} pins) is not synced yet; run `atlas sync {manifest.name} "
                            f"--pins {pin_set}` first")
-    return Checkout(pin, pin_set, checkout_path(settings, pin), remote.source, fetched=False)
+    path = checkout_path(settings, pin)
+    if not (path / ".git").exists():
+        raise BuildMissing(f"the checkout {path} of {manifest.name} ({pin_set} pins) was deleted; run `atlas sync "
+                           f"{manifest.name} --pins {pin_set}` to check it out again")
+    return Checkout(pin, pin_set, path, remote.source, fetched=False)
 
 
 def analysed_files(manifest: Manifest, checkout: Checkout, suffixes: tuple[str, ...]) -> list[tuple[str, str]]:

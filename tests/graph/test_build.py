@@ -6,7 +6,6 @@ a graph built by other code is not served as current."""
 from __future__ import annotations
 
 import importlib
-import pickle
 from dataclasses import replace
 
 import pytest
@@ -14,7 +13,8 @@ import pytest
 from atlas.env import settings as load_settings
 from atlas.errors import BuildMissing
 from atlas.graph import build, build_many, load_graph, load_index, packs, processes, schedule
-from atlas.graph.build import GRAPH_FILE, INDEX_FILE, folder
+from atlas import stored as stored_files
+from atlas.graph.build import GRAPH_FILE, GRAPH_VERSION, INDEX_FILE, folder
 from atlas.sources import load_all, locate
 from atlas.sources.sync import sync_pin
 from gitfixtures import make_remote, write_manifest
@@ -53,9 +53,9 @@ def settings(tmp_path, monkeypatch):
 def stored(s, framework: str):
     (manifest,) = load_all(s.root, [framework])
     out = folder(s, framework, locate(manifest, "default", s).pin.commit)
-    table, unresolved, stats = pickle.loads((out / GRAPH_FILE).read_bytes())
+    table, unresolved, stats = stored_files.load(out / GRAPH_FILE, GRAPH_VERSION)
     edges = [(table.nodes[table.callers[i]], table.nodes[table.callees[i]], table.attrs(i)) for i in range(len(table))]
-    return table.nodes, edges, unresolved, stats, pickle.loads((out / INDEX_FILE).read_bytes())[2]
+    return table.nodes, edges, unresolved, stats, stored_files.load(out / INDEX_FILE, GRAPH_VERSION)[2]
 
 
 def built_alone(settings, tmp_path, monkeypatch):

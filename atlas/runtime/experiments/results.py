@@ -10,6 +10,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from atlas.publish import write_text
 from atlas.runtime.experiments import measure
 from atlas.runtime.experiments.scenarios import SCENARIOS, Job
 
@@ -194,5 +195,5 @@ def _runs(seq: list[str], limit: int = 40) -> str:
 def write(results: dict, folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{results['scenario']}.json"
-    path.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    write_text(path, json.dumps(results, indent=1, sort_keys=True) + "\n")
     return path

@@ -1,0 +1,63 @@
+"""Signals and pipes: SIGTERM, SIGINT or SIGKILL to a command ends its worker processes with it; a closed stdout
+ends the command quietly."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from project import ATLAS, group_alive, promise
+
+
+def _workers_started(proc, timeout=20.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if len(group_alive(proc.pid)) > 1:
+            return True
+        if proc.poll() is not None:
+            return False
+        time.sleep(0.02)
+    return False
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL])
+def test_workers_end_with_their_parent(project, signum):
+    """Only the parent is signalled (as `timeout` and CI runners do); its forked workers must not outlive it."""
+    env = {"ATLAS_NO_FORK": ""}
+    for attempt in range(5):
+        proc = project.start("index", "--force", env=env)
+        if _workers_started(proc):
+            break
+        proc.wait(timeout=60)
+    else:
+        pytest.skip("the build finished before its workers could be seen (machine too fast for this case)")
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=60)
+    assert "Traceback" not in err, err
+    deadline = time.monotonic() + 5
+    while group_alive(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not group_alive(proc.pid), "workers outlived their parent"
+    promise(project.atlas("index"))
+
+
+def test_closed_stdout_ends_quietly(project):
+    shell = f"{' '.join(repr(a) for a in ATLAS)} graph export vllm --format json | head -c 10"
+    done = subprocess.run(["bash", "-o", "pipefail", "-c", shell], cwd=project.root, env=project.env,
+                          capture_output=True, text=True, timeout=60)
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
+    assert done.stderr.strip() == ""
+    assert len(done.stdout) == 10
+
+
+def test_closed_stdout_before_start(project):
+    read, write = os.pipe()
+    os.close(read)
+    done = subprocess.run([*ATLAS, "show", "Scheduler.schedule", "--framework", "vllm"], cwd=project.root,
+                          env=project.env, stdout=write, stderr=subprocess.PIPE, text=True, timeout=60)
+    os.close(write)
+    assert "Traceback" not in done.stderr and done.stderr.strip() == "", done.stderr
