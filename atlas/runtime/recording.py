@@ -60,8 +60,15 @@ def collect(out: Path, spec: dict) -> dict | None:
     doc = {"schema": RECORDING_SCHEMA, "kind": "edges", **{k: spec.get(k, "") for k in PIN_KEYS},
            "num_processes": len(docs), "fields": list(FIELDS), "edges": merge([d["edges"] for d in docs]),
            "generators": sorted({tuple(g) for d in docs for g in d.get("generators", ())})}
-    (out / "edges.json").write_text(json.dumps(doc, indent=0, sort_keys=True), encoding="utf-8")
+    (out / "edges.json").write_text(dumps(doc), encoding="utf-8")
     return doc
+
+
+def dumps(doc: dict) -> str:
+    """The recording as JSON with one edge a line: small, and a diff of two recordings reads edge by edge."""
+    head = json.dumps({k: v for k, v in doc.items() if k != "edges"}, sort_keys=True)[:-1]
+    rows = ",\n".join(json.dumps(row, separators=(",", ":")) for row in doc["edges"])
+    return f'{head}, "edges": [\n{rows}\n]}}\n'
 
 
 def load(path: Path) -> Recording:
