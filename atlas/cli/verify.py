@@ -54,6 +54,9 @@ def human(doc: dict) -> list[str]:
     lines += [f"  {r['held']:5} / {r['recorded']:<5} {kind}" for kind, r in doc["by_kind"].items()]
     lines.append("by caller component (held / recorded):")
     lines += [f"  {r['held']:5} / {r['recorded']:<5} {c}" for c, r in doc["by_component"].items()]
+    lines.append("missing edges by kind of call and reason:")
+    lines += [f"  {n:5}  {kind}: {reason}" for kind, reasons in doc["missing_by_kind"].items()
+              for reason, n in reasons.items()]
     lines.append(f"missing edges by caller module ({doc['num_recorded'] - doc['num_held']}):")
     for module, rows in doc["misses"].items():
         lines.append(f"{module} ({len(rows)})")

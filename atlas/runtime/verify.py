@@ -169,6 +169,14 @@ def verify(recording: Recording, index: Index, graph: AtlasGraph, package_root: 
                   {k: (held[k], recorded[k]) for k in sorted(recorded)})
 
 
+def missing_by_kind(report: Report) -> dict[str, Counter]:
+    """Kind of call -> the reasons of its missing edges, counted."""
+    out: dict[str, Counter] = {}
+    for c in report.misses():
+        out.setdefault(c.kind.value, Counter())[c.verdict.value] += 1
+    return out
+
+
 def to_json(report: Report, min_share: float) -> dict:
     """The report as plain data: totals, per kind and per component, then the misses grouped by caller module."""
     by_kind: dict[str, list[int]] = {}
@@ -189,4 +197,5 @@ def to_json(report: Report, min_share: float) -> dict:
             "by_verdict": dict(sorted(Counter(c.verdict.value for c in report.checks).items())),
             "by_kind": {k: {"held": h, "recorded": n} for k, (h, n) in sorted(by_kind.items())},
             "by_component": {k: {"held": h, "recorded": n} for k, (h, n) in report.components.items()},
+            "missing_by_kind": {k: dict(sorted(v.items())) for k, v in sorted(missing_by_kind(report).items())},
             "misses": {m: sorted(rows, key=lambda r: (r["site"], r["callee"])) for m, rows in sorted(misses.items())}}

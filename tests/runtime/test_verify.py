@@ -91,6 +91,7 @@ def test_the_report_as_json_and_text_groups_misses_by_caller_module():
     doc = to_json(verify(make_recording(), index, make_graph(index), "src"), min_share=0.6)
     assert (doc["num_recorded"], doc["num_held"], doc["share"], doc["passed"]) == (8, 4, 0.5, False)
     assert doc["by_kind"]["call"] == {"held": 2, "recorded": 3}
+    assert doc["missing_by_kind"]["call"] == {Verdict.ELSEWHERE.value: 1}
     assert list(doc["misses"]) == ["pkg.core"]
     assert [m["site"] for m in doc["misses"]["pkg.core"]] == [f"pkg/core.py:{n}" for n in (10, 27, 28, 29)]
     assert doc["misses"]["pkg.core"][0]["callee"] == "pkg/core.py:Engine.__getattr__"
