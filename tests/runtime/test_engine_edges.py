@@ -28,6 +28,9 @@ MARGIN = 0.02
 
 
 def test_cpu_engine_edges_held_by_the_static_graph(tmp_path):
+    if not MEASURED.is_file():
+        pytest.fail(f"no committed measurement {MEASURED.name}: run `atlas index vllm --pins cpu`, then `atlas graph "
+                    f"verify results/edges/vllm-cpu-v0.32.0.edges.json --format json > results/edges/{MEASURED.name}`")
     floor = round(json.loads(MEASURED.read_text())["share"] - MARGIN, 4)
     settings = load_settings(build=str(tmp_path / "build"))  # the trace's own summary stays out of the project
     s = run_trace(TraceOptions("vllm", tmp_path / "trace", python=engine_python(), warmup=False,
