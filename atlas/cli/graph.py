@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from atlas.cli import _common, output
+from atlas.cli import _common, output, verify
 from atlas.errors import SymbolNotFound
 from atlas.graph import Index, build_many, load_graph, load_index
 from atlas.graph.calls import call_rows, common_name
@@ -56,6 +56,7 @@ def register(sub) -> None:
                          parents=[_common(True)])
     q.add_argument("framework")
     q.set_defaults(func=export)
+    verify.add_verb(verbs, [_common(True)])
 
     p = sub.add_parser("callgraph", help="the call graph of any Python package folder (PyCG's JSON with --format pycg)")
     p.add_argument("folder", metavar="DIR")

@@ -44,6 +44,9 @@ def register(sub) -> None:
                    help="CUDA-event GPU timing on every Nth execute call (default 64; 1 times every call, at a cost)")
     p.add_argument("--diagnostics", action="store_true", help="the probe samples process and thread CPU, CPU waits "
                    "and garbage collection at each flush; the summary sets them beside each round (summary 'cost')")
+    p.add_argument("--edges", action="store_true", help="also record every call between two functions of the "
+                   "engine's package (sys.setprofile in each engine process; slows the engine): OUT/edges.json, "
+                   "for `atlas graph verify`")
     p.add_argument("--no-warmup", action="store_true", help="skip the untimed warm-up round")
     p.add_argument("--tp", type=int, default=1, help="tensor-parallel size: passed to the engine "
                    "(vLLM tensor_parallel_size, SGLang tp_size); above 1 the collectives are hooked too")
@@ -87,7 +90,7 @@ def trace(args, settings) -> int:
                         engine_args=tuple(args.engine_args), rounds=rounds, warmup=not args.no_warmup,
                         single_process=args.single_process, timeout_s=args.timeout, probes=not args.no_probes,
                         tp=args.tp, diagnostics=args.diagnostics, sample_hz=args.sample_hz,
-                        gpu_every=args.gpu_every)
+                        gpu_every=args.gpu_every, edges=args.edges)
     return report(run_trace(opts, settings), args)
 
 

@@ -7,10 +7,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from atlas.errors import SymbolNotFound
-from atlas.model import Pin, Symbol
+from atlas.model import Pin, Symbol, SymbolKind
 
 
 _KIND = re.compile(r"^(op|ext|cpp|cuda|jit):(?!:)")
+# What code runs in: a line's enclosing symbol is one of these (attributes are assignments inside them).
+_SCOPES = frozenset({SymbolKind.MODULE, SymbolKind.CLASS, SymbolKind.FUNCTION, SymbolKind.METHOD,
+                     SymbolKind.TRITON_KERNEL})
 
 
 def _last(sid: str) -> str:
@@ -26,6 +29,7 @@ class Index:
     root: Path
     symbols: dict[str, Symbol]
     _by_name: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    _by_path: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict, repr=False)
 
     def get(self, sid: str) -> Symbol | None:
         return self.symbols.get(sid)
@@ -54,6 +58,23 @@ class Index:
         shown = "\n  ".join(found[:20]) + ("\n  ..." if len(found) > 20 else "")
         raise SymbolNotFound(f"{name!r} is ambiguous in {self.pin.framework} {self.pin.ref} ({len(found)} "
                              f"candidates); name one of them:\n  {shown}")
+
+    def symbol_at(self, path: str, line: int) -> str | None:
+        """The id of the innermost module, class or function of the repository-relative `path` whose lines (its
+        decorators included) hold `line`; None when the index has no such file."""
+        if not self._by_path:
+            for sid, sym in self.symbols.items():
+                if sym.span is not None and sym.kind in _SCOPES:
+                    self._by_path.setdefault(sym.span.path, []).append((sym.span.start, -sym.span.end, sid))
+            for spans in self._by_path.values():
+                spans.sort()
+        inner = None
+        for start, neg_end, sid in self._by_path.get(path, ()):
+            if start > line:
+                break
+            if line <= -neg_end:
+                inner = sid
+        return inner
 
     def source(self, path: str) -> str:
         """The text of a repository-relative file of the checkout."""

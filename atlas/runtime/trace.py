@@ -11,7 +11,7 @@ from pathlib import Path
 from atlas.env import Settings
 from atlas.errors import AtlasError, BuildMissing, ConfigError
 from atlas.publish import write_text
-from atlas.runtime import cost, edges, launch, spec as specs, workloads
+from atlas.runtime import cost, edges, launch, recording, spec as specs, workloads
 from atlas.runtime.merge import merge, write_events
 from atlas.runtime.perfetto import chrome_trace
 from atlas.runtime.summary import summarise
@@ -57,6 +57,7 @@ class TraceOptions:
     diagnostics: bool = False  # the probe samples CPU, CPU waits and GC at each flush (summary "cost")
     sample_hz: float = 0.0  # > 0: the probe's sampling profiler, per probe state (summary "profile")
     gpu_every: int = 0  # CUDA-event timing on every Nth execute call (0: the spec's default)
+    edges: bool = False  # each engine process records the calls inside the engine's package (probes.edges)
 
 
 def parse_engine_args(args: tuple[str, ...]) -> dict:
@@ -121,7 +122,7 @@ def run_trace(opts: TraceOptions, settings: Settings) -> dict:
                           "the engine's interpreter (bash scripts/setup_cpu_engine.sh makes one for vLLM on the CPU)")
     pin_set = specs.pick_pin_set(manifest, opts.pin_set, version)
     spec = specs.build_spec(opts.framework, pin_set, opts.device, out, settings, opts.hooks, tp=opts.tp,
-                            extra={"diagnostics": opts.diagnostics, "sample_hz": opts.sample_hz,
+                            extra={"diagnostics": opts.diagnostics, "sample_hz": opts.sample_hz, "edges": opts.edges,
                                    **({"gpu_sample_every": opts.gpu_every} if opts.gpu_every else {})})
     for hook in spec["hooks"]:
         if hook["symbol"] == opts.inject_fault:
@@ -167,6 +168,10 @@ def collect(out: Path, spec: dict, driver: dict | None = None, settings: Setting
             summary["profile"] = cost.profile_summary(records, spec["framework"])
     if settings is not None:
         summary["runtime_edges"] = runtime_edges(merged, spec, settings)
+    if spec.get("edges"):
+        recorded = recording.collect(out, spec)
+        summary["recorded_edges"] = {"path": str(out / "edges.json"), "num_edges": len(recorded["edges"]),
+                                     "num_processes": recorded["num_processes"]} if recorded else None
     return summary
 
 

@@ -1,0 +1,201 @@
+"""A recording of call edges (atlas.runtime.recording) held to the static graph of the same pin: each recorded edge
+mapped onto static symbols (caller: the enclosing symbol of the call line; callee: its qualname, else the symbol at
+its first line), found or not, and for a missing one why (what the graph has at that call site). Pure."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from enum import Enum
+
+from atlas.graph import AtlasGraph, Index
+from atlas.runtime.recording import RecordedEdge, Recording
+
+
+class Verdict(str, Enum):
+    """Whether the static graph holds a recorded edge; the value is the human wording."""
+
+    EDGE = "held: an edge caller -> callee"
+    SITE = "held: the call site -> callee (under another caller)"
+    ELSEWHERE = "missing: the call site resolved to other callees"
+    UNRESOLVED = "missing: the call site is unresolved"
+    NO_SITE = "missing: no call site on that line"
+    NO_CALLEE = "missing: the callee is not in the index"
+
+    @property
+    def is_held(self) -> bool:
+        return self in (Verdict.EDGE, Verdict.SITE)
+
+
+class CallKind(str, Enum):
+    """How the interpreter reached the callee, read from the callee (the recording does not say how it was called)."""
+
+    CALL = "call"
+    CONSTRUCTOR = "constructor (__init__, __new__, __post_init__)"
+    PROTOCOL = "implicit dunder (__getattr__, __call__, __iter__, ...)"
+    PROPERTY = "property or descriptor"
+    RESUME = "generator or coroutine resumed"
+    NESTED = "nested function or lambda"
+
+
+CONSTRUCTORS = ("__init__", "__new__", "__post_init__", "__init_subclass__")
+PROPERTY_DECORATORS = ("property", "cached_property", "functools.cached_property")
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    edge: RecordedEdge
+    caller: str  # static id of the call line's enclosing symbol ('' when the file is not in the index)
+    callee: str  # static id of the callee ('' when the index has none)
+    kind: CallKind
+    verdict: Verdict
+    site_callees: tuple[str, ...] = ()  # what the graph's edges leave the call site for (when resolved elsewhere)
+
+    @property
+    def module(self) -> str:
+        return module_id(self.edge.caller_path)
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    framework: str
+    pin_set: str
+    ref: str
+    checks: tuple[Check, ...]
+    components: dict  # caller component -> (held, recorded)
+
+    @property
+    def num_held(self) -> int:
+        return sum(c.verdict.is_held for c in self.checks)
+
+    @property
+    def share(self) -> float:
+        return self.num_held / len(self.checks) if self.checks else 1.0
+
+    def misses(self) -> list[Check]:
+        return [c for c in self.checks if not c.verdict.is_held]
+
+
+def repo_path(path: str, package_root: str) -> str:
+    """A recorded path (relative to the package's parent: `sglang/srt/...`) as a repository path."""
+    return f"{package_root}/{path}" if package_root else path
+
+
+def module_id(path: str) -> str:
+    parts = path[:-3].split("/") if path.endswith(".py") else path.split("/")
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def callee_id(index: Index, edge: RecordedEdge, path: str) -> str:
+    """The static id of a recorded callee: module + qualname (nested functions drop `<locals>`, as the index
+    names them) when the index has it, else the innermost symbol starting at or around its first line."""
+    dotted = f"{module_id(edge.callee_path)}.{edge.callee.replace('.<locals>', '')}"
+    if edge.callee != "<module>" and dotted in index.symbols:
+        return dotted
+    return index.symbol_at(path, edge.callee_line) or ""
+
+
+def call_kind(edge: RecordedEdge, generators: frozenset, index: Index, callee: str) -> CallKind:
+    name = edge.callee.rsplit(".", 1)[-1]
+    symbol = index.get(callee)
+    if (edge.callee_path, edge.callee) in generators:
+        return CallKind.RESUME
+    if name in CONSTRUCTORS:
+        return CallKind.CONSTRUCTOR
+    if name.startswith("__") and name.endswith("__"):
+        return CallKind.PROTOCOL
+    if symbol is not None and any(d in PROPERTY_DECORATORS or d.endswith((".setter", ".getter", ".deleter"))
+                                  for d in symbol.decorators):
+        return CallKind.PROPERTY
+    if "<locals>" in edge.callee or "<lambda>" in edge.callee:
+        return CallKind.NESTED
+    return CallKind.CALL
+
+
+class StaticEdges:
+    """The graph's edges as the checks ask for them: caller -> callees, and (path, line) -> callees."""
+
+    def __init__(self, graph: AtlasGraph):
+        table = graph.table
+        nodes = table.nodes
+        self.pairs: set[tuple[str, str]] = set()
+        self.sites: dict[tuple[str, int], set[str]] = {}
+        for i in range(len(table)):
+            caller, callee = nodes[table.callers[i]], nodes[table.callees[i]]
+            self.pairs.add((caller, callee))
+            self.sites.setdefault((table.paths[table.path_ids[i]], table.lines[i]), set()).add(callee)
+        self.unresolved = {(s.span.path, s.span.start) for s in graph.unresolved}
+
+
+def targets(index: Index, callee: str) -> set[str]:
+    """The ids an edge to `callee` may name: the callee, and its class for a constructor (a call of the class)."""
+    owner, _, name = callee.rpartition(".")
+    return {callee, owner} if name in CONSTRUCTORS and owner in index.symbols else {callee}
+
+
+def check(edge: RecordedEdge, generators: frozenset, index: Index, static: StaticEdges, package_root: str) -> Check:
+    path, callee_path = repo_path(edge.caller_path, package_root), repo_path(edge.callee_path, package_root)
+    caller = index.symbol_at(path, edge.line) or ""
+    callee = callee_id(index, edge, callee_path)
+    kind = call_kind(edge, generators, index, callee)
+    at_site = static.sites.get((path, edge.line), set())
+    names = targets(index, callee) if callee else set()
+    if not callee:
+        verdict = Verdict.NO_CALLEE
+    elif any((caller, n) in static.pairs for n in names):
+        verdict = Verdict.EDGE
+    elif names & at_site:
+        verdict = Verdict.SITE
+    elif at_site:
+        verdict = Verdict.ELSEWHERE
+    elif (path, edge.line) in static.unresolved:
+        verdict = Verdict.UNRESOLVED
+    else:
+        verdict = Verdict.NO_SITE
+    shown = tuple(sorted(at_site))[:5] if verdict is Verdict.ELSEWHERE else ()
+    return Check(edge, caller, callee, kind, verdict, shown)
+
+
+def verify(recording: Recording, index: Index, graph: AtlasGraph, package_root: str) -> Report:
+    static = StaticEdges(graph)
+    checks = tuple(check(e, recording.generators, index, static, package_root) for e in recording.edges)
+    recorded, held = Counter(), Counter()
+    for c in checks:
+        symbol = index.get(c.caller)
+        component = symbol.component if symbol is not None and symbol.component else "(none)"
+        recorded[component] += 1
+        held[component] += c.verdict.is_held
+    return Report(recording.framework, recording.pin_set, recording.ref, checks,
+                  {k: (held[k], recorded[k]) for k in sorted(recorded)})
+
+
+def missing_by_kind(report: Report) -> dict[str, Counter]:
+    """Kind of call -> the reasons of its missing edges, counted."""
+    out: dict[str, Counter] = {}
+    for c in report.misses():
+        out.setdefault(c.kind.value, Counter())[c.verdict.value] += 1
+    return out
+
+
+def to_json(report: Report, min_share: float) -> dict:
+    """The report as plain data: totals, per kind and per component, then the misses grouped by caller module."""
+    by_kind: dict[str, list[int]] = {}
+    for c in report.checks:
+        row = by_kind.setdefault(c.kind.value, [0, 0])
+        row[0] += c.verdict.is_held
+        row[1] += 1
+    misses: dict[str, list[dict]] = {}
+    for c in report.misses():
+        e = c.edge
+        misses.setdefault(c.module, []).append({
+            "caller": c.caller, "callee": c.callee or f"{e.callee_path}:{e.callee}", "site": f"{e.caller_path}:"
+            f"{e.line}", "kind": c.kind.value, "reason": c.verdict.value, "count": e.count,
+            **({"site_callees": list(c.site_callees)} if c.site_callees else {})})
+    return {"framework": report.framework, "pin_set": report.pin_set, "ref": report.ref,
+            "num_recorded": len(report.checks), "num_held": report.num_held, "share": round(report.share, 4),
+            "min_share": min_share, "passed": report.share >= min_share,
+            "by_verdict": dict(sorted(Counter(c.verdict.value for c in report.checks).items())),
+            "by_kind": {k: {"held": h, "recorded": n} for k, (h, n) in sorted(by_kind.items())},
+            "by_component": {k: {"held": h, "recorded": n} for k, (h, n) in report.components.items()},
+            "missing_by_kind": {k: dict(sorted(v.items())) for k, v in sorted(missing_by_kind(report).items())},
+            "misses": {m: sorted(rows, key=lambda r: (r["site"], r["callee"])) for m, rows in sorted(misses.items())}}
