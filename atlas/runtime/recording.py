@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from atlas import publish
 from atlas.errors import ConfigError
 
 RECORDING_SCHEMA = 1
@@ -60,7 +61,7 @@ def collect(out: Path, spec: dict) -> dict | None:
     doc = {"schema": RECORDING_SCHEMA, "kind": "edges", **{k: spec.get(k, "") for k in PIN_KEYS},
            "num_processes": len(docs), "fields": list(FIELDS), "edges": merge([d["edges"] for d in docs]),
            "generators": sorted({tuple(g) for d in docs for g in d.get("generators", ())})}
-    (out / "edges.json").write_text(dumps(doc), encoding="utf-8")
+    publish.write_text(out / "edges.json", dumps(doc))
     return doc
 
 
