@@ -5,18 +5,19 @@ under the same key, so a second load is one pickle read."""
 from __future__ import annotations
 
 import marshal
-import pickle
 from functools import partial
 from pathlib import Path
 
+from atlas import stored as stored_files
 from atlas.env import Settings
 from atlas.errors import BuildMissing
 from atlas.graph import components
-from atlas.graph.build import INDEX_FILE, _flat, _plan, _symbol, _write, load_index
+from atlas.graph.build import INDEX_FILE, _flat, _plan, _symbol, load_index
 from atlas.graph.index import Index
 from atlas.graph.parsing import cache, decode, parse_packed, py_files, unpack_file
 
 SYMBOLS_FILE = "symbols-v1.pickle"
+SYMBOLS_VERSION = "symbols 1"
 
 
 def is_built(settings: Settings, framework: str, pin_set: str = "default") -> bool:
@@ -32,10 +33,12 @@ def load_symbols(settings: Settings, framework: str, pin_set: str = "default", o
     if plan.is_built() and (plan.out / INDEX_FILE).exists():
         return load_index(settings, framework, pin_set, on_demand=False)
     stored = plan.out / SYMBOLS_FILE
-    if stored.exists():
-        key, pin, root, rows = pickle.loads(stored.read_bytes())
-        if key == plan.key:
-            return Index(pin, Path(root), {row[0]: _symbol(row) for row in rows})
+    try:
+        key, pin, root, rows = stored_files.load(stored, SYMBOLS_VERSION)
+    except stored_files.Damaged:  # none yet, damaged, or another version's: made again below
+        key = None
+    if key == plan.key:
+        return Index(pin, Path(root), {row[0]: _symbol(row) for row in rows})
     if not on_demand:
         raise BuildMissing(f"no symbol index of {framework} ({pin_set} pins) in {settings.build}; run "
                            f"`atlas check {framework} --pins {pin_set}`")
@@ -57,5 +60,5 @@ def load_symbols(settings: Settings, framework: str, pin_set: str = "default", o
             symbols.setdefault(s.id, s)
     store.write(fresh)
     plan.out.mkdir(parents=True, exist_ok=True)
-    _write(stored, (plan.key, plan.checkout.pin, str(root), [_flat(s) for s in symbols.values()]))
+    stored_files.dump(stored, (plan.key, plan.checkout.pin, str(root), [_flat(s) for s in symbols.values()]), SYMBOLS_VERSION)
     return Index(plan.checkout.pin, root, symbols)

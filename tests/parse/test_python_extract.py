@@ -7,6 +7,8 @@ import pytest
 
 from atlas.model import SymbolKind
 from atlas.parse.python import extract, module_name, pack, unpack
+from atlas.parse.python.ir import (Assign, Attribute, Call, Constant, Import, ImportFrom, Name, NameTarget, Return,
+                                     Site)
 
 
 @pytest.mark.parametrize("path, root, expected", [
@@ -70,32 +72,40 @@ def test_symbols(sid, kind, start, end, signature):
     assert s.span.path == "vllm/v1/core/sched/s.py"
 
 
+def imports_of(facts) -> list:
+    """The module scope's imports as (kind, module, names, unconditional?)."""
+    out = []
+    for step in facts.scopes[0].steps:
+        if isinstance(step.stmt, Import):
+            out.append(("import", step.stmt.module, step.stmt.alias.id, step.strong))
+        elif isinstance(step.stmt, ImportFrom):
+            out.append(("from", step.stmt.module, tuple((n.name, n.alias.id) for n in step.stmt.names), step.strong))
+    return out
+
+
 def test_imports_are_absolute_and_type_checking_imports_kept():
     facts = extract(SOURCE, "vllm/v1/core/sched/s.py", "vllm.v1.core.sched.s", False)
-    module = facts.scopes[0]
-    imports = [st[:3] for st in module.statements if st[0] in ("imp", "from")]
-    assert imports == [
-        ("imp", "os.path", "osp"),
-        ("from", "vllm.v1.core.sched", (("sibling", None),)),
-        ("from", "vllm.v1.core.core", (("KVCacheManager", None),)),  # `..core` from sched/
-        ("from", "typing", (("TYPE_CHECKING", None), ("Optional", None))),
-        ("from", "vllm.config", (("VllmConfig", None),)),
+    assert imports_of(facts) == [
+        ("import", "os.path", "osp", True),
+        ("from", "vllm.v1.core.sched", (("sibling", "sibling"),), True),
+        ("from", "vllm.v1.core.core", (("KVCacheManager", "KVCacheManager"),), True),  # `..core` from sched/
+        ("from", "typing", (("TYPE_CHECKING", "TYPE_CHECKING"), ("Optional", "Optional")), True),
+        ("from", "vllm.config", (("VllmConfig", "VllmConfig"),), False),  # under `if TYPE_CHECKING:`: conditional
     ]
-    strong = {st[1]: st[4] for st in module.statements if st[0] == "from"}
-    assert strong["vllm.config"] is False  # under `if TYPE_CHECKING:`: conditional
 
 
 def test_relative_import_from_a_package_init():
-    facts = extract(b"from .mod import f\nfrom .. import g\n", "pkg/sub/__init__.py", "pkg.sub", True)
-    assert [st[1] for st in facts.scopes[0].statements] == ["pkg.sub.mod", "pkg"]
+    facts = extract(b"from .mod import f\nfrom .. import g as h\n", "pkg/sub/__init__.py", "pkg.sub", True)
+    assert imports_of(facts) == [("from", "pkg.sub.mod", (("f", "f"),), True), ("from", "pkg", (("g", "h"),), True)]
 
 
 def test_parameter_and_return_annotations():
     facts = extract(SOURCE, "vllm/v1/core/sched/s.py", "vllm.v1.core.sched.s", False)
     init = next(s for s in facts.scopes if s.id.endswith("Scheduler.__init__"))
-    assert [p[0] for p in init.params] == ["self", "kv", "cfg"]
-    assert init.params[1][2] == (("n", "KVCacheManager"),)  # a string annotation
-    assert init.params[2][2] == (("n", "VllmConfig"),)  # Optional[...] unwrapped
+    assert [p.name for p in init.params] == ["self", "kv", "cfg"]
+    assert [a.type for a in init.params[1].annotations] == [Name("KVCacheManager")]  # a string annotation
+    assert [a.type for a in init.params[2].annotations] == [Name("VllmConfig")]  # Optional[...] unwrapped
+    assert init.params[2].default == Constant(None)
 
 
 def test_broken_source_still_yields_facts():
@@ -154,13 +164,14 @@ def test_pack_round_trip_through_marshal():
     assert [dataclasses.replace(s, component="") for s in tagged.symbols] == facts.symbols
 
 
-@pytest.mark.parametrize("source, symbol, ir", [
-    ("x = 'caf\u00e9'\ny = f(x)\n", "m.y", ("=", (("n", "x"),), ("k", "caf\u00e9"), 1, True, ())),
+@pytest.mark.parametrize("source, symbol, stmt", [
+    ("x = 'caf\u00e9'\ny = f(x)\n", "m.y",
+     Assign((NameTarget("x", 1),), Constant("caf\u00e9"), (), 1)),
     ("# \u00fcber\nclass \u00c4rger:\n    def g\u00e4(self):\n        return self.\u00e4()\n", "m.\u00c4rger.g\u00e4",
-     ("ret", ("c", ("a", ("n", "self"), "\u00e4"), (), (), (4, 4, "self.\u00e4")))),
+     Return(Call(Attribute(Name("self", (0,)), "\u00e4"), (), (), Site(4, 4, "self.\u00e4")), 4)),
 ])
-def test_non_ascii_source(source, symbol, ir):
+def test_non_ascii_source(source, symbol, stmt):
     """Text is cut by byte offsets: a file with non-ASCII characters keeps exact names, strings and call sites."""
     facts = extract(source.encode(), "m.py", "m", False)
     assert symbol in {s.id for s in facts.symbols}
-    assert ir in [st for scope in facts.scopes for st in scope.statements]
+    assert stmt in [step.stmt for scope in facts.scopes for step in scope.steps]
