@@ -47,17 +47,18 @@ def run(args, settings) -> int:
 
 def human(doc: dict) -> list[str]:
     lines = [f"{doc['framework']} {doc['ref']} recorded, checked against the {doc['pin_set']} pins "
-             f"({doc['graph_ref']}): {doc['num_held']} of {doc['num_recorded']} recorded edges held, "
+             f"({doc['graph_ref']}): {doc['num_held']} of {doc['num_calls']} recorded calls held, "
              f"{doc['share']:.1%} (minimum {doc['min_share']:.1%}: {'passed' if doc['passed'] else 'FAILED'})"]
     lines += [f"  {n:6}  {verdict}" for verdict, n in doc["by_verdict"].items()]
-    lines.append("by kind of call (held / recorded):")
+    lines.append(f"by kind of call (held / recorded; {doc['num_recorded']} edges recorded, those the source has no "
+                 "call for not counted):")
     lines += [f"  {r['held']:5} / {r['recorded']:<5} {kind}" for kind, r in doc["by_kind"].items()]
     lines.append("by caller component (held / recorded):")
     lines += [f"  {r['held']:5} / {r['recorded']:<5} {c}" for c, r in doc["by_component"].items()]
     lines.append("missing edges by kind of call and reason:")
     lines += [f"  {n:5}  {kind}: {reason}" for kind, reasons in doc["missing_by_kind"].items()
               for reason, n in reasons.items()]
-    lines.append(f"missing edges by caller module ({doc['num_recorded'] - doc['num_held']}):")
+    lines.append(f"missing edges by caller module ({doc['num_calls'] - doc['num_held']}):")
     for module, rows in doc["misses"].items():
         lines.append(f"{module} ({len(rows)})")
         for r in rows:

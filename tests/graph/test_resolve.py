@@ -251,6 +251,33 @@ def work(): pass
 def main():
     work()
 """}, "a.main", "a.work", Provenance.STATIC),
+    ("a module's __getattr__ (PEP 562) runs for a name it does not bind, read or imported", {"envs.py": """
+def __getattr__(name):
+    return LOOKUP[name]()
+LOOKUP = {"A": lambda: 1}
+""", "user.py": """
+import envs
+from envs import B
+def main():
+    return envs.A
+"""}, "user.main", "envs.__getattr__", Provenance.TYPE_INFERRED),
+    ("the import of a name a module's __getattr__ gives", {"envs.py": "def __getattr__(name): return 1\n",
+                                                         "user.py": "from envs import B\n"},
+     "user", "envs.__getattr__", Provenance.TYPE_INFERRED),
+    ("a subscript with a str parameter reaches every value of the dict", {"envs.py": """
+def __getattr__(name: str):
+    return LOOKUP[name]()
+def one(): return 1
+LOOKUP = {"A": one}
+"""}, "envs.__getattr__", "envs.one", Provenance.TYPE_INFERRED),
+    ("reading a property calls its getter", {"a.py": """
+class Config:
+    @property
+    def size(self):
+        return 1
+def main(c: Config):
+    return c.size + 1
+"""}, "a.main", "a.Config.size", Provenance.TYPE_INFERRED),
 ]
 
 
@@ -362,3 +389,22 @@ def test_a_site_reached_two_ways_keeps_the_surest_provenance(line):
     """`a.g()` reaches A.g by type, `g(a)` by name: the edge is static whichever the evaluation meets first."""
     source = "class A:\n    def g(self):\n        return 1\n\n\ng = A.g\n\n\ndef h(a: A):\n" + line + "\n"
     assert resolve({"m.py": source}).edges[("m.h", "m.A.g")] == {10: Provenance.STATIC}
+
+
+def test_containers_of_one_annotation_are_not_shared_across_the_tree():
+    """`dict[str, Any]` parameters of two functions are two containers: what one function puts in its own does not
+    reach the other's reads (one container per annotated type once mixed whole trees together)."""
+    out = resolve({"a.py": """
+from typing import Any
+class Job:
+    def run(self): pass
+def fill(d: dict[str, Any]):
+    d["k"] = Job()
+def use(d: dict[str, Any]):
+    d["k"].run()
+def own(d: dict[str, Any]):
+    d["k"] = Job()
+    d["k"].run()
+"""})
+    assert ("a.use", "a.Job.run") not in out.edges
+    assert ("a.own", "a.Job.run") in out.edges

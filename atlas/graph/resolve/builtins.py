@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Final
 from atlas.graph.resolve import calls, expressions, heap, names
 from atlas.graph.resolve.values import (
     BOUND_METHOD, CLASS, CONSTANT, DISPATCHED, FUNCTION, INSTANCE, LIBRARY_RESULT, NOTHING, SUPER,
-    Value, Values, constant, obj,
+    Value, Values, constant, obj, some,
 )
 from atlas.model import Provenance
 from atlas.parse.python.ir import Expr, Keyword, Name, Site, Starred
@@ -212,7 +212,7 @@ def call_builtin(s: Solver, name: str, args: tuple[Expr, ...], keywords: tuple[K
             out.update(values[2])
         return out
     if name in STRINGS:
-        out[constant("")] = None
+        out[some("str")] = None
     return out
 
 

@@ -10,7 +10,7 @@ from atlas.graph.resolve.heap import PARAMETER, Context
 from atlas.graph.resolve.values import (
     BOUND_METHOD, BUILTIN, BUILTIN_METHOD, CLASS, CONSTANT, CONTAINER_METHOD, DISPATCHED, EXTERNAL, FUNCTION,
     GENERATOR, INSTANCE, LIBRARY_RESULT, MODULE, NOTHING, OBJECT, PARAM_RESULT, PROPERTY, SUPER, Value,
-    Values, bound, instance, without_constants,
+    Values, instance, without_constants,
 )
 from atlas.model import Provenance
 from atlas.parse.python.ir import Attribute, Call, Expr, Keyword, Name, Scope, Site, Starred, Subscript

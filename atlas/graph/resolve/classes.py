@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Final
 
 from atlas.graph.mro import linearize
 from atlas.graph.resolve import calls, heap
+from atlas.parse.python.ir import Attribute, Name, Site
 from atlas.graph.resolve.values import (
     CLASS, DISPATCHED, FUNCTION, NOTHING, PROPERTY, Value, Values, bound, external, instance, klass,
 )
@@ -159,8 +160,9 @@ def bind_attr(s: Solver, v: Value, receiver: Value | None, cls: str) -> Value:
     return v
 
 
-def resolve_properties(s: Solver, values: Values) -> Values:
-    """`values` with each property replaced by what its getter returns."""
+def resolve_properties(s: Solver, values: Values, name: str) -> Values:
+    """`values` (an attribute `name` read on an instance) with each property replaced by what its getter returns;
+    the read calls the getter (an edge at the statement's line)."""
     for v in values:
         if v.kind == PROPERTY:
             break
@@ -169,6 +171,9 @@ def resolve_properties(s: Solver, values: Values) -> Values:
     out: Values = {}
     for v in values:
         if v.kind == PROPERTY:
+            if not s.pycg:
+                line = s.ctx.line
+                calls.edge(s, v.name, Site(line, line, name), Attribute(Name("<instance>"), name))
             out.update(calls.returns(s, v.name))
         else:
             out[v] = None

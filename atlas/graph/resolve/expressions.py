@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from atlas.graph.resolve import calls, classes, heap, names, summaries
 from atlas.graph.resolve.values import (
     BOUND_METHOD, CLASS, CONSTANT, DISPATCHED, EXTERNAL, FUNCTION, GENERATOR, INSTANCE, LIBRARY_RESULT, NOTHING,
-    OBJECT, PARAM_RESULT, Value, Values, constant, function, instance, obj,
+    OBJECT, PARAM_RESULT, Value, Values, constant, function, instance, is_literal, obj, some,
 )
 from atlas.parse.python.ir import (
     Attribute, Call, Constant, DictDisplay, Display, Either, Elements, Expr, Lambda, Name, Operation, Site, Slice,
@@ -83,8 +83,9 @@ def _plain_operand(v: Value, e: Operation, out: Values) -> None:
         out[v] = None
     elif v.kind == LIBRARY_RESULT or v.kind == EXTERNAL:
         out[Value(LIBRARY_RESULT, v.name.split(".")[0])] = None
-    elif v.kind == CONSTANT and isinstance(v.extra, (str, bytes)) and e.method in ("__add__", "__mod__", "__mul__"):
-        out[constant(v.extra[:0])] = None
+    elif v.kind == CONSTANT and (v.name or isinstance(v.extra, (str, bytes))) and \
+            e.method in ("__add__", "__mod__", "__mul__"):
+        out[some(v.name or type(v.extra).__name__)] = None
 
 
 def _special(method: str) -> Expr:
@@ -115,7 +116,7 @@ def dict_display(s: Solver, e: DictDisplay) -> Values:
         key: object = "*"
         if len(keys) == 1:
             for k in keys:
-                if k.kind == CONSTANT:
+                if is_literal(k):
                     key = k.extra
         heap.write_slot(s, alloc, key, evaluate(s, entry.value), strong=s.ctx.strong and key != "*")
     return {obj(alloc): None}
@@ -134,7 +135,7 @@ def constant_keys(keys: Values) -> list[object] | None:
     """The constants `keys` holds, when it holds nothing else."""
     out: list[object] = []
     for k in keys:
-        if k.kind != CONSTANT:
+        if not is_literal(k):
             return None
         out.append(k.extra)
     return out if out else None
@@ -200,9 +201,9 @@ def _bounds(lower: Values, upper: Values) -> tuple[int, int | None] | None:
     a: object = None
     b: object = None
     for x in lower:
-        a = x.extra if x.kind == CONSTANT else "?"
+        a = x.extra if is_literal(x) else "?"
     for x in upper:
-        b = x.extra if x.kind == CONSTANT else "?"
+        b = x.extra if is_literal(x) else "?"
     if not (isinstance(a, int) or a is None) or not (isinstance(b, int) or b is None):
         return None
     return (a or 0) if isinstance(a, int) else 0, b if isinstance(b, int) else None

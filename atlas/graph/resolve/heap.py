@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from atlas.graph.resolve import summaries
-from atlas.graph.resolve.cells import OUTSIDE
 from atlas.graph.resolve.values import NOTHING, Values
 
 if TYPE_CHECKING:

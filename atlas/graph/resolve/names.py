@@ -6,17 +6,20 @@ from __future__ import annotations
 import builtins
 from typing import TYPE_CHECKING, Final
 
-from atlas.graph.resolve import classes, heap, summaries
+from atlas.graph.resolve import calls, classes, heap, summaries
 from atlas.graph.resolve.values import (
     BUILTIN, BUILTIN_METHOD, CLASS, CONSTANT, CONTAINER_METHOD, DISPATCHED, EXTERNAL, INSTANCE, LIBRARY_RESULT,
     MODULE, NOTHING, OBJECT, PARAM_RESULT, SUPER, Value, Values, external, instance,
 )
+from atlas.model import Provenance
+from atlas.parse.python.ir import Attribute, Name, Site
 
 if TYPE_CHECKING:
     from atlas.graph.resolve.solver import Solver
 
 BUILTINS: Final = frozenset(dir(builtins))
 TYPE_PREFIX: Final[dict[type, str]] = {str: "<**PyStr**>", bytes: "<**PyStr**>"}  # PyCG's names of builtin types
+TYPE_NAMES: Final[dict[str, type]] = {"str": str, "bytes": bytes}  # a values.some() constant's type
 
 
 def lookup(s: Solver, name: str, versions: tuple[int, ...] | None) -> Values:
@@ -61,6 +64,18 @@ def module_attr(s: Solver, module: str, name: str, seen: set[str] | None = None)
     return out
 
 
+def module_attribute(s: Solver, module: str, name: str) -> Values:
+    """`module.name` read from outside the module (an attribute, `from module import name`): what the module binds,
+    else, when it defines `__getattr__` (PEP 562: `vllm.envs.VLLM_X`), what that returns, with an edge to it."""
+    out = module_attr(s, module, name)
+    hook = f"{module}.__getattr__"
+    if out or s.pycg or hook not in s.scopes:
+        return out
+    line = s.ctx.line
+    calls.edge(s, hook, Site(line, line, name), Attribute(Name(module), "__getattr__"), Provenance.TYPE_INFERRED)
+    return calls.returns(s, hook)
+
+
 def getattr_(s: Solver, values: Values, name: str) -> Values:
     """`value.name` for each of `values`."""
     out: Values = {}
@@ -68,7 +83,7 @@ def getattr_(s: Solver, values: Values, name: str) -> Values:
     for v in values:
         kind = v.kind
         if kind == MODULE:
-            out.update(module_attr(s, v.name, name))
+            out.update(module_attribute(s, v.name, name))
         elif kind == EXTERNAL:
             out[external(f"{v.name}.{name}")] = None
         elif kind == LIBRARY_RESULT:
@@ -90,8 +105,9 @@ def getattr_(s: Solver, values: Values, name: str) -> Values:
         elif kind == SUPER:
             out.update(classes.class_attr(s, v.name, name, instance(v.name), start_after=v.name))
             is_bound = True
-        elif kind == CONSTANT and type(v.extra) in TYPE_PREFIX:
-            out[Value(BUILTIN_METHOD, f"{TYPE_PREFIX[type(v.extra)]}.{name}")] = None
+        elif kind == CONSTANT and (v.name in TYPE_NAMES or type(v.extra) in TYPE_PREFIX):
+            prefix = TYPE_PREFIX[TYPE_NAMES[v.name] if v.name else type(v.extra)]
+            out[Value(BUILTIN_METHOD, f"{prefix}.{name}")] = None
         elif kind == OBJECT:
             out[Value(CONTAINER_METHOD, v.name, None, name)] = None
-    return classes.resolve_properties(s, out) if is_bound else out
+    return classes.resolve_properties(s, out, name) if is_bound else out

@@ -11,8 +11,7 @@ from atlas.graph.resolve.cells import OUTSIDE
 from atlas.graph.resolve.heap import PARAMETER, Context
 from atlas.graph.resolve.values import (
     BOUND_METHOD, BUILTIN, CLASS, DISPATCHED, EXTERNAL, FUNCTION, GENERATOR, INSTANCE, LIBRARY_RESULT, MODULE,
-    OBJECT, Value,
-    Values, constant, external, function, instance, klass,
+    OBJECT, Value, Values, external, function, instance, klass, some,
 )
 from atlas.parse.python.ir import (
     Annotation, Assign, Attribute, Define, Display, Evaluate, Expr, For, Import, ImportFrom, NameTarget, Raise, Return,
@@ -40,7 +39,7 @@ def run(s: Solver, scope: Scope, caller: str, step: Step) -> None:
         for t in stmt.targets:
             assign_expr(s, t, stmt.value)
         if stmt.annotations:
-            promised = annotation(s, stmt.annotations)
+            promised = annotation(s, stmt.annotations, f"{scope.id}:{step.line}")
             for t in stmt.targets:
                 assign(s, t, promised, strong=False)
     elif isinstance(stmt, Evaluate):
@@ -169,9 +168,11 @@ def assign_name(s: Solver, target: NameTarget, values: Values) -> None:
 # -- definitions ----------------------------------------------------------------------------------------------------
 
 
-def annotation(s: Solver, annotations: tuple[Annotation, ...]) -> Values:
+def annotation(s: Solver, annotations: tuple[Annotation, ...], where: str) -> Values:
     """The values an annotation promises: an instance of each class it names; the class itself for `type[X]` (so
-    calling it constructs)."""
+    calling it constructs); for `list[X]`, `dict[K, X]`, a container of those made for the annotation at `where`
+    (one per annotated name: a container shared by every `dict[str, Any]` of the tree would mix all their
+    contents)."""
     out: Values = {}
     for a in annotations:
         promised: Values = {}
@@ -181,9 +182,9 @@ def annotation(s: Solver, annotations: tuple[Annotation, ...]) -> Values:
             elif v.kind == EXTERNAL and not s.pycg:
                 promised[v] = None
             elif v.kind == BUILTIN and v.name in ("str", "bytes") and not a.container:
-                promised[constant("" if v.name == "str" else b"")] = None  # its methods: <**PyStr**>.*
+                promised[some(v.name)] = None  # its methods: <**PyStr**>.*
         if a.container and promised:  # list[X], dict[K, X]: a container of such values
-            alloc = f"<{a.container} of {'|'.join(sorted(v.name for v in promised))}>"
+            alloc = f"<{a.container} of {'|'.join(sorted(v.name for v in promised))}>:{where}"
             out.update(builtins.new_container(s, alloc, a.container, [promised]))
         else:
             out.update(promised)
@@ -197,12 +198,12 @@ def define(s: Solver, parent: Scope, scope: Scope, target: NameTarget) -> None:
     for i, p in enumerate(scope.params):
         values: Values = dict(expressions.evaluate(s, p.default)) if p.default is not None else {}
         if p.annotations:
-            values.update(annotation(s, p.annotations))
+            values.update(annotation(s, p.annotations, f"{fid}.{p.name}"))
         if i == 0 and parent.kind == "class" and "staticmethod" not in scope.decorator_names:
             values[klass(parent.id) if "classmethod" in scope.decorator_names else instance(parent.id)] = None
         heap.write_variable(s, fid, p.name, PARAMETER, values)
     if scope.returns:
-        heap.write_return(s, fid, annotation(s, scope.returns))
+        heap.write_return(s, fid, annotation(s, scope.returns, f"{fid}:return"))
     assign(s, target, decorate(s, scope, {function(fid): None}))
 
 
@@ -273,7 +274,7 @@ def import_from(s: Solver, scope: Scope, stmt: ImportFrom) -> None:
                     s.cells.changed = True
             continue
         if internal:
-            values = names.module_attr(s, module, n.name)
+            values = names.module_attribute(s, module, n.name)
             body = s.scopes.get(module)
             if not values and not s.pycg and (body is None or n.name not in body.local_names) and \
                     module not in s.star_modules:

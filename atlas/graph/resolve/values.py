@@ -20,7 +20,7 @@ EXTERNAL: Final = 6  # a name outside the tree: name = dotted (`torch.nn.Module`
 LIBRARY_RESULT: Final = 7  # some object a library call returned: name = the library's top package
 BUILTIN: Final = 8  # a builtin function or class: name = its name (`len`, `list`)
 BUILTIN_METHOD: Final = 9  # a method of a builtin type: name = `<**PyStr**>.join` (PyCG's naming)
-CONSTANT: Final = 10  # a literal: extra = its value
+CONSTANT: Final = 10  # a literal: extra = its value; or some str or bytes of unknown value: name = "str", "bytes"
 OBJECT: Final = 11  # a list, tuple, set or dict: name = its allocation id (see Solver.kinds)
 GENERATOR: Final = 12  # what calling a generator function returns: name = the function's id
 SUPER: Final = 13  # super() in a method of class `name`
@@ -109,6 +109,17 @@ def obj(alloc: str) -> Value:
 
 def constant(value: object) -> Value:
     return Value(CONSTANT, "", None, value)
+
+
+def some(type_name: str) -> Value:
+    """Some "str" or "bytes" whose value is unknown (an annotation's, what str() or `+` made): its methods are
+    known, it names no key of a container."""
+    return Value(CONSTANT, type_name)
+
+
+def is_literal(v: Value) -> bool:
+    """A constant whose value is known."""
+    return v.kind == CONSTANT and not v.name
 
 
 def without_constants(values: Values) -> Values:
