@@ -29,6 +29,12 @@ _COMMON = frozenset({"get", "items", "keys", "values", "append", "extend", "pop"
 MAX_OVERRIDES = 40  # a base method with more overrides than this gets no dispatch edges (nn.Module.forward, ...)
 
 
+# Builds run this many rounds of call resolution, then stop, before the fixpoint on whole trees: every round runs
+# the statements whose reads changed, in one fixed order, so the edges are the same on every run, whatever the hash
+# seed or the number of processes. Most edges are found in the first rounds; later ones add a long tail at a cost
+# benchmarks/graph_rounds.py prints per round (tests/graph/test_determinism.py runs both ways).
+ROUNDS = 4
+
 def assemble(facts: list[ModuleFacts], checkout, manifest, timings: dict | None = None,
              kernel_facts: list | None = None, cpp=None) -> AtlasGraph:
     """Resolve calls over all facts (their symbols already tagged with components, see atlas.graph.parsing), run
@@ -47,7 +53,7 @@ def assemble(facts: list[ModuleFacts], checkout, manifest, timings: dict | None 
             path_of[s.id] = f.path
     t = time.process_time()  # CPU seconds: what a stage costs whatever else the machine runs
     kernel_result = background.start(_kernel_layer, checkout, manifest, symbols, kernel_facts) if cpp is None else None
-    solver = Solver(facts, max_rounds=4, rules=load_rules(components.rules_path(manifest.name)))
+    solver = Solver(facts, max_rounds=ROUNDS, rules=load_rules(components.rules_path(manifest.name)))
     resolution = solver.solve()
     timings["resolve"] = time.process_time() - t
     t = time.process_time()

@@ -408,3 +408,39 @@ def own(d: dict[str, Any]):
 """})
     assert ("a.use", "a.Job.run") not in out.edges
     assert ("a.own", "a.Job.run") in out.edges
+
+
+def test_one_application_of_a_decorator_gives_only_its_own_function():
+    """An identity decorator reached through `*args` (a placeholder `triton.jit`) returns every function it was
+    applied to, as one cell; each decorated name keeps only its own function and the wrappers the decorator makes."""
+    out = resolve({"a.py": """
+def placeholder(*args, **kwargs):
+    if args and callable(args[0]):
+        return args[0]
+    return lambda f: f
+@placeholder
+def first(): pass
+@placeholder
+def second(): pass
+def main():
+    first()
+"""})
+    assert ("a.main", "a.first") in out.edges
+    assert ("a.main", "a.second") not in out.edges
+
+
+def test_a_function_returning_one_of_its_star_args_gives_each_call_its_own_argument():
+    """`return args[0]` of a `*args` parameter is a pass-through: each call gets back what it passed, not what
+    every call passed (the decorator factory's result below, applied as a decorator, is one function)."""
+    out = resolve({"a.py": """
+def first_of(*args):
+    return args[0]
+def one(): pass
+def two(): pass
+def main():
+    f = first_of(one)
+    g = first_of(two)
+    f()
+"""})
+    assert ("a.main", "a.one") in out.edges
+    assert ("a.main", "a.two") not in out.edges

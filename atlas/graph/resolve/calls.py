@@ -234,6 +234,11 @@ def enter(s: Solver, scope: Scope, receiver: Value | None, values: list[Values],
     for p in params:
         if p.star == "*" and rest:
             heap.write_variable(s, fid, p.name, PARAMETER, builtins.new_container(s, f"{fid}:*", "list", rest))
+            mine: Values = {}
+            for value in rest:
+                mine.update(value)
+            if len(mine) <= s.cap:
+                passed["*" + p.name] = mine  # this call's positional arguments there (summaries.pass_through)
         elif p.star == "**" and extra:
             heap.write_variable(s, fid, p.name, PARAMETER, builtins.new_dict(s, f"{fid}:**", extra))
     s.ctx = saved

@@ -31,7 +31,13 @@ def mro_walk(s: Solver, cls: str) -> tuple:
     changes; the statement being evaluated then depends on the bases of every class in it."""
     got = s.mro_memo.get(cls)
     if got is None:
-        mro = linearize(cls, s.bases)
+        if cls in s.mro_active:  # a cycle of bases (a class named after its base, say): stop here
+            return ((cls,), (cls,), ((cls, INTERNAL),))
+        s.mro_active.add(cls)
+        try:
+            mro = linearize(cls, s.bases, lambda base: mro_walk(s, base)[0])
+        finally:
+            s.mro_active.discard(cls)
         walk = tuple((k[2:], PLAIN if k[2:].split(".")[0] in PLAIN_BASES else OUTER) if k.startswith("x:")
                      else (k, BUILTIN) if k.startswith("b:") else (k, INTERNAL) for k in mro)
         internal = tuple(k for k, what in walk if what == INTERNAL)

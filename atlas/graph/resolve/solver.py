@@ -71,6 +71,7 @@ class Solver:
         self.bases: dict[str, tuple[tuple[str, ...], ...]] = {}  # class -> per written base, what it may be
         self.mro_memo: dict[str, tuple] = {}  # class -> (MRO, internal classes, walk)
         self.mro_users: dict[str, set[str]] = {}  # class -> the memoized classes whose MRO holds it
+        self.mro_active: set[str] = set()  # classes whose MRO is being computed (cycles of bases)
         self.mro_read: dict[str, int] = {}  # class -> the last statement run that registered reading its MRO
         self.direct_subclasses: dict[str, dict[str, None]] = {}  # class -> the classes naming it as a base
         # -- running

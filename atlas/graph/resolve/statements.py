@@ -218,7 +218,7 @@ def decorate(s: Solver, scope: Scope, value: Values) -> Values:
         applied = False
         for d in expressions.evaluate(s, deco):
             if d.kind in (FUNCTION, BOUND_METHOD, CLASS, INSTANCE) and d.name != scope.id:
-                decorated.update(apply(s, d, value, deco, site))
+                decorated.update(this_application(apply(s, d, value, deco, site), value, d.name))
                 applied = True
             else:
                 if d.kind == EXTERNAL:
@@ -228,6 +228,20 @@ def decorate(s: Solver, scope: Scope, value: Values) -> Values:
             decorated.update(value)
         value = decorated
     return value
+
+
+def this_application(result: Values, value: Values, decorator: str) -> Values:
+    """What one application of a decorator gives: what it returns, less the functions and classes it was given at
+    its other applications (its returns are one cell for all of them: an identity decorator applied to a hundred
+    kernels returns each of them everywhere). Kept: `value` itself, the wrappers and classes the decorator
+    defines, and other objects."""
+    out: Values = {}
+    inside = decorator + "."
+    for v in result:
+        if (v.kind == FUNCTION or v.kind == CLASS) and v not in value and not v.name.startswith(inside):
+            continue
+        out[v] = None
+    return out
 
 
 def apply(s: Solver, decorator: Value, value: Values, func: Expr, site: Site) -> Values:

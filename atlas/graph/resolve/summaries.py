@@ -13,7 +13,7 @@ from atlas.graph.resolve.values import (
     BOUND_METHOD, CLASS, DISPATCHED, EXTERNAL, FUNCTION, GENERATOR, INSTANCE, LIBRARY_RESULT, OBJECT, PARAM_RESULT,
     NOTHING, Value, Values, instance, obj,
 )
-from atlas.parse.python.ir import Call, Name, Return, Scope
+from atlas.parse.python.ir import Call, Constant, Name, Return, Scope, Subscript
 
 if TYPE_CHECKING:
     from atlas.graph.resolve.solver import Solver
@@ -139,8 +139,8 @@ def pass_through(s: Solver, fid: str, result: Values, passed: dict[str, Values])
         return result
     others: Values = {}
     for p in params:
-        if p in passed:
-            others.update(heap.read_local(s, fid, p, None))
+        if p in passed:  # (a `*args` parameter's elements: what every call passed there)
+            others.update(heap.elements(s, f"{fid}:*") if p[0] == "*" else heap.read_local(s, fid, p, None))
     out = {v: None for v in result if v not in others}
     for p in params:
         out.update(passed.get(p, NOTHING))
@@ -148,15 +148,23 @@ def pass_through(s: Solver, fid: str, result: Values, passed: dict[str, Values])
 
 
 def returned_parameters(scopes: dict[str, Scope]) -> dict[str, tuple[str, ...]]:
-    """Function id -> the parameters it returns as it got them (`return p`, p never rebound before)."""
+    """Function id -> the parameters it returns as it got them (`return p`, p never rebound before; `return
+    args[0]` of a `*args` parameter: "*args", one of the positional arguments it got)."""
     out: dict[str, tuple[str, ...]] = {}
     for sid, scope in scopes.items():
         if scope.kind not in ("function", "lambda") or not scope.params:
             continue
         params = {p.name for p in scope.params if not p.star}
-        found = [step.stmt.value.id for step in scope.steps if isinstance(step.stmt, Return)
-                 and isinstance(step.stmt.value, Name) and step.stmt.value.id in params
-                 and step.stmt.value.versions == (0,)]
+        star = {p.name for p in scope.params if p.star == "*"}
+        found = []
+        for step in scope.steps:
+            value = step.stmt.value if isinstance(step.stmt, Return) else None
+            if isinstance(value, Name) and value.id in params and value.versions == (0,):
+                found.append(value.id)
+            elif isinstance(value, Subscript) and isinstance(value.value, Name) and value.value.id in star and \
+                    value.value.versions == (0,) and isinstance(value.index, Constant) and \
+                    type(value.index.value) is int:
+                found.append("*" + value.value.id)
         if found:
             out[sid] = tuple(dict.fromkeys(found))
     return out
