@@ -1,0 +1,161 @@
+"""The precision and recall classes of issue 18, each as small real-shaped cases: the edges a rule must produce
+(`found`) and those it must not (`not_found`), on packages written here in the engines' idioms."""
+
+import pytest
+
+from test_resolve import resolve
+
+CASES = [
+    ("context manager: `with C() as x` calls __enter__ and __exit__, x is what __enter__ returns", {"a.py": """
+class Session:
+    def run(self): pass
+class Timer:
+    def __enter__(self):
+        return Session()
+    def __exit__(self, *exc):
+        return False
+def main():
+    with Timer() as s:
+        s.run()
+"""}, {("a.main", "a.Timer.__enter__"), ("a.main", "a.Timer.__exit__"), ("a.main", "a.Session.run")}, set()),
+    ("context manager made by a generator (contextlib.contextmanager) yields the bound value", {"a.py": """
+import contextlib
+class Buffer:
+    def flush(self): pass
+@contextlib.contextmanager
+def borrowed():
+    yield Buffer()
+def main():
+    with borrowed() as b:
+        b.flush()
+"""}, {("a.main", "a.borrowed"), ("a.main", "a.Buffer.flush")}, set()),
+    ("flow-sensitive: a reassignment replaces what a name held", {"a.py": """
+class Prefill:
+    def run(self): pass
+class Decode:
+    def run(self): pass
+def main():
+    batch = Prefill()
+    batch.run()
+    batch = Decode()
+    batch.run()
+"""}, {("a.main", "a.Prefill.run"), ("a.main", "a.Decode.run")}, set()),
+    ("flow-sensitive: after the reassignment only the new value is called", {"a.py": """
+class Prefill:
+    def only_prefill(self): pass
+class Decode:
+    def only_prefill(self): pass
+def main():
+    batch = Prefill()
+    batch = Decode()
+    batch.only_prefill()
+"""}, {("a.main", "a.Decode.only_prefill")}, {("a.main", "a.Prefill.only_prefill")}),
+    ("flow-sensitive: after a branch both values join", {"a.py": """
+class A:
+    def go(self): pass
+class B:
+    def go(self): pass
+def main(flag):
+    x = A()
+    if flag:
+        x = B()
+    x.go()
+"""}, {("a.main", "a.A.go"), ("a.main", "a.B.go")}, set()),
+    ("container flow: dict.update carries the values into the dict", {"a.py": """
+class Handler:
+    def handle(self): pass
+def main():
+    table = {}
+    table.update({"h": Handler()})
+    table["h"].handle()
+"""}, {("a.main", "a.Handler.handle")}, set()),
+    ("container flow: nested containers and extended indexing", {"a.py": """
+class Req:
+    def finished(self): return True
+def main():
+    groups = [[Req()], [Req()]]
+    groups[0][-1].finished()
+    last = groups[-1]
+    last[0].finished()
+"""}, {("a.main", "a.Req.finished")}, set()),
+    ("list elements: `reqs[i].finished()` on a list attribute filled elsewhere", {"a.py": """
+class Req:
+    def finished(self): return True
+class Batch:
+    def __init__(self):
+        self.reqs = []
+    def add(self, r: Req):
+        self.reqs.append(r)
+    def done(self):
+        return [i for i in range(len(self.reqs)) if self.reqs[i].finished()]
+"""}, {("a.Batch.done", "a.Req.finished")}, set()),
+    ("a decorator returning a different function: the name calls the wrapper, the wrapper the function", {"a.py": """
+import functools
+def traced(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+    return wrapper
+@traced
+def step(): pass
+def main():
+    step()
+"""}, {("a.main", "a.traced.wrapper"), ("a.traced.wrapper", "a.step")}, set()),
+    ("a package's __init__ re-exports a class: calls through the package reach it", {
+        "pkg/__init__.py": "from pkg.impl import Scheduler\n__all__ = ['Scheduler']\n",
+        "pkg/impl.py": "class Scheduler:\n    def schedule(self): pass\n",
+        "user.py": "import pkg\nfrom pkg import Scheduler\ndef main():\n    Scheduler().schedule()\n"
+                   "    pkg.Scheduler().schedule()\n"},
+     {("user.main", "pkg.impl.Scheduler.schedule")}, set()),
+    ("methods of builtin types are edges out of the tree, not into it", {"a.py": """
+class Joiner:
+    def join(self, parts): pass
+def main(names: list[str]):
+    sep = ", "
+    return sep.join(names)
+"""}, set(), {("a.main", "a.Joiner.join")}),
+    ("enum members: a method reached through an attribute holding a member", {"a.py": """
+import enum
+class ForwardMode(enum.IntEnum):
+    EXTEND = 1
+    DECODE = 2
+    def is_extend(self):
+        return self == ForwardMode.EXTEND
+class Batch:
+    def __init__(self):
+        self.forward_mode = ForwardMode.DECODE
+    def run(self):
+        return self.forward_mode.is_extend()
+"""}, {("a.Batch.run", "a.ForwardMode.is_extend")}, set()),
+    ("a component holding a back-reference calls into its owner", {"a.py": """
+class Scheduler:
+    def __init__(self):
+        self.inquirer = LoadInquirer(self)
+    def get_loads(self):
+        return 0
+class LoadInquirer:
+    def __init__(self, scheduler):
+        self.scheduler = scheduler
+    def loads(self):
+        return self.scheduler.get_loads()
+"""}, {("a.LoadInquirer.loads", "a.Scheduler.get_loads")}, set()),
+    ("an attribute whose type is set in another object's __init__", {"a.py": """
+class Pool:
+    def alloc(self): pass
+class Runner:
+    pool = None
+class Worker:
+    def __init__(self, runner: Runner):
+        runner.pool = Pool()
+        self.runner = runner
+    def step(self):
+        self.runner.pool.alloc()
+"""}, {("a.Worker.step", "a.Pool.alloc")}, set()),
+]
+
+
+@pytest.mark.parametrize("name, files, found, not_found", CASES, ids=[c[0] for c in CASES])
+def test_class(name, files, found, not_found):
+    edges = resolve(files).edges
+    assert found <= set(edges), sorted(found - set(edges))
+    assert not (not_found & set(edges)), sorted(not_found & set(edges))
