@@ -64,3 +64,15 @@ def lock_wait() -> float:
     except ValueError:
         raise ConfigError(f"ATLAS_LOCK_WAIT={value!r} is not a number of seconds; set it to e.g. 60, or 0 to refuse "
                           "at once") from None
+
+
+def no_fork() -> bool:
+    """ATLAS_NO_FORK=1: builds run in this process (no parse workers, the kernel layer after resolution)."""
+    return bool(os.environ.get("ATLAS_NO_FORK"))
+
+
+def engine_python() -> str | None:
+    """ATLAS_ENGINE_PYTHON: the interpreter of the engine's own environment, for `atlas trace` (else --python, else
+    atlas's own). The engine drivers (atlas/runtime/drivers, standard library only, run inside the engine) read
+    ATLAS_TRACE_DIR, ATLAS_MODEL and ATLAS_TURN_DIR themselves: set on the machine that runs the engine."""
+    return os.environ.get("ATLAS_ENGINE_PYTHON") or None

@@ -5,6 +5,8 @@ Frozen, slotted dataclasses; no IO here. Parsers fill them, the graph stores the
 
 from __future__ import annotations
 
+import bisect
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -145,3 +147,31 @@ class Change:
     new: Span | None = None
     detail: str = ""
     similarity: float = 1.0
+
+
+class Spans:
+    """The one "innermost symbol around a line" helper: the symbols of `kinds` with a span, by file."""
+
+    def __init__(self, symbols: Iterable[Symbol], kinds: frozenset[SymbolKind]) -> None:
+        by_path: dict[str, list[tuple[int, int, str]]] = {}
+        for s in symbols:
+            if s.kind in kinds and s.span is not None:
+                by_path.setdefault(s.span.path, []).append((s.span.start, s.span.end, s.id))
+        self._spans = {path: sorted(spans, key=lambda s: (s[0], -s[1], s[2])) for path, spans in by_path.items()}  # outer first
+        self._starts = {path: [s[0] for s in spans] for path, spans in self._spans.items()}
+
+    def innermost(self, path: str, line: int) -> str | None:
+        """The id of the innermost symbol of `path` whose lines hold `line` (spans nest: walking back from the last
+        one starting at or before the line, the first that holds it); None when none does."""
+        spans = self._spans.get(path)
+        if not spans:
+            return None
+        for i in range(bisect.bisect_right(self._starts[path], line) - 1, -1, -1):
+            start, end, sid = spans[i]
+            if line <= end:
+                return sid
+        return None
+
+    def in_file(self, path: str) -> list[tuple[int, int, str]]:
+        """(start, end, id) of the symbols of `path`, by start."""
+        return self._spans.get(path, [])

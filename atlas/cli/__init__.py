@@ -18,6 +18,7 @@ from atlas.errors import AtlasError
 
 
 READS_CACHE = frozenset({"show", "graph", "index", "check", "build", "diff", "pin"})  # verbs reading checkouts
+NO_PROJECT = frozenset({"callgraph"})  # verbs that work on any folder, inside the project or not
 
 
 class _Parser(argparse.ArgumentParser):
@@ -109,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
         if not any(isinstance(h, _ToMessages) for h in log.handlers):
             log.addHandler(_ToMessages())
             log.propagate = False
+        if args.command in NO_PROJECT and args.root is None:
+            return args.func(args, None)
         settings = load_settings(args.root, args.cache, args.mirror, args.build)
         reading = locks.hold(settings.cache, f"atlas {args.command}", shared=True) \
             if args.command in READS_CACHE else contextlib.nullcontext()

@@ -7,14 +7,14 @@ import multiprocessing
 import os
 from collections.abc import Callable
 
-from atlas import lifetime
+from atlas import env, lifetime
 
 
 def start(fn: Callable, *args) -> Callable[[], object]:
     """Begin `fn(*args)`; returns a function that waits for its result (or raises what it raised). Where fork is
     not available, or ATLAS_NO_FORK is set, `fn` runs when the result is asked for. The child is a daemon: it ends
     with its parent, and may not start processes of its own."""
-    if os.environ.get("ATLAS_NO_FORK") or "fork" not in multiprocessing.get_all_start_methods():
+    if env.no_fork() or "fork" not in multiprocessing.get_all_start_methods():
         return lambda: fn(*args)
     ctx = multiprocessing.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from atlas.errors import SymbolNotFound
-from atlas.model import Pin, Symbol, SymbolKind
+from atlas.model import Pin, Spans, Symbol, SymbolKind
 
 
 _KIND = re.compile(r"^(op|ext|cpp|cuda|jit):(?!:)")
@@ -29,7 +29,7 @@ class Index:
     root: Path
     symbols: dict[str, Symbol]
     _by_name: dict[str, list[str]] = field(default_factory=dict, repr=False)
-    _by_path: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict, repr=False)
+    _spans: Spans | None = field(default=None, repr=False)
 
     def get(self, sid: str) -> Symbol | None:
         return self.symbols.get(sid)
@@ -62,19 +62,9 @@ class Index:
     def symbol_at(self, path: str, line: int) -> str | None:
         """The id of the innermost module, class or function of the repository-relative `path` whose lines (its
         decorators included) hold `line`; None when the index has no such file."""
-        if not self._by_path:
-            for sid, sym in self.symbols.items():
-                if sym.span is not None and sym.kind in _SCOPES:
-                    self._by_path.setdefault(sym.span.path, []).append((sym.span.start, -sym.span.end, sid))
-            for spans in self._by_path.values():
-                spans.sort()
-        inner = None
-        for start, neg_end, sid in self._by_path.get(path, ()):
-            if start > line:
-                break
-            if line <= -neg_end:
-                inner = sid
-        return inner
+        if self._spans is None:
+            self._spans = Spans(self.symbols.values(), _SCOPES)
+        return self._spans.innermost(path, line)
 
     def source(self, path: str) -> str:
         """The text of a repository-relative file of the checkout."""

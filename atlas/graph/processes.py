@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import wait
 from pathlib import Path
 
-from atlas import lifetime
+from atlas import env, lifetime
 from atlas.graph import background
 from atlas.graph.packs import Packs
 from atlas.graph.parsing import PyFile, decode, parse_packed, unpack_file
@@ -51,7 +51,7 @@ def run(works: list[TreeWork], cores: int, scratch: Path, progress=None) -> list
     """Build every tree; their reports in order."""
     if not works:
         return []
-    if os.environ.get("ATLAS_NO_FORK") or "fork" not in multiprocessing.get_all_start_methods() or cores == 1:
+    if env.no_fork() or "fork" not in multiprocessing.get_all_start_methods() or cores == 1:
         return [_owner(w, Share(i, [], list(range(len(w.parse))), list(range(len(w.cpp)))), None, 0, 0, None, 0)
                 for i, w in enumerate(works)]
     shares = assign([tree_costs(w) for w in works], cores)

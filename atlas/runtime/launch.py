@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from atlas import lifetime
+from atlas import env, lifetime
 from atlas.errors import ConfigError
 from atlas.runtime.merge import shard_paths
 
@@ -68,7 +68,7 @@ def engine_env(spec_path: Path, out: Path, boot: Path, probes_on: bool = True) -
 
 
 def engine_python(flag: str | None) -> str:
-    python = flag or os.environ.get("ATLAS_ENGINE_PYTHON") or sys.executable
+    python = flag or env.engine_python() or sys.executable
     if not Path(python).is_file():
         raise ConfigError(f"engine interpreter {python} does not exist; pass --python or set ATLAS_ENGINE_PYTHON "
                           "(bash scripts/setup_cpu_engine.sh creates one for vLLM on the CPU)")

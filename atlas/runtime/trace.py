@@ -182,12 +182,12 @@ def publish(summary: dict, settings: Settings) -> Path:
 
 
 def runtime_edges(merged, spec: dict, settings: Settings) -> dict:
-    from atlas.graph import load_graph
-    from atlas.sources import load_all, locate
+    from atlas.graph import load_graph, load_symbols
+    from atlas.sources import load_all
 
     (manifest,) = load_all(settings.root, [spec["framework"]])
-    checkout = locate(manifest, spec["pin_set"], settings)
-    observed = edges.observed_edges(merged.events, checkout.path, manifest.package_root)
+    index = load_symbols(settings, spec["framework"], spec["pin_set"])  # the parse stage's, cached
+    observed = edges.observed_edges(merged.events, index, manifest.package_root)
     result = {"observed": [{"caller": e.caller, "callee": e.callee, "site": f"{e.site.path}:{e.site.start}",
                             "count": n} for e, n in observed], "graph_checked": False, "missing": []}
     try:

@@ -10,6 +10,7 @@ from enum import Enum
 
 from atlas.graph import AtlasGraph, Index
 from atlas.model import SymbolKind
+from atlas.parse.python import module_name
 from atlas.runtime.recording import RecordedEdge, Recording
 
 
@@ -98,8 +99,7 @@ def repo_path(path: str, package_root: str) -> str:
 
 
 def module_id(path: str) -> str:
-    parts = path[:-3].split("/") if path.endswith(".py") else path.split("/")
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+    return module_name(path)[0]
 
 
 def callee_id(index: Index, edge: RecordedEdge, path: str) -> str:

@@ -46,3 +46,14 @@ def test_cli_prints_pycg_json(tmp_path, capsys):
     import json
     assert json.loads(capsys.readouterr().out) == {"<builtin>.len": [], "main": ["to_import.func"],
                                                   "to_import.func": ["<builtin>.len"]}
+
+
+def test_callgraph_works_outside_the_project(tmp_path, monkeypatch, capsys):
+    """`atlas callgraph DIR` needs no atlas project around it (no pinned_sources/ above the current folder)."""
+    from atlas.cli import main
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text("def f():\n    g()\ndef g(): pass\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["callgraph", "pkg", "--format", "human"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["m.f -> m.g"]
