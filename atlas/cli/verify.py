@@ -50,6 +50,9 @@ def human(doc: dict) -> list[str]:
              f"({doc['graph_ref']}): {doc['num_held']} of {doc['num_calls']} recorded calls held, "
              f"{doc['share']:.1%} (minimum {doc['min_share']:.1%}: {'passed' if doc['passed'] else 'FAILED'})"]
     lines += [f"  {n:6}  {verdict}" for verdict, n in doc["by_verdict"].items()]
+    core = doc["core"]
+    lines.append(f"core calls (both ends in a component: scheduler, KV cache, model runner, ...): {core['held']} of "
+                 f"{core['recorded']} held, {core['share']:.1%}")
     lines.append(f"by kind of call (held / recorded; {doc['num_recorded']} edges recorded, those the source has no "
                  "call for not counted):")
     lines += [f"  {r['held']:5} / {r['recorded']:<5} {kind}" for kind, r in doc["by_kind"].items()]

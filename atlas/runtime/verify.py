@@ -74,6 +74,7 @@ class Report:
     ref: str
     checks: tuple[Check, ...]
     components: dict  # caller component -> (held, recorded)
+    core: tuple[int, int] = (0, 0)  # (held, recorded) of the calls with both ends in a component (the core)
 
     @property
     def calls(self) -> list[Check]:
@@ -197,6 +198,7 @@ def verify(recording: Recording, index: Index, graph: AtlasGraph, package_root: 
     static = StaticEdges(graph)
     checks = tuple(check(e, recording.generators, index, static, package_root) for e in recording.edges)
     recorded, held = Counter(), Counter()
+    core = [0, 0]
     for c in checks:
         if not c.kind.is_call:
             continue
@@ -204,8 +206,12 @@ def verify(recording: Recording, index: Index, graph: AtlasGraph, package_root: 
         component = symbol.component if symbol is not None and symbol.component else "(none)"
         recorded[component] += 1
         held[component] += c.verdict.is_held
+        callee = index.get(c.callee) if c.callee else None
+        if component != "(none)" and callee is not None and callee.component:
+            core[0] += c.verdict.is_held
+            core[1] += 1
     return Report(recording.framework, recording.pin_set, recording.ref, checks,
-                  {k: (held[k], recorded[k]) for k in sorted(recorded)})
+                  {k: (held[k], recorded[k]) for k in sorted(recorded)}, (core[0], core[1]))
 
 
 def missing_by_kind(report: Report) -> dict[str, Counter]:
@@ -236,5 +242,7 @@ def to_json(report: Report, min_share: float) -> dict:
             "by_verdict": dict(sorted(Counter(c.verdict.value for c in report.calls).items())),
             "by_kind": {k: {"held": h, "recorded": n} for k, (h, n) in sorted(by_kind.items())},
             "by_component": {k: {"held": h, "recorded": n} for k, (h, n) in report.components.items()},
+            "core": {"held": report.core[0], "recorded": report.core[1],
+                     "share": round(report.core[0] / report.core[1], 4) if report.core[1] else 1.0},
             "missing_by_kind": {k: dict(sorted(v.items())) for k, v in sorted(missing_by_kind(report).items())},
             "misses": {m: sorted(rows, key=lambda r: (r["site"], r["callee"])) for m, rows in sorted(misses.items())}}

@@ -159,3 +159,43 @@ def test_class(name, files, found, not_found):
     edges = resolve(files).edges
     assert found <= set(edges), sorted(found - set(edges))
     assert not (not_found & set(edges)), sorted(not_found & set(edges))
+
+
+def test_a_name_declared_only_for_type_checkers_comes_from_the_module_getattr():
+    """`if TYPE_CHECKING: VLLM_X: bool = False` declares a name that does not exist at run time: reading it calls
+    the module's __getattr__ (vllm.envs); a name bound for real does not."""
+    edges = resolve({"envs.py": """
+from typing import TYPE_CHECKING
+if TYPE_CHECKING:
+    VLLM_X: bool = False
+REAL = 1
+def __getattr__(name):
+    return 0
+""", "user.py": """
+import envs
+def uses_declared():
+    return envs.VLLM_X
+def uses_real():
+    return envs.REAL
+"""}).edges
+    assert ("user.uses_declared", "envs.__getattr__") in edges
+    assert ("user.uses_real", "envs.__getattr__") not in edges
+
+
+def test_an_attribute_the_class_lacks_goes_through_its_getattr():
+    """A wrapper class forwarding with __getattr__ (vLLM's WorkerWrapperBase): reading a name it lacks calls it;
+    a name it has does not."""
+    edges = resolve({"w.py": """
+class Wrapper:
+    def __init__(self, inner):
+        self.inner = inner
+    def own(self): pass
+    def __getattr__(self, attr):
+        return getattr(self.inner, attr)
+def main(w: Wrapper):
+    w.load_model()
+def other(w: Wrapper):
+    w.own()
+"""}).edges
+    assert ("w.main", "w.Wrapper.__getattr__") in edges
+    assert ("w.other", "w.Wrapper.__getattr__") not in edges and ("w.other", "w.Wrapper.own") in edges

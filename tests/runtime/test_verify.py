@@ -30,7 +30,7 @@ SPANS = {"pkg.core": (SymbolKind.MODULE, 1, 30), "pkg.core.Engine": (SymbolKind.
          "pkg.util": (SymbolKind.MODULE, 1, 5), "pkg.util.add": (SymbolKind.FUNCTION, 1, 2),
          "pkg.util.sub": (SymbolKind.FUNCTION, 4, 5)}
 DECORATORS = {"pkg.core.Engine.size": ("property",)}
-COMPONENT = {"pkg.core.drive": "driver"}
+COMPONENT = {"pkg.core.drive": "driver", "pkg.util.add": "util"}
 
 
 def make_index() -> Index:
@@ -84,6 +84,7 @@ def test_each_recorded_edge_gets_its_verdict_and_kind():
     assert report.checks[4].site_callees == ("pkg.util.sub",)
     assert (report.num_held, len(report.calls), len(report.checks)) == (4, 7, 8) and report.share == 4 / 7
     assert report.components == {"(none)": (2, 3), "driver": (2, 4)}  # the resumed generator is not a call
+    assert report.core == (1, 2)  # drive -> add twice (both ends in a component): held at 26, elsewhere at 27
 
 
 def test_the_report_as_json_and_text_groups_misses_by_caller_module():

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Final
 
 from atlas.graph.resolve import calls, classes, heap, summaries
 from atlas.graph.resolve.values import (
-    BUILTIN, BUILTIN_METHOD, CLASS, CONSTANT, CONTAINER_METHOD, DISPATCHED, EXTERNAL, INSTANCE, LIBRARY_RESULT,
+    BOUND_METHOD, BUILTIN, BUILTIN_METHOD, CLASS, CONSTANT, CONTAINER_METHOD, DISPATCHED, EXTERNAL, INSTANCE, LIBRARY_RESULT,
     MODULE, NOTHING, OBJECT, PARAM_RESULT, SUPER, Value, Values, external, instance,
 )
 from atlas.model import Provenance
@@ -69,11 +69,23 @@ def module_attribute(s: Solver, module: str, name: str) -> Values:
     else, when it defines `__getattr__` (PEP 562: `vllm.envs.VLLM_X`), what that returns, with an edge to it."""
     out = module_attr(s, module, name)
     hook = f"{module}.__getattr__"
-    if out or s.pycg or hook not in s.scopes:
+    if s.pycg or hook not in s.scopes or (out and name not in s.type_only.get(module, ())):
         return out
-    line = s.ctx.line
+    line = s.ctx.line  # (a name bound only under `if TYPE_CHECKING:` is __getattr__'s too; its type is kept)
     calls.edge(s, hook, Site(line, line, name), Attribute(Name(module), "__getattr__"), Provenance.TYPE_INFERRED)
-    return calls.returns(s, hook)
+    return {**out, **calls.returns(s, hook)}
+
+
+def instance_getattr(s: Solver, receiver: Value, name: str) -> Values:
+    """`receiver.name` that neither the instance nor its class has, on a class of the tree defining __getattr__:
+    Python calls it (a wrapper forwarding to what it wraps); an edge to it, and what it returns."""
+    out: Values = {}
+    for m in classes.class_attr(s, receiver.name, "__getattr__", receiver):
+        if m.kind == BOUND_METHOD:
+            line = s.ctx.line
+            calls.edge(s, m.name, Site(line, line, name), Attribute(Name("<instance>"), "__getattr__"))
+            out.update(calls.returns(s, m.name))
+    return out
 
 
 def getattr_(s: Solver, values: Values, name: str) -> Values:
@@ -93,8 +105,10 @@ def getattr_(s: Solver, values: Values, name: str) -> Values:
             from_class = classes.class_attr(s, v.name, name, v)
             if found and not s.pycg:  # an instance attribute hides an external base's guess
                 from_class = {c: None for c in from_class if c.kind != EXTERNAL}
-            elif not found and not from_class and not s.pycg:  # duck-typed: only subclasses define it
-                from_class = classes.subclass_members(s, v.name, name)
+            elif not found and not from_class and not s.pycg:
+                from_class = instance_getattr(s, v, name)  # the class's __getattr__ gives it
+                if not from_class:  # duck-typed: only subclasses define it
+                    from_class = classes.subclass_members(s, v.name, name)
             out.update(found)
             out.update(from_class)
             is_bound = True

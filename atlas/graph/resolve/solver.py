@@ -15,7 +15,8 @@ from atlas.graph.resolve.rules import ByName, DispatchRules
 from atlas.graph.resolve.summaries import calls_parameters, returned_parameters
 from atlas.graph.resolve.values import DISPATCHED, Value
 from atlas.model import Provenance
-from atlas.parse.python.ir import ImportFrom, ModuleFacts, Scope, Step
+from atlas.parse.python.ir import (Assign, Attribute, Define, Evaluate, Import, ImportFrom, ModuleFacts, Name,
+                                   NameTarget, Scope, Step)
 
 MAX_ROUNDS: Final = 64  # a guard: real trees reach their fixpoint in far fewer rounds (benchmarks/graph_rounds.py)
 
@@ -60,6 +61,10 @@ class Solver:
         self.class_of = {sid: self._enclosing_class(s) for sid, s in self.scopes.items()}
         self.pr_functions: dict[str, frozenset[str]] = calls_parameters(self.scopes) if not pycg else {}
         self.passthrough: dict[str, tuple[str, ...]] = returned_parameters(self.scopes)
+        # module -> the names it binds only under `if TYPE_CHECKING:` (they do not exist at run time: a module's
+        # __getattr__ gives them, names.module_attribute)
+        self.type_only: dict[str, frozenset[str]] = {s.id: type_only_names(s) for s in self.scopes.values()
+                                                     if s.kind == "module" and f"{s.id}.__getattr__" in self.scopes}
         # -- memory
         self.cells = Cells()
         self.kinds: dict[str, str] = {}  # allocation id -> "list" or "dict"
@@ -141,4 +146,31 @@ class Solver:
         order = sorted(self.scopes.values(), key=lambda s: (s.kind not in ("module", "class"), s.module, s.start,
                                                             s.id))
         return [(scope, self.caller_of[scope.id], step) for scope in order for step in scope.steps]
+
+
+def type_only_names(module: Scope) -> frozenset[str]:
+    """The names a module body binds only inside `if TYPE_CHECKING:` (steps whose top-level statement is such an
+    `if`; an `else:` arm shares that top line and counts with it)."""
+    checking = {step.top for step in module.steps if isinstance(step.stmt, Evaluate) and step.line == step.top
+                and _names_type_checking(step.stmt.value)}
+    inside: set[str] = set()
+    outside: set[str] = set()
+    for step in module.steps:
+        stmt = step.stmt
+        names: list[str] = []
+        if isinstance(stmt, Assign):
+            names = [t.id for t in stmt.targets if isinstance(t, NameTarget)]
+        elif isinstance(stmt, Import):
+            names = [stmt.alias.id]
+        elif isinstance(stmt, ImportFrom):
+            names = [n.alias.id for n in stmt.names]
+        elif isinstance(stmt, Define):
+            names = [stmt.target.id]
+        (inside if step.top in checking else outside).update(names)
+    return frozenset(inside - outside)
+
+
+def _names_type_checking(e: object) -> bool:
+    return (isinstance(e, Name) and e.id == "TYPE_CHECKING") or (isinstance(e, Attribute) and
+                                                                 e.attr == "TYPE_CHECKING")
 
