@@ -11,7 +11,7 @@ from pathlib import Path
 
 from atlas.graph.pycg import callgraph
 
-TARGETS = {"complete": 116, "sound": 114, "precision": 0.98, "recall": 0.97}
+TARGETS = {"complete": 118, "sound": 118, "precision": 0.99, "recall": 0.99}  # issue 18
 
 
 def snippets_dir() -> Path:
