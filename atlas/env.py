@@ -47,10 +47,7 @@ def settings(root: str | None = None, cache: str | None = None, mirror: str | No
         else find_root(Path.cwd().resolve())
     xdg = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     cache_path = _path(cache, "ATLAS_CACHE", root_path) or (xdg / "atlas").resolve()
-    mirror_path = _path(mirror, "ATLAS_MIRROR", root_path)
-    if mirror_path is not None and not mirror_path.is_dir():
-        raise ConfigError(f"mirror folder {mirror_path} does not exist; ATLAS_MIRROR (--mirror) names a folder "
-                          "holding <framework>.git repositories")
+    mirror_path = _path(mirror, "ATLAS_MIRROR", root_path)  # checked where it is used (atlas.sources.sync)
     build_path = _path(build, "ATLAS_BUILD", root_path) or root_path / "build"
     return Settings(root=root_path, cache=cache_path, mirror=mirror_path, build=build_path)
 

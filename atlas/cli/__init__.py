@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         if not any(isinstance(h, _ToMessages) for h in log.handlers):
             log.addHandler(_ToMessages())
             log.propagate = False
-        if args.command in NO_PROJECT and args.root is None:
+        if args.command in NO_PROJECT:
             return args.func(args, None)
         settings = load_settings(args.root, args.cache, args.mirror, args.build)
         reading = locks.hold(settings.cache, f"atlas {args.command}", shared=True) \

@@ -37,7 +37,7 @@ def subset(font: Path, chars: str) -> bytes:
     options.flavor = "woff"
     options.layout_features = ["*"]
     options.name_IDs = ["*"]  # keep the font's names, its copyright and OFL notice among them
-    font_file = TTFont(str(font))
+    font_file = TTFont(str(font), recalcTimestamp=False)  # the source font's date, not now: builds reproduce
     subsetter = ft_subset.Subsetter(options)
     subsetter.populate(text=chars)
     subsetter.subset(font_file)

@@ -39,6 +39,9 @@ def remote_of(manifest: Manifest, settings: Settings) -> Remote:
     """Upstream, or `<mirror>/<name>.git` when a mirror stands in for it."""
     if settings.mirror is None:
         return Remote(manifest.url, UPSTREAM, manifest.url)
+    if not settings.mirror.is_dir():
+        raise SourceError(f"mirror folder {settings.mirror} does not exist; ATLAS_MIRROR (--mirror) names a folder "
+                          "holding <framework>.git repositories")
     mirror = settings.mirror / f"{manifest.name}.git"
     if not mirror.is_dir():
         raise SourceError(f"no mirror of {manifest.name} at {mirror}; ATLAS_MIRROR (--mirror) must name a folder "

@@ -14,7 +14,7 @@ import pytest
 TESTS = Path(__file__).resolve().parents[1]
 BUILD = """
 import sys
-sys.path.insert(0, {tests!r}); sys.path.insert(0, {render!r})
+sys.path[1:1] = [{tests!r}, {render!r}]  # after the checkout itself: tests/probes is not the probes package
 from pathlib import Path
 import sitefixture
 from atlas.render import build_site
