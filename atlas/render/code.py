@@ -161,6 +161,23 @@ def _target_rows(targets: _Targets, row, runtime: Runtime, caller: str) -> list:
     return [[targets.of(t.id), t.provenance, t.confidence, runtime.edges.get((caller, t.id), 0)] for t in row.targets]
 
 
+NAME_LINES = 3  # how far below its first line a definition's name may be written
+
+
+def name_line(lines: list[str], start: int, end: int, name: str) -> int:
+    """The line of a definition's name: after its decorators (`@torch.inference_mode()` above `def execute_model`),
+    the first line of its span that holds `def name`/`class name`, else the name as a word (up to NAME_LINES lines on:
+    an op's span is the `ops.def(` line, its name in the string under it), else its first line."""
+    keyword = re.compile(rf"\b(?:def|class)\s+{re.escape(name)}\b")
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    span = range(start, min(max(end, start + NAME_LINES), start + 60, len(lines)) + 1)
+    for pattern in (keyword, word):
+        for n in span:
+            if pattern.search(lines[n - 1]):
+                return n
+    return start
+
+
 def file_payload(engine: EngineData, path: str, text: str, symbols: list, outgoing: dict, incoming: dict,
                  notes: list, runtime: Runtime) -> dict:
     targets = _Targets(engine)
@@ -170,14 +187,17 @@ def file_payload(engine: EngineData, path: str, text: str, symbols: list, outgoi
         for line, name, sid in imported_names(engine.module_of(path), path.endswith("__init__.py"), text):
             if sid in engine.symbols:
                 refs.setdefault(line, []).append([name, targets.of(sid)])
+    lines = text.splitlines()
     for symbol in sorted(symbols, key=lambda s: (s.span.start, s.id)):
         number = len(defs)
         name = symbol.id.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
+        if name.startswith("<lambda"):  # `<lambda2>` in the index: its `lambda` keyword in the text
+            name = "lambda"
         for base in symbol.bases:  # a class's bases the index resolved
             if base in engine.symbols:
                 refs.setdefault(symbol.span.start, []).append([base.rsplit(".", 1)[-1], targets.of(base)])
         defs.append([symbol.span.start, symbol.span.end, name, targets.of(symbol.id), symbol.kind.value,
-                     symbol.signature[:300]])
+                     symbol.signature[:300], name_line(lines, symbol.span.start, symbol.span.end, name)])
         rows = call_rows(outgoing.get(symbol.id, []))
         if rows:
             callees[number] = [[r.line, common_name(r), _target_rows(targets, r, runtime, symbol.id)] for r in rows]

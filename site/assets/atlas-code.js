@@ -74,11 +74,13 @@
     return out;
   }
   var QUIET = /\b(string|comment|triple-quoted-string|char)\b/;
-  /* a segment's HTML, with the names of this line's call sites (or its definition) linked */
+  /* a segment's HTML, with the names of this line's call sites (or its definition) linked; inside a string or a
+     comment only a definition's name, once (a torch op is defined by its name in a string: `ops.def("name(...)")`) */
   function segmentHtml(seg, links) {
     var text = seg[0], cls = seg[1].join(" "), html = "";
-    if (links && !QUIET.test(cls)) {
-      var re = links.re, last = 0, m;
+    var quiet = QUIET.test(cls), re = links && (quiet ? (links.used[links.defName] ? null : links.defRe) : links.re);
+    if (re) {
+      var last = 0, m;
       re.lastIndex = 0;
       while ((m = re.exec(text))) {
         html += esc(text.slice(last, m.index)) + links.make(m[0]);
@@ -95,7 +97,7 @@
   function render(d, engine, t0) {
     var byLine = {};  // line -> {calls: {name: [def, row]}, def: index}
     function at(line) { return byLine[line] || (byLine[line] = { calls: {}, def: -1 }); }
-    d.defs.forEach(function (def, i) { if (at(def[0]).def < 0) { at(def[0]).def = i; } });
+    d.defs.forEach(function (def, i) { var n = def[6] || def[0]; if (at(n).def < 0) { at(n).def = i; } });  // its name's line
     Object.keys(d.refs || {}).forEach(function (line) { at(+line).refs = d.refs[line]; });
     Object.keys(d.callees).forEach(function (i) {
       d.callees[i].forEach(function (row, j) { if (row[0]) { at(row[0]).calls[row[1]] = [+i, j]; } });
@@ -113,7 +115,8 @@
         var bases = {};  // other identifiers the index resolved (imports, a class's bases), linked to their definitions
         (info.refs || []).forEach(function (b) { if (names.indexOf(b[0]) < 0) { names.push(b[0]); bases[b[0]] = b[1]; } });
         if (names.length) {
-          links = { re: wordRe(names), used: {}, make: function (name) {
+          links = { re: wordRe(names), used: {}, defName: def ? def[2] : "", defRe: def ? wordRe([def[2]]) : null,
+            make: function (name) {
             links.used[name] = 1;
             if (def && name === def[2] && !info.calls[name]) {
               return '<a class="atlas-def" data-def="' + info.def + '" href="' + hashOf(engine, d.path, n) + '">' + esc(name) + "</a>";
