@@ -41,9 +41,15 @@ def test_search_reaches_symbol_page(fixture_site, served, open_page, served_from
     else:
         page, _ = open_page()
         page.goto((fixture_site / "html" / "index.html").as_uri())
+    index_loads = []
+    page.on("request", lambda r: index_loads.append(r.url) if "search_index" in r.url else None)
+    page.wait_for_timeout(500)
+    if served_from == "file":  # the site's search index (~1 MB on the real site) loads when search is used
+        assert not index_loads, index_loads
     search = page.locator("input.md-search__input")
     search.click()
     page.wait_for_function("document.querySelector('.md-search-result__meta').textContent.includes('Type')")
+    assert index_loads or served_from == "serve"  # (served, the theme's worker fetches it: not seen here)
     search.press_sequentially("allocate_slots", delay=20)
     hit = page.locator(".md-search-result__item a[href*='KVCacheManager.allocate_slots']").first
     hit.wait_for(timeout=15000)
