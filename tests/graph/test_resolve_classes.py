@@ -199,3 +199,22 @@ def other(w: Wrapper):
 """}).edges
     assert ("w.main", "w.Wrapper.__getattr__") in edges
     assert ("w.other", "w.Wrapper.__getattr__") not in edges and ("w.other", "w.Wrapper.own") in edges
+
+
+def test_a_mixin_after_an_external_base_gives_its_methods():
+    """`class Model(nn.Module, EagleMixin)`: a method only the mixin defines is the mixin's (nn.Module has no such
+    name), while a dunder stays the external base's (nn.Module.__init__ runs, not the mixin's)."""
+    edges = resolve({"m.py": """
+from torch import nn
+class EagleMixin:
+    def __init__(self): pass
+    def collect_aux(self): pass
+class Model(nn.Module, EagleMixin):
+    def forward(self, x):
+        self.collect_aux()
+def build():
+    return Model()
+"""}).edges
+    assert ("m.Model.forward", "m.EagleMixin.collect_aux") in edges
+    assert ("m.Model.forward", "torch.nn.Module.collect_aux") not in edges
+    assert ("m.build", "m.EagleMixin.__init__") not in edges

@@ -77,15 +77,22 @@ def set_bases(s: Solver, cid: str, bases: tuple[tuple[str, ...], ...]) -> None:
 
 
 def class_attr(s: Solver, cls: str, name: str, receiver: Value | None, start_after: str = "") -> Values:
-    """`name` looked up on class `cls` through its MRO (after `start_after` when given), bound to `receiver`."""
+    """`name` looked up on class `cls` through its MRO (after `start_after` when given), bound to `receiver`. A
+    class outside the tree may have any name: it answers for it, unless a class of the tree later in the MRO
+    defines a plain (non-dunder) name, as a mixin listed after `nn.Module` does (`class M(nn.Module, Mixin)`)."""
     mro_, internal, walk = mro_walk(s, cls)
     if start_after:
         walk = walk[mro_.index(start_after) + 1:] if start_after in mro_ else ()
+    outside: Values | None = None  # what the first class outside the tree answers, if nothing later does
+    dunder = name.startswith("__") and name.endswith("__")
     for k, what in walk:
         if what != INTERNAL:
-            if what == PLAIN:
+            if what == PLAIN or outside is not None:
                 continue
-            return {external(f"{k}.{name}"): None} if what == OUTER else NOTHING
+            outside = {external(f"{k}.{name}"): None} if what == OUTER else NOTHING
+            if dunder:
+                return outside
+            continue
         scope = s.scopes.get(k)
         if scope is None:
             continue
@@ -104,7 +111,7 @@ def class_attr(s: Solver, cls: str, name: str, receiver: Value | None, start_aft
         for v in cell.union:
             out[bind_attr(s, v, receiver, cls)] = None
         return out
-    return NOTHING
+    return outside if outside is not None else NOTHING
 
 
 def instance_attr(s: Solver, cls: str, name: str) -> Values:
