@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-# Relative costs (the unit is PY_PARSE's), measured on the default trees with the C walker and the C++ resolver
-# (benchmarks/graph_stages.py, one process): what matters is their ratios, the box's speed drifts.
+# Relative costs (the unit is PY_PARSE's) on the default trees with the mypyc-compiled walker and resolver
+# (benchmarks/bench_graph.py stages: parse and walk 9.4-14.9 s, resolve 7.1-10.0 s per tree, 4 rounds): what matters
+# is their ratios, the box's speed drifts.
 PY_PARSE = 0.20  # s/MB of Python: tree-sitter parse, the walk, packing
 CPP_PARSE = 0.36  # s/MB of C++/CUDA: parse and scan (atlas.parse.kernels.layer.cpp_file)
-RESOLVE = 0.105  # s/MB of Python: unpacking the facts, resolution and assembling the graph
+RESOLVE = 0.14  # s/MB of Python: unpacking the facts, resolution and assembling the graph
 RECEIVE = 0.02  # s/MB of Python facts parsed elsewhere or read from the cache: reading them in
 CHUNK_MB = 0.5
 MB = 1e6
