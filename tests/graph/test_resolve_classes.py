@@ -218,3 +218,44 @@ def build():
     assert ("m.Model.forward", "m.EagleMixin.collect_aux") in edges
     assert ("m.Model.forward", "torch.nn.Module.collect_aux") not in edges
     assert ("m.build", "m.EagleMixin.__init__") not in edges
+
+
+def test_a_condition_takes_the_truth_value_of_an_instance():
+    """`if self.waiting:` calls the queue's __bool__ (else its __len__); a plain expression statement does not."""
+    edges = resolve({"q.py": """
+class Queue:
+    def __bool__(self):
+        return True
+class Sized:
+    def __len__(self):
+        return 0
+class Scheduler:
+    def __init__(self):
+        self.waiting = Queue()
+        self.running = Sized()
+    def schedule(self):
+        if self.waiting:
+            pass
+        while self.running:
+            break
+    def touch(self):
+        self.waiting
+"""}).edges
+    assert ("q.Scheduler.schedule", "q.Queue.__bool__") in edges
+    assert ("q.Scheduler.schedule", "q.Sized.__len__") in edges
+    assert ("q.Scheduler.touch", "q.Queue.__bool__") not in edges
+
+
+def test_not_takes_the_truth_value_too():
+    edges = resolve({"q.py": """
+class Queue:
+    def __bool__(self):
+        return False
+    def peek(self):
+        if not self:
+            raise IndexError
+def drain(q: Queue):
+    while q and not q:
+        pass
+"""}).edges
+    assert ("q.Queue.peek", "q.Queue.__bool__") in edges and ("q.drain", "q.Queue.__bool__") in edges

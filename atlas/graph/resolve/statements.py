@@ -14,7 +14,8 @@ from atlas.graph.resolve.values import (
     OBJECT, Value, Values, external, function, instance, klass, some,
 )
 from atlas.parse.python.ir import (
-    Annotation, Assign, Attribute, Define, Display, Evaluate, Expr, For, Import, ImportFrom, NameTarget, Raise, Return,
+    Annotation, Assign, Attribute, Define, Display, Evaluate, Expr, For, Import, ImportFrom, Name, NameTarget, Raise,
+    Return,
     Scope, Site, Starred, StarTarget, Step, Subscript, Target, Unpack, With, Yield,
 )
 
@@ -43,7 +44,9 @@ def run(s: Solver, scope: Scope, caller: str, step: Step) -> None:
             for t in stmt.targets:
                 assign(s, t, promised, strong=False)
     elif isinstance(stmt, Evaluate):
-        expressions.evaluate(s, stmt.value)
+        values = expressions.evaluate(s, stmt.value)
+        if stmt.truth and not s.pycg:
+            truth(s, values, stmt.line)
     elif isinstance(stmt, Define):
         if stmt.is_class:
             define_class(s, s.scopes[stmt.scope], stmt.target)
@@ -166,6 +169,21 @@ def assign_name(s: Solver, target: NameTarget, values: Values) -> None:
 
 
 # -- definitions ----------------------------------------------------------------------------------------------------
+
+
+def truth(s: Solver, values: Values, line: int) -> None:
+    """`if x:` / `while x:` on an instance of a class of the tree: Python calls its `__bool__`, else its `__len__`
+    (an edge when the class defines one; a queue tested for emptiness, `if self.waiting:`)."""
+    site = Site(line, line, "if")
+    for v in values:
+        if v.kind != INSTANCE and v.kind != DISPATCHED:
+            continue
+        for method in ("__bool__", "__len__"):
+            found = [m for m in classes.class_attr(s, v.name, method, v) if m.kind == BOUND_METHOD]
+            for m in found:
+                calls.invoke(s, m, (), (), site, Attribute(Name("<condition>"), method))
+            if found:
+                break
 
 
 def annotation(s: Solver, annotations: tuple[Annotation, ...], where: str) -> Values:

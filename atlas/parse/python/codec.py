@@ -136,7 +136,7 @@ def _s(s: Stmt) -> tuple:
     if isinstance(s, Assign):
         return (ASSIGN, tuple(_e(t) for t in s.targets), _e(s.value), _annotations(s.annotations), s.line)
     if isinstance(s, Evaluate):
-        return (EVALUATE, _e(s.value), s.line)
+        return (EVALUATE, _e(s.value), s.line, s.truth)
     if isinstance(s, Return):
         return (RETURN, _e(s.value), s.line)
     if isinstance(s, Yield):
@@ -219,7 +219,7 @@ def _stmt(t: tuple) -> Stmt:
     if code == ASSIGN:
         return Assign(tuple(_target(x) for x in t[1]), _expr(t[2]), _annotation_list(t[3]), t[4])
     if code == EVALUATE:
-        return Evaluate(_expr(t[1]), t[2])
+        return Evaluate(_expr(t[1]), t[2], t[3])
     if code == RETURN:
         return Return(_expr(t[1]), t[2])
     if code == YIELD:

@@ -95,8 +95,9 @@ def expr(w: FileWalk, node: Any) -> Expr:
         operand = expr(w, node.child_by_field_id(F_ARGUMENT))
         return Operation(method, (operand,), "", False, node.start_point[0] + 1) if method else \
             evaluated(w, (operand,), node)
-    if t == "not_operator":
-        return evaluated(w, tuple(expr(w, c) for c in node.named_children), node)
+    if t == "not_operator":  # takes the operand's truth value: its __bool__ (atlas.graph.resolve.expressions.operation)
+        operand = expr(w, node.child_by_field_id(F_ARGUMENT))
+        return Operation("__bool__", (operand,), "", False, node.start_point[0] + 1)
     if t in ("list_comprehension", "set_comprehension", "generator_expression", "dictionary_comprehension"):
         return comprehension(w, node)
     if t == "named_expression":

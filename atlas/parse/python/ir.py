@@ -210,10 +210,12 @@ class Assign:
 
 @dataclass
 class Evaluate:
-    """An expression evaluated for its effect (calls), e.g. an expression statement or a condition."""
+    """An expression evaluated for its effect (calls), e.g. an expression statement or a condition (`truth`: the
+    test of an if, elif or while, whose truth value Python takes)."""
 
     value: Expr
     line: int
+    truth: bool = False
 
 
 @dataclass

@@ -190,7 +190,7 @@ def definition(w: FileWalk, node: Any) -> None:
 
 
 def if_statement(w: FileWalk, node: Any) -> None:
-    w.emit(Evaluate(expr(w, node.child_by_field_id(F_CONDITION)), node.start_point[0] + 1))
+    w.emit(Evaluate(expr(w, node.child_by_field_id(F_CONDITION)), node.start_point[0] + 1, True))
     arms = [w.nested(block, node.child_by_field_id(F_CONSEQUENCE))]
     exhaustive = False
     for clause in node.named_children:
@@ -203,7 +203,7 @@ def if_statement(w: FileWalk, node: Any) -> None:
 
 
 def elif_clause(w: FileWalk, clause: Any) -> None:
-    w.emit(Evaluate(expr(w, clause.child_by_field_id(F_CONDITION)), clause.start_point[0] + 1))
+    w.emit(Evaluate(expr(w, clause.child_by_field_id(F_CONDITION)), clause.start_point[0] + 1, True))
     block(w, clause.child_by_field_id(F_CONSEQUENCE))
 
 
@@ -230,7 +230,7 @@ def loop(w: FileWalk, node: Any, t: str) -> None:
 
 
 def condition(w: FileWalk, node: Any) -> None:
-    w.emit(Evaluate(expr(w, node.child_by_field_id(F_CONDITION)), node.start_point[0] + 1))
+    w.emit(Evaluate(expr(w, node.child_by_field_id(F_CONDITION)), node.start_point[0] + 1, True))
 
 
 def try_statement(w: FileWalk, node: Any) -> None:
