@@ -259,3 +259,26 @@ def drain(q: Queue):
         pass
 """}).edges
     assert ("q.Queue.peek", "q.Queue.__bool__") in edges and ("q.drain", "q.Queue.__bool__") in edges
+
+
+def test_a_function_patched_into_a_library_module_is_what_its_readers_call():
+    """`torch.accelerator.empty_cache = noop` (vLLM's CPU runner): later calls of it run noop; an attribute set on
+    an object typed by a library class is not shared with every other such object."""
+    edges = resolve({"r.py": """
+import torch
+from torch import nn
+def noop(*args, **kwargs):
+    pass
+def patch():
+    torch.accelerator.empty_cache = noop
+def cleanup():
+    torch.accelerator.empty_cache()
+class Job:
+    def run(self): pass
+def tag(m: nn.Module):
+    m.job = Job()
+def other(m: nn.Module):
+    m.job.run()
+"""}).edges
+    assert ("r.cleanup", "r.noop") in edges
+    assert ("r.other", "r.Job.run") not in edges

@@ -64,6 +64,13 @@ def module_attr(s: Solver, module: str, name: str, seen: set[str] | None = None)
     return out
 
 
+def is_library_module(dotted: str) -> bool:
+    """Whether an external dotted name reads as a module (`torch.accelerator`), not a class or an instance of one
+    (`torch.nn.Module`): modules are lower-case by convention. What the tree assigns on a module is seen by every
+    reader of it; on a class of a library (any `nn.Module` typed by annotation) it would mix unrelated objects."""
+    return all(part[:1].islower() or part[:1] == "_" for part in dotted.split("."))
+
+
 def module_attribute(s: Solver, module: str, name: str) -> Values:
     """`module.name` read from outside the module (an attribute, `from module import name`): what the module binds,
     else, when it defines `__getattr__` (PEP 562: `vllm.envs.VLLM_X`), what that returns, with an edge to it."""
@@ -98,6 +105,9 @@ def getattr_(s: Solver, values: Values, name: str) -> Values:
             out.update(module_attribute(s, v.name, name))
         elif kind == EXTERNAL:
             out[external(f"{v.name}.{name}")] = None
+            if name in s.patched_names and is_library_module(v.name):  # what the tree put there (`torch.accelerator.
+                # empty_cache = noop`)
+                out.update(s.cells.read(s.cells.attribute(v.name, name)))
         elif kind == LIBRARY_RESULT:
             out[v] = None
         elif kind == INSTANCE or kind == DISPATCHED:

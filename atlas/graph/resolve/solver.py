@@ -63,6 +63,11 @@ class Solver:
         self.passthrough: dict[str, tuple[str, ...]] = returned_parameters(self.scopes)
         # module -> the names it binds only under `if TYPE_CHECKING:` (they do not exist at run time: a module's
         # __getattr__ gives them, names.module_attribute)
+        # attribute names the tree assigns (`x.name = ...`): only those can hold what the tree put on a library's
+        # objects (names.getattr_ reads them there; other external attributes need no cell)
+        self.patched_names: frozenset[str] = frozenset(
+            t.attr for sc in self.scopes.values() for step in sc.steps if isinstance(step.stmt, Assign)
+            for t in step.stmt.targets if isinstance(t, Attribute))
         self.type_only: dict[str, frozenset[str]] = {s.id: type_only_names(s) for s in self.scopes.values()
                                                      if s.kind == "module" and f"{s.id}.__getattr__" in self.scopes}
         # -- memory

@@ -126,6 +126,8 @@ def assign(s: Solver, target: Target, values: Values, strong: bool | None = None
                 heap.write_attribute(s, o.name, target.attr, values)
             elif o.kind == MODULE and o.name in s.scopes:
                 heap.write_variable(s, o.name, target.attr, OUTSIDE, values)
+            elif o.kind == EXTERNAL and names.is_library_module(o.name):  # a library patched: `torch.x.f = noop`
+                heap.write_attribute(s, o.name, target.attr, values)
     elif isinstance(target, Subscript):
         objs = [o for o in expressions.evaluate(s, target.value) if o.kind == OBJECT]
         if not objs:
