@@ -16,33 +16,28 @@ _STAGING, _OLD, _TRASH = ".staging-", ".old-", ".trash-"
 
 def write_bytes(path: Path, data: bytes) -> None:
     """Replace `path` with `data` atomically (staging file beside it, fsync, rename, fsync of the folder)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}{_STAGING}{os.getpid()}")
-    try:
-        with open(tmp, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    _fsync_folder(path.parent)
+    with _staged(path, "wb") as handle:
+        handle.write(data)
 
 
 def write_text(path: Path, text: str) -> None:
     write_bytes(path, text.encode("utf-8"))
 
 
-@contextlib.contextmanager
-def writer(path: Path) -> Iterator:
+def writer(path: Path):
     """A text handle for writing `path` in pieces; the file appears whole (atomically) when the block ends."""
+    return _staged(path, "w")
+
+
+@contextlib.contextmanager
+def _staged(path: Path, mode: str) -> Iterator:
+    """A handle on a staging file beside `path` ("w": text, UTF-8; "wb": bytes), flushed, synced and renamed over
+    `path` when the block ends normally, removed when it raises; then the folder is synced."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}{_STAGING}{os.getpid()}")
     try:
-        with open(tmp, "w", encoding="utf-8") as handle:
+        with open(tmp, mode, encoding=None if "b" in mode else "utf-8") as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())

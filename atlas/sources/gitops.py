@@ -84,6 +84,11 @@ def ls_remote(repo: git.Repo, url: str) -> dict[str, str]:
     except git.GitCommandError as exc:
         raise SourceError(f"cannot reach the remote {url}: {first_line(exc)}; check the network, "
                           "or set ATLAS_MIRROR=DIR (--mirror DIR) to use a local mirror") from None
+    return parse_refs(out)
+
+
+def parse_refs(out: str) -> dict[str, str]:
+    """`git ls-remote` output as name -> commit (annotated tags peeled)."""
     refs: dict[str, str] = {}
     for line in out.splitlines():
         sha, _, name = line.partition("\t")

@@ -69,13 +69,7 @@ def resolve_at(url: str, label: str, ref: str) -> str | None:
     except git.GitCommandError as exc:
         raise Unreachable(f"cannot reach {label} to check the lock of {ref}: {gitops.first_line(exc)}; check the "
                           "network, or set ATLAS_MIRROR=DIR (--mirror DIR) to use a local mirror") from None
-    refs: dict[str, str] = {}
-    for line in out.splitlines():
-        sha, _, name = line.partition("\t")
-        if name.endswith("^{}"):
-            refs[name[:-3]] = sha
-        else:
-            refs.setdefault(name, sha)
+    refs = gitops.parse_refs(out)
     for candidate in (f"refs/tags/{ref}", f"refs/heads/{ref}", ref):
         if candidate in refs:
             return refs[candidate]
