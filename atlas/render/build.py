@@ -139,12 +139,12 @@ def build_site(settings: Settings, frameworks: list[str] | None = None, pin_set:
         mark = time.perf_counter()
         fill_slots(html, rendered.slots)
         seconds["excerpts"] = time.perf_counter() - mark
+        refs = tuple(f"{pages.engine_label(e.name)} {e.pin.ref}" for e in site.engines)
+        (html / "assets" / "atlas" / "pinsets.js").write_text(  # one set; build_sites names the others
+            pinswitch.switch_data(pin_set, {pin_set: ""}, {pin_set: ", ".join(refs)}, {}), encoding="utf-8")
     seconds["total"] = time.perf_counter() - started
     html = live_html
     num_pages = sum(1 for p in rendered.files if p.endswith(".md"))
-    refs = tuple(f"{pages.engine_label(e.name)} {e.pin.ref}" for e in site.engines)
-    (html / "assets" / "atlas" / "pinsets.js").write_text(  # one set; build_sites names the others
-        pinswitch.switch_data(pin_set, {pin_set: ""}, {pin_set: ", ".join(refs)}, {}), encoding="utf-8")
     return BuildReport(target, html, num_pages, len(rendered.files), rendered.num_symbol_pages, seconds, refs)
 
 
@@ -166,5 +166,7 @@ def build_sites(settings: Settings, frameworks: list[str] | None, pin_sets: list
         listed[pin_set] = sorted(p.as_posix() for p in pages_of if root or p.parts[0] not in others)
     for pin_set, root in roots.items():
         data = pinswitch.switch_data(pin_set, roots, refs, listed)
-        (html / root / "assets" / "atlas" / "pinsets.js").write_text(data, encoding="utf-8")
+        path = html / root / "assets" / "atlas" / "pinsets.js"
+        if path.read_text(encoding="utf-8") != data:  # one set: build_site wrote these bytes inside its swap
+            publish.write_text(path, data)  # after the swap; a kill keeps the previous file whole
     return reports

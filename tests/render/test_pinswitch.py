@@ -20,3 +20,25 @@ def test_roots_are_relative_to_each_set():
     at_latest = data(switch_data("latest", roots, refs, pages))
     assert [(s["name"], s["root"]) for s in at_latest["sets"]] == [("default", "../"), ("latest", "")]
     assert at_latest["sets"][0]["pages"] == ["index.html", "a.html"] and at_latest["sets"][0]["refs"] == "vLLM v0.26.0"
+
+
+def test_one_set_is_published_whole_by_its_swap(tmp_path, monkeypatch):
+    """With one pin set nothing is written into the live site after the staged folder is swapped in: a kill
+    right after the swap must leave a whole site (the pin switch's data is part of the staged build)."""
+    import sitefixture
+    from atlas.render import build as build_module
+
+    swapped = {}
+    inner = build_module.build_site
+
+    def build_site(*args, **kwargs):
+        report = inner(*args, **kwargs)
+        swapped.update({p: (p.stat().st_ino, p.stat().st_mtime_ns, p.read_bytes()) for p in report.html.rglob("*") if p.is_file()})
+        return report
+
+    monkeypatch.setattr(build_module, "build_site", build_site)
+    reports = build_module.build_sites(sitefixture.settings_for(tmp_path), None, ["default"], str(tmp_path / "out"),
+                                       [sitefixture.site_for(tmp_path)])
+    after = {p: (p.stat().st_ino, p.stat().st_mtime_ns, p.read_bytes()) for p in reports[0].html.rglob("*") if p.is_file()}
+    assert (reports[0].html / "assets" / "atlas" / "pinsets.js") in after
+    assert after == swapped
