@@ -6,7 +6,7 @@ probe-overhead phases of issue 7 (concurrency 16 and 1; probes absent / on / off
 balanced order), last, when the other engines have finished starting.
 usage: python gpu/prepare.py [--scenarios NAME,...|all|none] [--variants vllm-graph,...]
        [--overhead [--bisect] [--off-bisect] [--ab|--ab-only [--ab-variants]] [--sample-hz 200]] [--reps 3]
-       [--order JOB,...] [--out .carry_run]"""
+       [--order JOB,...] [--edges] [--out .carry_run]"""
 
 from __future__ import annotations
 
@@ -130,6 +130,8 @@ def main() -> None:
                     "functions gain time with the probes off or on against absent (summary 'profile')")
     ap.add_argument("--gpu-every", type=int, default=GPU_SAMPLE_EVERY, help="CUDA-event timing on every Nth execute "
                     "call")
+    ap.add_argument("--edges", action="store_true", help="each engine process also records the calls inside the "
+                    "engine's package (probes.edges; slows the engine): TRACE/edges/*.json, for `atlas graph verify`")
     ap.add_argument("--out", type=Path, default=RUN, help="the carried folder to write (default .carry_run)")
     ap.add_argument("--order", default="", help="job names in the order they measure (the rest after them)")
     a = ap.parse_args()
@@ -158,7 +160,8 @@ def main() -> None:
         if job.framework not in specs:
             specs[job.framework] = build_spec(job.framework, "default", "cuda", out, settings, source="builtin",
                                               extra={"gpu_sample_every": a.gpu_every, "flush_interval_s": 0.3,
-                                                     "diagnostics": a.overhead, "sample_hz": a.sample_hz})
+                                                     "diagnostics": a.overhead, "sample_hz": a.sample_hz,
+                                                     "edges": a.edges})
         write_spec(specs[job.framework], out / "spec.json")
         launch.make_boot(out)
         phases = [phase_json(p, vocab) for p in job.phases]
