@@ -1,6 +1,8 @@
 """Turn what H200 calls brought back ($OUT/run.tar.xz of gpu/run_on_device.sh, one or more) into committed results:
 results/experiments/SCENARIO.json per scenario (atlas.runtime.experiments), and for the jobs that replayed issue
 7's overhead phases results/gpu-FRAMEWORK-summary.json and a small Perfetto excerpt (a few steps of each phase).
+Jobs that recorded call edges (prepare.py --edges) feed no figure (the recording slows every engine process): their
+edges, all jobs of a framework merged, go to results/edges/FRAMEWORK-h200-REF.edges.json, for `atlas graph verify`.
 usage: python gpu/collect.py [--command TEXT] TARBALL [TARBALL ...]"""
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import tarfile
 from pathlib import Path
 
 from atlas.env import settings as load_settings
-from atlas.runtime import collect
+from atlas.runtime import collect, recording
 from atlas.runtime.experiments import results as rs, scenarios as sc
 from atlas.runtime.merge import merge
 from atlas.yamlio import load as load_yaml
@@ -68,6 +70,28 @@ def overhead(folder: Path, framework: str) -> None:
     print(framework, json.dumps({k: summary["throughput"]["phases"].get(k) for k in ("c16", "c1")}))
 
 
+def edges(folders: list[Path]) -> None:
+    """One recording per framework from the edge files of all its jobs (engine processes of one pin)."""
+    by_framework: dict[str, list[Path]] = {}
+    for folder in folders:
+        by_framework.setdefault(json.loads((folder / "spec.json").read_text())["framework"], []).append(folder)
+    for framework, jobs in by_framework.items():
+        spec = json.loads((jobs[0] / "spec.json").read_text())
+        merged = BACK / f"edges-{framework}"
+        (merged / "edges").mkdir(parents=True)
+        for job in jobs:
+            for file in sorted((job / "edges").glob("*.json")):
+                shutil.copy(file, merged / "edges" / f"{job.name}-{file.name}")
+        doc = recording.collect(merged, spec)
+        if doc is None:
+            print(f"{framework}: no edges recorded")
+            continue
+        target = ROOT / "results" / "edges" / f"{framework}-h200-{spec['ref']}.edges.json"
+        shutil.copy(merged / "edges.json", target)
+        print(f"{framework}: {len(doc['edges'])} edges from {doc['num_processes']} processes of {len(jobs)} jobs -> "
+              f"{target.relative_to(ROOT)}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("tarballs", nargs="+", type=Path)
@@ -76,15 +100,19 @@ def main() -> None:
     a = ap.parse_args()
     shutil.rmtree(BACK, ignore_errors=True)
     folders, overhead_only = {}, []  # job name -> trace folder; a later tarball wins (a warm machine keeps earlier
-    for i, tarball in enumerate(a.tarballs):  # calls' folders); a job with no scenario only measured probe overhead
+    recorded: dict[str, Path] = {}  # calls' folders); a job with no scenario only measured probe overhead
+    for i, tarball in enumerate(a.tarballs):
         with tarfile.open(tarball) as tar:
             tar.extractall(BACK / str(i))
         for folder in sorted((BACK / str(i) / "trace").iterdir()):
-            if (folder / "engine.config.json").exists():
+            if (folder / "spec.json").exists() and json.loads((folder / "spec.json").read_text()).get("edges"):
+                recorded[folder.name] = folder
+            elif (folder / "engine.config.json").exists():
                 if json.loads((folder / "engine.config.json").read_text()).get("scenarios"):
                     folders[folder.name] = folder
                 else:
                     overhead_only.append(folder)
+    edges(list(recorded.values()))
     runs = []
     for folder in folders.values():
         runs.append(job_run(folder))

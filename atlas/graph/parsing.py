@@ -16,7 +16,7 @@ from atlas.parse.kernels import python_side as kernels
 from atlas.parse.kernels.python_side import PyFacts
 from atlas.parse.python import ModuleFacts, extract_packed, module_name, parser, unpack
 
-FACTS_VERSION = "17"  # bump when the extractor's output changes: old cached facts are then ignored
+FACTS_VERSION = "18"  # bump when the extractor's output changes: old cached facts are then ignored
 _PARSER = None
 
 

@@ -282,3 +282,87 @@ def other(m: nn.Module):
 """}).edges
     assert ("r.cleanup", "r.noop") in edges
     assert ("r.other", "r.Job.run") not in edges
+
+
+def test_setattr_with_a_constant_name_patches_like_an_assignment():
+    """`setattr(triton, "next_power_of_2", ours)` (SGLang's utils): later calls of it run ours, as with `=`; a
+    `getattr` with a constant name reads the attribute."""
+    edges = resolve({"u.py": """
+import triton
+class Pool:
+    def alloc(self): pass
+class Holder:
+    pass
+def next_power_of_2(n):
+    return n
+setattr(triton, "next_power_of_2", next_power_of_2)
+def blocks(n):
+    return triton.next_power_of_2(n)
+def fill(h: Holder):
+    setattr(h, "pool", Pool())
+    getattr(h, "pool").alloc()
+"""}).edges
+    assert ("u.blocks", "u.next_power_of_2") in edges
+    assert ("u.fill", "u.Pool.alloc") in edges
+
+
+def test_storing_an_attribute_or_item_calls_the_class_setattr_and_setitem():
+    """`args.x = 1` on a class defining __setattr__ (SGLang's ServerArgs, a flag group) calls it; `table[k] = v`
+    calls __setitem__; a class without them gets no such edge."""
+    edges = resolve({"a.py": """
+class Args:
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+class Table:
+    def __setitem__(self, key, value): pass
+class Plain:
+    pass
+def configure(args: Args, table: Table, plain: Plain):
+    args.port = 1
+    table["k"] = 2
+    plain.port = 3
+"""}).edges
+    assert ("a.configure", "a.Args.__setattr__") in edges and ("a.configure", "a.Table.__setitem__") in edges
+    assert not any(callee.endswith("__setattr__") and callee != "a.Args.__setattr__" for _, callee in edges)
+
+
+def test_formatting_and_slicing_call_the_instance_protocol():
+    """An f-string formats each value: `{x}` runs `__format__`, else (object's) `__str__`; `{x!r}` and `{x=}` run
+    `__repr__`; slicing an instance runs its `__getitem__` (SGLang's RadixKey)."""
+    edges = resolve({"k.py": """
+class ArgList:
+    def __str__(self): return ""
+class Key:
+    def __repr__(self): return ""
+    def __getitem__(self, index): return self
+class Spec:
+    def __format__(self, spec): return ""
+    def __str__(self): return ""
+def render(args: ArgList, key: Key, spec: Spec):
+    return f"-I{args} {key!r} {spec:>4}"
+def debug(key: Key):
+    return f"{key=}"
+def split(key: Key, n: int):
+    return key[:n]
+"""}).edges
+    assert {("k.render", "k.ArgList.__str__"), ("k.render", "k.Key.__repr__"), ("k.render", "k.Spec.__format__"),
+            ("k.debug", "k.Key.__repr__"), ("k.split", "k.Key.__getitem__")} <= set(edges)
+    assert ("k.render", "k.Spec.__str__") not in edges
+
+
+def test_defining_a_subclass_calls_the_base_init_subclass():
+    """`class Causal(Base)` runs Base.__init_subclass__ (a registry, SGLang's TransformersBase) from the scope
+    holding the class statement; the base's own definition does not."""
+    edges = resolve({"m.py": """
+class Base:
+    registry = []
+    def __init_subclass__(cls, **kwargs):
+        Base.registry.append(cls)
+class Causal(Base):
+    pass
+def make():
+    class Local(Causal):
+        pass
+    return Local
+"""}).edges
+    assert ("m", "m.Base.__init_subclass__") in edges and ("m.make", "m.Base.__init_subclass__") in edges

@@ -204,16 +204,25 @@ def call_builtin(s: Solver, name: str, args: tuple[Expr, ...], keywords: tuple[K
         for value in values[:1]:
             expressions.copy_slots(s, value, alloc)
         return made
-    if name == "getattr" and len(values) >= 2:
-        for k in values[1]:
-            if k.kind == CONSTANT and isinstance(k.extra, str):
-                out.update(names.getattr_(s, values[0], k.extra))
-        if len(values) > 2:
+    if name in ("getattr", "setattr") and len(values) >= 2:  # with the name a constant (kept in the expression:
+        for attr in _names(s, args[1]):  # the argument values have their constants dropped)
+            if name == "getattr":
+                out.update(names.getattr_(s, values[0], attr))
+            elif len(values) > 2:
+                names.setattr_(s, values[0], attr, values[2])
+        if name == "getattr" and len(values) > 2:
             out.update(values[2])
         return out
     if name in STRINGS:
         out[some("str")] = None
     return out
+
+
+def _names(s: Solver, e: Expr) -> list[str]:
+    """The attribute names an argument may be: the string constants it holds (none when it is a starred argument)."""
+    if isinstance(e, Starred):
+        return []
+    return [v.extra for v in expressions.evaluate(s, e) if v.kind == CONSTANT and isinstance(v.extra, str)]
 
 
 def _union(values: list[Values]) -> Values:

@@ -3,7 +3,7 @@ calls, literals and the containers they make, subscripts, slices, iteration."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from atlas.graph.resolve import calls, classes, heap, names, summaries
 from atlas.graph.resolve.values import (
@@ -11,13 +11,16 @@ from atlas.graph.resolve.values import (
     OBJECT, PARAM_RESULT, Value, Values, constant, function, instance, is_literal, obj, some,
 )
 from atlas.parse.python.ir import (
-    Attribute, Call, Constant, DictDisplay, Display, Either, Elements, Expr, Lambda, Name, Operation, Site, Slice,
-    Starred,
-    Subscript,
+    UNKNOWN, Attribute, Call, Constant, DictDisplay, Display, Either, Elements, Expr, Lambda, Name, Operation, Site,
+    Slice, Starred, Subscript,
 )
 
 if TYPE_CHECKING:
     from atlas.graph.resolve.solver import Solver
+
+# The special method Python calls when an operand's class lacks the first: formatting an object without
+# `__format__` runs object's, which calls `__str__`; a truth test without `__bool__` asks `__len__`.
+FALLBACK: Final = {"__format__": "__str__", "__bool__": "__len__"}
 
 
 def evaluate(s: Solver, e: Expr) -> Values:
@@ -62,6 +65,8 @@ def operation(s: Solver, e: Operation) -> Values:
     for v in operands[0]:
         if v.kind == INSTANCE or v.kind == DISPATCHED:
             methods = [m for m in classes.class_attr(s, v.name, e.method, v) if m.kind == BOUND_METHOD]
+            if not methods and e.method in FALLBACK:  # object.__format__ calls __str__; no __bool__: __len__
+                methods = [m for m in classes.class_attr(s, v.name, FALLBACK[e.method], v) if m.kind == BOUND_METHOD]
             for m in methods:
                 out.update(calls.invoke(s, m, e.operands[1:], (), site, _special(e.method)))
             called |= bool(methods)
@@ -177,6 +182,9 @@ def slice_(s: Solver, e: Slice) -> Values:
     upper = evaluate(s, e.upper) if e.upper is not None else {constant(None): None}
     out: Values = {}
     for v in values:
+        if v.kind == INSTANCE or v.kind == DISPATCHED:  # an instance of the tree sliced: its __getitem__
+            out.update(call_method(s, v, "__getitem__", (UNKNOWN,), Site(e.line, e.line, "[:]")))
+            continue
         if v.kind != OBJECT:
             continue
         bounds = _bounds(lower, upper)

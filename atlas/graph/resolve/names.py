@@ -7,9 +7,10 @@ import builtins
 from typing import TYPE_CHECKING, Final
 
 from atlas.graph.resolve import calls, classes, heap, summaries
+from atlas.graph.resolve.cells import OUTSIDE
 from atlas.graph.resolve.values import (
     BOUND_METHOD, BUILTIN, BUILTIN_METHOD, CLASS, CONSTANT, CONTAINER_METHOD, DISPATCHED, EXTERNAL, INSTANCE, LIBRARY_RESULT,
-    MODULE, NOTHING, OBJECT, PARAM_RESULT, SUPER, Value, Values, external, instance,
+    MODULE, NOTHING, OBJECT, PARAM_RESULT, SUPER, Value, Values, constant, external, instance,
 )
 from atlas.model import Provenance
 from atlas.parse.python.ir import Attribute, Name, Site
@@ -93,6 +94,26 @@ def instance_getattr(s: Solver, receiver: Value, name: str) -> Values:
             calls.edge(s, m.name, Site(line, line, name), Attribute(Name("<instance>"), "__getattr__"))
             out.update(calls.returns(s, m.name))
     return out
+
+
+def setattr_(s: Solver, objects: Values, name: str, values: Values) -> None:
+    """`obj.name = value` (or `setattr(obj, "name", value)`) for each of `objects`: the attribute of an instance or
+    class, a module's variable, what a library module is patched with (`torch.x.f = noop`). An instance whose class
+    defines `__setattr__` has it called: an edge to it, with the name and value."""
+    values = summaries.concrete(s, values)  # an attribute outlives the call: no per-call-site results there
+    for o in objects:
+        if o.kind in (INSTANCE, CLASS, DISPATCHED):
+            heap.write_attribute(s, o.name, name, values)
+            if o.kind != CLASS and not s.pycg:
+                for m in classes.class_attr(s, o.name, "__setattr__", o):
+                    if m.kind == BOUND_METHOD:
+                        calls.call_with_values(s, m.name, m.receiver, [{constant(name): None}, values],
+                                               Site(s.ctx.line, s.ctx.line, name),
+                                               Attribute(Name("<instance>"), "__setattr__"))
+        elif o.kind == MODULE and o.name in s.scopes:
+            heap.write_variable(s, o.name, name, OUTSIDE, values)
+        elif o.kind == EXTERNAL and is_library_module(o.name):  # a library patched: `torch.x.f = noop`
+            heap.write_attribute(s, o.name, name, values)
 
 
 def getattr_(s: Solver, values: Values, name: str) -> Values:

@@ -15,8 +15,8 @@ from atlas.graph.resolve.rules import ByName, DispatchRules
 from atlas.graph.resolve.summaries import calls_parameters, returned_parameters
 from atlas.graph.resolve.values import DISPATCHED, Value
 from atlas.model import Provenance
-from atlas.parse.python.ir import (Assign, Attribute, Define, Evaluate, Import, ImportFrom, ModuleFacts, Name,
-                                   NameTarget, Scope, Step)
+from atlas.parse.python.ir import (Assign, Attribute, Call, Constant, Define, Evaluate, Import, ImportFrom,
+                                   ModuleFacts, Name, NameTarget, Scope, Step)
 
 MAX_ROUNDS: Final = 64  # a guard: real trees reach their fixpoint in far fewer rounds (benchmarks/graph_rounds.py)
 
@@ -61,13 +61,9 @@ class Solver:
         self.class_of = {sid: self._enclosing_class(s) for sid, s in self.scopes.items()}
         self.pr_functions: dict[str, frozenset[str]] = calls_parameters(self.scopes) if not pycg else {}
         self.passthrough: dict[str, tuple[str, ...]] = returned_parameters(self.scopes)
+        self.patched_names: frozenset[str] = assigned_attributes(self.scopes)
         # module -> the names it binds only under `if TYPE_CHECKING:` (they do not exist at run time: a module's
         # __getattr__ gives them, names.module_attribute)
-        # attribute names the tree assigns (`x.name = ...`): only those can hold what the tree put on a library's
-        # objects (names.getattr_ reads them there; other external attributes need no cell)
-        self.patched_names: frozenset[str] = frozenset(
-            t.attr for sc in self.scopes.values() for step in sc.steps if isinstance(step.stmt, Assign)
-            for t in step.stmt.targets if isinstance(t, Attribute))
         self.type_only: dict[str, frozenset[str]] = {s.id: type_only_names(s) for s in self.scopes.values()
                                                      if s.kind == "module" and f"{s.id}.__getattr__" in self.scopes}
         # -- memory
@@ -151,6 +147,23 @@ class Solver:
         order = sorted(self.scopes.values(), key=lambda s: (s.kind not in ("module", "class"), s.module, s.start,
                                                             s.id))
         return [(scope, self.caller_of[scope.id], step) for scope in order for step in scope.steps]
+
+
+def assigned_attributes(scopes: dict[str, Scope]) -> frozenset[str]:
+    """The attribute names the tree assigns, `x.name = ...` or `setattr(x, "name", ...)`: only those can hold what
+    the tree put on a library's objects (names.getattr_ reads them there; other external attributes need no cell)."""
+    out: set[str] = set()
+    for scope in scopes.values():
+        for step in scope.steps:
+            stmt = step.stmt
+            if isinstance(stmt, Assign):
+                out.update(t.attr for t in stmt.targets if isinstance(t, Attribute))
+            elif isinstance(stmt, Evaluate) and isinstance(stmt.value, Call):
+                call = stmt.value
+                if isinstance(call.func, Name) and call.func.id == "setattr" and len(call.args) > 1 and \
+                        isinstance(call.args[1], Constant) and isinstance(call.args[1].value, str):
+                    out.add(call.args[1].value)
+    return frozenset(out)
 
 
 def type_only_names(module: Scope) -> frozenset[str]:

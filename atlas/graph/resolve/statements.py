@@ -120,16 +120,17 @@ def assign(s: Solver, target: Target, values: Values, strong: bool | None = None
     if isinstance(target, NameTarget):
         assign_name(s, target, values)
     elif isinstance(target, Attribute):
-        values = summaries.concrete(s, values)  # an attribute outlives the call: no per-call-site results there
-        for o in expressions.evaluate(s, target.value):
-            if o.kind in (INSTANCE, CLASS, DISPATCHED):
-                heap.write_attribute(s, o.name, target.attr, values)
-            elif o.kind == MODULE and o.name in s.scopes:
-                heap.write_variable(s, o.name, target.attr, OUTSIDE, values)
-            elif o.kind == EXTERNAL and names.is_library_module(o.name):  # a library patched: `torch.x.f = noop`
-                heap.write_attribute(s, o.name, target.attr, values)
+        names.setattr_(s, expressions.evaluate(s, target.value), target.attr, values)
     elif isinstance(target, Subscript):
-        objs = [o for o in expressions.evaluate(s, target.value) if o.kind == OBJECT]
+        containers = expressions.evaluate(s, target.value)
+        objs = [o for o in containers if o.kind == OBJECT]
+        for o in containers:  # `x[k] = v` on an instance of the tree: its class's __setitem__
+            if (o.kind == INSTANCE or o.kind == DISPATCHED) and not s.pycg:
+                site = Site(target.line or s.ctx.line, target.line or s.ctx.line, "[]=")
+                for m in classes.class_attr(s, o.name, "__setitem__", o):
+                    if m.kind == BOUND_METHOD:
+                        calls.call_with_values(s, m.name, m.receiver, [expressions.evaluate(s, target.index), values],
+                                               site, Attribute(Name("<instance>"), "__setitem__"))
         if not objs:
             return
         consts = expressions.constant_keys(expressions.evaluate(s, target.index))
@@ -292,6 +293,11 @@ def define_class(s: Solver, scope: Scope, target: NameTarget) -> None:
                 entries.append(f"b:{v.name}")
         found.append(tuple(sorted(entries)))
     classes.set_bases(s, cid, tuple(found))
+    if not s.pycg:  # making the class calls a base's __init_subclass__ (an implicit classmethod) with it
+        site = Site(scope.start, scope.start, "class")
+        for m in classes.class_attr(s, cid, "__init_subclass__", None, start_after=cid):
+            if m.kind == FUNCTION or m.kind == BOUND_METHOD:
+                calls.call_with_values(s, m.name, klass(cid), [], site, Attribute(Name("<class>"), "__init_subclass__"))
     assign(s, target, decorate(s, scope, {klass(cid): None}))
 
 

@@ -108,7 +108,7 @@ def _e(e: Any) -> tuple:
         return (OPERATION, e.method, tuple(_e(x) for x in e.operands), e.reflected, e.keeps, e.line)
     if isinstance(e, Slice):
         return (SLICE, _e(e.value), _e(e.lower) if e.lower is not None else None,
-                _e(e.upper) if e.upper is not None else None)
+                _e(e.upper) if e.upper is not None else None, e.line)
     if isinstance(e, Constant):
         return (CONSTANT, e.value)
     if isinstance(e, Display):
@@ -177,7 +177,8 @@ def _expr(t: tuple) -> Expr:
     if code == OPERATION:
         return Operation(t[1], tuple(_expr(x) for x in t[2]), t[3], t[4], t[5])
     if code == SLICE:
-        return Slice(_expr(t[1]), _expr(t[2]) if t[2] is not None else None, _expr(t[3]) if t[3] is not None else None)
+        return Slice(_expr(t[1]), _expr(t[2]) if t[2] is not None else None, _expr(t[3]) if t[3] is not None else None,
+                     t[4])
     if code == CONSTANT:
         return Constant(t[1])
     if code == DISPLAY:

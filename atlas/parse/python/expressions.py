@@ -10,7 +10,7 @@ from typing import Any, Final
 
 from atlas.model import SymbolKind
 from atlas.parse.python.grammar import (
-    BINARY_METHODS, COMPARISON_METHODS, UNARY_METHODS, F_ARGUMENT, F_OPERATOR, ANNOT_WRAPPERS, CLASS_WRAPPERS, CONTAINER_ANNOTATIONS, DOTTED, F_ARGUMENTS, F_ATTRIBUTE, F_BODY, F_FUNCTION,
+    BINARY_METHODS, COMPARISON_METHODS, FORMAT_CONVERSIONS, UNARY_METHODS, F_ARGUMENT, F_OPERATOR, ANNOT_WRAPPERS, CLASS_WRAPPERS, CONTAINER_ANNOTATIONS, DOTTED, F_ARGUMENTS, F_ATTRIBUTE, F_BODY, F_FUNCTION,
     F_KEY, F_LEFT, F_NAME, F_OBJECT, F_PARAMETERS, F_RIGHT, F_TYPE, F_VALUE,
 )
 from atlas.parse.python.ir import (
@@ -165,9 +165,29 @@ def string(w: FileWalk, node: Any, t: str) -> Expr:
             return Constant(w.text(content) if content is not None else "")
     for c in kids:
         if c.type == "interpolation":
-            for e in c.named_children:
-                w.emit(Evaluate(expr(w, e), e.start_point[0] + 1))
+            interpolation(w, c)
     return Constant("")
+
+
+def interpolation(w: FileWalk, node: Any) -> None:
+    """`{value!r:spec}` in an f-string: Python formats the value, through `__repr__` / `__str__` for a conversion
+    (and `__repr__` for a bare `{value=}`), else `__format__` (object's calls `__str__`: the resolver falls back
+    to it); interpolations inside the spec are formatted too."""
+    parts = node.named_children
+    if not parts:
+        return
+    method = "__repr__" if any(c.type == "=" for c in node.children) else "__format__"
+    for c in parts[1:]:
+        if c.type == "type_conversion":
+            method = FORMAT_CONVERSIONS.get(w.text(c), "__format__")
+        elif c.type == "format_specifier":
+            if method == "__repr__" and not any(p.type == "type_conversion" for p in parts):
+                method = "__format__"  # `{value=:spec}` formats the value with the spec
+            for nested in c.named_children:
+                if nested.type == "interpolation":
+                    interpolation(w, nested)
+    line = parts[0].start_point[0] + 1
+    w.emit(Evaluate(Operation(method, (expr(w, parts[0]),), "", False, line), line))
 
 
 def subscript(w: FileWalk, node: Any) -> Expr:
@@ -181,7 +201,7 @@ def subscript(w: FileWalk, node: Any) -> Expr:
                 seen += 1
             elif seen < 2:
                 bounds[seen] = expr(w, c)
-        return Slice(value, bounds[0], bounds[1])
+        return Slice(value, bounds[0], bounds[1], node.start_point[0] + 1)
     return Subscript(value, expr(w, subs[0]) if len(subs) == 1 else UNKNOWN, node.start_point[0] + 1)
 
 

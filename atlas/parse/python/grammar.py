@@ -57,3 +57,4 @@ BINARY_METHODS = {"+": ("__add__", "__radd__"), "-": ("__sub__", "__rsub__"), "*
 COMPARISON_METHODS = {"<": ("__lt__", "__gt__"), "<=": ("__le__", "__ge__"), ">": ("__gt__", "__lt__"),
                       ">=": ("__ge__", "__le__"), "==": ("__eq__", "__eq__"), "!=": ("__ne__", "__ne__")}
 UNARY_METHODS = {"-": "__neg__", "+": "__pos__", "~": "__invert__"}
+FORMAT_CONVERSIONS = {"!r": "__repr__", "!a": "__repr__", "!s": "__str__"}  # f"{x!r}": the method formatting x

@@ -95,6 +95,7 @@ class Slice:
     value: Expr
     lower: Expr | None
     upper: Expr | None
+    line: int = 0
 
 
 ConstantValue = Union[int, float, str, bytes, bool, None]
