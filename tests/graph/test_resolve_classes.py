@@ -366,3 +366,66 @@ def make():
     return Local
 """}).edges
     assert ("m", "m.Base.__init_subclass__") in edges and ("m.make", "m.Base.__init_subclass__") in edges
+
+
+def test_a_dataclass_constructor_gives_its_fields_the_arguments():
+    """A component built as a dataclass with callables and collaborators as fields (SGLang's scheduler components):
+    its generated __init__ sets each field from the argument of that name or position, so calls through the
+    fields reach what was passed; __post_init__ runs on the new instance. A plain class without __init__ does not
+    bind its annotated names."""
+    edges = resolve({"c.py": """
+from dataclasses import dataclass
+from typing import Callable, NamedTuple
+class Pool:
+    def available_size(self): return 0
+@dataclass(kw_only=True, frozen=True)
+class Inquirer:
+    pool: Pool
+    get_queue: Callable
+    def load(self):
+        self.get_queue()
+        return self.pool.available_size()
+@dataclass
+class Params:
+    n: int
+    def __post_init__(self): pass
+class Row(NamedTuple):
+    pool: Pool
+class Plain:
+    get_queue: Callable
+    def load(self):
+        self.get_queue()
+class Scheduler:
+    def queue(self): return []
+    def init(self, pool: Pool):
+        self.inquirer = Inquirer(pool=pool, get_queue=lambda: self.queue())
+        Plain().load()
+        Params(1)
+        Row(Pool()).pool.available_size()
+"""}).edges
+    assert {("c.Inquirer.load", "c.Scheduler.init.<lambda1>"), ("c.Inquirer.load", "c.Pool.available_size"),
+            ("c.Scheduler.init", "c.Params.__post_init__"), ("c.Scheduler.init", "c.Pool.available_size")} <= set(edges)
+    assert not any(caller == "c.Plain.load" and "lambda" in callee for caller, callee in edges)
+
+
+def test_a_partial_called_runs_its_function():
+    """`nvtx_method = partial(profile_method, enabled=...)`, then `@nvtx_method("name")` on methods (SGLang's
+    scheduler): the decorator is profile_method's, so calls of the methods go through its wrapper."""
+    edges = resolve({"p.py": """
+from functools import partial, wraps
+def profile_method(name, *, enabled=False):
+    def decorator(func):
+        @wraps(func)
+        def wrapper(*args, **kwargs):
+            return func(*args, **kwargs)
+        return wrapper
+    return decorator
+nvtx_method = partial(profile_method, enabled=True)
+class Scheduler:
+    @nvtx_method("run")
+    def run_batch(self): pass
+    def loop(self):
+        self.run_batch()
+"""}).edges
+    assert ("p.Scheduler.loop", "p.profile_method.decorator.wrapper") in edges
+    assert ("p.profile_method.decorator.wrapper", "p.Scheduler.run_batch") in edges

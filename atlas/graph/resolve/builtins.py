@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 # elements), "iterables" (every argument's elements) or "items" (each positional argument is an element).
 CONTAINERS: Final = {"torch.nn.ModuleList": "iterable", "torch.nn.Sequential": "items",
                      "itertools.islice": "iterable", "itertools.chain": "iterables", "collections.deque": "iterable"}
+PARTIALS: Final = frozenset({"functools.partial", "functools.partialmethod"})
 COPIES: Final = frozenset({"iter", "reversed", "sorted", "list", "tuple", "set", "frozenset"})
 STRINGS: Final = frozenset({"str", "repr", "format", "chr", "input", "ascii", "hex", "oct", "bin"})
 # Builtins that call a protocol method of an instance argument, and the method.
@@ -39,6 +40,10 @@ def call_external(s: Solver, v: Value, args: tuple[Expr, ...], keywords: tuple[K
         return {v: None}
     if v.name in CONTAINERS:  # nn.ModuleList(layers), islice(layers, ...): the elements
         return new_list(s, v.name, site, elements(s, values, CONTAINERS[v.name], args))
+    if v.name in PARTIALS and values:  # partial(f, ...) called runs f (the arguments it binds are not followed)
+        found = {f: None for f in values[0] if f.kind in (FUNCTION, BOUND_METHOD, CLASS)}
+        if found:
+            return found
     if v.name in calls.KERNEL_WRAPPERS:  # k = triton.jit(fn), triton.jit(**options)(fn)
         kernels = {f: None for f in (values[0] if values else NOTHING) if f.kind == FUNCTION}
         s.kernel_functions.update(f.name for f in kernels)

@@ -267,7 +267,24 @@ def construct(s: Solver, cls: str, args: tuple[Expr, ...], keywords: tuple[Keywo
             edge(s, m.name, site, func)
     if site is not None and not s.pycg and not inits:
         edge(s, cls, site, func)
+        fields = classes.generated_init_fields(s, cls)
+        if fields is not None:
+            values, keyword_values = evaluate_arguments(s, args, keywords)
+            starred = next((i for i, a in enumerate(args) if isinstance(a, Starred)), len(args))
+            init_fields(s, inst, fields, list(zip(fields, values[:starred])) + keyword_values, site)
     return {inst: None}
+
+
+def init_fields(s: Solver, inst: Value, fields: list[str], given: list[tuple[str | None, Values]],
+                site: Site) -> None:
+    """A generated `__init__` (a dataclass's): each argument becomes the attribute of its field; then the class's
+    `__post_init__`, if it has one, runs on the instance."""
+    for name, values in given:
+        if name is not None and name in fields:
+            heap.write_attribute(s, inst.name, name, summaries.concrete(s, values))
+    for m in classes.class_attr(s, inst.name, "__post_init__", inst):
+        if m.kind == BOUND_METHOD:
+            call_with_values(s, m.name, inst, [], site, Attribute(Name("<instance>"), "__post_init__"))
 
 
 def construct_with_values(s: Solver, cls: str, values: list[Values], func: Expr, site: Site | None) -> Values:

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 PLAIN_BASES: Final = frozenset({"abc", "typing", "typing_extensions", "enum", "dataclasses", "builtins", "collections"})
 ENUM_BASES: Final = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag",
                                "enum.ReprEnum"})
+TUPLE_BASES: Final = frozenset({"typing.NamedTuple", "typing_extensions.NamedTuple"})
 MAX_SUBCLASS_METHODS: Final = 40  # a name more subclasses define than this is too generic to follow
 # What an MRO entry is
 INTERNAL: Final = 0  # a class of the tree
@@ -112,6 +113,23 @@ def class_attr(s: Solver, cls: str, name: str, receiver: Value | None, start_aft
             out[bind_attr(s, v, receiver, cls)] = None
         return out
     return outside if outside is not None else NOTHING
+
+
+def generated_init_fields(s: Solver, cls: str) -> list[str] | None:
+    """The parameters of the `__init__` Python generates for `cls` when no class of the tree writes one: the fields
+    of a dataclass (`@dataclass`, `@dataclasses.dataclass(...)`) or NamedTuple, bases' first, in the order they are
+    declared; None for any other class."""
+    mro_, internal, walk = mro_walk(s, cls)
+    generated = any(name in TUPLE_BASES for name, what in walk if what == PLAIN)
+    fields: list[str] = []
+    for k in internal[::-1]:
+        scope = s.scopes.get(k)
+        if scope is None:
+            continue
+        if any(d.split("(")[0].rsplit(".", 1)[-1] == "dataclass" for d in scope.decorator_names):
+            generated = True
+        fields.extend(f for f in scope.fields if f not in fields)
+    return fields if generated else None
 
 
 def instance_attr(s: Solver, cls: str, name: str) -> Values:

@@ -71,19 +71,21 @@ def pack_scopes(scopes: list[Scope]) -> tuple:
                         for p in c.params),
                   tuple(_e(d) for d in c.decorators), c.decorator_names, tuple(_e(b) for b in c.bases),
                   _annotations(c.returns), c.is_generator, c.local_names, c.global_names, c.nonlocal_names,
-                  tuple((_s(step.stmt), step.top, step.strong, step.line) for step in c.steps), c.exit_versions, c.called_names)
+                  tuple((_s(step.stmt), step.top, step.strong, step.line) for step in c.steps), c.exit_versions,
+                  c.called_names, tuple(c.fields))
                  for c in scopes)
 
 
 def _scope(row: tuple) -> Scope:
     (sid, kind, parent, module, start, end, params, decorators, decorator_names, bases, returns, is_generator,
-     local_names, global_names, nonlocal_names, steps, exit_versions, called_names) = row
+     local_names, global_names, nonlocal_names, steps, exit_versions, called_names, fields) = row
     return Scope(sid, kind, parent, module, start, end,
                  tuple(Param(name, _expr(default) if default is not None else None, _annotation_list(annots), star)
                        for name, default, annots, star in params),
                  tuple(_expr(d) for d in decorators), decorator_names, tuple(_expr(b) for b in bases),
                  _annotation_list(returns), is_generator, local_names, global_names, nonlocal_names, [],
-                 [Step(_stmt(s), top, strong, line) for s, top, strong, line in steps], exit_versions, called_names)
+                 [Step(_stmt(s), top, strong, line) for s, top, strong, line in steps], exit_versions, called_names,
+                 list(fields))
 
 
 # -- packing --------------------------------------------------------------------------------------------------------

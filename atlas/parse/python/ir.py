@@ -385,6 +385,8 @@ class Scope:
     # of each name that reach the end of the body (what other modules and methods see)
     called_names: set[str] = field(default_factory=set)  # every `name(...)` in the scope: a quick test before
     # looking for calls of parameters
+    fields: list[str] = field(default_factory=list)  # classes: the names annotated in the body, in order (a
+    # dataclass's or NamedTuple's fields; ClassVar and InitVar left out)
 
 
 @dataclass

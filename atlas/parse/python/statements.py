@@ -4,6 +4,7 @@ scopes with parameters, decorators and bases), and compound statements as the st
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any, Final
 
@@ -21,6 +22,7 @@ from atlas.parse.python.ir import (
 from atlas.parse.python.walk import FileWalk
 
 _CLAUSES: Final = ("else_clause", "elif_clause", "except_clause", "except_group_clause", "finally_clause")
+NOT_FIELDS: Final = re.compile(r"[\"']?(\w+\.)*(ClassVar|InitVar)\b")  # annotations of class names that are no field
 
 
 def block(w: FileWalk, node: Any) -> None:
@@ -104,6 +106,9 @@ def assignment(w: FileWalk, node: Any) -> None:
             break
         node = value
     annotations = annotation(w, annot) if annot is not None else ()
+    if annot is not None and w.scope.kind == "class" and targets[0].type == "identifier" and \
+            not NOT_FIELDS.match(w.text(annot)):
+        w.scope.fields.append(w.name(targets[0]))
     value_expr = expr(w, value) if value is not None else UNKNOWN
     w.emit(Assign(tuple(target(w, t) for t in targets), value_expr, annotations, holders[0].start_point[0] + 1))
     for t, holder in zip(targets, holders):
