@@ -54,7 +54,8 @@ def human(doc: dict) -> list[str]:
     lines.append(f"core calls (both ends in a component: scheduler, KV cache, model runner, ...): {core['held']} of "
                  f"{core['recorded']} held, {core['share']:.1%}")
     lines.append(f"by kind of call (held / recorded; {doc['num_recorded']} edges recorded, those the source has no "
-                 "call for not counted):")
+                 f"call for not counted, nor {doc.get('num_outside', 0)} with an end in a file atlas does not "
+                 "analyse):")
     lines += [f"  {r['held']:5} / {r['recorded']:<5} {kind}" for kind, r in doc["by_kind"].items()]
     lines.append("by caller component (held / recorded):")
     lines += [f"  {r['held']:5} / {r['recorded']:<5} {c}" for c, r in doc["by_component"].items()]

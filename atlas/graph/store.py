@@ -10,7 +10,7 @@ import time
 from atlas.graph import background, components
 from atlas.graph.queries import AtlasGraph
 from atlas.graph.resolve import Solver
-from atlas.graph.resolve.classes import mro
+from atlas.graph.resolve.classes import mro, overrides_in
 from atlas.graph.resolve.rules import load as load_rules
 from atlas.graph.table import EdgeBuilder
 from atlas.model import CallSite, Provenance, Span, Symbol, SymbolKind
@@ -125,7 +125,7 @@ def _dispatch_edges(g: EdgeBuilder, solver, symbols: dict) -> int:
         if overrides is None:
             cls, _, name = callee.rpartition(".")
             overrides = [] if cls not in ordered or name.startswith("__") else [
-                target for target in (f"{sub}.{name}" for sub in ordered[cls]) if target in symbols]
+                target for sub in ordered[cls] for target in overrides_in(solver, sub, name) if target in symbols]
             overrides_of[callee] = overrides if len(overrides) <= MAX_OVERRIDES else []
             overrides = overrides_of[callee]
         for target in overrides:

@@ -23,6 +23,7 @@ class Verdict(str, Enum):
     UNRESOLVED = "missing: the call site is unresolved"
     NO_SITE = "missing: no call site on that line"
     NO_CALLEE = "missing: the callee is not in the index"
+    OUTSIDE = "not counted: an end lies in a file atlas does not analyse (the manifest's excludes)"
 
     @property
     def is_held(self) -> bool:
@@ -78,8 +79,13 @@ class Report:
 
     @property
     def calls(self) -> list[Check]:
-        """The recorded edges the source has a call for (CallKind.is_call): what the share counts."""
-        return [c for c in self.checks if c.kind.is_call]
+        """The recorded edges the source has a call for (CallKind.is_call) between analysed files: what the share
+        counts."""
+        return [c for c in self.checks if c.kind.is_call and c.verdict is not Verdict.OUTSIDE]
+
+    @property
+    def num_outside(self) -> int:
+        return sum(c.verdict is Verdict.OUTSIDE for c in self.checks)
 
     @property
     def num_held(self) -> int:
@@ -178,7 +184,9 @@ def check(edge: RecordedEdge, generators: frozenset, index: Index, static: Stati
     kind = call_kind(edge, generators, index, callee)
     at_site = static.sites.get((path, edge.line), set())
     names = targets(index, callee) if callee else set()
-    if not callee:
+    if module_id(edge.caller_path) not in index.symbols or module_id(edge.callee_path) not in index.symbols:
+        verdict = Verdict.OUTSIDE  # a file the manifest leaves out (vendored third-party code, say)
+    elif not callee:
         verdict = Verdict.NO_CALLEE
     elif any((caller, n) in static.pairs for n in names):
         verdict = Verdict.EDGE
@@ -200,7 +208,7 @@ def verify(recording: Recording, index: Index, graph: AtlasGraph, package_root: 
     recorded, held = Counter(), Counter()
     core = [0, 0]
     for c in checks:
-        if not c.kind.is_call:
+        if not c.kind.is_call or c.verdict is Verdict.OUTSIDE:
             continue
         symbol = index.get(c.caller)
         component = symbol.component if symbol is not None and symbol.component else "(none)"
@@ -226,6 +234,8 @@ def to_json(report: Report, min_share: float) -> dict:
     """The report as plain data: totals, per kind and per component, then the misses grouped by caller module."""
     by_kind: dict[str, list[int]] = {}
     for c in report.checks:
+        if c.verdict is Verdict.OUTSIDE:
+            continue
         row = by_kind.setdefault(c.kind.value, [0, 0])
         row[0] += c.verdict.is_held
         row[1] += 1
@@ -237,7 +247,7 @@ def to_json(report: Report, min_share: float) -> dict:
             f"{e.line}", "kind": c.kind.value, "reason": c.verdict.value, "count": e.count,
             **({"site_callees": list(c.site_callees)} if c.site_callees else {})})
     return {"framework": report.framework, "pin_set": report.pin_set, "ref": report.ref,
-            "num_recorded": len(report.checks), "num_calls": len(report.calls), "num_held": report.num_held, "share": round(report.share, 4),
+            "num_recorded": len(report.checks), "num_outside": report.num_outside, "num_calls": len(report.calls), "num_held": report.num_held, "share": round(report.share, 4),
             "min_share": min_share, "passed": report.share >= min_share,
             "by_verdict": dict(sorted(Counter(c.verdict.value for c in report.calls).items())),
             "by_kind": {k: {"held": h, "recorded": n} for k, (h, n) in sorted(by_kind.items())},

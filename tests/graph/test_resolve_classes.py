@@ -429,3 +429,23 @@ class Scheduler:
 """}).edges
     assert ("p.Scheduler.loop", "p.profile_method.decorator.wrapper") in edges
     assert ("p.profile_method.decorator.wrapper", "p.Scheduler.run_batch") in edges
+
+
+def test_constructing_a_class_runs_the_tree_new():
+    """vLLM's CustomOp defines __new__ (it picks the op's implementation): every layer built runs it first."""
+    edges = resolve({"op.py": """
+class CustomOp:
+    def __new__(cls, *args, **kwargs):
+        return super().__new__(cls)
+    def __init__(self): pass
+class RMSNorm(CustomOp):
+    def __init__(self, size):
+        super().__init__()
+class Plain:
+    def __init__(self): pass
+def build():
+    RMSNorm(8)
+    Plain()
+"""}).edges
+    assert ("op.build", "op.CustomOp.__new__") in edges and ("op.build", "op.RMSNorm.__init__") in edges
+    assert sum(callee.endswith("__new__") for caller, callee in edges if caller == "op.build") == 1

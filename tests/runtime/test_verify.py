@@ -117,6 +117,20 @@ def test_runs_without_a_call_in_the_source_are_shown_not_counted_and_callers_are
     assert [c.edge.line for c in report.calls] == [8] and report.share == 1.0
 
 
+def test_calls_with_an_end_in_a_file_atlas_does_not_analyse_are_shown_not_counted():
+    """Vendored code the manifest excludes (vLLM's third_party/) has no symbols: its calls, and calls into it,
+    cannot be in the graph by design; they are reported apart, not counted as misses."""
+    index = make_index()
+    recorded = make_recording((RecordedEdge("pkg/vendored.py", "helper", 3, "pkg/vendored.py", "inner", 9, 4),
+                               edge("drive", 25, "pkg/vendored.py", "helper", 1),
+                               edge("Engine.step", 9, "pkg/util.py", "add", 1)))
+    report = verify(recorded, index, make_graph(index), "src")
+    assert [c.verdict for c in report.checks] == [Verdict.OUTSIDE, Verdict.OUTSIDE, Verdict.EDGE]
+    assert (report.num_outside, len(report.calls), report.share) == (2, 1, 1.0)
+    doc = to_json(report, min_share=0.9)
+    assert doc["num_outside"] == 2 and doc["misses"] == {} and doc["by_kind"] == {"call": {"held": 1, "recorded": 1}}
+
+
 @pytest.mark.parametrize("line, expected", [
     (1, "pkg.core"), (3, "pkg.core.Engine"), (5, "pkg.core.Engine.__init__"),  # an attribute is not a scope
     (12, "pkg.core.Engine.step.inner"), (14, "pkg.core.Engine.step"), (21, "pkg.core"), (31, None),

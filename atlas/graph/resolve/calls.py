@@ -10,7 +10,7 @@ from atlas.graph.resolve.heap import PARAMETER, Context
 from atlas.graph.resolve.values import (
     BOUND_METHOD, BUILTIN, BUILTIN_METHOD, CLASS, CONSTANT, CONTAINER_METHOD, DISPATCHED, EXTERNAL, FUNCTION,
     GENERATOR, INSTANCE, LIBRARY_RESULT, MODULE, NOTHING, OBJECT, PARAM_RESULT, PROPERTY, SUPER, Value,
-    Values, instance, without_constants,
+    Values, instance, klass, without_constants,
 )
 from atlas.model import Provenance
 from atlas.parse.python.ir import Attribute, Call, Expr, Keyword, Name, Scope, Site, Starred, Subscript
@@ -259,6 +259,10 @@ def construct(s: Solver, cls: str, args: tuple[Expr, ...], keywords: tuple[Keywo
     """`cls(...)`: its `__init__` runs on a new instance (an external base's `__init__` is an edge out of the tree);
     a class with no `__init__` of its own (a dataclass, say) gets the edge itself."""
     inst = instance(cls)
+    if not s.pycg:  # a class of the tree defining __new__ (CustomOp's): it runs first, given the class
+        for m in classes.class_attr(s, cls, "__new__", None):
+            if m.kind == FUNCTION:
+                call_function(s, m.name, klass(cls), args, keywords, site, func)
     inits = classes.class_attr(s, cls, "__init__", inst)
     for m in inits:
         if m.kind == BOUND_METHOD:

@@ -9,7 +9,7 @@ from atlas.graph.mro import linearize
 from atlas.graph.resolve import calls, heap
 from atlas.parse.python.ir import Attribute, Name, Site
 from atlas.graph.resolve.values import (
-    CLASS, DISPATCHED, FUNCTION, NOTHING, PROPERTY, Value, Values, bound, external, instance, klass,
+    BOUND_METHOD, CLASS, DISPATCHED, FUNCTION, NOTHING, PROPERTY, Value, Values, bound, external, instance, klass,
 )
 
 if TYPE_CHECKING:
@@ -113,6 +113,16 @@ def class_attr(s: Solver, cls: str, name: str, receiver: Value | None, start_aft
             out[bind_attr(s, v, receiver, cls)] = None
         return out
     return outside if outside is not None else NOTHING
+
+
+def overrides_in(s: Solver, cls: str, name: str) -> list[str]:
+    """The functions class `cls` itself binds to `name` (an override), as a call through the attribute reaches
+    them: a method wrapped by a decorator of the tree is its wrapper (`@with_nvml_context` gives `wrapper`)."""
+    scope = s.scopes.get(cls)
+    if scope is None or name not in scope.local_names:
+        return []
+    found = sorted({v.name for v in heap.read_exported(s, cls, name) if v.kind in (FUNCTION, BOUND_METHOD)})
+    return found or [f"{cls}.{name}"]
 
 
 def generated_init_fields(s: Solver, cls: str) -> list[str] | None:
