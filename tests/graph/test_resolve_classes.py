@@ -449,3 +449,39 @@ def build():
 """}).edges
     assert ("op.build", "op.CustomOp.__new__") in edges and ("op.build", "op.RMSNorm.__init__") in edges
     assert sum(callee.endswith("__new__") for caller, callee in edges if caller == "op.build") == 1
+
+
+def test_from_import_of_a_plain_module_with_getattr_runs_it():
+    """`from M import x` first looks up `M.__path__` (is M a package?): a plain module defining __getattr__ (vLLM's
+    torch_utils, for its lazy PIN_MEMORY) has it run at every such import; a package's does not."""
+    edges = resolve({"lazy.py": """
+def helper(): pass
+def __getattr__(name):
+    raise AttributeError(name)
+""", "pkg/__init__.py": """
+def __getattr__(name):
+    raise AttributeError(name)
+def tool(): pass
+""", "user.py": """
+from lazy import helper
+from pkg import tool
+"""}).edges
+    assert ("user", "lazy.__getattr__") in edges and ("user", "pkg.__getattr__") not in edges
+
+
+def test_a_torch_function_given_a_tensor_subclass_runs_its_torch_function():
+    """`torch.empty_like(param)` with a Parameter subclass of the tree defining __torch_function__ (vLLM's
+    BasevLLMParameter) runs it; a plain tensor argument does not."""
+    edges = resolve({"p.py": """
+import torch
+class BasevLLMParameter(torch.nn.Parameter):
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return super().__torch_function__(func, types, args, kwargs)
+def load(weight: BasevLLMParameter, plain: torch.Tensor):
+    torch.empty_like(weight)
+def other(plain: torch.Tensor):
+    torch.empty_like(plain)
+"""}).edges
+    assert ("p.load", "p.BasevLLMParameter.__torch_function__") in edges
+    assert ("p.other", "p.BasevLLMParameter.__torch_function__") not in edges

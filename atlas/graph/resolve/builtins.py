@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from atlas.graph.resolve import calls, expressions, heap, names
+from atlas.graph.resolve import calls, classes, expressions, heap, names
 from atlas.graph.resolve.values import (
     BOUND_METHOD, CLASS, CONSTANT, DISPATCHED, FUNCTION, INSTANCE, LIBRARY_RESULT, NOTHING, SUPER,
     Value, Values, constant, obj, some,
 )
 from atlas.model import Provenance
-from atlas.parse.python.ir import Expr, Keyword, Name, Site, Starred
+from atlas.parse.python.ir import Attribute, Expr, Keyword, Name, Site, Starred
 
 if TYPE_CHECKING:
     from atlas.graph.resolve.solver import Solver
@@ -35,9 +35,11 @@ PYCG_PREFIX: Final = {"dict": "<**PyDict**>", "list": "<**PyList**>"}  # PyCG's 
 def call_external(s: Solver, v: Value, args: tuple[Expr, ...], keywords: tuple[Keyword, ...], site: Site | None,
                   func: Expr) -> Values:
     calls.edge(s, v.name, site, func, Provenance.STATIC if isinstance(func, Name) else Provenance.TYPE_INFERRED)
-    values, _ = calls.evaluate_arguments(s, args, keywords)
+    values, keyword_values = calls.evaluate_arguments(s, args, keywords)
     if s.pycg:
         return {v: None}
+    if v.name.startswith("torch."):  # torch hands a call on a tensor subclass to its __torch_function__
+        torch_function(s, values + [value for _, value in keyword_values], site)
     if v.name in CONTAINERS:  # nn.ModuleList(layers), islice(layers, ...): the elements
         return new_list(s, v.name, site, elements(s, values, CONTAINERS[v.name], args))
     if v.name in PARTIALS and values:  # partial(f, ...) called runs f (the arguments it binds are not followed)
@@ -49,6 +51,19 @@ def call_external(s: Solver, v: Value, args: tuple[Expr, ...], keywords: tuple[K
         s.kernel_functions.update(f.name for f in kernels)
         return kernels or ({v: None} if not args else {Value(LIBRARY_RESULT, "triton"): None})
     return {Value(LIBRARY_RESULT, v.name.split(".")[0]): None}  # some object of that library
+
+
+def torch_function(s: Solver, arguments: list[Values], site: Site | None) -> None:
+    """A torch function given an instance of a class of the tree that defines `__torch_function__` (a Parameter
+    subclass, vLLM's BasevLLMParameter): torch calls it (a classmethod) to run the function."""
+    seen: set[str] = set()
+    for value in arguments:
+        for a in value:
+            if (a.kind == INSTANCE or a.kind == DISPATCHED) and a.name not in seen:
+                seen.add(a.name)
+                for m in classes.class_attr(s, a.name, "__torch_function__", a):
+                    if m.kind == BOUND_METHOD:
+                        calls.edge(s, m.name, site, Attribute(Name("<tensor>"), "__torch_function__"))
 
 
 def new_list(s: Solver, name: str, site: Site | None, values: Values) -> Values:

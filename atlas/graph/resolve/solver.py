@@ -44,6 +44,7 @@ class Solver:
         # -- the program, as parsed
         self.scopes: dict[str, Scope] = {}
         self.modules: set[str] = set()
+        self.packages: set[str] = {f.module for f in facts if f.is_package}  # modules with a __path__
         for f in facts:
             parts = f.module.split(".")
             for i in range(1, len(parts) + 1):

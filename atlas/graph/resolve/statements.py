@@ -304,6 +304,11 @@ def define_class(s: Solver, scope: Scope, target: NameTarget) -> None:
 def import_from(s: Solver, scope: Scope, stmt: ImportFrom) -> None:
     module = stmt.module
     internal = module in s.modules
+    hook = f"{module}.__getattr__"
+    if internal and module not in s.packages and hook in s.scopes and not s.pycg:
+        # `from M import x` asks the module for `__path__` first (is it a package?): a plain module's __getattr__
+        # (PEP 562) runs for it on every such import, whatever names follow
+        calls.edge(s, hook, Site(stmt.line, stmt.line, "import"), Attribute(Name(module), "__getattr__"))
     for n in stmt.names:
         if n.name == "*":
             if internal:
