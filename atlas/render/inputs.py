@@ -13,6 +13,7 @@ from atlas import annotate
 from atlas import graph as graph_stage
 from atlas.env import Settings
 from atlas.model import Pin, Span, Symbol
+from atlas.render.memo import digest
 from atlas.sources import having, locate
 
 
@@ -36,6 +37,7 @@ class EngineData:
     graph: object | None = None  # networkx MultiDiGraph, node id = symbol id
     anchored: tuple[Anchored, ...] = ()
     missing: tuple[str, ...] = ()  # inputs not available, in words, shown on the pages
+    fingerprint: str | None = None  # a digest of pin, symbols, graph and sources (atlas.render.memo); None: unknown
 
     def source(self, path: str) -> str:
         return _read(self.checkout, path)
@@ -73,7 +75,8 @@ MAX_SYMBOL_LINES = 60  # an unanchored annotation shows its symbol's first lines
 
 def _annotation_inputs(settings: Settings, name: str, index) -> list[Anchored]:
     resolver = annotate.Resolver(index)
-    return [anchored_span(a, resolver.resolve(a)) for a in annotate.load_annotations(settings.root, framework=name)]
+    annotations = annotate.load_annotations(settings.root, framework=name, cache=settings.build / "annotations.pickle")
+    return [anchored_span(a, resolver.resolve(a)) for a in annotations]
 
 
 def anchored_span(annotation, resolution) -> Anchored:
@@ -98,8 +101,10 @@ def collect(settings: Settings, frameworks: list[str] | None = None, pin_set: st
         checkout = locate(manifest, pin_set, settings)
         index, graph = _graph_inputs(settings, manifest.name, pin_set)
         anchored = _annotation_inputs(settings, manifest.name, index)
+        fingerprint = digest(checkout.pin, manifest.package_root, graph_stage.build_key(settings, manifest.name,
+                                                                                       pin_set))
         engines.append(EngineData(manifest.name, checkout.pin, pin_set, checkout.path, manifest.package_root,
-                                  index.symbols, graph, tuple(anchored)))
+                                  index.symbols, graph, tuple(anchored), fingerprint=fingerprint))
     results = load_results(settings)
     if pin_set == "default":  # the mechanism pages say what changed at the latest pins
         from atlas.render.pinchanges import pin_changes
