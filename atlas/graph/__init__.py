@@ -9,16 +9,14 @@ Contracts other stages build on:
   unresolved call sites, and queries callers/callees(depth)/path/edges.
 - `load_symbols(settings, framework, pin_set="default") -> Index`: the same index from the parse stage alone (no
   call resolution), for `atlas check` and `atlas diff`; the full build's when that is current.
-- `build_key(settings, framework, pin_set)`: the digest both are a function of (a cache key for what derives
-  from them).
 - Both build on demand with `build(settings, framework, pin_set)` (the `atlas index` verb) when missing;
   `build_many(settings, frameworks, pin_set)` builds several trees side by side.
 Ids are dotted import paths (`vllm.v1.core.sched.scheduler.Scheduler.schedule`); see atlas.parse.python."""
 
-from atlas.graph.build import BuildReport, build, build_key, build_many, load_graph, load_index
+from atlas.graph.build import BuildReport, build, build_many, load_graph, load_index
 from atlas.graph.index import Index
 from atlas.graph.queries import AtlasGraph
 from atlas.graph.symbols import is_built, load_symbols
 
-__all__ = ["AtlasGraph", "BuildReport", "Index", "build", "build_key", "build_many", "load_graph", "is_built", "load_index",
+__all__ = ["AtlasGraph", "BuildReport", "Index", "build", "build_many", "load_graph", "is_built", "load_index",
            "load_symbols"]

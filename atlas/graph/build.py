@@ -213,12 +213,6 @@ def _load(settings: Settings, framework: str, pin_set: str, name: str, on_demand
         raise BuildMissing(f"the rebuilt graph is damaged too: {exc}; check the disk under {settings.build}") from None
 
 
-def build_key(settings: Settings, framework: str, pin_set: str = "default") -> str:
-    """The key of a tree's build (its analysed files and the code that built them): two loads under one key give
-    the same index and graph, so a consumer may keep what it derived from them under this key."""
-    return _plan(settings, framework, pin_set).key
-
-
 def load_index(settings: Settings, framework: str, pin_set: str = "default", on_demand: bool = True) -> Index:
     """The symbol index of a pinned tree; builds it first when missing (or raises BuildMissing if not on_demand)."""
     pin, root, rows = _load(settings, framework, pin_set, INDEX_FILE, on_demand)

@@ -6,7 +6,6 @@ the one page template (site/templates/code.md.j2). Pure: the build writes what `
 from __future__ import annotations
 
 import base64
-import functools
 import json
 import re
 import zlib
@@ -187,18 +186,37 @@ def name_line(lines: list[str], start: int, end: int, name: str) -> int:
     the first line of its span that holds `def name`/`class name`, else the name as a word (up to NAME_LINES lines on:
     an op's span is the `ops.def(` line, its name in the string under it), else its first line."""
     span = range(start, min(max(end, start + NAME_LINES), start + 60, len(lines)) + 1)
-    keyword, word = _name_patterns(name)
-    for pattern in (keyword, word):
+    for is_defined in (True, False):
         for n in span:
-            if name in lines[n - 1] and pattern.search(lines[n - 1]):
+            if name in lines[n - 1] and _holds_name(lines[n - 1], name, is_defined):
                 return n
     return start
 
 
-@functools.lru_cache(maxsize=65536)
-def _name_patterns(name: str) -> tuple[re.Pattern, re.Pattern]:
-    """`def name`/`class name`, and the name as a word (re's own cache holds 512: a tree has ~100k names)."""
-    return re.compile(rf"\b(?:def|class)\s+{re.escape(name)}\b"), re.compile(rf"\b{re.escape(name)}\b")
+def _holds_name(line: str, name: str, is_defined: bool) -> bool:
+    """Whether `line` holds `name` as a word (regex `\\bname\\b`), after `def`/`class` and blanks when `is_defined`
+    (`\\b(?:def|class)\\s+name\\b`). Plain string search: a tree has ~100k names, too many to compile."""
+    at = line.find(name)
+    while at >= 0:
+        if _is_boundary(line, at + len(name)):
+            before = line[:at]
+            if not is_defined and _is_boundary(line, at):
+                return True
+            keyword = before.rstrip()
+            if is_defined and len(keyword) < len(before) and before[len(keyword):].isspace() and \
+                    any(keyword.endswith(k) and _is_boundary(keyword, len(keyword) - len(k)) for k in ("def", "class")):
+                return True
+        at = line.find(name, at + 1)
+    return False
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def _is_boundary(text: str, at: int) -> bool:
+    """Regex `\\b` at `at`: a word character on one side only."""
+    return (at > 0 and _is_word(text[at - 1])) != (at < len(text) and _is_word(text[at]))
 
 
 def file_payload(engine: EngineData, path: str, text: str, symbols: list, outgoing: dict, incoming: dict,

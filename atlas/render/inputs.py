@@ -12,6 +12,7 @@ from pathlib import Path
 from atlas import annotate
 from atlas import graph as graph_stage
 from atlas.env import Settings
+from atlas.graph.build import folder as graph_folder
 from atlas.model import Pin, Span, Symbol
 from atlas.render.memo import digest
 from atlas.sources import having, locate
@@ -99,10 +100,12 @@ def collect(settings: Settings, frameworks: list[str] | None = None, pin_set: st
     engines = []
     for manifest in having(settings.root, frameworks, pin_set):
         checkout = locate(manifest, pin_set, settings)
+        key = graph_folder(settings, manifest.name, checkout.pin.commit) / "key"
+        before = _read_key(key)
         index, graph = _graph_inputs(settings, manifest.name, pin_set)
+        after = _read_key(key)  # a build in between: the loaded graph may be either, so nothing is kept
+        fingerprint = digest(checkout.pin, manifest.package_root, after) if after and after == before else None
         anchored = _annotation_inputs(settings, manifest.name, index)
-        fingerprint = digest(checkout.pin, manifest.package_root, graph_stage.build_key(settings, manifest.name,
-                                                                                       pin_set))
         engines.append(EngineData(manifest.name, checkout.pin, pin_set, checkout.path, manifest.package_root,
                                   index.symbols, graph, tuple(anchored), fingerprint=fingerprint))
     results = load_results(settings)
@@ -111,6 +114,15 @@ def collect(settings: Settings, frameworks: list[str] | None = None, pin_set: st
 
         results["pin_changes"] = pin_changes(settings, frameworks)
     return SiteData(tuple(engines), results)
+
+
+def _read_key(path: Path) -> str | None:
+    """The key the graph stage stored beside a tree's index and graph (its analysed files and the code that built
+    them): two loads under one key give the same symbols and graph."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return None
 
 
 def load_results(settings: Settings) -> dict[str, object]:

@@ -29,9 +29,11 @@ def kept_pages(memo: Memo, config_key: str) -> Iterator[None]:
 
         def made():
             populate(page, config, files, dirty)
-            return page.content, page.toc, page._title_from_render, page.present_anchor_ids
+            anchors = page.present_anchor_ids
+            return page.content, page.toc, page._title_from_render, None if anchors is None else sorted(anchors)
 
-        page.content, page.toc, page._title_from_render, page.present_anchor_ids = memo.get(key, made)
+        page.content, page.toc, page._title_from_render, anchors = memo.get(key, made)  # sorted: the memo's bytes
+        page.present_anchor_ids = None if anchors is None else set(anchors)  # do not depend on the hash seed
 
     def kept_build(page, config, doc_files, nav, env, dirty=False, excluded=False):
         if "nav" not in digests:
