@@ -1,8 +1,11 @@
 """Issue 19's targets for the site as a code browser, printed with their figures:
   - full build of the site for both pin sets, every file browsable: <= 3 min; after one annotation edit: <= 15 s
+    (the build is incremental, atlas.render.memo: a rebuild remakes only the units whose inputs changed; two edits
+    are timed, interleaved run by run: a comment appended to an annotation file, and a claim's text changed)
   - first view of any page <= 1.5 MB transferred, data included (measured in chromium: every file the page loads)
   - the largest Python file of either tree opened in headless chromium: ready to click <= 1 s
   - total size of the built site <= 400 MB
+The full builds start from an empty output folder (no memo); the edits rebuild the last one's output.
 Builds run in a scratch copy of the project's annotations and site sources (the edit never touches the tree) with
 the real graph cache (`atlas index --pins default,latest` first; building it is not timed). Run from the root:
     ATLAS_MIRROR=/work/shared/sources python benchmarks/bench_codeview.py [--pins default,latest] [--runs 2]"""
@@ -42,7 +45,9 @@ def scratch_root(root: Path, into: Path) -> Path:
     return into
 
 
-def timed_build(settings, pin_sets: list[str], out: Path) -> float:
+def timed_build(settings, pin_sets: list[str], out: Path, clean: bool = False) -> float:
+    if clean:
+        shutil.rmtree(out, ignore_errors=True)
     start = time.perf_counter()
     build_sites(settings, None, pin_sets, str(out))
     return time.perf_counter() - start
@@ -54,6 +59,17 @@ def edit_annotation(root: Path, number: int) -> Path:
     with path.open("a", encoding="utf-8") as handle:
         handle.write(f"# benchmark edit {number}\n")
     return path
+
+
+def edit_claim(root: Path, number: int) -> Path:
+    """Change the text of the first claim of the first annotation file that has one: a real content edit (its
+    mechanism page, the symbol page and source view data of the anchored file change)."""
+    for path in sorted((root / "annotations").rglob("*.yaml")):
+        text = path.read_text(encoding="utf-8")
+        if '\n        claim: "' in text:
+            path.write_text(text.replace('\n        claim: "', f'\n        claim: "(edit {number}) ', 1), encoding="utf-8")
+            return path
+    raise SystemExit("no annotation with a claim to edit")
 
 
 def spread(values: list[float]) -> str:
@@ -130,11 +146,14 @@ def main() -> None:
         root = scratch_root(base.root, Path(tmp) / "root")
         settings = dataclasses.replace(base, root=root)
         out = Path(tmp) / "out"
-        full = [timed_build(settings, pin_sets, out) for _ in range(args.runs)]
-        edited = []
-        for number in range(args.runs):
+        full = [timed_build(settings, pin_sets, out, clean=True) for _ in range(args.runs)]
+        commented, claimed = [], []
+        for number in range(args.runs):  # interleaved: both kinds of edit see the same machine load
             edit_annotation(root, number)
-            edited.append(timed_build(settings, pin_sets, out))
+            commented.append(timed_build(settings, pin_sets, out))
+            edit_claim(root, number)
+            claimed.append(timed_build(settings, pin_sets, out))
+        edited = commented + claimed
         html = out / "html"
         size = sum(p.stat().st_size for p in html.rglob("*") if p.is_file())
         num_files = sum(len(list((html / s / "assets" / "atlas" / "code").rglob("*.js"))) if (html / s).is_dir() else 0
@@ -143,7 +162,10 @@ def main() -> None:
               f"{'met' if statistics.median(full) <= 180 else 'NOT MET'}")
         print(f"  source view data files: {num_files}")
         print(f"after one annotation edit: {spread(edited)}   (target <= 15 s)  "
-              f"{'met' if statistics.median(edited) <= 15 else 'NOT MET'}")
+              f"{'met' if max(statistics.median(commented), statistics.median(claimed)) <= 15 else 'NOT MET'}")
+        for label, values in (("a comment appended", commented), ("a claim's text changed", claimed)):
+            print(f"  {label}: {spread(values)}, {statistics.median(values) / statistics.median(full):.2f} of the "
+                  f"full build's median")
         print(f"built site: {size / MB:.1f} MB   (target <= 400 MB)  {'met' if size <= 400 * MB else 'NOT MET'}")
         name, path, num_lines = largest_python_file(html, engines[:2])
         pages = sorted(html.rglob("*.html"), key=lambda p: -p.stat().st_size)[:5]

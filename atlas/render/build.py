@@ -10,12 +10,14 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from atlas import locks, publish
+from atlas import locks, publish, stored
 from atlas.env import Settings
 from atlas.errors import BuildMissing, ConfigError
 from atlas.render import cjk, pages, pinswitch
 from atlas.render.content import load_content
 from atlas.render.inputs import SiteData, collect
+from atlas.render.memo import Memo, code_version, digest
+from atlas.render.pages_kept import kept_pages
 from atlas.render.site import render_docs
 from atlas.runtime.experiments.report import collect as experiments_report
 from atlas.sources.gitops import commit_time
@@ -25,6 +27,7 @@ VENDOR = {"cytoscape.min.js": "node_modules/cytoscape/dist/cytoscape.min.js",
           "iframe-worker-shim.js": "node_modules/iframe-worker/shim/index.js",
           "iframe-worker.LICENSE": "node_modules/iframe-worker/LICENSE",
           "prism.LICENSE": "node_modules/prismjs/LICENSE"}
+MEMO_VERSION = "site memo 1"
 PRISM = ("prism-core", "prism-clike", "prism-c", "prism-cpp", "prism-python")  # the source view's languages
 
 
@@ -35,6 +38,8 @@ class BuildReport:
     num_pages: int
     num_files: int
     num_symbol_pages: int
+    num_reused: int = 0  # units taken from the previous build's memo (atlas.render.memo)
+    num_made: int = 0
     seconds: dict[str, float] = field(default_factory=dict)  # stage -> seconds
     refs: tuple[str, ...] = ()  # "vLLM v0.26.0", one per engine: what the pin set holds
 
@@ -87,7 +92,8 @@ def fill_slots(html: Path, slots) -> None:
             page.write_text(slots.fill(text, root), encoding="utf-8")
 
 
-def mkdocs_build(config: Path, docs: Path, html: Path, nav: list) -> None:
+def mkdocs_build(config: Path, docs: Path, html: Path, nav: list, memo: Memo | None = None) -> None:
+    """mkdocs-material builds `html` from `docs`; pages seen in an earlier build come from `memo` (pages_kept)."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
@@ -98,13 +104,24 @@ def mkdocs_build(config: Path, docs: Path, html: Path, nav: list) -> None:
     epoch = os.environ.get("SOURCE_DATE_EPOCH") or str(commit_time(config.parent))
     saved = os.environ.get("SOURCE_DATE_EPOCH")
     os.environ["SOURCE_DATE_EPOCH"] = epoch
+    config_key = digest(config.read_text(encoding="utf-8"), nav, epoch)
     try:
-        build(load_config(str(config), docs_dir=str(docs), site_dir=str(html), nav=nav))
+        with kept_pages(memo or Memo(), config_key):
+            build(load_config(str(config), docs_dir=str(docs), site_dir=str(html), nav=nav))
     except MkDocsException as exc:
         raise ConfigError(f"mkdocs could not build the site: {exc}; check mkdocs.yml and site/templates") from None
     finally:
         if saved is None:
             os.environ.pop("SOURCE_DATE_EPOCH", None)
+
+
+def load_memo(path: Path, root: Path) -> Memo:
+    """The previous build's memo (empty when missing or damaged), salted with the code that renders the site."""
+    try:
+        known = stored.load(path, MEMO_VERSION)
+    except stored.Damaged:
+        known = {}
+    return Memo(known, code_version(root))
 
 
 def build_site(settings: Settings, frameworks: list[str] | None = None, pin_set: str = "default",
@@ -119,10 +136,14 @@ def build_site(settings: Settings, frameworks: list[str] | None = None, pin_set:
         site = SiteData(site.engines, {**site.results, "experiments": experiments_report(settings.root)})
     seconds["inputs"] = time.perf_counter() - started
     mark = time.perf_counter()
-    rendered = render_docs(site, load_content(settings.root / "site"), settings.root / "site" / "templates")
+    target = out_dir(settings, out)
+    # Each unit (source file data, symbol page, built page) is kept under a key of its inputs in a memo beside the
+    # site: a rebuild remakes only units with new inputs, and gives the same bytes as a clean build.
+    memo_path = target / ".memo" / f"{under or 'root'}.pickle"
+    memo = load_memo(memo_path, settings.root)
+    rendered = render_docs(site, load_content(settings.root / "site"), settings.root / "site" / "templates", memo)
     seconds["render"] = time.perf_counter() - mark
     mark = time.perf_counter()
-    target = out_dir(settings, out)
     # Built in staging folders beside the live ones and swapped in at the end (atlas.publish): a kill at any moment
     # leaves the previous site whole. The lock keeps two builds of one folder apart (atlas.locks).
     live_docs = target / (f"docs-{under}" if under else "docs")
@@ -134,7 +155,7 @@ def build_site(settings: Settings, frameworks: list[str] | None = None, pin_set:
         write_cjk_font(settings.root / "site", docs, rendered.cjk)
         seconds["write"] = time.perf_counter() - mark
         mark = time.perf_counter()
-        mkdocs_build(settings.root / "mkdocs.yml", docs, html, rendered.nav)
+        mkdocs_build(settings.root / "mkdocs.yml", docs, html, rendered.nav, memo)
         seconds["mkdocs"] = time.perf_counter() - mark
         mark = time.perf_counter()
         fill_slots(html, rendered.slots)
@@ -142,10 +163,14 @@ def build_site(settings: Settings, frameworks: list[str] | None = None, pin_set:
         refs = tuple(f"{pages.engine_label(e.name)} {e.pin.ref}" for e in site.engines)
         (html / "assets" / "atlas" / "pinsets.js").write_text(  # one set; build_sites names the others
             pinswitch.switch_data(pin_set, {pin_set: ""}, {pin_set: ", ".join(refs)}, {}), encoding="utf-8")
+        mark = time.perf_counter()
+        stored.dump(memo_path, memo.kept, MEMO_VERSION)  # whole or not at all; a stale memo is only slower
+        seconds["memo"] = time.perf_counter() - mark
     seconds["total"] = time.perf_counter() - started
     html = live_html
     num_pages = sum(1 for p in rendered.files if p.endswith(".md"))
-    return BuildReport(target, html, num_pages, len(rendered.files), rendered.num_symbol_pages, seconds, refs)
+    return BuildReport(target, html, num_pages, len(rendered.files), rendered.num_symbol_pages, memo.num_reused,
+                       memo.num_made, seconds, refs)
 
 
 def build_sites(settings: Settings, frameworks: list[str] | None, pin_sets: list[str], out: str | None = None,

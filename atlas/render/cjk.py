@@ -5,6 +5,7 @@ into one small WOFF bundled with the site. Nothing is fetched when a page is vie
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -25,8 +26,12 @@ def cjk_chars(texts: Iterable[str]) -> str:
     """Every CJK character of the texts, sorted, once."""
     found: set[str] = set()
     for text in texts:
-        found.update(c for c in text if ord(c) >= 0x2E80 and is_cjk(c))
+        if not text.isascii():
+            found.update(_CJK.findall(text))
     return "".join(sorted(found))
+
+
+_CJK = re.compile("[\u2E80-\u9FFF\uAC00-\uD7AF\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFFEF]")  # is_cjk's ranges
 
 
 def subset(font: Path, chars: str) -> bytes:

@@ -16,6 +16,7 @@ from atlas.graph.calls import call_rows, common_name
 from atlas.render import urls
 from atlas.render.cjk import cjk_chars
 from atlas.render.inputs import EngineData
+from atlas.render.memo import Memo, digest
 
 MAX_CALLERS = 200  # per definition; the panel says how many more there are
 LANGUAGES = {".py": "python", ".pyi": "python", ".cu": "cpp", ".cuh": "cpp", ".cpp": "cpp", ".cc": "cpp",
@@ -121,10 +122,13 @@ def _contract(annotation) -> str:
     return "; ".join(parts)
 
 
-def code_files(engine: EngineData, runtime: Runtime, note_href, chars: set[str] | None = None) -> dict[str, str]:
+def code_files(engine: EngineData, runtime: Runtime, note_href, chars: set[str] | None = None,
+               memo: Memo | None = None) -> dict[str, str]:
     """Docs-relative path -> data file text: one per source file, and the files index. `note_href(annotation)`
     gives the site-root-relative link of an annotation's section; `chars` collects the CJK characters of the
-    sources (the site's font subset must hold them)."""
+    sources (the site's font subset must hold them). A file's data is kept in `memo` under its engine's
+    fingerprint, the runtime facts and the file's notes: an annotation edit remakes the files it anchors in."""
+    memo = memo or Memo()
     by_file: dict[str, list] = defaultdict(list)
     for symbol in engine.symbols.values():
         if symbol.span is not None:
@@ -135,21 +139,34 @@ def code_files(engine: EngineData, runtime: Runtime, note_href, chars: set[str] 
             a = item.annotation
             notes[item.span.path].append([item.span.start, item.span.end, a.id, a.summary, _contract(a),
                                           note_href(a)])
-    out_edges, in_edges = _edges_by_file(engine)
-    files: dict[str, str] = {}
-    listing = []
-    for path in sorted(by_file):
+    edges: list[tuple[dict, dict]] = []  # made on the first file not kept (all of them in a clean build)
+    seen = digest(sorted(runtime.edges.items()), sorted(runtime.hooks.items()), runtime.source)
+
+    def made(path: str) -> tuple[str, int, str] | None:
         try:
             text = engine.source(path)
         except OSError:
-            continue
-        if chars is not None and not text.isascii():
-            chars.update(cjk_chars([text]))
+            return None
+        edges or edges.append(_edges_by_file(engine))
+        out_edges, in_edges = edges[0]
         payload = file_payload(engine, path, text, by_file[path], out_edges.get(path, {}), in_edges.get(path, {}),
                                notes.get(path, []), runtime)
+        return (as_compressed_script(f"{engine.name}/code/{path}", payload), text.count("\n") + 1,
+                cjk_chars([text]))
+
+    files: dict[str, str] = {}
+    listing = []
+    for path in sorted(by_file):
+        key = memo.key("code", engine.fingerprint, engine.name, seen, path, notes.get(path, []))
+        unit = memo.get(key, lambda p=path: made(p))
+        if unit is None:
+            continue
+        script, num_lines, found = unit
+        if chars is not None:
+            chars.update(found)
         target = data_file(engine.name, path)
-        files[target] = as_compressed_script(f"{engine.name}/code/{path}", payload)
-        listing.append([path, target.rsplit("/", 1)[-1], text.count("\n") + 1])
+        files[target] = script
+        listing.append([path, target.rsplit("/", 1)[-1], num_lines])
     files[index_file(engine.name)] = (f"(window.atlasData=window.atlasData||{{}})[{json.dumps(engine.name + '/code')}]="
                                       + json.dumps({"files": listing, "pin": engine.pin.ref, "pin_set": engine.pin_set,
                                                     "base": engine.pin.permalink("")}, separators=(",", ":"))
@@ -168,14 +185,38 @@ def name_line(lines: list[str], start: int, end: int, name: str) -> int:
     """The line of a definition's name: after its decorators (`@torch.inference_mode()` above `def execute_model`),
     the first line of its span that holds `def name`/`class name`, else the name as a word (up to NAME_LINES lines on:
     an op's span is the `ops.def(` line, its name in the string under it), else its first line."""
-    keyword = re.compile(rf"\b(?:def|class)\s+{re.escape(name)}\b")
-    word = re.compile(rf"\b{re.escape(name)}\b")
     span = range(start, min(max(end, start + NAME_LINES), start + 60, len(lines)) + 1)
-    for pattern in (keyword, word):
+    for is_defined in (True, False):
         for n in span:
-            if pattern.search(lines[n - 1]):
+            if name in lines[n - 1] and _holds_name(lines[n - 1], name, is_defined):
                 return n
     return start
+
+
+def _holds_name(line: str, name: str, is_defined: bool) -> bool:
+    """Whether `line` holds `name` as a word (regex `\\bname\\b`), after `def`/`class` and blanks when `is_defined`
+    (`\\b(?:def|class)\\s+name\\b`). Plain string search: a tree has ~100k names, too many to compile."""
+    at = line.find(name)
+    while at >= 0:
+        if _is_boundary(line, at + len(name)):
+            before = line[:at]
+            if not is_defined and _is_boundary(line, at):
+                return True
+            keyword = before.rstrip()
+            if is_defined and len(keyword) < len(before) and before[len(keyword):].isspace() and \
+                    any(keyword.endswith(k) and _is_boundary(keyword, len(keyword) - len(k)) for k in ("def", "class")):
+                return True
+        at = line.find(name, at + 1)
+    return False
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def _is_boundary(text: str, at: int) -> bool:
+    """Regex `\\b` at `at`: a word character on one side only."""
+    return (at > 0 and _is_word(text[at - 1])) != (at < len(text) and _is_word(text[at]))
 
 
 def file_payload(engine: EngineData, path: str, text: str, symbols: list, outgoing: dict, incoming: dict,

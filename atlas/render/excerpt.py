@@ -3,7 +3,10 @@ that links to the same lines upstream at the pinned commit. Pure: the caller han
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from markupsafe import Markup, escape
@@ -84,17 +87,34 @@ def to_html(excerpt: Excerpt, anchor: str = "L") -> Markup:
 class Slots:
     """Excerpt HTML kept out of the Markdown: a page holds a placeholder, and the built HTML gets the excerpt after
     mkdocs ran. Python-Markdown's raw-HTML parser and the search plugin's indexer never walk the code's thousands
-    of tags (most of the build time otherwise), and code stays out of the search index."""
+    of tags (most of the build time otherwise), and code stays out of the search index. A placeholder names its
+    fragment by content hash, so a page's text does not depend on which pages were rendered before it (the build
+    reuses unchanged pages, atlas.render.memo)."""
 
-    PLACEHOLDER = re.compile(r'<div class="atlas-slot" data-slot="(\d+)"></div>')
+    PLACEHOLDER = re.compile(r'<div class="atlas-slot" data-slot="([0-9a-f]+)"></div>')
 
     def __init__(self) -> None:
-        self.fragments: list[str] = []
+        self.fragments: dict[str, str] = {}  # id -> excerpt HTML
+        self._recording: list[list[str]] = []
 
     def put(self, fragment: Markup) -> Markup:
-        self.fragments.append(str(fragment))
-        return Markup(f'<div class="atlas-slot" data-slot="{len(self.fragments) - 1}"></div>')
+        text = str(fragment)
+        key = hashlib.sha256(text.encode()).hexdigest()[:20]
+        self.fragments[key] = text
+        for recorded in self._recording:
+            recorded.append(text)
+        return Markup(f'<div class="atlas-slot" data-slot="{key}"></div>')
+
+    @contextlib.contextmanager
+    def recording(self) -> Iterator[list[str]]:
+        """The fragments put while the block runs (a page's own excerpts, kept with the page by the build)."""
+        recorded: list[str] = []
+        self._recording.append(recorded)
+        try:
+            yield recorded
+        finally:
+            self._recording.remove(recorded)
 
     def fill(self, html: str, root: str = "") -> str:
         """The page with its excerpts; `root` is the page's relative way to the site root ("../" or "")."""
-        return self.PLACEHOLDER.sub(lambda m: self.fragments[int(m.group(1))].replace(ROOT, root), html)
+        return self.PLACEHOLDER.sub(lambda m: self.fragments[m.group(1)].replace(ROOT, root), html)

@@ -12,7 +12,9 @@ from pathlib import Path
 from atlas import annotate
 from atlas import graph as graph_stage
 from atlas.env import Settings
+from atlas.graph.build import folder as graph_folder
 from atlas.model import Pin, Span, Symbol
+from atlas.render.memo import digest
 from atlas.sources import having, locate
 
 
@@ -36,6 +38,7 @@ class EngineData:
     graph: object | None = None  # networkx MultiDiGraph, node id = symbol id
     anchored: tuple[Anchored, ...] = ()
     missing: tuple[str, ...] = ()  # inputs not available, in words, shown on the pages
+    fingerprint: str | None = None  # a digest of pin, symbols, graph and sources (atlas.render.memo); None: unknown
 
     def source(self, path: str) -> str:
         return _read(self.checkout, path)
@@ -73,7 +76,8 @@ MAX_SYMBOL_LINES = 60  # an unanchored annotation shows its symbol's first lines
 
 def _annotation_inputs(settings: Settings, name: str, index) -> list[Anchored]:
     resolver = annotate.Resolver(index)
-    return [anchored_span(a, resolver.resolve(a)) for a in annotate.load_annotations(settings.root, framework=name)]
+    annotations = annotate.load_annotations(settings.root, framework=name, cache=settings.build / "annotations.pickle")
+    return [anchored_span(a, resolver.resolve(a)) for a in annotations]
 
 
 def anchored_span(annotation, resolution) -> Anchored:
@@ -96,16 +100,29 @@ def collect(settings: Settings, frameworks: list[str] | None = None, pin_set: st
     engines = []
     for manifest in having(settings.root, frameworks, pin_set):
         checkout = locate(manifest, pin_set, settings)
+        key = graph_folder(settings, manifest.name, checkout.pin.commit) / "key"
+        before = _read_key(key)
         index, graph = _graph_inputs(settings, manifest.name, pin_set)
+        after = _read_key(key)  # a build in between: the loaded graph may be either, so nothing is kept
+        fingerprint = digest(checkout.pin, manifest.package_root, after) if after and after == before else None
         anchored = _annotation_inputs(settings, manifest.name, index)
         engines.append(EngineData(manifest.name, checkout.pin, pin_set, checkout.path, manifest.package_root,
-                                  index.symbols, graph, tuple(anchored)))
+                                  index.symbols, graph, tuple(anchored), fingerprint=fingerprint))
     results = load_results(settings)
     if pin_set == "default":  # the mechanism pages say what changed at the latest pins
         from atlas.render.pinchanges import pin_changes
 
         results["pin_changes"] = pin_changes(settings, frameworks)
     return SiteData(tuple(engines), results)
+
+
+def _read_key(path: Path) -> str | None:
+    """The key the graph stage stored beside a tree's index and graph (its analysed files and the code that built
+    them): two loads under one key give the same symbols and graph."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return None
 
 
 def load_results(settings: Settings) -> dict[str, object]:

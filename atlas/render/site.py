@@ -15,6 +15,7 @@ from atlas.render.env import environment
 from atlas.render.graphdata import as_script
 from atlas.render.inputs import SiteData
 from atlas.render.linker import Linker
+from atlas.render.memo import Memo, digest
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +39,10 @@ def _paged(engine, content: Content, members: dict[str, list[str]], anchored) ->
     return frozenset(i for i in ids if linker.exists(i) and linker.facts(i)["path"])
 
 
-def render_docs(site: SiteData, content: Content, templates: Path) -> Rendered:
+def render_docs(site: SiteData, content: Content, templates: Path, memo: Memo | None = None) -> Rendered:
+    """Every generated file of the site; the symbol pages and the source view's data are kept in `memo` (see
+    atlas.render.memo), the other pages (few, and reached by many annotations) are made every time."""
+    memo = memo or Memo()
     env = environment(templates)
     site = SiteData(tuple(sorted(site.engines, key=lambda e: (e.name != "vllm", e.name))), site.results)
     files: dict[str, str] = {}
@@ -58,8 +62,13 @@ def render_docs(site: SiteData, content: Content, templates: Path) -> Rendered:
         by_symbol = defaultdict(list)
         for item in engine.anchored:
             by_symbol[item.annotation.symbol].append(item)
+        paged = digest(sorted(linker.paged))
         for symbol_id in sorted(linker.paged):
-            path, text = pages.symbol_page(env, linker, symbol_id, by_symbol.get(symbol_id, []))
+            items = by_symbol.get(symbol_id, [])
+            key = memo.key("symbol", engine.fingerprint, paged, symbol_id, items)
+            path, text, fragments = memo.get(key, lambda s=symbol_id, i=items, l=linker: _symbol_page(env, l, s, i))
+            for fragment in fragments:  # a kept page's excerpts
+                slots.put(fragment)
             files[path] = text
             num_symbol_pages += 1
         for path, text in components.component_outputs(env, linker):
@@ -71,7 +80,7 @@ def render_docs(site: SiteData, content: Content, templates: Path) -> Rendered:
                                                   lambda p, n=engine.name: urls.file_data(n, p)).items():
             files[_data_path(engine.name, key)] = as_script(key, payload)
         files.update(code.code_files(engine, code.runtime_for(engine, site.results.get("traces") or []),
-                                     _note_href, source_chars))
+                                     _note_href, source_chars, memo))
         path, text = pages.browser_page(env, linker)
         files[path] = text
         nav_browse.append({pages.engine_label(engine.name): path})
@@ -107,8 +116,15 @@ def render_docs(site: SiteData, content: Content, templates: Path) -> Rendered:
            {"Runtime": [{"Probe traces": "runtime.md"}, {"Diff across pins": "diff.md"}]}]
     if report is not None:
         nav.append(experiments.nav_entry(report))
-    chars = cjk_chars([*files.values(), *slots.fragments, "".join(source_chars)])
+    chars = cjk_chars([*files.values(), *slots.fragments.values(), "".join(source_chars)])
     return Rendered(files, slots, nav, num_symbol_pages, chars)
+
+
+def _symbol_page(env, linker: Linker, symbol_id: str, items: list) -> tuple[str, str, list[str]]:
+    """A symbol page with the excerpts it put into the linker's slots."""
+    with linker.slots.recording() as fragments:
+        path, text = pages.symbol_page(env, linker, symbol_id, items)
+    return path, text, fragments
 
 
 def _data_path(engine: str, key: str) -> str:

@@ -11,6 +11,7 @@ from atlas.annotate.model import Anchor, Annotation, Claim, Contract
 from atlas.env import Settings
 from atlas.model import Pin, Provenance, Span, Symbol, SymbolKind
 from atlas.render import Anchored, EngineData, SiteData
+from atlas.render.memo import digest
 
 ROOT = Path(__file__).resolve().parents[2]
 PIN = Pin("vllm", "v9.9.9", "a" * 40, "https://github.com/example/engine", "abc1234")
@@ -107,7 +108,8 @@ def make_engine(tmp_path: Path, num_extra: int = 0) -> EngineData:
         claims=(Claim("c1", "s3", "Blocks come from the free pool <b>only</b>.", "holds", ()),),
         capture=("kv_blocks",), file="annotations/vllm/fixture.yaml", line=3)
     anchored = (Anchored(annotation, Span("vllm/core/sched.py", 7, 10)),)
-    return EngineData("vllm", PIN, "default", checkout, "", symbols, graph, anchored)
+    fingerprint = digest(PIN, SOURCE, POOL, rows, num_extra)  # what the symbols, graph and sources are made from
+    return EngineData("vllm", PIN, "default", checkout, "", symbols, graph, anchored, fingerprint=fingerprint)
 
 
 def settings_for(tmp_path: Path) -> Settings:

@@ -8,6 +8,8 @@ import json
 import re
 import zlib
 
+import pytest
+
 import sitefixture
 from atlas.render import code
 
@@ -76,3 +78,14 @@ def test_imports_link_to_their_definitions(tmp_path):
     data = code.file_payload(engine, "vllm/core/uses.py", text, [], {}, {}, [], code.Runtime())
     (name, target), = data["refs"][1]
     assert name == "BlockPool" and data["targets"][target][:3] == ["vllm.core.pool.BlockPool", "vllm/core/pool.py", 1]
+
+
+@pytest.mark.parametrize("line", ["    def foo(self):", "class Foo(Bar):", "x = foo_bar + foo", "  async def  foo():",
+                                  "deffoo", "def\tfoo", "undef foo", "classy foo", "def foo_", "_def foo",
+                                  'op.def("foo")', "def foox foo", "lambda x: x", "def 中foo", "é_foo foo"])
+@pytest.mark.parametrize("name", ["foo", "Foo", "foo_bar", "lambda", "x", "def"])
+def test_name_search_matches_the_word_patterns(line, name):
+    """The plain-string search for a definition's name answers as `\\b(?:def|class)\\s+name\\b` and `\\bname\\b`."""
+    from atlas.render.code import _holds_name
+    assert _holds_name(line, name, True) == bool(re.search(rf"\b(?:def|class)\s+{re.escape(name)}\b", line))
+    assert _holds_name(line, name, False) == bool(re.search(rf"\b{re.escape(name)}\b", line))

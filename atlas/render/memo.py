@@ -1,0 +1,69 @@
+"""The build's memory of its own work. Each unit of the site (a source file's data, a symbol page, a page built by
+mkdocs) is kept under a key that digests everything the unit is made from; a rebuild makes only the units whose key
+is new and takes the others as they were. A unit without a key is always made. Pure: atlas.render.build loads the
+previous build's memo and stores this one's beside the site."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from importlib import metadata
+from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
+VERSION = "memo 1"  # bump when what a unit holds changes shape
+PACKAGES = ("mkdocs", "mkdocs-material", "markdown", "pygments", "jinja2", "markupsafe")
+
+
+class Memo:
+    """Units by key: `known` from the previous build, `kept` (what this build made or reused) for the next one."""
+
+    def __init__(self, known: dict[str, object] | None = None, salt: str | None = None) -> None:
+        self.known = known or {}
+        self.salt = salt  # the code version (code_version); None: nothing is kept
+        self.kept: dict[str, object] = {}
+        self.num_reused = 0
+        self.num_made = 0
+
+    def key(self, *parts: object) -> str | None:
+        """The key of a unit made from `parts` by this code; None (make it every time) without a salt, or when a
+        part is None (an input that cannot be digested, such as an engine without a fingerprint)."""
+        if self.salt is None or any(part is None for part in parts):
+            return None
+        return digest(self.salt, *parts)
+
+    def get(self, key: str | None, make: Callable[[], T]) -> T:
+        if key is None:
+            return make()
+        if key in self.known:
+            value = self.known[key]
+            self.num_reused += 1
+        else:
+            value = make()
+            self.num_made += 1
+        self.kept[key] = value
+        return value
+
+
+def digest(*parts: object) -> str:
+    """A key over values whose repr is deterministic (str, numbers, tuples, lists, dicts built in a fixed order,
+    frozen dataclasses of those; never sets)."""
+    return hashlib.sha256(repr(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def code_version(root: Path) -> str:
+    """What renders the site: atlas's own code, the site's templates and content, and the versions of the packages
+    that turn them into HTML. A unit's key includes it, so a change to any of them remakes every unit."""
+    sha = hashlib.sha256(VERSION.encode())
+    package = Path(__file__).resolve().parents[1]
+    for folder, pattern in ((package, "*.py"), (root / "site" / "templates", "*"), (root / "site" / "data", "*")):
+        for path in sorted(folder.rglob(pattern)):
+            if path.is_file() and "__pycache__" not in path.parts:
+                sha.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    for name in PACKAGES:
+        try:
+            sha.update(f"{name} {metadata.version(name)}\0".encode())
+        except metadata.PackageNotFoundError:
+            sha.update(f"{name} -\0".encode())
+    return sha.hexdigest()
