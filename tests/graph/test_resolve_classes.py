@@ -485,3 +485,31 @@ def other(plain: torch.Tensor):
 """}).edges
     assert ("p.load", "p.BasevLLMParameter.__torch_function__") in edges
     assert ("p.other", "p.BasevLLMParameter.__torch_function__") not in edges
+
+
+def test_a_forwarding_getattr_reads_the_name_on_what_it_wraps():
+    """`def __getattr__(self, attr): return getattr(self.worker, attr)` (vLLM's WorkerWrapperBase): a method the
+    wrapper lacks is the wrapped worker's; two wrappers forwarding to each other end."""
+    edges = resolve({"w.py": """
+class Worker:
+    def load_model(self): pass
+class WorkerWrapper:
+    def __init__(self):
+        self.worker = Worker()
+    def __getattr__(self, attr):
+        return getattr(self.worker, attr)
+class Ping:
+    def __init__(self):
+        self.other = Pong()
+    def __getattr__(self, name):
+        return getattr(self.other, name)
+class Pong:
+    def __init__(self):
+        self.other = Ping()
+    def __getattr__(self, name):
+        return getattr(self.other, name)
+def run(w: WorkerWrapper, p: Ping):
+    w.load_model()
+    p.missing()
+"""}).edges
+    assert ("w.run", "w.WorkerWrapper.__getattr__") in edges and ("w.run", "w.Worker.load_model") in edges

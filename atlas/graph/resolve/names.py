@@ -13,7 +13,7 @@ from atlas.graph.resolve.values import (
     MODULE, NOTHING, OBJECT, PARAM_RESULT, SUPER, Value, Values, constant, external, instance,
 )
 from atlas.model import Provenance
-from atlas.parse.python.ir import Attribute, Name, Site
+from atlas.parse.python.ir import Attribute, Call, Name, Return, Scope, Site
 
 if TYPE_CHECKING:
     from atlas.graph.resolve.solver import Solver
@@ -93,7 +93,34 @@ def instance_getattr(s: Solver, receiver: Value, name: str) -> Values:
             line = s.ctx.line
             calls.edge(s, m.name, Site(line, line, name), Attribute(Name("<instance>"), "__getattr__"))
             out.update(calls.returns(s, m.name))
+            held = forwarded_to(s.scopes.get(m.name))
+            key = (receiver.name, name)
+            if held and key not in s.forwarding:  # `return getattr(self.worker, attr)`: the name read on what it
+                s.forwarding.add(key)  # wraps (a wrapper of a wrapper of itself stops here)
+                try:
+                    inner = {**classes.instance_attr(s, receiver.name, held),
+                             **classes.class_attr(s, receiver.name, held, receiver)}
+                    out.update(getattr_(s, inner, name))
+                finally:
+                    s.forwarding.discard(key)
     return out
+
+
+def forwarded_to(scope: Scope | None) -> str:
+    """The attribute a forwarding `__getattr__(self, name)` reads the name on (`return getattr(self.worker,
+    name)`), else ""."""
+    if scope is None or len(scope.params) < 2:
+        return ""
+    me, key = scope.params[0].name, scope.params[1].name
+    for step in scope.steps:
+        stmt = step.stmt
+        if isinstance(stmt, Return) and isinstance(stmt.value, Call):
+            func, args = stmt.value.func, stmt.value.args
+            if isinstance(func, Name) and func.id == "getattr" and len(args) >= 2 and \
+                    isinstance(args[0], Attribute) and isinstance(args[0].value, Name) and \
+                    args[0].value.id == me and isinstance(args[1], Name) and args[1].id == key:
+                return args[0].attr
+    return ""
 
 
 def setattr_(s: Solver, objects: Values, name: str, values: Values) -> None:

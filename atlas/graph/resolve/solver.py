@@ -63,6 +63,7 @@ class Solver:
         self.pr_functions: dict[str, frozenset[str]] = calls_parameters(self.scopes) if not pycg else {}
         self.passthrough: dict[str, tuple[str, ...]] = returned_parameters(self.scopes)
         self.patched_names: frozenset[str] = assigned_attributes(self.scopes)
+        self.forwarding: set[tuple[str, str]] = set()  # (class, name) being read through a forwarding __getattr__
         # module -> the names it binds only under `if TYPE_CHECKING:` (they do not exist at run time: a module's
         # __getattr__ gives them, names.module_attribute)
         self.type_only: dict[str, frozenset[str]] = {s.id: type_only_names(s) for s in self.scopes.values()
