@@ -12,11 +12,14 @@ import zlib
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from atlas.graph import Index
 from atlas.graph.calls import call_rows, common_name
 from atlas.render import urls
 from atlas.render.cjk import cjk_chars
 from atlas.render.inputs import EngineData
 from atlas.render.memo import Memo, digest
+from atlas.runtime import verify
+from atlas.runtime.recording import Recording
 
 MAX_CALLERS = 200  # per definition; the panel says how many more there are
 LANGUAGES = {".py": "python", ".pyi": "python", ".cu": "cpp", ".cuh": "cpp", ".cpp": "cpp", ".cc": "cpp",
@@ -32,11 +35,25 @@ class Runtime:
     source: str = ""  # the results file, in words
 
 
-def runtime_for(engine: EngineData, traces: list[tuple[str, dict]]) -> Runtime:
-    """The committed summaries whose commit is this engine's pin."""
+def runtime_for(engine: EngineData, traces: list[tuple[str, dict]],
+                recordings: list[tuple[str, Recording]] = ()) -> Runtime:
+    """The committed summaries and call-edge recordings (atlas.runtime.recording) whose commit is this engine's pin:
+    the calls seen at run time, by static (caller, callee), and the hooks' facts."""
     edges: dict[tuple[str, str], int] = {}
     hooks: dict[str, dict] = {}
     sources = []
+    index = None
+    for title, rec in recordings:
+        if rec.framework != engine.name or rec.commit != engine.pin.commit:
+            continue
+        sources.append(title)
+        index = index or Index(engine.pin, engine.checkout, dict(engine.symbols))
+        for e in rec.edges:
+            caller = verify.caller_id(index, e, verify.repo_path(e.caller_path, engine.package_root))
+            callee = verify.callee_id(index, e, verify.repo_path(e.callee_path, engine.package_root))
+            if caller and callee:
+                for target in sorted(verify.targets(index, callee)):  # a constructor: the class is called
+                    edges[(caller, target)] = edges.get((caller, target), 0) + e.count
     for title, summary in traces:
         if summary.get("framework") != engine.name or summary.get("commit") != engine.pin.commit:
             continue

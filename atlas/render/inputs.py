@@ -15,6 +15,7 @@ from atlas.env import Settings
 from atlas.graph.build import folder as graph_folder
 from atlas.model import Pin, Span, Symbol
 from atlas.render.memo import digest
+from atlas.runtime import recording
 from atlas.sources import having, locate
 
 
@@ -139,6 +140,11 @@ def load_results(settings: Settings) -> dict[str, object]:
         traces.append((f"H200 run, committed in results/{path.name}", json.loads(path.read_text(encoding="utf-8"))))
     if traces:
         found["traces"] = traces
+    recordings = [(f"call edges recorded in the running engine, committed in results/edges/{path.name}",
+                   recording.load(path)) for path in sorted(Path(root, "results", "edges").glob("*.edges.json"))
+                  ] if root else []
+    if recordings:
+        found["recordings"] = recordings  # (title, atlas.runtime.recording.Recording): marked in the source view
     excerpts = {path.name.split("-")[1]: json.loads(path.read_text(encoding="utf-8"))
                 for path in sorted(Path(root, "results").glob("gpu-*-trace-excerpt.json"))} if root else {}
     if excerpts:

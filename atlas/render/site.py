@@ -79,7 +79,8 @@ def render_docs(site: SiteData, content: Content, templates: Path, memo: Memo | 
         for key, payload in browser.browser_files(engine.name, engine.symbols, page_of,
                                                   lambda p, n=engine.name: urls.file_data(n, p)).items():
             files[_data_path(engine.name, key)] = as_script(key, payload)
-        files.update(code.code_files(engine, code.runtime_for(engine, site.results.get("traces") or []),
+        files.update(code.code_files(engine, code.runtime_for(engine, site.results.get("traces") or [],
+                                                                      site.results.get("recordings") or []),
                                      _note_href, source_chars, memo))
         path, text = pages.browser_page(env, linker)
         files[path] = text

@@ -56,6 +56,22 @@ def test_runtime_only_from_traces_at_the_pin(tmp_path):
     assert runtime.edges == {("a", "b"): 2} and runtime.hooks == {"a.b": {"fired": 3}} and runtime.source == "mine"
 
 
+def test_runtime_includes_recorded_call_edges_at_the_pin(tmp_path):
+    """A call-edge recording of the engine at this pin (results/edges/, atlas.runtime.recording) marks its calls by
+    static (caller, callee); a recording at another commit, or an edge whose end the index lacks, marks nothing."""
+    from atlas.runtime.recording import RecordedEdge, Recording
+
+    engine = sitefixture.make_engine(tmp_path)
+    edges = (RecordedEdge("vllm/core/sched.py", "Scheduler.schedule", 19, "vllm/core/sched.py",
+                          "KVCacheManager.allocate_slots", 7, 5),
+             RecordedEdge("vllm/core/sched.py", "Scheduler.schedule", 18, "vllm/core/gone.py", "helper", 1, 2))
+    at_pin = Recording("vllm", "default", "v1", engine.pin.commit, "1", edges, 1, frozenset())
+    elsewhere = Recording("vllm", "latest", "v2", "b" * 40, "2", edges, 1, frozenset())
+    runtime = code.runtime_for(engine, [], [("recorded", at_pin), ("other", elsewhere)])
+    assert runtime.edges == {("vllm.core.sched.Scheduler.schedule", "vllm.core.sched.KVCacheManager.allocate_slots"): 5}
+    assert runtime.source == "recorded"
+
+
 def test_imported_names_resolve_absolute_relative_and_parenthesized():
     text = ("from vllm.core.pool import BlockPool, get as fetch  # note\n"
             "from .pool import (\n"
