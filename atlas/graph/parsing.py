@@ -6,16 +6,20 @@ processes, and ModuleFacts / PyFacts for resolution."""
 from __future__ import annotations
 
 import marshal
+import multiprocessing
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from atlas.graph import background
 from atlas.graph.packs import Packs
+from atlas.model import Symbol
 from atlas.parse.kernels import python_side as kernels
 from atlas.parse.kernels.python_side import PyFacts
-from atlas.parse.python import ModuleFacts, extract_packed, module_name, parser, unpack
+from atlas.parse.python import ModuleFacts, extract_packed, module_name, parser, unpack, unpack_symbols
 
+MIN_SHARE = 32  # files per process below which a parse runs here rather than forking a helper
 FACTS_VERSION = "17"  # bump when the extractor's output changes: old cached facts are then ignored
 _PARSER = None
 
@@ -67,3 +71,30 @@ def decode(data: bytes, component: Callable[[str], str] | None) -> tuple[ModuleF
         return unpack_file(marshal.loads(data), component)
     except (EOFError, TypeError) as exc:
         raise ValueError(f"damaged facts: {exc}") from None
+
+
+def symbols_of(data: bytes, component: Callable[[str], str] | None) -> list[Symbol]:
+    """The symbols alone of marshal bytes made by `marshal.dumps(parse_packed(...))` (the scopes' IR stays packed);
+    a damaged entry raises ValueError."""
+    try:
+        return unpack_symbols(marshal.loads(data)[0], component)
+    except (EOFError, TypeError, IndexError) as exc:
+        raise ValueError(f"damaged facts: {exc}") from None
+
+
+def parse_many(root: Path, files: list[PyFile], cores: int) -> dict[str, bytes]:
+    """key -> `marshal.dumps(parse_packed(root, f))` for every file, parsed over up to `cores` processes (forked
+    helpers for all shares but this process's own; atlas.graph.background), shares balanced by file size. A daemon
+    process (a build's worker) may not fork: it parses them all itself."""
+    num = 1 if multiprocessing.current_process().daemon else max(1, min(cores, len(files) // MIN_SHARE))
+    by_size = sorted(files, key=lambda f: (-(root / f.path).stat().st_size, f.path))
+    shares = [by_size[i::num] for i in range(num)]
+    helpers = [background.start(_parse_share, root, share) for share in shares[1:]]
+    out = _parse_share(root, shares[0])
+    for result in helpers:
+        out.update(result())
+    return out
+
+
+def _parse_share(root: Path, files: list[PyFile]) -> dict[str, bytes]:
+    return {f.key: marshal.dumps(parse_packed(root, f)) for f in files}
