@@ -1,4 +1,4 @@
-"""atlas.graph.load_symbols on the fixture trees of test_build: the parse stage alone (files parsed over forked
+"""atlas.graph.load_symbols on two small fixture trees: the parse stage alone (files parsed over forked
 helpers, each file's symbols read without its scopes) gives the symbols the full build stores, and leaves the parses
 in the cache for the build; a damaged cache entry is parsed again."""
 
@@ -6,10 +6,36 @@ from __future__ import annotations
 
 import pytest
 
+from atlas.env import settings as load_settings
 from atlas.graph import build, load_index, load_symbols, packs, parsing
-from test_build import TREES, settings  # noqa: F401 - the fixture
+from atlas.sources import load_all
+from atlas.sources.sync import sync_pin
+from gitfixtures import make_remote, write_manifest
 
-pytestmark = pytest.mark.usefixtures("settings")
+TREES = {
+    "vllm": {"pkg/__init__.py": "", "pkg/pool.py": "class Pool:\n    def take(self, n):\n        return [n]\n",
+             "pkg/sched.py": "from pkg.pool import Pool\n\n\nclass Scheduler:\n    def __init__(self):\n"
+                             "        self.pool = Pool()\n\n    def schedule(self):\n"
+                             "        return self.pool.take(1)\n"},
+    "sglang": {"pkg/__init__.py": "", "pkg/a.py": "def f(x):\n    return g(x)\n\n\ndef g(x):\n    return x\n",
+               "pkg/b.py": "from pkg.a import f\n\nf(1)\n"},
+}
+
+
+@pytest.fixture
+def settings(tmp_path, monkeypatch):
+    mirror, root = tmp_path / "mirror", tmp_path / "project"
+    for name, files in TREES.items():
+        make_remote(mirror, {"v1": files}, name=name)
+        write_manifest(root, name, f"https://example.invalid/{name}", "v1")
+    monkeypatch.setenv("ATLAS_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("ATLAS_MIRROR", str(mirror))
+    monkeypatch.setenv("ATLAS_BUILD", str(tmp_path / "build"))
+    monkeypatch.chdir(root)
+    s = load_settings()
+    for manifest in load_all(s.root):
+        sync_pin(manifest, "default", s)
+    return s
 
 
 def rows(index) -> dict:
