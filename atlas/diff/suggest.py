@@ -17,6 +17,10 @@ Rules, tried in order for an item whose code was at (symbol, pattern, occurrence
 - setter: `obj.attr = VALUE` became a call passing `attr=VALUE` (a setting written through a helper call).
 - attribute: an attribute read through another object (`req.x` -> `req.kv.x`), the code perhaps moved too: the
   pattern with the attribute's object as `...` matches in at most three places anywhere; the best read one wins.
+- field: a class's field definition (`name: T = V` in the class body, `self.name = V` in a method) that no rule
+  above found: the definition of that name in the same class (a changed default or annotation), else in the one
+  class that gained it (a config class split into field groups, a field moved onto a sub-object's class); a changed
+  value flags the claim's verdict for review.
 - same-name: a whole-symbol anchor whose symbol is gone: the symbol of that name in the same module (e.g. a
   subclass's override folded into its base class), else elsewhere with the most similar body (at least half)."""
 
@@ -25,7 +29,7 @@ from __future__ import annotations
 import ast
 import difflib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from atlas.annotate.pattern import NodeTable, compile_pattern, find
 from atlas.annotate.resolve import Resolver
@@ -214,7 +218,47 @@ class Finder:
                     text = difflib.SequenceMatcher(None, pattern, best.pattern, autojunk=False).ratio()
                     found.append((0.5 * best.score + 0.5 * text, best))
         found = [f for f in found if f[0] >= MIN_SCORE]
-        return max(found, key=lambda f: f[0])[1] if found else None
+        if found:
+            return max(found, key=lambda f: f[0])[1]
+        return self._field(symbol, pattern, node, before, targets)
+
+    def _field(self, symbol: str, pattern: str, node: ast.AST, before: list[str], targets: list[str]) -> Hit | None:
+        name = _field_name(node)
+        old_class = symbol if self.old.get(symbol).kind is SymbolKind.CLASS else symbol.rsplit(".", 1)[0]
+        owner = self.old.get(old_class)
+        if not name or owner is None or owner.kind is not SymbolKind.CLASS:
+            return None
+        forms = [pattern, f"{name}: ... = ...", f"{name}: ...", f"self.{name} = ...", f"self.{name}: ... = ..."]
+        homes = self.targets(old_class)
+        form, matches = _first(forms, lambda f: self.hits_in(homes, f))
+        if not matches:  # the field left its class: the one class that gained a field of that name
+            form, matches = _first(forms, lambda f: [h for h in self.hits_anywhere(f)
+                                                     if self._gained(self._class_of(h[0]), name)])
+            if len({self._class_of(sid) for sid, _ in matches}) != 1:
+                return None
+        best = self._best(matches, before, form, "field", targets, concrete=form != pattern)
+        value = getattr(node, "value", None)
+        new_value = getattr(compile_pattern(best.pattern).node, "value", None)
+        changed = value is not None and (new_value is None or ast.dump(value) != ast.dump(new_value))
+        return replace(best, changed_constant=changed and not _is_ellipsis(value))
+
+    def _class_of(self, sid: str) -> str:
+        """The class `sid` is (a class-level field) or whose method it is; "" for neither."""
+        for candidate in (sid, sid.rsplit(".", 1)[0]):
+            s = self.new.get(candidate)
+            if s is not None and s.kind is SymbolKind.CLASS:
+                return candidate
+        return ""
+
+    def _gained(self, cls: str, name: str) -> bool:
+        """Whether class `cls` of NEW defines field `name` where OLD's class of that id did not (or did not exist)."""
+        if not cls:
+            return False
+        old = self.old.get(cls)
+        if old is None or old.span is None or old.kind is not SymbolKind.CLASS:
+            return True
+        text = "\n".join(self.lines(self.old, old.span.path)[old.span.start - 1:old.span.end])
+        return re.search(rf"(^\s*|self\.){re.escape(name)}\s*[:=]", text, re.M) is None
 
     def _whole(self, symbol: str) -> Hit | None:
         targets = self.targets(symbol)
@@ -252,16 +296,43 @@ class Finder:
         if concrete and len(text) > MAX_PATTERN:
             text = pattern
         # the symbol to anchor to: keep a target that holds the match; else the innermost symbol around it
-        holder = next((t for t in targets if self._holds(t, node)), sid)
+        holder = next((t for t in targets if self._holds(t, self.new.get(sid).span.path, node)), sid)
         mine = self.hits_in([holder], text)
         nth = next((i + 1 for i, (_, n) in enumerate(mine) if n.lineno == node.lineno
                     and n.col_offset == node.col_offset), 1)
         span = self.new.get(holder).span
         return Hit(holder, span.path, node.lineno, node.end_lineno, text, nth, rule, score((sid, node)), constant)
 
-    def _holds(self, symbol: str, node: ast.AST) -> bool:
+    def _holds(self, symbol: str, path: str, node: ast.AST) -> bool:
         s = self.new.get(symbol)
-        return s is not None and s.span is not None and s.span.start <= node.lineno <= s.span.end
+        return (s is not None and s.span is not None and s.span.path == path
+                and s.span.start <= node.lineno <= s.span.end)
+
+
+def _field_name(node: ast.AST) -> str:
+    """The field a statement defines: `name: T [= V]` (a class body) or `self.name [: T] = V`; "" otherwise."""
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+    if len(targets) != 1:
+        return ""
+    t = targets[0]
+    if isinstance(t, ast.Name) and isinstance(node, ast.AnnAssign):
+        return t.id
+    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+        return t.attr
+    return ""
+
+
+def _first(forms: list[str], search) -> tuple[str, list]:
+    """The first form `search` finds matches of, with them; ("", []) when none matches."""
+    for form in forms:
+        found = search(form)
+        if found:
+            return form, found
+    return "", []
+
+
+def _is_ellipsis(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is Ellipsis
 
 
 def _near(text: str, anchor: str, words: set[str], reach: int = 600) -> bool:

@@ -1,22 +1,27 @@
 """The parse stage of a build, a file at a time: one tree-sitter parse of a .py file gives its Python facts and, when it
 mentions kernels, its kernel-layer facts (atlas.parse.kernels.python_side). Facts are packed tuples (atlas.parse.python
 .pack) on the way, marshal bytes in the cache (atlas.graph.packs, under the file's git blob and module) and between
-processes, and ModuleFacts / PyFacts for resolution."""
+processes (`encode`: the symbols first, readable alone), and ModuleFacts / PyFacts for resolution."""
 
 from __future__ import annotations
 
+import io
 import marshal
+import multiprocessing
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from atlas.graph import background
 from atlas.graph.packs import Packs
+from atlas.model import Symbol
 from atlas.parse.kernels import python_side as kernels
 from atlas.parse.kernels.python_side import PyFacts
-from atlas.parse.python import ModuleFacts, extract_packed, module_name, parser, unpack
+from atlas.parse.python import ModuleFacts, extract_packed, module_name, parser, unpack, unpack_symbols
 
-FACTS_VERSION = "18"  # bump when the extractor's output changes: old cached facts are then ignored
+MIN_SHARE = 32  # files per process below which a parse runs here rather than forking a helper
+FACTS_VERSION = "19"  # bump when the extractor's output changes: old cached facts are then ignored
 _PARSER = None
 
 
@@ -61,9 +66,46 @@ def unpack_file(packed: tuple, component: Callable[[str], str] | None) -> tuple[
     return unpack(facts, component), kernels.unpack(kernel) if kernel is not None else None
 
 
+def encode(packed: tuple) -> bytes:
+    """The bytes of `parse_packed`'s result: the file's head (module, path, is_package, lines, symbol rows), then its
+    scopes and kernel-layer facts, two marshal records, so that a symbol index reads the first alone."""
+    facts, kernel = packed
+    return marshal.dumps(facts[:5]) + marshal.dumps((facts[5], kernel))
+
+
 def decode(data: bytes, component: Callable[[str], str] | None) -> tuple[ModuleFacts, PyFacts | None]:
-    """The facts of marshal bytes made by `marshal.dumps(parse_packed(...))`; a damaged entry raises ValueError."""
+    """The facts of bytes made by `encode`; a damaged entry raises ValueError."""
     try:
-        return unpack_file(marshal.loads(data), component)
-    except (EOFError, TypeError) as exc:
+        stream = io.BytesIO(data)
+        head = marshal.load(stream)
+        scopes, kernel = marshal.load(stream)
+        return unpack_file((head + (scopes,), kernel), component)
+    except (EOFError, TypeError, ValueError) as exc:
         raise ValueError(f"damaged facts: {exc}") from None
+
+
+def symbols_of(data: bytes, component: Callable[[str], str] | None) -> list[Symbol]:
+    """The symbols alone of bytes made by `encode` (the scopes stay unread); a damaged entry raises ValueError."""
+    try:
+        _, path, _, _, rows = marshal.loads(data)  # the first record: the file's head
+        return unpack_symbols(path, rows, component)
+    except (EOFError, TypeError, ValueError) as exc:
+        raise ValueError(f"damaged facts: {exc}") from None
+
+
+def parse_many(root: Path, files: list[PyFile], cores: int) -> dict[str, bytes]:
+    """key -> `encode(parse_packed(root, f))` for every file, parsed over up to `cores` processes (forked helpers
+    for all shares but this process's own; atlas.graph.background), shares balanced by file size. A daemon process
+    (a build's worker) may not fork: it parses them all itself."""
+    num = 1 if multiprocessing.current_process().daemon else max(1, min(cores, len(files) // MIN_SHARE))
+    by_size = sorted(files, key=lambda f: (-(root / f.path).stat().st_size, f.path))
+    shares = [by_size[i::num] for i in range(num)]
+    helpers = [background.start(_parse_share, root, share) for share in shares[1:]]
+    out = _parse_share(root, shares[0])
+    for result in helpers:
+        out.update(result())
+    return out
+
+
+def _parse_share(root: Path, files: list[PyFile]) -> dict[str, bytes]:
+    return {f.key: encode(parse_packed(root, f)) for f in files}

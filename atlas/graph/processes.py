@@ -20,7 +20,7 @@ from pathlib import Path
 from atlas import env, lifetime
 from atlas.graph import background
 from atlas.graph.packs import Packs
-from atlas.graph.parsing import PyFile, decode, parse_packed, unpack_file
+from atlas.graph.parsing import PyFile, decode, encode, parse_packed, unpack_file
 from atlas.graph.schedule import Share, Tree, assign
 from atlas.parse.kernels.layer import cpp_file
 
@@ -119,7 +119,7 @@ def _child(p: int, share: Share, works: list[TreeWork], shares: list[Share], inb
                 done = []
                 for i in chunk.files:
                     f = work.parse[i]
-                    done.append((f.key, marshal.dumps(parse_packed(work.root, f))))
+                    done.append((f.key, encode(parse_packed(work.root, f))))
                     counts[p] += 1
                 data = marshal.dumps(done)
             path = scratch / f"{chunk.tree}-{'cpp' if chunk.is_cpp else 'py'}-{chunk.files[0]}.share"
@@ -170,7 +170,7 @@ def _owner(work: TreeWork, share: Share, conn, num_py: int, num_cpp: int, counts
 
     def parse(f: PyFile) -> None:
         packed = parse_packed(work.root, f)
-        fresh[f.key] = marshal.dumps(packed)
+        fresh[f.key] = encode(packed)
         facts[f.key] = unpack_file(packed, work.component)
 
     for i in share.own_py:

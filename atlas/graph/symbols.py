@@ -4,7 +4,7 @@ under the same key, so a second load is one pickle read."""
 
 from __future__ import annotations
 
-import marshal
+import os
 from functools import partial
 from pathlib import Path
 
@@ -14,7 +14,8 @@ from atlas.errors import BuildMissing
 from atlas.graph import components
 from atlas.graph.build import INDEX_FILE, _flat, _plan, _symbol, load_index
 from atlas.graph.index import Index
-from atlas.graph.parsing import cache, decode, parse_packed, py_files, unpack_file
+from atlas.graph.parsing import cache, parse_many, py_files, symbols_of
+from atlas.model import Symbol
 
 SYMBOLS_FILE = "symbols-v1.pickle"
 SYMBOLS_VERSION = "symbols 1"
@@ -47,16 +48,18 @@ def load_symbols(settings: Settings, framework: str, pin_set: str = "default", o
     store = cache(settings.build)
     files = py_files(plan.files, plan.manifest.package_root)
     found = store.read([f.key for f in files])
-    fresh: dict[str, bytes] = {}
-    symbols = {}
+    of_file: dict[str, list[Symbol]] = {}
+    for file_key, data in found.items():
+        try:
+            of_file[file_key] = symbols_of(data, component)
+        except ValueError:  # a damaged entry: parsed again below
+            pass
+    fresh = parse_many(root, [f for f in files if f.key not in of_file], os.cpu_count() or 1)
+    for file_key, data in fresh.items():
+        of_file[file_key] = symbols_of(data, component)
+    symbols: dict[str, Symbol] = {}
     for f in files:
-        if f.key in found:
-            facts, _ = decode(found[f.key], component)
-        else:
-            packed = parse_packed(root, f)
-            fresh[f.key] = marshal.dumps(packed)
-            facts, _ = unpack_file(packed, component)
-        for s in facts.symbols:
+        for s in of_file[f.key]:
             symbols.setdefault(s.id, s)
     store.write(fresh)
     plan.out.mkdir(parents=True, exist_ok=True)

@@ -166,6 +166,65 @@ RUNNING_NEW = """class Scheduler:
             batch.retract_decode(self.server_args)
 """
 
+ARGS_OLD = """from dataclasses import dataclass
+
+
+@dataclass
+class ServerArgs:
+    model_path: str
+    tp_size: int = 1
+    page_size: Optional[int] = None
+    chunked_prefill_size: Optional[int] = None
+
+    def __post_init__(self):
+        if self.page_size is None:
+            self.page_size = 1
+"""
+ARGS_NEW = """from dataclasses import dataclass
+
+from pkg.fields.schedule import Schedule
+
+
+@dataclass
+class ServerArgs(Schedule):
+    model_path: str = ""
+
+    def __post_init__(self):
+        resolve_page_size(self)
+"""
+SCHEDULE = """from dataclasses import dataclass
+
+
+@dataclass
+class Schedule:
+    \"\"\"Scheduling knobs.\"\"\"
+
+    max_running_requests: Optional[int] = None
+    page_size: Optional[int] = None
+    schedule_policy: str = "fcfs"
+"""
+REQ_OLD = """class ReqKvInfo:
+    kv_allocated_len: int
+
+
+class Req:
+    def __init__(self, rid):
+        self.rid = rid
+        self.kv_committed_len = 0
+        self.kv = ReqKvInfo()
+"""
+REQ_NEW = """class ReqKvInfo:
+    kv_allocated_len: int = 0
+    kv_committed_len: int = 0
+    cache_protected_len: int = 0
+
+
+class Req:
+    def __init__(self, rid):
+        self.rid = rid
+        self.kv = ReqKvInfo()
+"""
+
 # (rule, old files, new files, (symbol, pattern), where it must land: (symbol, pattern))
 CASES = [
     ("renamed variable in a helper", {"pkg/adder.py": ADDER_OLD}, {"pkg/adder.py": ADDER_NEW},
@@ -201,6 +260,14 @@ CASES = [
      {"pkg/pool.py": SPLIT_NEW, "pkg/free_queue.py": FREE_QUEUE},
      ("pkg.pool.BlockPool.free_blocks", "block.ref_cnt -= 1"),
      ("pkg.free_queue.release", "block.ref_cnt -= 1")),
+    ("field: a default added in the same class", {"pkg/req.py": REQ_OLD}, {"pkg/req.py": REQ_NEW},
+     ("pkg.req.ReqKvInfo", "kv_allocated_len: int"), ("pkg.req.ReqKvInfo", "kv_allocated_len: int = 0")),
+    ("field: moved onto a sub-object's class", {"pkg/req.py": REQ_OLD}, {"pkg/req.py": REQ_NEW},
+     ("pkg.req.Req.__init__", "self.kv_committed_len = 0"), ("pkg.req.ReqKvInfo", "kv_committed_len: int = 0")),
+    ("field: a config class split into field groups", {"pkg/server_args.py": ARGS_OLD},
+     {"pkg/server_args.py": ARGS_NEW, "pkg/fields/__init__.py": "", "pkg/fields/schedule.py": SCHEDULE},
+     ("pkg.server_args.ServerArgs", "page_size: ... = None"),
+     ("pkg.fields.schedule.Schedule", "page_size: ... = None")),
 ]
 
 
@@ -223,6 +290,19 @@ def test_rule_finds_where_the_code_went(tmp_path, rule, old_files, new_files, it
     symbol = new.get(hit.symbol)
     line = Resolver(new).locate(symbol, hit.pattern, hit.occurrence)[0] if hit.pattern else symbol.span.start
     assert line == hit.line
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c[0].startswith("field")], ids=lambda c: c[0])
+def test_fields_are_found_by_the_field_rule(tmp_path, case):
+    _, old_files, new_files, (symbol, pattern), _ = case
+    old, new = tree(tmp_path / "old", old_files, "a"), tree(tmp_path / "new", new_files, "b")
+    assert Finder(old, new, []).locate(symbol, pattern, 1).rule == "field"
+
+
+def test_a_field_gained_by_several_classes_is_not_guessed(tmp_path):
+    old = tree(tmp_path / "old", {"pkg/req.py": REQ_OLD}, "a")
+    new = tree(tmp_path / "new", {"pkg/req.py": REQ_NEW + "\n\nclass Other:\n    kv_committed_len: int = 1\n"}, "b")
+    assert Finder(old, new, []).locate("pkg.req.Req.__init__", "self.kv_committed_len = 0", 1) is None
 
 
 def test_unrelated_code_is_not_suggested(tmp_path):

@@ -56,13 +56,16 @@ def pack(facts: ModuleFacts) -> tuple:
 def unpack(data: tuple, component: Callable[[str], str] | None = None) -> ModuleFacts:
     """The ModuleFacts `pack` flattened; `component` (symbol id -> component name) tags the symbols on the way."""
     module, path, is_package, num_lines, symbols, scopes = data
+    return ModuleFacts(module, path, is_package, unpack_symbols(path, symbols, component),
+                       [_scope(row) for row in scopes], num_lines)
+
+
+def unpack_symbols(path: str, rows: tuple, component: Callable[[str], str] | None = None) -> list[Symbol]:
+    """The Symbols of the file at `path` from their packed rows (`pack(facts)[4]`): all that a symbol index needs."""
     kinds = _KINDS
-    return ModuleFacts(
-        module, path, is_package,
-        [Symbol(sid, kinds[kind], Span(path, start, end), signature, decorators, bases,
-                component(sid) if component else "")
-         for sid, kind, start, end, signature, decorators, bases in symbols],
-        [_scope(row) for row in scopes], num_lines)
+    return [Symbol(sid, kinds[kind], Span(path, start, end), signature, decorators, bases,
+                   component(sid) if component else "")
+            for sid, kind, start, end, signature, decorators, bases in rows]
 
 
 def pack_scopes(scopes: list[Scope]) -> tuple:
