@@ -24,3 +24,7 @@ class SymbolNotFound(AtlasError):
 
 class BuildMissing(AtlasError):
     """A query needs a build that does not exist yet."""
+
+
+class BuildFailed(AtlasError):
+    """A build step could not finish (a worker process died); what was built before is kept."""

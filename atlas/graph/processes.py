@@ -18,6 +18,7 @@ from multiprocessing.connection import wait
 from pathlib import Path
 
 from atlas import env, lifetime
+from atlas.errors import BuildFailed
 from atlas.graph import background
 from atlas.graph.packs import Packs
 from atlas.graph.parsing import PyFile, decode, encode, parse_packed, unpack_file
@@ -62,6 +63,16 @@ def run(works: list[TreeWork], cores: int, scratch: Path, progress=None) -> list
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+def _died(proc) -> str:
+    """What to say when a build process ended without its result (killed, or out of memory)."""
+    proc.join(5)
+    code = proc.exitcode
+    how = f"was killed by signal {-code}" if code is not None and code < 0 else f"exited with code {code}"
+    hint = " (SIGKILL: most often the kernel, out of memory)" if code == -9 else ""
+    return (f"a graph build process {how}{hint}; nothing was stored: run the command again, with ATLAS_NO_FORK=1 to "
+            "build in one process")
+
+
 def _run_forked(works: list[TreeWork], shares: list[Share], scratch: Path, progress) -> list:
     ctx = multiprocessing.get_context("fork")
     inboxes = [ctx.Pipe(duplex=False) for _ in works]  # (reader, writer) per owner
@@ -88,8 +99,7 @@ def _run_forked(works: list[TreeWork], shares: list[Share], scratch: Path, progr
                 try:
                     ok, value = conn.recv()
                 except EOFError:
-                    raise RuntimeError(f"build process {p} died (exit code {procs[p].exitcode}); set ATLAS_NO_FORK=1 "
-                                       f"to build in one process") from None
+                    raise BuildFailed(_died(procs[p])) from None
                 if not ok:
                     raise value
                 if shares[p].owner >= 0:

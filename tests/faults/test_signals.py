@@ -61,3 +61,20 @@ def test_closed_stdout_before_start(project):
                           env=project.env, stdout=write, stderr=subprocess.PIPE, text=True, timeout=60)
     os.close(write)
     assert "Traceback" not in done.stderr and done.stderr.strip() == "", done.stderr
+
+
+def test_a_build_process_killed_by_the_kernel_is_one_line_saying_what_to_do():
+    """A graph build worker killed by SIGKILL (what the kernel's out-of-memory killer sends) is a BuildFailed, an
+    AtlasError the CLI prints on one line (exit 2), naming the signal and how to build again."""
+    import multiprocessing
+
+    from atlas.errors import AtlasError, BuildFailed
+    from atlas.graph.processes import _died
+
+    proc = multiprocessing.get_context("fork").Process(target=time.sleep, args=(30,))
+    proc.start()
+    os.kill(proc.pid, signal.SIGKILL)
+    message = _died(proc)
+    assert issubclass(BuildFailed, AtlasError) and BuildFailed.exit_code == 2
+    assert "signal 9" in message and "out of memory" in message and "ATLAS_NO_FORK=1" in message
+    assert "\n" not in message

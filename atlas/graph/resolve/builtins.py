@@ -238,11 +238,17 @@ def call_builtin(s: Solver, name: str, args: tuple[Expr, ...], keywords: tuple[K
     return out
 
 
+MAX_ATTRIBUTE_NAMES: Final = 8  # getattr/setattr with a name that may be more constants than this: the name is unknown
+
+
 def _names(s: Solver, e: Expr) -> list[str]:
-    """The attribute names an argument may be: the string constants it holds (none when it is a starred argument)."""
+    """The attribute names an argument may be: the string constants it holds; none when it is a starred argument or
+    holds more than MAX_ATTRIBUTE_NAMES (a loop over a class's fields copying each: following every name would give
+    every attribute every other one's values)."""
     if isinstance(e, Starred):
         return []
-    return [v.extra for v in expressions.evaluate(s, e) if v.kind == CONSTANT and isinstance(v.extra, str)]
+    found = [v.extra for v in expressions.evaluate(s, e) if v.kind == CONSTANT and isinstance(v.extra, str)]
+    return found if len(found) <= MAX_ATTRIBUTE_NAMES else []
 
 
 def _union(values: list[Values]) -> Values:

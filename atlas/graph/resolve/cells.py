@@ -11,8 +11,17 @@ from __future__ import annotations
 
 from typing import Final
 
-from atlas.graph.resolve.values import NOTHING, Values
+from atlas.graph.resolve.values import (BUILTIN_METHOD, CONSTANT, CONTAINER_METHOD, EXTERNAL, LIBRARY_RESULT, NOTHING,
+                                         OBJECT, Values)
 
+# A cell holds at most MAX_VALUES values of the tree's code (functions, classes, instances: a model registry's
+# hundreds of classes are real) and MAX_DATA_VALUES of data (containers and their methods, library objects,
+# constants). A cell that would hold more data is a hub every value flows through (a generic recursive helper, a
+# copier over a dataclass's fields): more values there add cost, multiplied by each container copied, and no
+# precision. Later values that do not fit are left out, in the fixed order of the writes (deterministic).
+MAX_VALUES: Final = 1024
+MAX_DATA_VALUES: Final = 64
+DATA: Final = frozenset({OBJECT, CONTAINER_METHOD, EXTERNAL, LIBRARY_RESULT, CONSTANT, BUILTIN_METHOD})
 OUTSIDE: Final = -1  # the writer key of a variable's writes from other scopes
 HeapWriter = tuple[str, int, bool]  # (scope, top-level line, unconditional?)
 
@@ -45,6 +54,7 @@ class Cells:
         self.stale = bytearray()
         self.changed = False
         self.num_changes = 0
+        self.num_full = 0  # writes cut short because their cell was full (MAX_VALUES)
 
     # -- finding cells ----------------------------------------------------------------------------------------------
     def variable(self, scope: str, name: str) -> Cell:
@@ -127,6 +137,10 @@ class Cells:
         heap write. Marks the cell's readers stale when what they may see changed."""
         if not values:
             return
+        if len(cell.union) + len(values) > MAX_DATA_VALUES:
+            values = self._fit(cell, values)
+            if not values:
+                return
         writers = cell.writers
         if writers is None:
             writers = cell.writers = {}
@@ -151,6 +165,32 @@ class Cells:
             self.mark(cell)
         else:  # every read so far saw the union, and it is the same: no reader needs to run again
             self.num_changes += 1
+
+    def _fit(self, cell: Cell, values: Values) -> Values:
+        """Of `values`, those the cell holds already and the new ones that fit its bounds (MAX_VALUES,
+        MAX_DATA_VALUES)."""
+        union = cell.union
+        data = sum(1 for v in union if v.kind in DATA)
+        code = len(union) - data
+        kept: Values = {}
+        left_out = False
+        for v in values:
+            if v in union:
+                kept[v] = None
+            elif v.kind in DATA:
+                if data < MAX_DATA_VALUES:
+                    kept[v] = None
+                    data += 1
+                else:
+                    left_out = True
+            elif code < MAX_VALUES:
+                kept[v] = None
+                code += 1
+            else:
+                left_out = True
+        if left_out:
+            self.num_full += 1
+        return kept
 
     def mark(self, cell: Cell) -> None:
         """The readers of `cell` are stale (and forgotten: a statement registers again when it reads again)."""
