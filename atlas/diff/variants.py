@@ -85,8 +85,19 @@ def _is_hole(relaxed, orig) -> bool:
 
 
 def keyword_forms(pattern: str):
-    """`obj.attr = VALUE` as a call passing `attr=VALUE` (a setting written through a setter call instead, e.g.
-    `declare_resolution(server_args, ..., attr=VALUE)`)."""
+    """The forms of `_keyword_forms` that still name something (`if ...: ...` would match any `if`)."""
+    seen = set()
+    for form in _keyword_forms(pattern):
+        if form not in seen and form != pattern and set(WORD.findall(form)) - COMMON:
+            seen.add(form)
+            yield form
+
+
+def _keyword_forms(pattern: str):
+    """The pattern with one named part changed: `obj.attr = VALUE` as a call passing `attr=VALUE` (a setting
+    written through a setter call, e.g. `declare_resolution(server_args, ..., attr=VALUE)`); the value of an
+    assignment alone (a renamed variable); a walrus unrolled; a call without one keyword argument; a condition
+    without one of its `and`/`or` terms."""
     node = compile_pattern(pattern).node
     if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute):
         yield f"...(..., {node.targets[0].attr}={ast.unparse(node.value)})"
@@ -99,6 +110,15 @@ def keyword_forms(pattern: str):
         for k in range(len(call.keywords)):
             tree = copy.deepcopy(node)
             del [n for n in ast.walk(tree) if isinstance(n, ast.Call)][c].keywords[k]
+            yield _unparse_pattern(tree)
+    conditions = [n for n in ast.walk(node) if isinstance(n, ast.BoolOp)]
+    for c, condition in enumerate(conditions):  # a condition lost a term: `while (A or B) and C` -> `while C`
+        for k in range(len(condition.values)):
+            tree = copy.deepcopy(node)
+            op = [n for n in ast.walk(tree) if isinstance(n, ast.BoolOp)][c]
+            del op.values[k]
+            if len(op.values) == 1:
+                tree = _put(tree, op, op.values[0])
             yield _unparse_pattern(tree)
 
 
@@ -120,6 +140,21 @@ def _same_node(root, copied, part):
         if a is part:
             return b
     return None
+
+
+def _put(tree, target, new):
+    """`tree` with the node `target` replaced by `new` (the tree itself when it is the target)."""
+    if tree is target:
+        return new
+    for node in ast.walk(tree):
+        for name, value in ast.iter_fields(node):
+            if value is target:
+                setattr(node, name, new)
+                return tree
+            if isinstance(value, list) and any(item is target for item in value):
+                value[[i for i, item in enumerate(value) if item is target][0]] = new
+                return tree
+    return tree
 
 
 def _replace(tree, target) -> None:
