@@ -52,7 +52,7 @@ class Callees:
             for name in dict.fromkeys(_CALL.findall(body)):
                 local = [c for c in (f"{owner}.{name}", f"{module}.{name}") if new.get(c) is not None]
                 if not local and name not in COMMON:
-                    found = [c for c in self._named(name) if new.get(c).kind is SymbolKind.FUNCTION]
+                    found = [c for c in self.named(name) if new.get(c).kind is SymbolKind.FUNCTION]
                     local = found if len(found) == 1 else []
                 for callee in local:
                     if callee not in seen:
@@ -98,7 +98,8 @@ class Callees:
                 if d.name == name]
         return min(defs, key=lambda d: d.lineno) if defs else None
 
-    def _named(self, name: str) -> list[str]:
+    def named(self, name: str) -> list[str]:
+        """The functions, methods and classes of NEW called `name`."""
         if self._by_name is None:
             self._by_name = {}
             for sid, sym in self.finder.new.symbols.items():

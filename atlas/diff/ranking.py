@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TypeVar
 
 from atlas.diff.variants import COMMON, WORD
@@ -50,6 +51,7 @@ def names(lines: list[str]) -> frozenset[str]:
     return frozenset(w for line in lines for w in WORD.findall(line)) - COMMON
 
 
+@lru_cache(maxsize=262144)
 def similarity(old: Window, new: Window) -> float:
     """A quarter each: the share of equal lines in order, the share of names both windows use, how alike the
     neighbours are line by line, the nearest counting most (a neighbour edited in one place still counts), and how

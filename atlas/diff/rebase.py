@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import copy
+from functools import lru_cache
 
 from atlas.diff.variants import statement_text
 
@@ -33,6 +34,7 @@ def bindings(call: ast.Call, func: ast.FunctionDef | ast.AsyncFunctionDef) -> Re
     return tuple((k, v) for k, v in out.items() if k != v and _is_named(k))
 
 
+@lru_cache(maxsize=65536)
 def rebase(pattern: str, rewrite: Rewrite) -> str:
     """The pattern with each expression the caller names replaced by the callee's name for it, outermost first
     (`self.allocator.size()` with `self.allocator` -> `self` gives `self.size()`); the pattern itself when nothing

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import os
 from dataclasses import dataclass, replace
 
 from atlas.annotate.pattern import NodeTable, compile_pattern, find
@@ -194,6 +195,9 @@ class Finder:
             return None
         node = old_nodes[occurrence - 1]
         targets = self.targets(symbol)
+        first = "renamed" if targets and targets != [symbol] else "occurrence"
+        if not targets and self.same_name(symbol):  # gone with no rename: the code may sit in its namesake
+            targets, first = [self.same_name(symbol)], "same-name"
         frames, seen = [Helper(t) for t in targets], set(targets)
         near = self.callees.plain(frames, seen)
         helpers = near + self.callees.plain(near, seen)  # two calls deep
@@ -202,8 +206,7 @@ class Finder:
         item = Sought(symbol, node, statement_text(node), self.context(self.old, old.span.path, node),
                       targets, frozenset(h.symbol for h in helpers + typed),
                       frozenset(filter(None, (class_of(self.new, t) for t in targets))))
-        renamed = bool(targets) and targets != [symbol]
-        for rule, scope in (("renamed" if renamed else "occurrence", frames), ("helper", helpers),
+        for rule, scope in ((first, frames), ("helper", helpers),
                             ("typed helper", typed)):
             hit = self._exact(item, scope, pattern, rule)
             if hit is not None:
@@ -275,24 +278,40 @@ class Finder:
         return max(found, key=lambda f: f[0])[1] if found else None
 
     def _whole(self, symbol: str) -> Hit | None:
-        targets = self.targets(symbol)
-        rule = "renamed"
+        targets, rule = self.targets(symbol), "renamed"
         if not targets:
-            name = symbol.rsplit(".", 1)[-1]
-            kind = self.old.get(symbol).kind
-            old_body = Bodies(self.old)[symbol]
-            new_bodies = Bodies(self.new)
-            scored = sorted((-body_similarity(old_body, new_bodies[sid]), sid) for sid, s in self.new.symbols.items()
-                            if sid.rsplit(".", 1)[-1] == name and s.kind is kind and s.span)
-            module = symbol.rsplit(".", 2 if kind is SymbolKind.METHOD else 1)[0]  # a method: its class's module
-            same_module = [(score, sid) for score, sid in scored if sid.startswith(module + ".")]
-            if same_module:  # e.g. an override folded into the base class beside it
-                scored = same_module
-            elif not scored or -scored[0][0] < 0.5:
-                return None
-            targets, rule = [scored[0][1]], "same-name"
+            targets, rule = [self.same_name(symbol)], "same-name"
+        if not targets[0]:
+            return None
         s = self.new.get(targets[0])
         return Hit(targets[0], s.span.path, s.span.start, s.span.end, "", 1, rule, 1.0)
+
+    def same_name(self, symbol: str) -> str:
+        """A symbol of OLD gone with no rename: the symbol of NEW of that name and kind in the same module (e.g. a
+        subclass's override folded into the base class beside it), else the method of that name of a base class of
+        its class (an override folded into a base class of another module), else elsewhere with the most similar
+        body (at least half); "" for none."""
+        name = symbol.rsplit(".", 1)[-1]
+        kind = self.old.get(symbol).kind
+        old_body = Bodies(self.old)[symbol]
+        new_bodies = Bodies(self.new)
+        scored = sorted((-body_similarity(old_body, new_bodies[sid]), sid) for sid, s in self.new.symbols.items()
+                        if sid.rsplit(".", 1)[-1] == name and s.kind is kind and s.span)
+        module = symbol.rsplit(".", 2 if kind is SymbolKind.METHOD else 1)[0]  # a method: its class's module
+        same_module = [(score, sid) for score, sid in scored if sid.startswith(module + ".")]
+        if same_module:
+            return same_module[0][1]
+        owner = self.old.get(symbol.rsplit(".", 1)[0]) if kind is SymbolKind.METHOD else None
+        for base in owner.bases if owner is not None and owner.kind is SymbolKind.CLASS else ():
+            for cls in self._classes(base.rsplit(".", 1)[-1], module):
+                if self.new.get(f"{cls}.{name}") is not None:
+                    return f"{cls}.{name}"
+        return scored[0][1] if scored and -scored[0][0] >= 0.5 else ""
+
+    def _classes(self, name: str, module: str) -> list[str]:
+        """The classes of NEW named `name`, those whose module shares the longest prefix with `module` first."""
+        found = [sid for sid in self.callees.named(name) if self.new.get(sid).kind is SymbolKind.CLASS]
+        return sorted(found, key=lambda sid: (-len(os.path.commonprefix([sid.split("."), module.split(".")])), sid))
 
     # -- ranking --------------------------------------------------------------------------------------------------
     def _untaken(self, hits: list[tuple[str, ast.AST]], item: Sought, pattern: str) -> list[tuple[str, ast.AST]]:

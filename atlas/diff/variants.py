@@ -97,7 +97,7 @@ def _keyword_forms(pattern: str):
     """The pattern with one named part changed: `obj.attr = VALUE` as a call passing `attr=VALUE` (a setting
     written through a setter call, e.g. `declare_resolution(server_args, ..., attr=VALUE)`); the value of an
     assignment alone (a renamed variable); a walrus unrolled; a call without one keyword argument; a condition
-    without one of its `and`/`or` terms."""
+    without one of its `and`/`or` terms, or with one more."""
     node = compile_pattern(pattern).node
     if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute):
         yield f"...(..., {node.targets[0].attr}={ast.unparse(node.value)})"
@@ -111,6 +111,13 @@ def _keyword_forms(pattern: str):
             tree = copy.deepcopy(node)
             del [n for n in ast.walk(tree) if isinstance(n, ast.Call)][c].keywords[k]
             yield _unparse_pattern(tree)
+    if isinstance(node, (ast.If, ast.While, ast.Assert)):  # the condition gained a term: `assert C` -> `assert C or X`
+        for op in ("or", "and"):
+            test = _unparse_pattern(node.test)
+            for grown in (f"({test}) {op} ...", f"... {op} ({test})"):
+                tree = copy.deepcopy(node)
+                tree.test = ast.parse(grown, mode="eval").body
+                yield _unparse_pattern(tree)
     conditions = [n for n in ast.walk(node) if isinstance(n, ast.BoolOp)]
     for c, condition in enumerate(conditions):  # a condition lost a term: `while (A or B) and C` -> `while C`
         for k in range(len(condition.values)):
@@ -124,7 +131,9 @@ def _keyword_forms(pattern: str):
 
 def receiver_relaxations(pattern: str):
     """The pattern with the object of one `name.attr` replaced by `...` (`req.x += 1` -> `....x += 1`), which
-    matches the attribute on any object, a sub-object (`req.kv.x`) included."""
+    matches the attribute on any object, a sub-object (`req.kv.x`) included; and with a call of no arguments
+    `f()` read as an attribute `....f` (a function become a property of an object: `is_musa()` ->
+    `get_platform().is_musa`)."""
     root = compile_pattern(pattern).node
     for part in ast.walk(root):
         receiver = part.value if isinstance(part, ast.Attribute) else None
@@ -133,6 +142,10 @@ def receiver_relaxations(pattern: str):
             target = _same_node(root, tree, part.value)
             _replace(tree, target)
             yield _unparse_pattern(tree)
+        if isinstance(part, ast.Call) and isinstance(part.func, ast.Name) and not part.args and not part.keywords:
+            tree = copy.deepcopy(root)
+            attribute = ast.Attribute(ast.Constant(Ellipsis), part.func.id, ast.Load())
+            yield _unparse_pattern(_put(tree, _same_node(root, tree, part), attribute))
 
 
 def _same_node(root, copied, part):

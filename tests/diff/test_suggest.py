@@ -365,6 +365,76 @@ LOOKUP_NEW = """class KVCacheManager:
             max_cache_hit_length = request.num_tokens - 1
         return self.coordinator.find_longest_cache_hit(request.block_hashes, max_cache_hit_length)
 """
+# vLLM async-commit: AsyncScheduler's override was folded into its base class, Scheduler, of another module, and the
+# statement changed on the way
+PLACEHOLDERS_OLD = {"pkg/scheduler.py": """class Scheduler:
+    def _update_request_with_output(self, request, new_token_ids):
+        request.append_output_token_ids(new_token_ids)
+        return new_token_ids, False
+""", "pkg/async_scheduler.py": """from pkg.scheduler import Scheduler
+
+
+class AsyncScheduler(Scheduler):
+    def _update_request_with_output(self, request, new_token_ids):
+        status_before_update = request.status
+        new_token_ids, stopped = super()._update_request_with_output(request, new_token_ids)
+        request.num_output_placeholders -= len(new_token_ids)
+        assert request.num_output_placeholders >= 0
+        return new_token_ids, stopped
+"""}
+PLACEHOLDERS_NEW = {"pkg/scheduler.py": """class Scheduler:
+    def _update_request_with_output(self, request, new_token_ids, is_stale=False):
+        num_new_tokens = len(new_token_ids)
+        request.append_output_token_ids(new_token_ids)
+        if not is_stale and request.num_output_placeholders > 0:
+            request.num_output_placeholders -= num_new_tokens
+            assert request.num_output_placeholders >= 0
+        return new_token_ids, False
+""", "pkg/async_scheduler.py": """from pkg.scheduler import Scheduler
+
+
+class AsyncScheduler(Scheduler):
+    pass
+"""}
+# SGLang release-overallocated: the non-speculative assert gained an `or` term (a stop before the last committed token)
+OVERALLOCATED_OLD = """def _release_overallocated_kv_indices(req, start_p, end_p, tree_cache):
+    allocator = tree_cache.token_to_kv_pool_allocator
+    if get_spec().speculative_algorithm is None:
+        assert start_p == end_p, f"Unexpected overallocated KV cache, {req.kv.kv_allocated_len=}"
+    if start_p < end_p:
+        allocator.free(req.kv.indices[start_p:end_p])
+"""
+OVERALLOCATED_NEW = """def _release_overallocated_kv_indices(req, start_p, end_p, tree_cache):
+    allocator = tree_cache.token_to_kv_pool_allocator
+    if get_spec().speculative_algorithm is None:
+        assert start_p == end_p or (
+            req.finished_len is not None
+            and len(req.origin_input_ids) + req.finished_len < req.kv.kv_committed_len
+        ), f"Unexpected overallocated KV cache, {req.kv.kv_committed_len=}, {req.kv.kv_allocated_len=}"
+    if start_p < end_p:
+        allocator.free(req.kv.indices[start_p:end_p])
+"""
+# SGLang page-size-default: the platform test became a property of the platform object
+PAGE_DEFAULT_OLD = """from pkg.utils import is_musa
+
+
+def _page_size_default(args):
+    if args.page_size is not None:
+        return {}
+    if not is_musa():
+        return {"page_size": 1}
+    return {"page_size": 64}
+"""
+PAGE_DEFAULT_NEW = """from pkg.platforms import get_platform
+
+
+def _page_size_default(args):
+    if args.page_size is not None:
+        return {}
+    if not get_platform().is_musa:
+        return {"page_size": 1}
+    return {"page_size": 64}
+"""
 
 # (rule, old files, new files, (symbol, pattern), where it must land: (symbol, pattern))
 CASES = [
@@ -420,6 +490,16 @@ CASES = [
      {"pkg/sched.py": WAITING_NEW},
      ("pkg.sched.Scheduler.schedule", "while (self.waiting or self.skipped_waiting) and token_budget > 0: ..."),
      ("pkg.sched.Scheduler.schedule", "while token_budget > 0: ...")),
+    ("override folded into a base class of another module (a statement)", PLACEHOLDERS_OLD, PLACEHOLDERS_NEW,
+     ("pkg.async_scheduler.AsyncScheduler._update_request_with_output",
+      "request.num_output_placeholders -= len(new_token_ids)"),
+     ("pkg.scheduler.Scheduler._update_request_with_output", "request.num_output_placeholders -= num_new_tokens")),
+    ("a condition gained a term", {"pkg/common.py": OVERALLOCATED_OLD}, {"pkg/common.py": OVERALLOCATED_NEW},
+     ("pkg.common._release_overallocated_kv_indices", "assert start_p == end_p, ..."),
+     ("pkg.common._release_overallocated_kv_indices", "assert start_p == end_p or ..., ...")),
+    ("a function became a property of an object", {"pkg/overrides.py": PAGE_DEFAULT_OLD},
+     {"pkg/overrides.py": PAGE_DEFAULT_NEW}, ("pkg.overrides._page_size_default", "if not is_musa(): ..."),
+     ("pkg.overrides._page_size_default", "if not get_platform().is_musa: ...")),
     ("condition extracted into a method", {"pkg/kv.py": LOOKUP_OLD}, {"pkg/kv.py": LOOKUP_NEW},
      ("pkg.kv.KVCacheManager.get_computed_blocks",
       "if not self.enable_caching or request.skip_reading_prefix_cache: ..."),
