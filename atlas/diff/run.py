@@ -22,8 +22,8 @@ def diff(settings: Settings, manifest: Manifest, old_ref: str, new_ref: str, pro
     """The report for `manifest`'s framework between two refs (pin set names, tags, branches or commits). Symbol
     changes need only the two symbol indexes; call and kernel-registration changes need both graphs, so they are
     compared when both are built (`atlas index`), or built first `with_calls`; NEW's graph, when built, also lets
-    the suggestions follow calls into methods of other objects (the typed-helper rule). Annotations are read as they are at
-    OLD's pin set and at `into` (default: NEW's pin set, else OLD's: the set `atlas pin` moves)."""
+    the suggestions follow calls into methods of other objects (the typed-helper rule). Annotations are read as
+    they are at OLD's pin set and at `into` (default: NEW's pin set, else OLD's: the set `atlas pin` moves)."""
     start = time.perf_counter()
     old_co = sync_ref(manifest, old_ref, settings, progress)
     new_co = sync_ref(manifest, new_ref, settings, progress)

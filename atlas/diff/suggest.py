@@ -3,6 +3,7 @@ takes both symbol indexes (anything with `.symbols`, `.get`, `.source`) and the 
 
 Rules, tried in order for an item whose code was at (symbol, pattern, occurrence) at OLD:
 - renamed: the symbol was renamed, moved or split (the symbol changes say where); the pattern is looked for there.
+  A symbol gone with no rename is looked for in its namesake (same-name, below), statement anchors included.
 - occurrence: the pattern matches a different number of times; the match whose surrounding lines read most like the
   old match's is taken.
 - helper: the statement moved into a function the old symbol now calls (`self.helper(...)`, `helper(...)`), one or
@@ -21,19 +22,25 @@ Rules, tried in order for an item whose code was at (symbol, pattern, occurrence
 - renamed variable: the assigned value alone (an expression pattern), for `x = VALUE` that became `y = VALUE`.
 - walrus: `if (f := E) or ...` became `f = E` then `if f or ...`.
 - keyword: a call lost or renamed one keyword argument (the call matched without it; the new code's call kept).
+- condition: an `if`/`while`/`assert` condition lost one `and`/`or` term, or gained one (`assert C` -> `assert C or
+  X`).
 - setter: `obj.attr = VALUE` became a call passing `attr=VALUE` (a setting written through a helper call).
-- attribute: an attribute read through another object (`req.x` -> `req.kv.x`), the code perhaps moved too: the
-  pattern with the attribute's object as `...` matches anywhere; the best read one wins.
+- attribute: an attribute read through another object (`req.x` -> `req.kv.x`), or a function become a property of
+  an object (`is_musa()` -> `get_platform().is_musa`), the code perhaps moved too: the pattern with the attribute's
+  object as `...` matches anywhere; the best read one wins.
 - field: a class's field definition that no rule above found: the definition of that name in the same class, else
   in the one class that gained it (atlas.diff.fields); a changed value flags the claim's verdict for review.
 - same-name: a whole-symbol anchor whose symbol is gone: the symbol of that name in the same module (e.g. a
-  subclass's override folded into its base class), else elsewhere with the most similar body (at least half).
+  subclass's override folded into its base class), else the method of that name of a base class of its class
+  (another module's base), else elsewhere with the most similar body (at least half).
 
-Ranking, for every rule: a candidate that is the unchanged counterpart of another statement of OLD (the same text
-in the same symbol at OLD, as often) is that statement, not a move of this one, and is left out; the others are
-ranked by their context (atlas.diff.ranking: the lines around and the names they use, read like the old ones'; in
-the symbol or its renamed counterpart, in a helper, in the same class). A relaxed, attribute or tree-wide match is
-taken only when it is clearly the best of all its matches."""
+Ranking, for every rule, with no cap on the number of matches: each other statement of OLD that the same pattern
+matches (in the symbol, or where a candidate's symbol was at OLD) is paired with the candidate reading most like
+it, and a candidate so paired is that statement's counterpart, not a move of this one (the other admission path
+that kept its own `self.new_chunked_req = req`); the others are ranked by their context (atlas.diff.ranking: the
+lines around, the nearest most, the names they use, the block holding them; in the symbol or its renamed
+counterpart, in a helper, in the same class). A relaxed, attribute, tree-wide or extracted-condition match is taken
+only when it is clearly the best of all its matches, by its place and its own text."""
 
 from __future__ import annotations
 
@@ -77,7 +84,7 @@ class Sought:
     node: ast.AST  # the statement (or expression) the pattern matched at OLD
     own: str  # its text
     before: Window  # its lines and those around it
-    targets: list[str]  # where its symbol is at NEW
+    targets: tuple[str, ...]  # where its symbol is at NEW
     helpers: frozenset[str]  # the functions those call (plain and typed), one or two calls deep
     classes: frozenset[str]  # the classes of the targets
 
@@ -194,20 +201,13 @@ class Finder:
         if occurrence > len(old_nodes):
             return None
         node = old_nodes[occurrence - 1]
-        targets = self.targets(symbol)
-        first = "renamed" if targets and targets != [symbol] else "occurrence"
-        if not targets and self.same_name(symbol):  # gone with no rename: the code may sit in its namesake
-            targets, first = [self.same_name(symbol)], "same-name"
-        frames, seen = [Helper(t) for t in targets], set(targets)
-        near = self.callees.plain(frames, seen)
-        helpers = near + self.callees.plain(near, seen)  # two calls deep
-        typed = self.callees.typed(frames + near, seen)
-        typed += self.callees.typed(typed, seen) + self.callees.plain(typed, seen)  # two calls deep
+        targets, first = self._homes(symbol)
+        frames = [Helper(t) for t in targets]
+        helpers, typed = self._helpers(frames)
         item = Sought(symbol, node, statement_text(node), self.context(self.old, old.span.path, node),
-                      targets, frozenset(h.symbol for h in helpers + typed),
+                      tuple(targets), frozenset(h.symbol for h in helpers + typed),
                       frozenset(filter(None, (class_of(self.new, t) for t in targets))))
-        for rule, scope in ((first, frames), ("helper", helpers),
-                            ("typed helper", typed)):
+        for rule, scope in ((first, frames), ("helper", helpers), ("typed helper", typed)):
             hit = self._exact(item, scope, pattern, rule)
             if hit is not None:
                 return hit
@@ -218,6 +218,24 @@ class Finder:
         if best is not None and best.score >= MIN_SCORE:
             return best
         return self._relaxed(item, pattern, frames + helpers + typed) or field_hit(self, symbol, pattern, item)
+
+    def _homes(self, symbol: str) -> tuple[list[str], str]:
+        """Where the old symbol's code is looked for first, and the rule a match there is found by: the symbol, its
+        renamed counterparts, or (gone with no rename) its namesake."""
+        targets = self.targets(symbol)
+        if targets:
+            return targets, "renamed" if targets != [symbol] else "occurrence"
+        namesake = self.same_name(symbol)
+        return ([namesake], "same-name") if namesake else ([], "occurrence")
+
+    def _helpers(self, frames: list[Helper]) -> tuple[list[Helper], list[Helper]]:
+        """The functions the targets call by name, and the methods of other objects the call graph says they call
+        by type, each one or two calls deep."""
+        seen = {h.symbol for h in frames}
+        near = self.callees.plain(frames, seen)
+        helpers = near + self.callees.plain(near, seen)
+        typed = self.callees.typed(frames + near, seen)
+        return helpers, typed + self.callees.typed(typed, seen) + self.callees.plain(typed, seen)
 
     def _exact(self, item: Sought, scope: list[Helper], pattern: str, rule: str) -> Hit | None:
         """The pattern, or as a helper's own code writes it, in `scope`: the best read match."""

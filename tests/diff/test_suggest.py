@@ -626,7 +626,8 @@ def call_graph(files: dict[str, str]) -> AtlasGraph:
 @pytest.mark.parametrize("pattern, rule, expected", [
     ("return self.token_to_kv_pool_allocator.available_size() >= num_tokens", "typed helper",
      "return self.available_size() >= num_tokens"),
-    ("evict_from_tree_cache(self.tree_cache, num_tokens)", "relaxed", "self.evict_to_free_tokens(tree_cache, num_tokens)"),
+    ("evict_from_tree_cache(self.tree_cache, num_tokens)", "relaxed",
+     "self.evict_to_free_tokens(tree_cache, num_tokens)"),
 ], ids=["as the callee writes it", "relaxed inside the callee"])
 def test_typed_helper_follows_a_method_of_another_object(tmp_path, pattern, rule, expected):
     old, new = tree(tmp_path / "old", TYPED_OLD, "a"), tree(tmp_path / "new", TYPED_NEW, "b")
