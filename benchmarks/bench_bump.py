@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 from atlas.annotate import check, load_annotations
@@ -94,8 +95,10 @@ def share(ref: str, listing: bool = False) -> None:
                   f"{len(broken) - anchors} evidence); {len(applied)} suggestions written; fixed {len(fixed)} "
                   f"({100 * len(fixed) / max(1, len(broken)):.0f}%), {len(agree)} of them where the bump's "
                   f"annotations are now; default pin still clean: {default_ok}; diff + apply {seconds:.1f} s")
+            rules = {b.key: b.hit.rule for b in report.broken if b.hit}
+            tally = Counter(rules[k] for k in fixed if k in rules)
+            print("    fixed by rule: " + ", ".join(f"{rule} {n}" for rule, n in sorted(tally.items())))
             if listing:
-                rules = {b.key: b.hit.rule for b in report.broken if b.hit}
                 for k in sorted(broken - agree):
                     state = (f"differs ({rules.get(k, '?')}): {_where(landed[k])} vs now {_where(final.get(k))}"
                              if k in fixed else "left")
