@@ -23,7 +23,6 @@ class Helper:
 
     symbol: str
     steps: tuple[Rewrite, ...] = ()  # one per call on the way, the caller's names -> the callee's
-    is_typed: bool = False  # reached through a method of another object that the call graph resolved by type
 
     def read(self, pattern: str) -> str:
         """The pattern as the helper's own code would write it (`self.allocator.size()` -> `self.size()`)."""
@@ -57,7 +56,7 @@ class Callees:
                 for callee in local:
                     if callee not in seen:
                         seen.add(callee)
-                        out.append(self._helper(caller, callee, 0, caller.is_typed))
+                        out.append(self._helper(caller, callee))
         return out
 
     def typed(self, callers: list[Helper], seen: set[str]) -> list[Helper]:
@@ -73,17 +72,17 @@ class Callees:
                         or s.kind not in FUNCTIONS or s.span is None or "<" in callee):
                     continue
                 seen.add(callee)
-                out.append(self._helper(caller, callee, attrs.get("line", 0), True))
+                out.append(self._helper(caller, callee, attrs.get("line", 0)))
         return out
 
-    def _helper(self, caller: Helper, callee: str, line: int, is_typed: bool) -> Helper:
+    def _helper(self, caller: Helper, callee: str, line: int = 0) -> Helper:
         """`callee` as a helper reached from `caller`, with how the caller's names read inside it at the call."""
         name = callee.rsplit(".", 1)[-1]
         func = self._definition(callee)
         calls = [c for c in self._calls(caller.symbol) if _callee_name(c) == name
                  and (not line or c.lineno <= line <= c.end_lineno)]
         step = bindings(calls[0], func) if calls and func is not None else ()
-        return Helper(callee, (*caller.steps, step) if step else caller.steps, is_typed)
+        return Helper(callee, (*caller.steps, step) if step else caller.steps)
 
     def _calls(self, sid: str) -> list[ast.Call]:
         table, span = self.finder.table(sid), self.finder.new.get(sid).span

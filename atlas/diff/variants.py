@@ -171,16 +171,8 @@ def _put(tree, target, new):
 
 
 def _replace(tree, target) -> None:
-    for node in ast.walk(tree):
-        for name, value in ast.iter_fields(node):
-            if value is target:
-                setattr(node, name, ast.Constant(Ellipsis))
-                return
-            if isinstance(value, list):
-                for i, item in enumerate(value):
-                    if item is target:
-                        value[i] = ast.Constant(Ellipsis)
-                        return
+    """`target`, a node below the root of `tree`, replaced by `...` in place."""
+    _put(tree, target, ast.Constant(Ellipsis))
 
 
 def _unparse_pattern(node) -> str:
