@@ -4,16 +4,20 @@ a git ref (default: the commit before the hand edits, so the share is measured f
 time); (2) `atlas pin` to a new release on a clean checkout: diff, apply, check, index for one engine, wall time.
 
 An item counts as fixed when, after the suggestions are written, it resolves at the new pin set and every item of
-the default pin set still resolves (a suggestion that breaks the default pin fixes nothing).
+the default pin set still resolves (a suggestion that breaks the default pin fixes nothing). A fixed item is also
+compared with the project's annotations as they are now (the bump's hand-reviewed result): the suggestion "agrees"
+when it lands on the same file and line; else it differs (a wrong path, or code the bump judged gone); `--list`
+names each item that differs or is left unfixed.
 
-Run from the project root with ATLAS_MIRROR set:
-    python benchmarks/bench_bump.py share [--ref REF]
+Run from the project root with ATLAS_MIRROR set (ATLAS_BUILD: another project's build folder):
+    python benchmarks/bench_bump.py share [--ref REF] [--list]
     python benchmarks/bench_bump.py pin [--framework sglang --old v0.5.22 --new v0.5.23] [--runs 3]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import shutil
 import statistics
@@ -21,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 from atlas.annotate import check, load_annotations
@@ -38,12 +43,19 @@ BASELINE_REF = "4fad65b"  # the annotations as on main before this issue's bump 
 
 def items(report) -> dict[tuple, bool]:
     """Every anchor and evidence item of a check report -> whether it holds, keyed stably across edits."""
-    out = {(r.annotation,): r.is_resolved for r in report.resolutions}
+    return {k: line is not None for k, line in lines(report).items()}
+
+
+def lines(report) -> dict[tuple, tuple[str, int] | None]:
+    """Every anchor and evidence item of a check report -> (path, line) where it lands, None where it does not
+    resolve; (path, 0) for an item that resolves to no line (a whole-symbol anchor's def line is kept)."""
+    out = {(r.annotation,): (r.path, r.anchor_line or r.line) if r.is_resolved else None
+           for r in report.resolutions}
     seen: dict[tuple, int] = {}
     for e in report.evidence:
         base = (e.annotation, e.claim)
         seen[base] = seen.get(base, 0) + 1
-        out[(*base, seen[base])] = e.finding is None
+        out[(*base, seen[base])] = (e.path, e.line) if e.finding is None else None
     return out
 
 
@@ -55,10 +67,10 @@ def snapshot(root: Path, ref: str, into: Path) -> Path:
     return into
 
 
-def share(ref: str) -> None:
-    build = ROOT / "build"
+def share(ref: str, listing: bool = False) -> None:
+    build = os.environ.get("ATLAS_BUILD") or str(ROOT / "build")  # the graphs and symbol indexes `atlas index` made
     print(f"suggestion share: annotations as committed at {ref}; default -> each pin set")
-    total_broken = total_fixed = 0
+    total_broken = total_fixed = total_agree = 0
     for framework, pin_set in BUMPS:
         with tempfile.TemporaryDirectory() as tmp:
             root = snapshot(ROOT, ref, Path(tmp))
@@ -73,18 +85,34 @@ def share(ref: str) -> None:
             applied = apply(root, report, pin_set)
             seconds = time.perf_counter() - start
             annotations = load_annotations(root, framework)
-            after = items(check(annotations, new_index, pin_set))
+            landed = lines(check(annotations, new_index, pin_set))
             default_ok = all(items(check(annotations, old_index, "default")).values())
-            fixed = {k for k in broken if after.get(k)} if default_ok else set()
+            fixed = {k for k in broken if landed.get(k)} if default_ok else set()
+            final = lines(check(load_annotations(ROOT, framework), new_index, pin_set))
+            agree = {k for k in fixed if landed[k] == final.get(k)}
             anchors = sum(1 for k in broken if len(k) == 1)
             print(f"  {framework} default -> {pin_set}: {len(broken)} broken ({anchors} anchors, "
                   f"{len(broken) - anchors} evidence); {len(applied)} suggestions written; fixed {len(fixed)} "
-                  f"({100 * len(fixed) / max(1, len(broken)):.0f}%); default pin still clean: {default_ok}; "
-                  f"diff + apply {seconds:.1f} s")
+                  f"({100 * len(fixed) / max(1, len(broken)):.0f}%), {len(agree)} of them where the bump's "
+                  f"annotations are now; default pin still clean: {default_ok}; diff + apply {seconds:.1f} s")
+            rules = {b.key: b.hit.rule for b in report.broken if b.hit}
+            tally = Counter(rules[k] for k in fixed if k in rules)
+            print("    fixed by rule: " + ", ".join(f"{rule} {n}" for rule, n in sorted(tally.items())))
+            if listing:
+                for k in sorted(broken - agree):
+                    state = (f"differs ({rules.get(k, '?')}): {_where(landed[k])} vs now {_where(final.get(k))}"
+                             if k in fixed else "left")
+                    print(f"    {' / '.join(map(str, k))}: {state}")
             total_broken += len(broken)
             total_fixed += len(fixed)
+            total_agree += len(agree)
     print(f"overall: {total_fixed}/{total_broken} = {100 * total_fixed / max(1, total_broken):.0f}% fixed by "
-          "--apply-suggestions with no hand edit")
+          f"--apply-suggestions with no hand edit; {total_fixed - total_agree} of them not where the bump's "
+          "annotations are now")
+
+
+def _where(line: tuple[str, int] | None) -> str:
+    return f"{line[0]}:{line[1]}" if line else "unresolved (expect: absent, or gone)"
 
 
 def apply(root: Path, report, pin_set: str) -> list:
@@ -139,6 +167,7 @@ def main() -> None:
     sub = parser.add_subparsers(dest="what", required=True)
     p = sub.add_parser("share")
     p.add_argument("--ref", default=BASELINE_REF)
+    p.add_argument("--list", action="store_true", help="name each item left unfixed or fixed elsewhere than now")
     p = sub.add_parser("pin")
     p.add_argument("--framework", default="sglang")
     p.add_argument("--old", default="v0.5.22")
@@ -147,7 +176,7 @@ def main() -> None:
     p.add_argument("--index", action="store_true", help="time `atlas index` of the new pin too (a full graph build)")
     args = parser.parse_args()
     if args.what == "share":
-        share(args.ref)
+        share(args.ref, args.list)
     else:
         pin(args.framework, args.old, args.new, args.runs, args.index)
 

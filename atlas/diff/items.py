@@ -37,11 +37,12 @@ class Broken:
 
 
 def broken_items(annotations: Iterable[Annotation], old_index, new_index, changes: list[Change], old_set: str,
-                 new_set: str, same_paths: set[str] | frozenset = frozenset()) -> Iterator[Broken]:
+                 new_set: str, same_paths: set[str] | frozenset = frozenset(), new_graph=None) -> Iterator[Broken]:
     """Items that resolve at OLD (read at `old_set`) but not at NEW (read at `new_set`), each with a suggestion
-    where one is found. An evidence item expected absent but present at NEW is reported without one: that is a
-    verdict to revisit, not a move."""
-    finder = Finder(old_index, new_index, changes, same_paths)
+    where one is found (`new_graph`, NEW's call graph when built, lets the typed-helper rule follow calls into
+    methods of other objects). An evidence item expected absent but present at NEW is reported without one: that
+    is a verdict to revisit, not a move."""
+    finder = Finder(old_index, new_index, changes, same_paths, new_graph)
     old_r, new_r = Resolver(old_index), Resolver(new_index)
     for base in annotations:
         was, now = base.for_pin(old_set), base.for_pin(new_set)

@@ -85,8 +85,19 @@ def _is_hole(relaxed, orig) -> bool:
 
 
 def keyword_forms(pattern: str):
-    """`obj.attr = VALUE` as a call passing `attr=VALUE` (a setting written through a setter call instead, e.g.
-    `declare_resolution(server_args, ..., attr=VALUE)`)."""
+    """The forms of `_keyword_forms` that still name something (`if ...: ...` would match any `if`)."""
+    seen = set()
+    for form in _keyword_forms(pattern):
+        if form not in seen and form != pattern and set(WORD.findall(form)) - COMMON:
+            seen.add(form)
+            yield form
+
+
+def _keyword_forms(pattern: str):
+    """The pattern with one named part changed: `obj.attr = VALUE` as a call passing `attr=VALUE` (a setting
+    written through a setter call, e.g. `declare_resolution(server_args, ..., attr=VALUE)`); the value of an
+    assignment alone (a renamed variable); a walrus unrolled; a call without one keyword argument; a condition
+    without one of its `and`/`or` terms, or with one more."""
     node = compile_pattern(pattern).node
     if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute):
         yield f"...(..., {node.targets[0].attr}={ast.unparse(node.value)})"
@@ -100,11 +111,29 @@ def keyword_forms(pattern: str):
             tree = copy.deepcopy(node)
             del [n for n in ast.walk(tree) if isinstance(n, ast.Call)][c].keywords[k]
             yield _unparse_pattern(tree)
+    if isinstance(node, (ast.If, ast.While, ast.Assert)):  # the condition gained a term: `assert C` -> `assert C or X`
+        for op in ("or", "and"):
+            test = _unparse_pattern(node.test)
+            for grown in (f"({test}) {op} ...", f"... {op} ({test})"):
+                tree = copy.deepcopy(node)
+                tree.test = ast.parse(grown, mode="eval").body
+                yield _unparse_pattern(tree)
+    conditions = [n for n in ast.walk(node) if isinstance(n, ast.BoolOp)]
+    for c, condition in enumerate(conditions):  # a condition lost a term: `while (A or B) and C` -> `while C`
+        for k in range(len(condition.values)):
+            tree = copy.deepcopy(node)
+            op = [n for n in ast.walk(tree) if isinstance(n, ast.BoolOp)][c]
+            del op.values[k]
+            if len(op.values) == 1:
+                tree = _put(tree, op, op.values[0])
+            yield _unparse_pattern(tree)
 
 
 def receiver_relaxations(pattern: str):
     """The pattern with the object of one `name.attr` replaced by `...` (`req.x += 1` -> `....x += 1`), which
-    matches the attribute on any object, a sub-object (`req.kv.x`) included."""
+    matches the attribute on any object, a sub-object (`req.kv.x`) included; and with a call of no arguments
+    `f()` read as an attribute `....f` (a function become a property of an object: `is_musa()` ->
+    `get_platform().is_musa`)."""
     root = compile_pattern(pattern).node
     for part in ast.walk(root):
         receiver = part.value if isinstance(part, ast.Attribute) else None
@@ -113,6 +142,10 @@ def receiver_relaxations(pattern: str):
             target = _same_node(root, tree, part.value)
             _replace(tree, target)
             yield _unparse_pattern(tree)
+        if isinstance(part, ast.Call) and isinstance(part.func, ast.Name) and not part.args and not part.keywords:
+            tree = copy.deepcopy(root)
+            attribute = ast.Attribute(ast.Constant(Ellipsis), part.func.id, ast.Load())
+            yield _unparse_pattern(_put(tree, _same_node(root, tree, part), attribute))
 
 
 def _same_node(root, copied, part):
@@ -122,17 +155,24 @@ def _same_node(root, copied, part):
     return None
 
 
-def _replace(tree, target) -> None:
+def _put(tree, target, new):
+    """`tree` with the node `target` replaced by `new` (the tree itself when it is the target)."""
+    if tree is target:
+        return new
     for node in ast.walk(tree):
         for name, value in ast.iter_fields(node):
             if value is target:
-                setattr(node, name, ast.Constant(Ellipsis))
-                return
-            if isinstance(value, list):
-                for i, item in enumerate(value):
-                    if item is target:
-                        value[i] = ast.Constant(Ellipsis)
-                        return
+                setattr(node, name, new)
+                return tree
+            if isinstance(value, list) and any(item is target for item in value):
+                value[[i for i, item in enumerate(value) if item is target][0]] = new
+                return tree
+    return tree
+
+
+def _replace(tree, target) -> None:
+    """`target`, a node below the root of `tree`, replaced by `...` in place."""
+    _put(tree, target, ast.Constant(Ellipsis))
 
 
 def _unparse_pattern(node) -> str:

@@ -55,7 +55,8 @@ class FolderIndex:
                 kind = (SymbolKind.CLASS if isinstance(node, ast.ClassDef)
                         else SymbolKind.METHOD if in_class else SymbolKind.FUNCTION)
                 sid = f"{prefix}.{node.name}"
-                self.symbols[sid] = Symbol(sid, kind, Span(rel, node.lineno, node.end_lineno))
+                bases = tuple(ast.unparse(b) for b in node.bases) if isinstance(node, ast.ClassDef) else ()
+                self.symbols[sid] = Symbol(sid, kind, Span(rel, node.lineno, node.end_lineno), bases=bases)
                 if isinstance(node, ast.ClassDef):
                     self._walk(node.body, sid, rel, in_class=True)
 

@@ -4,6 +4,7 @@ rule must find it), and an end-to-end apply that writes an `at:` entry both pins
 
 from __future__ import annotations
 
+import networkx as nx
 import pytest
 
 from annotate.folder_index import FolderIndex
@@ -12,7 +13,10 @@ from atlas.annotate.resolve import Resolver
 from atlas.diff.apply import apply_suggestions
 from atlas.diff.items import broken_items
 from atlas.diff.suggest import Finder
+from atlas.graph import AtlasGraph
+from atlas.graph.resolve import Solver
 from atlas.model import Change, ChangeKind, Pin
+from atlas.parse.python import extract, module_name
 
 ADDER_OLD = """class PrefillAdder:
     def add_one_req(self, req, chunk_tokens_limit):
@@ -225,6 +229,213 @@ class Req:
         self.kv = ReqKvInfo()
 """
 
+# SGLang truncate-to-chunk: the chunk admission moved into _commit_prefill_admission, while the other admission path
+# (add_one_req_ignore_eos, which add_one_req also calls) still sets new_chunked_req as it did: the old statement's
+# counterpart is not the one that was there before, however alike its lines read
+ADMIT_OLD = """class PrefillAdder:
+    def add_one_req_ignore_eos(self, req):
+        if req.extend_input_len <= self.rem_chunk_tokens:
+            self.can_run_list.append(req)
+            self._update_prefill_budget(0, req.extend_input_len, 0)
+        else:
+            trunc_len = self.rem_chunk_tokens // self.page_size * self.page_size
+            req.set_extend_range(len(req.prefix_indices), len(req.prefix_indices) + trunc_len)
+            self.can_run_list.append(req)
+            self.new_chunked_req = req
+            self._update_prefill_budget(0, trunc_len, 0)
+
+    def add_one_req(self, req, has_chunked_req):
+        if req.sampling_params.ignore_eos:
+            return self.add_one_req_ignore_eos(req)
+        if req.extend_input_len <= self.rem_chunk_tokens:
+            self.can_run_list.append(req)
+            self._update_prefill_budget(0, req.extend_input_len, 0)
+        else:
+            trunc_len = self.rem_chunk_tokens // self.page_size * self.page_size
+            req.set_extend_range(len(req.prefix_indices), len(req.prefix_indices) + trunc_len)
+            self.can_run_list.append(req)
+            self.new_chunked_req = req
+            self._update_prefill_budget(0, trunc_len, 0)
+        return self.budget_state()
+"""
+ADMIT_NEW = """class PrefillAdder:
+    def add_one_req_ignore_eos(self, req):
+        if req.extend_input_len <= self.rem_chunk_tokens:
+            self.can_run_list.append(req)
+            self._update_prefill_budget(0, req.extend_input_len, 0)
+        else:
+            trunc_len = self.rem_chunk_tokens // self.page_size * self.page_size
+            req.set_extend_range(len(req.prefix_indices), len(req.prefix_indices) + trunc_len)
+            self.can_run_list.append(req)
+            self.new_chunked_req = req
+            self._update_prefill_budget(0, trunc_len, 0)
+
+    def add_one_req(self, req, has_chunked_req):
+        if req.sampling_params.ignore_eos:
+            return self.add_one_req_ignore_eos(req)
+        admission = self._select_prefill_admission(req)
+        self._commit_prefill_admission(req, admission)
+        return self.budget_state()
+
+    def _select_prefill_admission(self, req):
+        extend_len = min(req.extend_input_len, self.rem_chunk_tokens)
+        return Admission(len(req.prefix_indices), extend_len, extend_len < req.extend_input_len)
+
+    def _commit_prefill_admission(self, req, admission):
+        req.extend_end = admission.prefix_len + admission.extend_len
+        self.can_run_list.append(req)
+        if admission.truncated:
+            self.new_chunked_req = req
+        self.memory_budget.reserve(admission.extend_len)
+"""
+# vLLM long-prefill-threshold: the 4%-of-max_model_len default was removed; the encoder-decoder branch's assignment
+# of the same field was there before and is no move of it: the field's definition is what is left to point at
+THRESHOLD_OLD = """class SchedulerConfig:
+    long_prefill_token_threshold: int = 0
+    max_num_partial_prefills: int = 1
+
+    def __post_init__(self, is_encoder_decoder, max_model_len):
+        if is_encoder_decoder:
+            self.chunked_prefill_enabled = False
+            self.long_prefill_token_threshold = 0
+        if self.max_num_partial_prefills > 1:
+            if self.long_prefill_token_threshold == 0:
+                self.long_prefill_token_threshold = int(max_model_len * 0.04)
+"""
+THRESHOLD_NEW = """class SchedulerConfig:
+    long_prefill_token_threshold: int = Field(default=0, ge=0)
+    max_num_partial_prefills: int = 1
+
+    def __post_init__(self, is_encoder_decoder, max_model_len):
+        if is_encoder_decoder:
+            self.chunked_prefill_enabled = False
+            self.long_prefill_token_threshold = 0
+        if self.long_prefill_token_threshold > max_model_len:
+            raise ValueError("long_prefill_token_threshold cannot exceed max_model_len")
+"""
+# vLLM admit-waiting: the waiting loop lost a term of its condition; the running loop, which also ends in
+# `and token_budget > 0`, was there before
+WAITING_OLD = """class Scheduler:
+    def schedule(self):
+        token_budget = self.max_num_scheduled_tokens
+        req_index = 0
+        while req_index < len(self.running) and token_budget > 0:
+            request = self.running[req_index]
+            token_budget -= self.schedule_running(request)
+            req_index += 1
+        while (self.waiting or self.skipped_waiting) and token_budget > 0:
+            request = self.waiting.peek_request()
+            token_budget -= self.admit(request)
+"""
+WAITING_NEW = """class Scheduler:
+    def schedule(self):
+        token_budget = self.max_num_scheduled_tokens
+        req_index = 0
+        while req_index < len(self.running) and token_budget > 0:
+            request = self.running[req_index]
+            token_budget -= self.schedule_running(request)
+            req_index += 1
+        while token_budget > 0:
+            request = self.pop_waiting()
+            if request is None:
+                break
+            token_budget -= self.admit(request)
+"""
+# vLLM skip-reading-cache: the condition was extracted into KVCacheManager.prefix_cache_lookup_enabled
+LOOKUP_OLD = """class KVCacheManager:
+    def get_computed_blocks(self, request):
+        if not self.enable_caching or request.skip_reading_prefix_cache:
+            return self.empty_kv_cache_blocks, 0
+        max_cache_hit_length = request.num_tokens - 1
+        return self.coordinator.find_longest_cache_hit(request.block_hashes, max_cache_hit_length)
+"""
+LOOKUP_NEW = """class KVCacheManager:
+    def prefix_cache_lookup_enabled(self, request):
+        return self.enable_caching and not request.skip_reading_prefix_cache
+
+    def record_prefix_cache_stats(self, request, num_hits):
+        if not self.log_stats or not self.prefix_cache_lookup_enabled(request):
+            return
+        self.prefix_cache_stats.record(num_tokens=request.num_tokens, num_hits=num_hits)
+
+    def get_computed_blocks(self, request, max_cache_hit_length=None):
+        if not self.prefix_cache_lookup_enabled(request):
+            return self.empty_kv_cache_blocks, 0, 0
+        if max_cache_hit_length is None:
+            max_cache_hit_length = request.num_tokens - 1
+        return self.coordinator.find_longest_cache_hit(request.block_hashes, max_cache_hit_length)
+"""
+# vLLM async-commit: AsyncScheduler's override was folded into its base class, Scheduler, of another module, and the
+# statement changed on the way
+PLACEHOLDERS_OLD = {"pkg/scheduler.py": """class Scheduler:
+    def _update_request_with_output(self, request, new_token_ids):
+        request.append_output_token_ids(new_token_ids)
+        return new_token_ids, False
+""", "pkg/async_scheduler.py": """from pkg.scheduler import Scheduler
+
+
+class AsyncScheduler(Scheduler):
+    def _update_request_with_output(self, request, new_token_ids):
+        status_before_update = request.status
+        new_token_ids, stopped = super()._update_request_with_output(request, new_token_ids)
+        request.num_output_placeholders -= len(new_token_ids)
+        assert request.num_output_placeholders >= 0
+        return new_token_ids, stopped
+"""}
+PLACEHOLDERS_NEW = {"pkg/scheduler.py": """class Scheduler:
+    def _update_request_with_output(self, request, new_token_ids, is_stale=False):
+        num_new_tokens = len(new_token_ids)
+        request.append_output_token_ids(new_token_ids)
+        if not is_stale and request.num_output_placeholders > 0:
+            request.num_output_placeholders -= num_new_tokens
+            assert request.num_output_placeholders >= 0
+        return new_token_ids, False
+""", "pkg/async_scheduler.py": """from pkg.scheduler import Scheduler
+
+
+class AsyncScheduler(Scheduler):
+    pass
+"""}
+# SGLang release-overallocated: the non-speculative assert gained an `or` term (a stop before the last committed token)
+OVERALLOCATED_OLD = """def _release_overallocated_kv_indices(req, start_p, end_p, tree_cache):
+    allocator = tree_cache.token_to_kv_pool_allocator
+    if get_spec().speculative_algorithm is None:
+        assert start_p == end_p, f"Unexpected overallocated KV cache, {req.kv.kv_allocated_len=}"
+    if start_p < end_p:
+        allocator.free(req.kv.indices[start_p:end_p])
+"""
+OVERALLOCATED_NEW = """def _release_overallocated_kv_indices(req, start_p, end_p, tree_cache):
+    allocator = tree_cache.token_to_kv_pool_allocator
+    if get_spec().speculative_algorithm is None:
+        assert start_p == end_p or (
+            req.finished_len is not None
+            and len(req.origin_input_ids) + req.finished_len < req.kv.kv_committed_len
+        ), f"Unexpected overallocated KV cache, {req.kv.kv_committed_len=}, {req.kv.kv_allocated_len=}"
+    if start_p < end_p:
+        allocator.free(req.kv.indices[start_p:end_p])
+"""
+# SGLang page-size-default: the platform test became a property of the platform object
+PAGE_DEFAULT_OLD = """from pkg.utils import is_musa
+
+
+def _page_size_default(args):
+    if args.page_size is not None:
+        return {}
+    if not is_musa():
+        return {"page_size": 1}
+    return {"page_size": 64}
+"""
+PAGE_DEFAULT_NEW = """from pkg.platforms import get_platform
+
+
+def _page_size_default(args):
+    if args.page_size is not None:
+        return {}
+    if not get_platform().is_musa:
+        return {"page_size": 1}
+    return {"page_size": 64}
+"""
+
 # (rule, old files, new files, (symbol, pattern), where it must land: (symbol, pattern))
 CASES = [
     ("renamed variable in a helper", {"pkg/adder.py": ADDER_OLD}, {"pkg/adder.py": ADDER_NEW},
@@ -268,6 +479,31 @@ CASES = [
      {"pkg/server_args.py": ARGS_NEW, "pkg/fields/__init__.py": "", "pkg/fields/schedule.py": SCHEDULE},
      ("pkg.server_args.ServerArgs", "page_size: ... = None"),
      ("pkg.fields.schedule.Schedule", "page_size: ... = None")),
+    ("ranking: the other admission path kept its own statement", {"pkg/adder.py": ADMIT_OLD},
+     {"pkg/adder.py": ADMIT_NEW}, ("pkg.adder.PrefillAdder.add_one_req", "self.new_chunked_req = req"),
+     ("pkg.adder.PrefillAdder._commit_prefill_admission", "self.new_chunked_req = req")),
+    ("ranking: a relaxed match that was another statement before is left out", {"pkg/config.py": THRESHOLD_OLD},
+     {"pkg/config.py": THRESHOLD_NEW},
+     ("pkg.config.SchedulerConfig.__post_init__", "self.long_prefill_token_threshold = int(max_model_len * 0.04)"),
+     ("pkg.config.SchedulerConfig", "long_prefill_token_threshold: int = Field(default=0, ge=0)")),
+    ("a condition lost a term; the loop that was there before is left out", {"pkg/sched.py": WAITING_OLD},
+     {"pkg/sched.py": WAITING_NEW},
+     ("pkg.sched.Scheduler.schedule", "while (self.waiting or self.skipped_waiting) and token_budget > 0: ..."),
+     ("pkg.sched.Scheduler.schedule", "while token_budget > 0: ...")),
+    ("override folded into a base class of another module (a statement)", PLACEHOLDERS_OLD, PLACEHOLDERS_NEW,
+     ("pkg.async_scheduler.AsyncScheduler._update_request_with_output",
+      "request.num_output_placeholders -= len(new_token_ids)"),
+     ("pkg.scheduler.Scheduler._update_request_with_output", "request.num_output_placeholders -= num_new_tokens")),
+    ("a condition gained a term", {"pkg/common.py": OVERALLOCATED_OLD}, {"pkg/common.py": OVERALLOCATED_NEW},
+     ("pkg.common._release_overallocated_kv_indices", "assert start_p == end_p, ..."),
+     ("pkg.common._release_overallocated_kv_indices", "assert start_p == end_p or ..., ...")),
+    ("a function became a property of an object", {"pkg/overrides.py": PAGE_DEFAULT_OLD},
+     {"pkg/overrides.py": PAGE_DEFAULT_NEW}, ("pkg.overrides._page_size_default", "if not is_musa(): ..."),
+     ("pkg.overrides._page_size_default", "if not get_platform().is_musa: ...")),
+    ("condition extracted into a method", {"pkg/kv.py": LOOKUP_OLD}, {"pkg/kv.py": LOOKUP_NEW},
+     ("pkg.kv.KVCacheManager.get_computed_blocks",
+      "if not self.enable_caching or request.skip_reading_prefix_cache: ..."),
+     ("pkg.kv.KVCacheManager.get_computed_blocks", "if not self.prefix_cache_lookup_enabled(request): ...")),
 ]
 
 
@@ -318,6 +554,89 @@ def test_a_renamed_symbol_is_followed_through_the_symbol_changes(tmp_path):
     changes = [Change(ChangeKind.RENAMED, "pkg.hook._handle_ngram", "pkg.hook.handle_ngram_defaults")]
     hit = Finder(old, new, changes).locate("pkg.hook._handle_ngram", "server_args.enable_mixed_chunk = False", 1)
     assert (hit.symbol, hit.rule) == ("pkg.hook.handle_ngram_defaults", "renamed")
+
+
+# SGLang check-decode-mem: the evict-then-compare moved into the allocator, a method of another object
+# (`self.token_to_kv_pool_allocator.check_decode_capacity(...)`) that only the call graph's types resolve; inside it
+# the batch's allocator is `self` and its tree cache the `tree_cache` argument
+ALLOCATOR_OLD = """class BaseTokenToKVPoolAllocator:
+    def available_size(self):
+        return len(self.free_pages) * self.page_size
+"""
+ALLOCATOR_NEW = ALLOCATOR_OLD + """
+    def evict_to_free_tokens(self, tree_cache, num_tokens):
+        if self.available_size() < num_tokens:
+            tree_cache.evict(num_tokens - self.available_size())
+
+    def check_decode_capacity(self, *, num_tokens, tree_cache, requests=None):
+        self.evict_to_free_tokens(tree_cache, num_tokens)
+        return self.available_size() >= num_tokens
+"""
+DECODE_MEM_OLD = """from dataclasses import dataclass
+
+from pkg.allocator import BaseTokenToKVPoolAllocator
+from pkg.common import evict_from_tree_cache
+
+
+@dataclass
+class ScheduleBatch:
+    reqs: list
+    tree_cache: object = None
+    token_to_kv_pool_allocator: BaseTokenToKVPoolAllocator = None
+
+    def check_decode_mem(self, selected_indices=None):
+        num_tokens = self.new_tokens_required_next_decode(selected_indices)
+        evict_from_tree_cache(self.tree_cache, num_tokens)
+        return self.token_to_kv_pool_allocator.available_size() >= num_tokens
+"""
+DECODE_MEM_NEW = """from dataclasses import dataclass
+
+from pkg.allocator import BaseTokenToKVPoolAllocator
+
+
+@dataclass
+class ScheduleBatch:
+    reqs: list
+    tree_cache: object = None
+    token_to_kv_pool_allocator: BaseTokenToKVPoolAllocator = None
+
+    def check_decode_mem(self, selected_indices=None):
+        num_tokens = self.new_tokens_required_next_decode(selected_indices)
+        requests = self.reqs if selected_indices is None else [self.reqs[i] for i in selected_indices]
+        return self.token_to_kv_pool_allocator.check_decode_capacity(
+            num_tokens=num_tokens, tree_cache=self.tree_cache, requests=requests)
+"""
+COMMON = """def evict_from_tree_cache(tree_cache, num_tokens):
+    tree_cache.evict(num_tokens)
+"""
+TYPED_OLD = {"pkg/allocator.py": ALLOCATOR_OLD, "pkg/batch.py": DECODE_MEM_OLD, "pkg/common.py": COMMON}
+TYPED_NEW = {"pkg/allocator.py": ALLOCATOR_NEW, "pkg/batch.py": DECODE_MEM_NEW, "pkg/common.py": COMMON}
+
+
+def call_graph(files: dict[str, str]) -> AtlasGraph:
+    """The call graph atlas's resolver builds for the fixture files (the graph `atlas index` stores)."""
+    facts = [extract(text.encode(), rel, *module_name(rel)) for rel, text in {"pkg/__init__.py": "", **files}.items()]
+    graph = nx.MultiDiGraph()
+    for (caller, callee), lines in Solver(facts).solve().edges.items():
+        for line, provenance in lines.items():
+            graph.add_edge(caller, callee, provenance=provenance.value, confidence=1.0, path="", line=line)
+    return AtlasGraph(Pin("sglang", "b", "b" * 40, "https://example.invalid/sglang"), graph, {})
+
+
+@pytest.mark.parametrize("pattern, rule, expected", [
+    ("return self.token_to_kv_pool_allocator.available_size() >= num_tokens", "typed helper",
+     "return self.available_size() >= num_tokens"),
+    ("evict_from_tree_cache(self.tree_cache, num_tokens)", "relaxed",
+     "self.evict_to_free_tokens(tree_cache, num_tokens)"),
+], ids=["as the callee writes it", "relaxed inside the callee"])
+def test_typed_helper_follows_a_method_of_another_object(tmp_path, pattern, rule, expected):
+    old, new = tree(tmp_path / "old", TYPED_OLD, "a"), tree(tmp_path / "new", TYPED_NEW, "b")
+    symbol = "pkg.batch.ScheduleBatch.check_decode_mem"
+    assert Finder(old, new, []).locate(symbol, pattern, 1) is None  # no graph: no rule looks there
+    hit = Finder(old, new, [], graph=call_graph(TYPED_NEW)).locate(symbol, pattern, 1)
+    assert (hit.symbol, hit.pattern, hit.rule) == (
+        "pkg.allocator.BaseTokenToKVPoolAllocator.check_decode_capacity", expected, rule)
+    assert Resolver(new).locate(new.get(hit.symbol), hit.pattern, hit.occurrence)[0] == hit.line
 
 
 ANNOTATION = """schema: 1
