@@ -27,7 +27,7 @@ VENDOR = {"cytoscape.min.js": "node_modules/cytoscape/dist/cytoscape.min.js",
           "iframe-worker-shim.js": "node_modules/iframe-worker/shim/index.js",
           "iframe-worker.LICENSE": "node_modules/iframe-worker/LICENSE",
           "prism.LICENSE": "node_modules/prismjs/LICENSE"}
-MEMO_VERSION = "site memo 1"
+MEMO_VERSION = "site memo 2"
 PRISM = ("prism-core", "prism-clike", "prism-c", "prism-cpp", "prism-python")  # the source view's languages
 
 

@@ -5,13 +5,14 @@ functions of these values."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from atlas import annotate
 from atlas import graph as graph_stage
 from atlas.env import Settings
+from atlas.errors import BuildMissing
 from atlas.graph.build import folder as graph_folder
 from atlas.model import Pin, Span, Symbol
 from atlas.render.memo import digest
@@ -28,7 +29,34 @@ class Anchored:
     problem: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+class Deferred:
+    """A value made on first use: `collect` hands EngineData a Deferred call graph, so a build whose units are all
+    kept (atlas.render.memo) never loads it."""
+
+    def __init__(self, load: Callable[[], object]) -> None:
+        self.load = load
+
+
+class _MadeOnFirstRead:
+    """A dataclass field given either its value or a Deferred; the first read of a Deferred makes the value and
+    keeps it. Reading it (dataclasses.replace and asdict do) is what loads it."""
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.name = f"_{name}"
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return None  # the field's default
+        value = obj.__dict__[self.name]
+        if isinstance(value, Deferred):
+            value = obj.__dict__[self.name] = value.load()
+        return value
+
+    def __set__(self, obj, value) -> None:
+        obj.__dict__[self.name] = value
+
+
+@dataclass(frozen=True)
 class EngineData:
     name: str  # vllm | sglang
     pin: Pin
@@ -36,7 +64,8 @@ class EngineData:
     checkout: Path
     package_root: str  # "" for vllm, "python" for sglang
     symbols: Mapping[str, Symbol] = field(default_factory=dict)
-    graph: object | None = None  # networkx MultiDiGraph, node id = symbol id
+    graph: object | None = _MadeOnFirstRead()  # networkx MultiDiGraph, node id = symbol id, or None when not
+    # built; a Deferred graph is loaded when first read
     anchored: tuple[Anchored, ...] = ()
     missing: tuple[str, ...] = ()  # inputs not available, in words, shown on the pages
     fingerprint: str | None = None  # a digest of pin, symbols, graph and sources (atlas.render.memo); None: unknown
@@ -65,10 +94,19 @@ class SiteData:
     results: Mapping[str, object] = field(default_factory=dict)  # probe traces / diff reports, when present
 
 
-def _graph_inputs(settings: Settings, name: str, pin_set: str) -> tuple[object, object]:
-    """(index, networkx graph); the graph stage builds and caches them on first use."""
+def _graph_inputs(settings: Settings, name: str, pin_set: str, key: Path) -> tuple[object, Deferred]:
+    """(index, the networkx graph Deferred); the graph stage builds them first when missing. The graph is loaded
+    only if a page needs it, after checking that it is still the build the index came from (`key`)."""
     index = graph_stage.load_index(settings, name, pin_set)
-    return index, graph_stage.load_graph(settings, name, pin_set).graph
+    built = _read_key(key)
+
+    def load():
+        graph = graph_stage.load_graph(settings, name, pin_set, on_demand=False).graph
+        if _read_key(key) != built:
+            raise BuildMissing(f"the graph of {name} ({pin_set} pins) was rebuilt while the site was built; run "
+                               "`atlas build` again")
+        return graph
+    return index, Deferred(load)
 
 
 CONTEXT = 3  # lines shown around an anchored statement
@@ -103,7 +141,7 @@ def collect(settings: Settings, frameworks: list[str] | None = None, pin_set: st
         checkout = locate(manifest, pin_set, settings)
         key = graph_folder(settings, manifest.name, checkout.pin.commit) / "key"
         before = _read_key(key)
-        index, graph = _graph_inputs(settings, manifest.name, pin_set)
+        index, graph = _graph_inputs(settings, manifest.name, pin_set, key)
         after = _read_key(key)  # a build in between: the loaded graph may be either, so nothing is kept
         fingerprint = digest(checkout.pin, manifest.package_root, after) if after and after == before else None
         anchored = _annotation_inputs(settings, manifest.name, index)

@@ -1,5 +1,7 @@
 """Where a symbol of one engine is shown: its own page when it has one (annotated, component and pipeline
-symbols), else its entry in the symbol browser. Links are relative to the page they are written on."""
+symbols), else its entry in the symbol browser. Links are relative to the page they are written on. Facts come from
+the symbol index, and for the call graph's other nodes from its summary (atlas.render.summary): the graph itself is
+never read here."""
 
 from __future__ import annotations
 
@@ -8,13 +10,25 @@ from dataclasses import dataclass, field
 from atlas.render import urls
 from atlas.render.excerpt import Slots
 from atlas.render.inputs import EngineData
+from atlas.render.memo import Memo, digest
+from atlas.render.summary import GraphSummary
 
 
 @dataclass(frozen=True, slots=True)
 class Linker:
     engine: EngineData
     paged: frozenset[str]  # symbol ids that get a page of their own
+    summary: GraphSummary = field(default_factory=GraphSummary)  # the engine's call graph, summarised
     slots: Slots = field(default_factory=Slots, compare=False)  # excerpts filled into the built HTML
+    memo: Memo = field(default_factory=Memo, compare=False)  # units kept between builds (neighbours, excerpts)
+    paged_key: str = field(init=False, compare=False)  # a digest of `paged`, for memo keys
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "paged_key", digest(sorted(self.paged)))
+
+    def unit_key(self, *parts: object) -> str | None:
+        """The memo key of a unit made from this engine and its pages' links, and `parts`."""
+        return self.memo.key(self.engine.name, self.engine.fingerprint, self.paged_key, *parts)
 
     def page(self, symbol_id: str) -> str:
         """The docs-relative page of a symbol, or "" when it has none."""
@@ -24,10 +38,7 @@ class Linker:
         symbol = self.engine.symbols.get(symbol_id)
         if symbol is not None and symbol.span is not None:
             return symbol.span.path
-        graph = self.engine.graph
-        if graph is not None and symbol_id in graph:
-            return graph.nodes[symbol_id].get("path") or ""
-        return ""
+        return self.summary.outside.get(symbol_id, {}).get("path") or ""
 
     def href(self, from_page: str, symbol_id: str) -> str:
         """An HTML link (relative, .html) to the symbol's page or browser entry."""
@@ -43,22 +54,19 @@ class Linker:
         symbol = self.engine.symbols.get(symbol_id)
         if symbol is not None and symbol.span is not None:
             return symbol.span.start
-        graph = self.engine.graph
-        return int(graph.nodes[symbol_id].get("start") or 0) if graph is not None and symbol_id in graph else 0
+        return int(self.summary.outside.get(symbol_id, {}).get("start") or 0)
 
     def from_root(self, symbol_id: str) -> str:
         """The same link relative to the site root (for data files the JS resolves against the page's root)."""
         return self.href("index.md", symbol_id)
 
     def exists(self, symbol_id: str) -> bool:
-        graph = self.engine.graph
-        return symbol_id in self.engine.symbols or (graph is not None and symbol_id in graph)
+        return symbol_id in self.engine.symbols or symbol_id in self.summary.outside
 
     def facts(self, symbol_id: str) -> dict:
         """What a page says about a symbol: kind, file, lines, signature, component and the upstream permalink."""
         symbol = self.engine.symbols.get(symbol_id)
-        graph = self.engine.graph
-        node = graph.nodes[symbol_id] if graph is not None and symbol_id in graph else {}
+        node = self.summary.outside.get(symbol_id, {}) if symbol is None else {}
         kind = symbol.kind.value if symbol else str(getattr(node.get("kind"), "value", node.get("kind") or ""))
         path = symbol.span.path if symbol and symbol.span else node.get("path") or ""
         start = symbol.span.start if symbol and symbol.span else int(node.get("start") or 0)

@@ -52,7 +52,7 @@ def home(env, content: Content, linkers: dict[str, Linker], site) -> str:
             "steps": [(step, symbol_rows(linker, page, spec["steps"].get(step, [])))
                       for step in content.pipeline["steps"]],
             "num_symbols": len(linker.engine.symbols),
-            "num_edges": linker.engine.graph.number_of_edges() if linker.engine.graph is not None else 0,
+            "num_edges": linker.summary.num_edges,
             "browser": urls.rel_md(page, urls.browser_page(name)),
             "code": urls.rel_md(page, urls.CODE_PAGE, name + "/"),
         })
