@@ -17,6 +17,7 @@ from atlas.render import cjk, pages, pinswitch
 from atlas.render.content import load_content
 from atlas.render.inputs import SiteData, collect
 from atlas.render.memo import Memo, code_version, digest
+from atlas.render.pinchanges import pin_changes
 from atlas.render.pages_kept import kept_pages, linked_static_files
 from atlas.render.site import render_docs
 from atlas.runtime.experiments.report import collect as experiments_report
@@ -40,7 +41,7 @@ class BuildReport:
     num_symbol_pages: int
     num_reused: int = 0  # units taken from the previous build's memo (atlas.render.memo)
     num_made: int = 0
-    seconds: dict[str, float] = field(default_factory=dict)  # stage -> seconds
+    seconds: dict[str, float] = field(default_factory=dict)  # stage -> seconds (the first set: with the steps of all)
     refs: tuple[str, ...] = ()  # "vLLM v0.26.0", one per engine: what the pin set holds
 
 
@@ -141,41 +142,59 @@ def build_site(settings: Settings, frameworks: list[str] | None = None, pin_set:
 def build_sites(settings: Settings, frameworks: list[str] | None, pin_sets: list[str], out: str | None = None,
                 sites: list[SiteData] | None = None) -> list[BuildReport]:
     """One site holding several pin sets: the first at the root of html/, each other under html/<set>/, and on
-    every page a switch to the same page at the other pins (atlas.render.pinswitch). Built in staging folders beside
-    the live ones and swapped in at the end (atlas.publish), html/ once for all sets: a kill at any moment leaves the
-    previous site whole. A file equal to the previous build's is a hard link to it, so the build writes, and the
-    swap frees, only what changed. The lock keeps two builds of one folder apart (atlas.locks)."""
+    every page a switch to the same page at the other pins (atlas.render.pinswitch). `sites` may be handed in (tests)
+    instead of being collected. Built in staging folders beside the live ones and swapped in at the end
+    (atlas.publish), html/ once for all sets: a kill at any moment leaves the previous site whole. A file equal to
+    the previous build's is a hard link to it, so the build writes, and the swap frees, only what changed. The lock
+    keeps two builds of one folder apart (atlas.locks)."""
     target = out_dir(settings, out)
     live = target / "html"
     roots = {pin_set: ("" if number == 0 else pin_set) for number, pin_set in enumerate(pin_sets)}
     with locks.hold(target, "building the site"), publish.folder(live) as html:
-        reports = [_build_pin_set(settings, frameworks, pin_set, sites[number] if sites else None, target, html,
-                                  roots[pin_set]) for number, pin_set in enumerate(pin_sets)]
+        started = time.perf_counter()
+        # Each unit (resolved annotation, source file data, symbol page, built page) is kept under a key of its
+        # inputs in a memo per set beside the site: a rebuild remakes only units with new inputs, and gives the same
+        # bytes as a clean build.
+        memos = [load_memo(_memo_path(target, roots[pin_set]), settings.root) for pin_set in pin_sets]
+        if sites is None:
+            sites = _collect(settings, frameworks, pin_sets, memos)
+        experiments = experiments_report(settings.root)  # the committed results/experiments/*.json and the article
+        sites = [site if "experiments" in site.results else SiteData(site.engines, {**site.results,
+                                                                                    "experiments": experiments})
+                 for site in sites]
+        shared = {"inputs": time.perf_counter() - started}  # the steps of all sets, told with the first set's
+        reports = [_build_pin_set(settings, site, memo, target, html, roots[pin_set], shared if number == 0 else {})
+                   for number, (pin_set, site, memo) in enumerate(zip(pin_sets, sites, memos))]
         mark = time.perf_counter()
         _write_switches(html, live, roots, {s: ", ".join(r.refs) for s, r in zip(pin_sets, reports)})
         publish.share_unchanged(html, live)
-    reports[0].seconds["publish"] = time.perf_counter() - mark  # the sets' shared steps, with the first set's
+    shared["publish"] = time.perf_counter() - mark
     return reports
 
 
-def _build_pin_set(settings: Settings, frameworks: list[str] | None, pin_set: str, site: SiteData | None,
-                   target: Path, html: Path, root: str) -> BuildReport:
+def _collect(settings: Settings, frameworks: list[str] | None, pin_sets: list[str], memos: list[Memo]) -> list[SiteData]:
+    """Each set's inputs (atlas.render.inputs.collect); the default set's also say what changed at the latest pins
+    (atlas.render.pinchanges), from the indexes collected here."""
+    sites = [collect(settings, frameworks, pin_set, memo) for pin_set, memo in zip(pin_sets, memos)]
+    if "default" in pin_sets:
+        number = pin_sets.index("default")
+        changes = pin_changes(settings, frameworks, memo=memos[number],
+                              engines=[engine for site in sites for engine in site.engines])
+        sites[number] = SiteData(sites[number].engines, {**sites[number].results, "pin_changes": changes})
+    return sites
+
+
+def _memo_path(target: Path, root: str) -> Path:
+    return target / ".memo" / f"{root or 'root'}.pickle"
+
+
+def _build_pin_set(settings: Settings, site: SiteData, memo: Memo, target: Path, html: Path, root: str,
+                   seconds: dict[str, float]) -> BuildReport:
     """One pin set of build_sites: its pages rendered, its docs folder written and swapped in, its HTML built into
-    `html`/`root` (a staging folder), its memo stored."""
-    seconds = {}
+    `html`/`root` (a staging folder), its memo stored; the time of each step goes into `seconds`."""
     started = time.perf_counter()
-    if site is None:
-        site = collect(settings, frameworks, pin_set)
-    if "experiments" not in site.results:  # the committed results/experiments/*.json beside the article's figures
-        site = SiteData(site.engines, {**site.results, "experiments": experiments_report(settings.root)})
-    seconds["inputs"] = time.perf_counter() - started
-    mark = time.perf_counter()
-    # Each unit (source file data, symbol page, built page) is kept under a key of its inputs in a memo beside the
-    # site: a rebuild remakes only units with new inputs, and gives the same bytes as a clean build.
-    memo_path = target / ".memo" / f"{root or 'root'}.pickle"
-    memo = load_memo(memo_path, settings.root)
     rendered = render_docs(site, load_content(settings.root / "site"), settings.root / "site" / "templates", memo)
-    seconds["render"] = time.perf_counter() - mark
+    seconds["render"] = time.perf_counter() - started
     mark = time.perf_counter()
     live_docs = target / (f"docs-{root}" if root else "docs")
     with publish.folder(live_docs) as docs:
@@ -190,8 +209,8 @@ def _build_pin_set(settings: Settings, frameworks: list[str] | None, pin_set: st
         fill_slots(html / root, rendered.slots)
         seconds["excerpts"] = time.perf_counter() - mark
         mark = time.perf_counter()
-        stored.dump(memo_path, memo.kept, MEMO_VERSION)  # whole or not at all; a stale memo is only slower
-        seconds["memo"] = time.perf_counter() - mark
+        stored.dump(_memo_path(target, root), memo.kept, MEMO_VERSION)  # whole or not at all; a stale memo is
+        seconds["memo"] = time.perf_counter() - mark  # only slower
     seconds["total"] = time.perf_counter() - started
     refs = tuple(f"{pages.engine_label(e.name)} {e.pin.ref}" for e in site.engines)
     num_pages = sum(1 for p in rendered.files if p.endswith(".md"))

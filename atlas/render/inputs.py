@@ -15,7 +15,7 @@ from atlas.env import Settings
 from atlas.errors import BuildMissing
 from atlas.graph.build import folder as graph_folder
 from atlas.model import Pin, Span, Symbol
-from atlas.render.memo import digest
+from atlas.render.memo import Memo, digest
 from atlas.runtime import recording
 from atlas.sources import having, locate
 
@@ -113,10 +113,13 @@ CONTEXT = 3  # lines shown around an anchored statement
 MAX_SYMBOL_LINES = 60  # an unanchored annotation shows its symbol's first lines; the rest is a link upstream
 
 
-def _annotation_inputs(settings: Settings, name: str, index) -> list[Anchored]:
+def _annotation_inputs(settings: Settings, name: str, index, fingerprint: str | None, memo: Memo) -> list[Anchored]:
+    """The annotations with their lines at the pin; each resolution is kept in `memo` under the engine's fingerprint
+    and what it reads of the annotation (an edit of a claim's text resolves nothing again)."""
     resolver = annotate.Resolver(index)
     annotations = annotate.load_annotations(settings.root, framework=name, cache=settings.build / "annotations.pickle")
-    return [anchored_span(a, resolver.resolve(a)) for a in annotations]
+    return [anchored_span(a, memo.get(memo.key("resolution", fingerprint, a.id, a.symbol, a.anchor, a.file, a.line),
+                                      lambda a=a: resolver.resolve(a))) for a in annotations]
 
 
 def anchored_span(annotation, resolution) -> Anchored:
@@ -133,9 +136,12 @@ def anchored_span(annotation, resolution) -> Anchored:
     return Anchored(annotation, Span(resolution.path, resolution.line, max(resolution.line, end)))
 
 
-def collect(settings: Settings, frameworks: list[str] | None = None, pin_set: str = "default") -> SiteData:
+def collect(settings: Settings, frameworks: list[str] | None = None, pin_set: str = "default",
+            memo: Memo | None = None) -> SiteData:
     """Everything the site needs for the given engines at one pin set; raises BuildMissing when a checkout is not
-    synced. The graph is built on first use (atlas.graph), annotations come from annotations/."""
+    synced. The graph is built on first use (atlas.graph) and loaded when a page needs it, annotations come from
+    annotations/ (resolved, or kept in `memo`). What changed at the latest pins is atlas.render.pinchanges'."""
+    memo = memo or Memo()
     engines = []
     for manifest in having(settings.root, frameworks, pin_set):
         checkout = locate(manifest, pin_set, settings)
@@ -144,15 +150,10 @@ def collect(settings: Settings, frameworks: list[str] | None = None, pin_set: st
         index, graph = _graph_inputs(settings, manifest.name, pin_set, key)
         after = _read_key(key)  # a build in between: the loaded graph may be either, so nothing is kept
         fingerprint = digest(checkout.pin, manifest.package_root, after) if after and after == before else None
-        anchored = _annotation_inputs(settings, manifest.name, index)
+        anchored = _annotation_inputs(settings, manifest.name, index, fingerprint, memo)
         engines.append(EngineData(manifest.name, checkout.pin, pin_set, checkout.path, manifest.package_root,
                                   index.symbols, graph, tuple(anchored), fingerprint=fingerprint))
-    results = load_results(settings)
-    if pin_set == "default":  # the mechanism pages say what changed at the latest pins
-        from atlas.render.pinchanges import pin_changes
-
-        results["pin_changes"] = pin_changes(settings, frameworks)
-    return SiteData(tuple(engines), results)
+    return SiteData(tuple(engines), load_results(settings))
 
 
 def _read_key(path: Path) -> str | None:
