@@ -10,15 +10,15 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from atlas import locks, publish, stored
+from atlas import locks, publish
 from atlas.env import Settings
 from atlas.errors import BuildMissing, ConfigError
-from atlas.render import cjk, pages, pinswitch
+from atlas.render import cjk, memo_files, pages, pinswitch
 from atlas.render.content import load_content
 from atlas.render.inputs import SiteData, collect
 from atlas.render.memo import Memo, code_version, digest
 from atlas.render.pinchanges import pin_changes
-from atlas.render.pages_kept import kept_pages, linked_static_files
+from atlas.render.pages_kept import kept_pages
 from atlas.render.site import render_docs
 from atlas.runtime.experiments.report import collect as experiments_report
 from atlas.sources.gitops import commit_time
@@ -28,7 +28,6 @@ VENDOR = {"cytoscape.min.js": "node_modules/cytoscape/dist/cytoscape.min.js",
           "iframe-worker-shim.js": "node_modules/iframe-worker/shim/index.js",
           "iframe-worker.LICENSE": "node_modules/iframe-worker/LICENSE",
           "prism.LICENSE": "node_modules/prismjs/LICENSE"}
-MEMO_VERSION = "site memo 2"
 PRISM = ("prism-core", "prism-clike", "prism-c", "prism-cpp", "prism-python")  # the source view's languages
 
 
@@ -80,23 +79,25 @@ def write_cjk_font(site: Path, docs: Path, chars: str, memo: Memo | None = None,
     _put(docs, target / "atlas-cjk.css", cjk.font_face(chars).encode("utf-8"), previous)
 
 
-def write_docs(files: dict[str, str], docs: Path, previous: Path | None = None) -> None:
-    """Write the rendered files into `docs` (a fresh staging folder); those equal to the files of `previous` (the
-    folder it replaces) are hard links to them (atlas.publish.write_new)."""
+def write_files(files: dict[str, str], folder: Path, previous: Path | None = None) -> None:
+    """Write rendered files into `folder` (a staging folder); those equal to the files of `previous` (the folder it
+    replaces) are hard links to them (atlas.publish.write_new)."""
     for rel, text in sorted(files.items()):
-        _put(docs, Path(rel), text.encode("utf-8"), previous)
+        _put(folder, Path(rel), text.encode("utf-8"), previous)
 
 
 def _put(folder: Path, rel: Path, data: bytes, previous: Path | None) -> None:
     publish.write_new(folder / rel, data, previous / rel if previous is not None else None)
 
 
-def fill_slots(html: Path, slots) -> None:
-    """Put the source excerpts into the built pages (see atlas.render.excerpt.Slots)."""
-    for page in html.rglob("*.html"):
+def fill_slots(html: Path, slots, pages: list[str]) -> None:
+    """Put the source excerpts into the built pages (see atlas.render.excerpt.Slots); `pages`: the docs-relative
+    Markdown pages, built into `html` as .html."""
+    for rel in pages:
+        page = html / f"{rel.removesuffix('.md')}.html"
         text = page.read_text(encoding="utf-8")
         if 'class="atlas-slot"' in text:
-            root = "../" * (len(page.relative_to(html).parts) - 1)
+            root = "../" * rel.count("/")
             page.unlink()  # a new file, not a rewrite in place (atlas.publish)
             publish.write_new(page, slots.fill(text, root).encode("utf-8"))
 
@@ -115,22 +116,13 @@ def mkdocs_build(config: Path, docs: Path, html: Path, nav: list, memo: Memo | N
     os.environ["SOURCE_DATE_EPOCH"] = epoch
     config_key = digest(config.read_text(encoding="utf-8"), nav, epoch)
     try:
-        with kept_pages(memo or Memo(), config_key), linked_static_files(docs):
+        with kept_pages(memo or Memo(), config_key):
             build(load_config(str(config), docs_dir=str(docs), site_dir=str(html), nav=nav))
     except MkDocsException as exc:
         raise ConfigError(f"mkdocs could not build the site: {exc}; check mkdocs.yml and site/templates") from None
     finally:
         if saved is None:
             os.environ.pop("SOURCE_DATE_EPOCH", None)
-
-
-def load_memo(path: Path, root: Path) -> Memo:
-    """The previous build's memo (empty when missing or damaged), salted with the code that renders the site."""
-    try:
-        known = stored.load(path, MEMO_VERSION)
-    except stored.Damaged:
-        known = {}
-    return Memo(known, code_version(root))
 
 
 def build_site(settings: Settings, frameworks: list[str] | None = None, pin_set: str = "default",
@@ -155,7 +147,8 @@ def build_sites(settings: Settings, frameworks: list[str] | None, pin_sets: list
         # Each unit (resolved annotation, source file data, symbol page, built page) is kept under a key of its
         # inputs in a memo per set beside the site: a rebuild remakes only units with new inputs, and gives the same
         # bytes as a clean build.
-        memos = [load_memo(_memo_path(target, roots[pin_set]), settings.root) for pin_set in pin_sets]
+        salt = code_version(settings.root)
+        memos = [memo_files.load(_memo_folder(target, roots[pin_set]), salt) for pin_set in pin_sets]
         if sites is None:
             sites = _collect(settings, frameworks, pin_sets, memos)
         experiments = experiments_report(settings.root)  # the committed results/experiments/*.json and the article
@@ -184,8 +177,8 @@ def _collect(settings: Settings, frameworks: list[str] | None, pin_sets: list[st
     return sites
 
 
-def _memo_path(target: Path, root: str) -> Path:
-    return target / ".memo" / f"{root or 'root'}.pickle"
+def _memo_folder(target: Path, root: str) -> Path:
+    return target / ".memo" / (root or "root")
 
 
 def _build_pin_set(settings: Settings, site: SiteData, memo: Memo, target: Path, html: Path, root: str,
@@ -197,20 +190,24 @@ def _build_pin_set(settings: Settings, site: SiteData, memo: Memo, target: Path,
     seconds["render"] = time.perf_counter() - started
     mark = time.perf_counter()
     live_docs = target / (f"docs-{root}" if root else "docs")
-    with publish.folder(live_docs) as docs:
-        write_docs(rendered.files, docs, live_docs)
+    with publish.folder(live_docs) as docs:  # mkdocs's input: the Markdown pages and the site's own assets
+        write_files({p: text for p, text in rendered.files.items() if p.endswith(".md")}, docs, live_docs)
         copy_assets(settings.root / "site", docs, live_docs)
         write_cjk_font(settings.root / "site", docs, rendered.cjk, memo, live_docs)
         seconds["write"] = time.perf_counter() - mark
         mark = time.perf_counter()
         mkdocs_build(settings.root / "mkdocs.yml", docs, html / root, rendered.nav, memo)
         seconds["mkdocs"] = time.perf_counter() - mark
+        mark = time.perf_counter()  # the data files the pages' scripts load go into the site as they are, after
+        write_files({p: text for p, text in rendered.files.items() if not p.endswith(".md")}, html / root,
+                    target / "html" / root)  # mkdocs (it empties its folder first)
+        seconds["data"] = time.perf_counter() - mark
         mark = time.perf_counter()
-        fill_slots(html / root, rendered.slots)
+        fill_slots(html / root, rendered.slots, [p for p in rendered.files if p.endswith(".md")])
         seconds["excerpts"] = time.perf_counter() - mark
         mark = time.perf_counter()
-        stored.dump(_memo_path(target, root), memo.kept, MEMO_VERSION)  # whole or not at all; a stale memo is
-        seconds["memo"] = time.perf_counter() - mark  # only slower
+        memo_files.dump(_memo_folder(target, root), memo)
+        seconds["memo"] = time.perf_counter() - mark
     seconds["total"] = time.perf_counter() - started
     refs = tuple(f"{pages.engine_label(e.name)} {e.pin.ref}" for e in site.engines)
     num_pages = sum(1 for p in rendered.files if p.endswith(".md"))

@@ -34,9 +34,12 @@ SYMBOL_LINES = 150  # a function's page shows this much of its body; the header 
 
 def source_block(linker: Linker, path: str, start: int, end: int, anchor: str = "L",
                  max_lines: int = excerpt.MAX_LINES) -> Markup:
+    """A slot for the highlighted lines start..end of a pinned file (kept in the linker's memo)."""
     engine = linker.engine
-    cut = excerpt.cut(engine.pin, path, engine.source(path), start, end, max_lines)
-    return linker.slots.put(excerpt.to_html(cut, anchor))
+    key = linker.memo.key("excerpt", engine.name, engine.fingerprint, path, start, end, anchor, max_lines)
+    html = linker.memo.get(key, lambda: str(excerpt.to_html(excerpt.cut(engine.pin, path, engine.source(path), start,
+                                                                        end, max_lines), anchor)))
+    return linker.slots.put(Markup(html))
 
 
 def home(env, content: Content, linkers: dict[str, Linker], site) -> str:

@@ -1,13 +1,11 @@
 """mkdocs's two page steps (Markdown to HTML, then the theme's page with its search entries) kept in the build's
 memo: while `kept_pages` holds, mkdocs's own build runs as always, except that a page whose inputs it has seen
 takes the kept result. A page's Markdown step is a function of its text, the file list and the configuration; its
-built page of that and the navigation (every page's title and place). And the docs folder's static files (the data
-files) linked into the site rather than copied (`linked_static_files`). Used by atlas.render.build."""
+built page of that and the navigation (every page's title and place). Used by atlas.render.build."""
 
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -78,23 +76,3 @@ def _search_index(config):
             return index
     return None
 
-
-@contextlib.contextmanager
-def linked_static_files(docs: Path) -> Iterator[None]:
-    """While the block runs, mkdocs puts each static file of `docs` into the site as a hard link, not a copy: both
-    folders are staging folders (atlas.publish), whose files are never rewritten in place."""
-    from mkdocs import utils
-    copy = utils.copy_file
-    inside = f"{os.path.abspath(docs)}{os.sep}"
-
-    def linked(source: str, output: str) -> None:
-        if not os.path.abspath(source).startswith(inside) or os.path.isdir(output):
-            return copy(source, output)
-        os.makedirs(os.path.dirname(output), exist_ok=True)
-        os.link(source, output)
-
-    utils.copy_file = linked
-    try:
-        yield
-    finally:
-        utils.copy_file = copy

@@ -45,7 +45,7 @@ def render_docs(site: SiteData, content: Content, templates: Path, memo: Memo | 
     """Every generated file of the site; the symbol pages and the source view's data are kept in `memo` (see
     atlas.render.memo), the other pages (few, and reached by many annotations) are made every time."""
     memo = memo or Memo()
-    env = environment(templates)
+    env = environment(templates, memo)
     site = SiteData(tuple(sorted(site.engines, key=lambda e: (e.name != "vllm", e.name))), site.results)
     files: dict[str, str] = {}
     anchored = defaultdict(list)
