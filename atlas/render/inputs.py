@@ -1,6 +1,7 @@
 """What the site is rendered from, per engine: the pin and its checkout, the symbol index and call graph (when
 built), and the annotations with their lines at the pin. The IO edge of the render stage; the pages are pure
-functions of these values."""
+functions of these values. The index and the graph are loaded when first used: a rebuild whose units the memo
+keeps (atlas.render.memo) loads neither."""
 
 from __future__ import annotations
 
@@ -30,8 +31,7 @@ class Anchored:
 
 
 class Deferred:
-    """A value made on first use: `collect` hands EngineData a Deferred call graph, so a build whose units are all
-    kept (atlas.render.memo) never loads it."""
+    """A value made on first use: `collect` hands EngineData a Deferred call graph."""
 
     def __init__(self, load: Callable[[], object]) -> None:
         self.load = load
@@ -56,6 +56,41 @@ class _MadeOnFirstRead:
         obj.__dict__[self.name] = value
 
 
+class LoadedMapping(Mapping):
+    """A mapping made on first use: `collect` hands EngineData its symbols as one."""
+
+    def __init__(self, load: Callable[[], Mapping]) -> None:
+        self._load = load
+        self._loaded: Mapping | None = None
+
+    @property
+    def loaded(self) -> Mapping:
+        if self._loaded is None:
+            self._loaded = self._load()
+        return self._loaded
+
+    def __getitem__(self, key):
+        return self.loaded[key]
+
+    def __iter__(self):
+        return iter(self.loaded)
+
+    def __len__(self) -> int:
+        return len(self.loaded)
+
+    def __contains__(self, key) -> bool:
+        return key in self.loaded
+
+    def get(self, key, default=None):
+        return self.loaded.get(key, default)
+
+    def values(self):
+        return self.loaded.values()
+
+    def items(self):
+        return self.loaded.items()
+
+
 @dataclass(frozen=True)
 class EngineData:
     name: str  # vllm | sglang
@@ -63,7 +98,7 @@ class EngineData:
     pin_set: str
     checkout: Path
     package_root: str  # "" for vllm, "python" for sglang
-    symbols: Mapping[str, Symbol] = field(default_factory=dict)
+    symbols: Mapping[str, Symbol] = field(default_factory=dict)  # a LoadedMapping from `collect`
     graph: object | None = _MadeOnFirstRead()  # networkx MultiDiGraph, node id = symbol id, or None when not
     # built; a Deferred graph is loaded when first read
     anchored: tuple[Anchored, ...] = ()
@@ -94,32 +129,41 @@ class SiteData:
     results: Mapping[str, object] = field(default_factory=dict)  # probe traces / diff reports, when present
 
 
-def _graph_inputs(settings: Settings, name: str, pin_set: str, key: Path) -> tuple[object, Deferred]:
-    """(index, the networkx graph Deferred); the graph stage builds them first when missing. The graph is loaded
-    only if a page needs it, after checking that it is still the build the index came from (`key`)."""
-    index = graph_stage.load_index(settings, name, pin_set)
-    built = _read_key(key)
+class _StoredTree:
+    """A tree's index and call graph as the graph stage stored them under `key` (the stored build's key when
+    collected), each loaded on first use; a load that finds another build raises, as the site would mix two."""
 
-    def load():
-        graph = graph_stage.load_graph(settings, name, pin_set, on_demand=False).graph
-        if _read_key(key) != built:
-            raise BuildMissing(f"the graph of {name} ({pin_set} pins) was rebuilt while the site was built; run "
-                               "`atlas build` again")
-        return graph
-    return index, Deferred(load)
+    def __init__(self, settings: Settings, name: str, pin_set: str, key_path: Path) -> None:
+        self.settings, self.name, self.pin_set, self.key_path = settings, name, pin_set, key_path
+        self.key = _read_key(key_path)
+
+    @functools.cached_property
+    def index(self):
+        return self._checked(graph_stage.load_index(self.settings, self.name, self.pin_set))
+
+    @functools.cached_property
+    def graph(self):
+        return self._checked(graph_stage.load_graph(self.settings, self.name, self.pin_set).graph)
+
+    def _checked(self, value):
+        if _read_key(self.key_path) != self.key:
+            raise BuildMissing(f"the graph of {self.name} ({self.pin_set} pins) was rebuilt while the site was built; "
+                               "run `atlas build` again")
+        return value
 
 
 CONTEXT = 3  # lines shown around an anchored statement
 MAX_SYMBOL_LINES = 60  # an unanchored annotation shows its symbol's first lines; the rest is a link upstream
 
 
-def _annotation_inputs(settings: Settings, name: str, index, fingerprint: str | None, memo: Memo) -> list[Anchored]:
+def _annotation_inputs(settings: Settings, name: str, stored: _StoredTree, fingerprint: str | None,
+                       memo: Memo) -> list[Anchored]:
     """The annotations with their lines at the pin; each resolution is kept in `memo` under the engine's fingerprint
-    and what it reads of the annotation (an edit of a claim's text resolves nothing again)."""
-    resolver = annotate.Resolver(index)
+    and what it reads of the annotation (an edit of a claim's text resolves nothing again, nor loads the index)."""
+    resolver = functools.cache(lambda: annotate.Resolver(stored.index))
     annotations = annotate.load_annotations(settings.root, framework=name, cache=settings.build / "annotations.pickle")
     return [anchored_span(a, memo.get(memo.key("resolution", fingerprint, a.id, a.symbol, a.anchor, a.file, a.line),
-                                      lambda a=a: resolver.resolve(a))) for a in annotations]
+                                      lambda a=a: resolver().resolve(a))) for a in annotations]
 
 
 def anchored_span(annotation, resolution) -> Anchored:
@@ -145,14 +189,15 @@ def collect(settings: Settings, frameworks: list[str] | None = None, pin_set: st
     engines = []
     for manifest in having(settings.root, frameworks, pin_set):
         checkout = locate(manifest, pin_set, settings)
-        key = graph_folder(settings, manifest.name, checkout.pin.commit) / "key"
-        before = _read_key(key)
-        index, graph = _graph_inputs(settings, manifest.name, pin_set, key)
-        after = _read_key(key)  # a build in between: the loaded graph may be either, so nothing is kept
-        fingerprint = digest(checkout.pin, manifest.package_root, after) if after and after == before else None
-        anchored = _annotation_inputs(settings, manifest.name, index, fingerprint, memo)
+        if not graph_stage.is_built(settings, manifest.name, pin_set):
+            graph_stage.build(settings, manifest.name, pin_set)
+        stored = _StoredTree(settings, manifest.name, pin_set,
+                             graph_folder(settings, manifest.name, checkout.pin.commit) / "key")
+        fingerprint = digest(checkout.pin, manifest.package_root, stored.key) if stored.key else None
+        anchored = _annotation_inputs(settings, manifest.name, stored, fingerprint, memo)
         engines.append(EngineData(manifest.name, checkout.pin, pin_set, checkout.path, manifest.package_root,
-                                  index.symbols, graph, tuple(anchored), fingerprint=fingerprint))
+                                  LoadedMapping(lambda s=stored: s.index.symbols), Deferred(lambda s=stored: s.graph),
+                                  tuple(anchored), fingerprint=fingerprint))
     return SiteData(tuple(engines), load_results(settings))
 
 

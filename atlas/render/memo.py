@@ -36,6 +36,11 @@ class Memo:
             return None
         return digest(self.salt, *parts)
 
+    @property
+    def is_making(self) -> bool:
+        """Whether a unit is being made (what is asked now goes into it)."""
+        return bool(self._making)
+
     def get(self, key: str | None, make: Callable[[], T]) -> T:
         """The unit under `key`: the previous build's, else `make()`'s; kept for the next build either way."""
         if key is None:

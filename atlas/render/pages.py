@@ -54,7 +54,7 @@ def home(env, content: Content, linkers: dict[str, Linker], site) -> str:
                        for stage in content.pipeline["stages"]],
             "steps": [(step, symbol_rows(linker, page, spec["steps"].get(step, [])))
                       for step in content.pipeline["steps"]],
-            "num_symbols": len(linker.engine.symbols),
+            "num_symbols": linker.summary.num_symbols,
             "num_edges": linker.summary.num_edges,
             "browser": urls.rel_md(page, urls.browser_page(name)),
             "code": urls.rel_md(page, urls.CODE_PAGE, name + "/"),
@@ -85,7 +85,7 @@ def browser_page(env, linker: Linker) -> tuple[str, str]:
     page = urls.browser_page(linker.engine.name)
     text = env.get_template("browser.md.j2").render(
         engine=linker.engine.name, label=engine_label(linker.engine.name), pin=linker.engine.pin,
-        num_symbols=len(linker.engine.symbols), root=urls.rel(page, "index.md").rsplit("index.html", 1)[0],
+        num_symbols=linker.summary.num_symbols, root=urls.rel(page, "index.md").rsplit("index.html", 1)[0],
         base=linker.engine.pin.permalink(""))
     return page, text
 

@@ -60,7 +60,7 @@ def render_docs(site: SiteData, content: Content, templates: Path, memo: Memo | 
     for engine in site.engines:
         summary = memo.get(memo.key("summary", engine.name, engine.fingerprint),
                            lambda e=engine: summarize(e.graph, e.symbols))
-        linker = Linker(engine, _paged(Linker(engine, frozenset(), summary), content), summary, slots, memo)
+        linker = Linker(engine, _paged(Linker(engine, frozenset(), summary, memo=memo), content), summary, slots, memo)
         linkers[engine.name] = linker
         by_symbol = defaultdict(list)
         for item in engine.anchored:
@@ -79,7 +79,7 @@ def render_docs(site: SiteData, content: Content, templates: Path, memo: Memo | 
                 nav_components.append({f"{pages.engine_label(engine.name)} {Path(path).stem}": path})
         files.update(memo.get(linker.unit_key("browser"), lambda l=linker: _browser_files(l)))
         files.update(code.code_files(engine, code.runtime_for(engine, site.results.get("traces") or [],
-                                                                      site.results.get("recordings") or []),
+                                                                      site.results.get("recordings") or [], memo),
                                      _note_href, source_chars, memo))
         path, text = pages.browser_page(env, linker)
         files[path] = text
