@@ -84,6 +84,9 @@ class LoadedMapping(Mapping):
     def get(self, key, default=None):
         return self.loaded.get(key, default)
 
+    def keys(self):
+        return self.loaded.keys()
+
     def values(self):
         return self.loaded.values()
 
@@ -129,21 +132,25 @@ class SiteData:
     results: Mapping[str, object] = field(default_factory=dict)  # probe traces / diff reports, when present
 
 
-class _StoredTree:
-    """A tree's index and call graph as the graph stage stored them under `key` (the stored build's key when
-    collected), each loaded on first use; a load that finds another build raises, as the site would mix two."""
+class StoredTree:
+    """A pinned tree's index and call graph as the graph stage stored them, each loaded on first use. Its
+    `fingerprint` digests the pin, the package root and the stored build's key (None when there is none): two loads
+    under one key give the same symbols and graph, and a load that finds another build raises (the site would mix
+    two). `on_demand`: a damaged build is built again when loaded (else BuildMissing says what to run)."""
 
-    def __init__(self, settings: Settings, name: str, pin_set: str, key_path: Path) -> None:
-        self.settings, self.name, self.pin_set, self.key_path = settings, name, pin_set, key_path
-        self.key = _read_key(key_path)
+    def __init__(self, settings: Settings, manifest, checkout, pin_set: str, on_demand: bool = True) -> None:
+        self.settings, self.name, self.pin_set, self.on_demand = settings, manifest.name, pin_set, on_demand
+        self.key_path = graph_folder(settings, manifest.name, checkout.pin.commit) / "key"
+        self.key = _read_key(self.key_path)
+        self.fingerprint = digest(checkout.pin, manifest.package_root, self.key) if self.key else None
 
     @functools.cached_property
     def index(self):
-        return self._checked(graph_stage.load_index(self.settings, self.name, self.pin_set))
+        return self._checked(graph_stage.load_index(self.settings, self.name, self.pin_set, self.on_demand))
 
     @functools.cached_property
     def graph(self):
-        return self._checked(graph_stage.load_graph(self.settings, self.name, self.pin_set).graph)
+        return self._checked(graph_stage.load_graph(self.settings, self.name, self.pin_set, self.on_demand).graph)
 
     def _checked(self, value):
         if _read_key(self.key_path) != self.key:
@@ -156,13 +163,12 @@ CONTEXT = 3  # lines shown around an anchored statement
 MAX_SYMBOL_LINES = 60  # an unanchored annotation shows its symbol's first lines; the rest is a link upstream
 
 
-def _annotation_inputs(settings: Settings, name: str, stored: _StoredTree, fingerprint: str | None,
-                       memo: Memo) -> list[Anchored]:
+def _annotation_inputs(settings: Settings, name: str, stored: StoredTree, memo: Memo) -> list[Anchored]:
     """The annotations with their lines at the pin; each resolution is kept in `memo` under the engine's fingerprint
     and what it reads of the annotation (an edit of a claim's text resolves nothing again, nor loads the index)."""
     resolver = functools.cache(lambda: annotate.Resolver(stored.index))
     annotations = annotate.load_annotations(settings.root, framework=name, cache=settings.build / "annotations.pickle")
-    return [anchored_span(a, memo.get(memo.key("resolution", fingerprint, a.id, a.symbol, a.anchor, a.file, a.line),
+    return [anchored_span(a, memo.get(memo.key("resolution", stored.fingerprint, (a.id, a.symbol, a.anchor, a.file, a.line)),
                                       lambda a=a: resolver().resolve(a))) for a in annotations]
 
 
@@ -191,13 +197,11 @@ def collect(settings: Settings, frameworks: list[str] | None = None, pin_set: st
         checkout = locate(manifest, pin_set, settings)
         if not graph_stage.is_built(settings, manifest.name, pin_set):
             graph_stage.build(settings, manifest.name, pin_set)
-        stored = _StoredTree(settings, manifest.name, pin_set,
-                             graph_folder(settings, manifest.name, checkout.pin.commit) / "key")
-        fingerprint = digest(checkout.pin, manifest.package_root, stored.key) if stored.key else None
-        anchored = _annotation_inputs(settings, manifest.name, stored, fingerprint, memo)
+        stored = StoredTree(settings, manifest, checkout, pin_set)
+        anchored = _annotation_inputs(settings, manifest.name, stored, memo)
         engines.append(EngineData(manifest.name, checkout.pin, pin_set, checkout.path, manifest.package_root,
                                   LoadedMapping(lambda s=stored: s.index.symbols), Deferred(lambda s=stored: s.graph),
-                                  tuple(anchored), fingerprint=fingerprint))
+                                  tuple(anchored), fingerprint=stored.fingerprint))
     return SiteData(tuple(engines), load_results(settings))
 
 

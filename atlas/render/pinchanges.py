@@ -2,47 +2,41 @@
 code is at both pins (upstream links to both pins' lines), whether it moved, its signature change, and the claims
 whose verdict differs there. Read from the annotations' `at:` entries and both symbol indexes; a pin set whose
 index is not stored (`atlas check --pins latest` stores it) is left out, so a site build never parses another tree.
-Where a step's code is at both pins is kept in the build's memo under both engines' fingerprints, so an edit that
-moves no symbol or anchor resolves nothing again."""
+Where a step's code is at both pins is kept in the build's memo under both trees' fingerprints, so an edit that
+moves no symbol or anchor resolves nothing again, nor loads an index."""
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
+from atlas import graph as graph_stage
 from atlas.annotate import load_annotations
 from atlas.annotate.resolve import Resolver
 from atlas.errors import AtlasError
 from atlas.graph import Index, load_symbols
+from atlas.render.inputs import StoredTree
 from atlas.render.memo import Memo
-from atlas.sources import load_all
+from atlas.sources import load_all, locate
 
 
 class _Pins:
-    """One framework's symbol indexes at the default pins and at `pin_set` (from their EngineData when the build
-    collected them, else loaded on first use), with their resolvers."""
+    """One framework's symbol indexes at the default pins and at `pin_set`, with their resolvers, each loaded on
+    first use: from the EngineData the build collected, else from the stored graph build (atlas.render.inputs), else
+    from the parse stage (atlas.graph.load_symbols). `fingerprints` is None when either is known only by loading it."""
 
-    def __init__(self, settings, name: str, pin_set: str, collected: dict) -> None:
-        self.settings, self.name, self.pin_set = settings, name, pin_set
-        self.engines = (collected.get((name, "default")), collected.get((name, pin_set)))
-
-    @property
-    def fingerprints(self) -> tuple | None:
-        """Both engines' fingerprints, or None when either is unknown (its units are made every time)."""
-        found = tuple(e.fingerprint if e is not None else None for e in self.engines)
-        return None if None in found else found
+    def __init__(self, settings, manifest, pin_set: str, collected: dict) -> None:
+        found = [_tree(settings, manifest, s, collected.get((manifest.name, s))) for s in ("default", pin_set)]
+        self.fingerprints = None if None in (found[0][0], found[1][0]) else (found[0][0], found[1][0])
+        self._loads = (found[0][1], found[1][1])
 
     @functools.cached_property
     def old(self) -> Index:
-        return self._index(self.engines[0], "default")
+        return self._loads[0]()
 
     @functools.cached_property
     def new(self) -> Index:
-        return self._index(self.engines[1], self.pin_set)
-
-    def _index(self, engine, pin_set: str) -> Index:
-        if engine is not None:
-            return Index(engine.pin, engine.checkout, dict(engine.symbols))
-        return load_symbols(self.settings, self.name, pin_set, on_demand=pin_set == "default")
+        return self._loads[1]()
 
     @functools.cached_property
     def resolvers(self) -> tuple[Resolver, Resolver]:
@@ -56,6 +50,16 @@ class _Pins:
             return False
 
 
+def _tree(settings, manifest, pin_set: str, engine) -> tuple[str | None, Callable[[], Index]]:
+    """(fingerprint or None, what loads the index) of one tree."""
+    if engine is not None:
+        return engine.fingerprint, lambda: Index(engine.pin, engine.checkout, dict(engine.symbols.items()))
+    if graph_stage.is_built(settings, manifest.name, pin_set):
+        tree = StoredTree(settings, manifest, locate(manifest, pin_set, settings), pin_set, pin_set == "default")
+        return tree.fingerprint, lambda: tree.index
+    return None, lambda: load_symbols(settings, manifest.name, pin_set, on_demand=pin_set == "default")
+
+
 def pin_changes(settings, frameworks: list[str] | None = None, pin_set: str = "latest", memo: Memo | None = None,
                 engines=()) -> dict[str, dict]:
     """annotation id -> what its mechanism step looks like at `pin_set` next to the default pin. `engines`: the
@@ -67,14 +71,17 @@ def pin_changes(settings, frameworks: list[str] | None = None, pin_set: str = "l
     for manifest in load_all(settings.root, frameworks):
         if pin_set not in manifest.pins or pin_set == "default":
             continue
-        pins = _Pins(settings, manifest.name, pin_set, collected)
+        try:
+            pins = _Pins(settings, manifest, pin_set, collected)
+        except AtlasError:  # not synced here: nothing is said of that pin
+            continue
         if pins.fingerprints is None and not pins.is_available():
             continue
         for a in annotations:
             if a.framework != manifest.name:
                 continue
             was, now = a.for_pin("default"), a.for_pin(pin_set)
-            key = memo.key("pin change", pins.fingerprints, a.id, was.symbol, was.anchor, now.symbol, now.anchor)
+            key = memo.key("pin change", pins.fingerprints, (a.id, was.symbol, was.anchor, now.symbol, now.anchor))
             placed = memo.get(key, lambda a=a: _placed(a, pins.old, pins.new, *pins.resolvers, pin_set))
             out[a.id] = _change(a, placed, pin_set)
     return out
