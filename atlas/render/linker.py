@@ -32,9 +32,10 @@ class Linker:
         return self.memo.key(self.engine.name, self.engine.fingerprint, self.paged_key, *parts)
 
     def symbol(self, symbol_id: str) -> Symbol | None:
-        """The index's symbol of an id. A unit being made (kept whole under its own key) asks the index; a page made
-        on every build asks through the memo, where each symbol it asked for is kept."""
-        if self.memo.is_making:
+        """The index's symbol of an id: through the memo for those the pages ask about on every build (a symbol with
+        a page of its own, any symbol asked outside a unit being made), so that a rebuild does not load the index;
+        from the index for the many others a unit being made asks about (a call-graph neighbourhood's)."""
+        if self.memo.is_making and symbol_id not in self.paged:
             return self.engine.symbols.get(symbol_id)
         key = self.memo.key("symbol", self.engine.name, self.engine.fingerprint, symbol_id)
         return self.memo.get(key, lambda: self.engine.symbols.get(symbol_id))

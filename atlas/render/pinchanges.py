@@ -45,7 +45,7 @@ class _Pins:
     def is_available(self) -> bool:
         """Whether both indexes are there (not synced or not checked here: nothing is said of that pin)."""
         try:
-            return self.old is not None and self.new is not None
+            return self.new is not None and self.old is not None  # the other pins' first: the likelier missing
         except AtlasError:
             return False
 
