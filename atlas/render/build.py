@@ -90,16 +90,18 @@ def _put(folder: Path, rel: Path, data: bytes, previous: Path | None) -> None:
     publish.write_new(folder / rel, data, previous / rel if previous is not None else None)
 
 
-def fill_slots(html: Path, slots, pages: list[str]) -> None:
+def fill_slots(html: Path, slots, pages: list[str], previous: Path | None = None) -> None:
     """Put the source excerpts into the built pages (see atlas.render.excerpt.Slots); `pages`: the docs-relative
-    Markdown pages, built into `html` as .html."""
+    Markdown pages, built into `html` as .html; a filled page equal to the one in `previous` (the folder `html`
+    replaces) is a hard link to it."""
     for rel in pages:
-        page = html / f"{rel.removesuffix('.md')}.html"
+        built = f"{rel.removesuffix('.md')}.html"
+        page = html / built
         text = page.read_text(encoding="utf-8")
         if 'class="atlas-slot"' in text:
-            root = "../" * rel.count("/")
             page.unlink()  # a new file, not a rewrite in place (atlas.publish)
-            publish.write_new(page, slots.fill(text, root).encode("utf-8"))
+            publish.write_new(page, slots.fill(text, "../" * rel.count("/")).encode("utf-8"),
+                              previous / built if previous is not None else None)
 
 
 def mkdocs_build(config: Path, docs: Path, html: Path, nav: list, memo: Memo | None = None) -> None:
@@ -160,7 +162,6 @@ def build_sites(settings: Settings, frameworks: list[str] | None, pin_sets: list
                    for number, (pin_set, site, memo) in enumerate(zip(pin_sets, sites, memos))]
         mark = time.perf_counter()
         _write_switches(html, live, roots, {s: ", ".join(r.refs) for s, r in zip(pin_sets, reports)})
-        publish.share_unchanged(html, live)
     shared["publish"] = time.perf_counter() - mark
     return reports
 
@@ -184,7 +185,9 @@ def _memo_folder(target: Path, root: str) -> Path:
 def _build_pin_set(settings: Settings, site: SiteData, memo: Memo, target: Path, html: Path, root: str,
                    seconds: dict[str, float]) -> BuildReport:
     """One pin set of build_sites: its pages rendered, its docs folder written and swapped in, its HTML built into
-    `html`/`root` (a staging folder), its memo stored; the time of each step goes into `seconds`."""
+    `html`/`root` (a staging folder; the live one is target/html/`root`), its memo stored; the time of each step
+    goes into `seconds`."""
+    live = target / "html"
     started = time.perf_counter()
     rendered = render_docs(site, load_content(settings.root / "site"), settings.root / "site" / "templates", memo)
     seconds["render"] = time.perf_counter() - started
@@ -198,13 +201,14 @@ def _build_pin_set(settings: Settings, site: SiteData, memo: Memo, target: Path,
         mark = time.perf_counter()
         mkdocs_build(settings.root / "mkdocs.yml", docs, html / root, rendered.nav, memo)
         seconds["mkdocs"] = time.perf_counter() - mark
+        mark = time.perf_counter()
+        fill_slots(html / root, rendered.slots, [p for p in rendered.files if p.endswith(".md")], live / root)
+        publish.share_unchanged(html / root, live / root)  # what mkdocs wrote and the previous build holds
+        seconds["excerpts"] = time.perf_counter() - mark
         mark = time.perf_counter()  # the data files the pages' scripts load go into the site as they are, after
         write_files({p: text for p, text in rendered.files.items() if not p.endswith(".md")}, html / root,
-                    target / "html" / root)  # mkdocs (it empties its folder first)
+                    live / root)  # mkdocs (it empties its folder first)
         seconds["data"] = time.perf_counter() - mark
-        mark = time.perf_counter()
-        fill_slots(html / root, rendered.slots, [p for p in rendered.files if p.endswith(".md")])
-        seconds["excerpts"] = time.perf_counter() - mark
         mark = time.perf_counter()
         memo_files.dump(_memo_folder(target, root), memo)
         seconds["memo"] = time.perf_counter() - mark
