@@ -166,7 +166,8 @@ def build_sites(settings: Settings, frameworks: list[str] | None, pin_sets: list
     return reports
 
 
-def _collect(settings: Settings, frameworks: list[str] | None, pin_sets: list[str], memos: list[Memo]) -> list[SiteData]:
+def _collect(settings: Settings, frameworks: list[str] | None, pin_sets: list[str],
+             memos: list[Memo]) -> list[SiteData]:
     """Each set's inputs (atlas.render.inputs.collect); the default set's also say what changed at the latest pins
     (atlas.render.pinchanges), from the indexes collected here."""
     sites = [collect(settings, frameworks, pin_set, memo) for pin_set, memo in zip(pin_sets, memos)]

@@ -168,8 +168,8 @@ def _annotation_inputs(settings: Settings, name: str, stored: StoredTree, memo: 
     and what it reads of the annotation (an edit of a claim's text resolves nothing again, nor loads the index)."""
     resolver = functools.cache(lambda: annotate.Resolver(stored.index))
     annotations = annotate.load_annotations(settings.root, framework=name, cache=settings.build / "annotations.pickle")
-    return [anchored_span(a, memo.get(memo.key("resolution", stored.fingerprint, (a.id, a.symbol, a.anchor, a.file, a.line)),
-                                      lambda a=a: resolver().resolve(a))) for a in annotations]
+    keys = [memo.key("resolution", stored.fingerprint, (a.id, a.symbol, a.anchor, a.file, a.line)) for a in annotations]
+    return [anchored_span(a, memo.get(key, lambda a=a: resolver().resolve(a))) for a, key in zip(annotations, keys)]
 
 
 def anchored_span(annotation, resolution) -> Anchored:
