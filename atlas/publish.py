@@ -90,8 +90,11 @@ def write_new(path: Path, data: bytes, previous: Path | None = None) -> None:
     the old folder goes."""
     path.parent.mkdir(parents=True, exist_ok=True)
     if previous is not None and _holds(previous, data):
-        os.link(previous, path)
-        return
+        try:
+            os.link(previous, path)
+            return
+        except OSError:  # a file system without hard links: written as any other
+            pass
     with open(path, "xb") as handle:  # never into an existing file: it may be a link into the live folder
         handle.write(data)
 
@@ -105,17 +108,23 @@ def share_unchanged(staging: Path, previous: Path) -> int:
             path = os.path.join(folder, name)
             old = os.path.join(previous, os.path.relpath(path, staging))
             try:
-                if os.lstat(path).st_nlink != 1 or os.path.islink(path):  # already shared, or not a plain file
+                written = os.lstat(path)
+                if written.st_nlink != 1 or not stat.S_ISREG(written.st_mode) or \
+                        os.stat(old).st_size != written.st_size:  # already shared, not a plain file, or changed
                     continue
                 with open(path, "rb") as handle:
                     if not _holds(old, handle.read()):
                         continue
-                tmp = f"{path}{_STAGING}{os.getpid()}"
+            except OSError:  # the previous folder lacks it
+                continue
+            tmp = f"{path}{_STAGING}{os.getpid()}"
+            try:
                 os.link(old, tmp)
                 os.replace(tmp, path)
                 num_shared += 1
-            except OSError:  # the previous folder lacks it, or it cannot be linked: the written copy stays
-                continue
+            except OSError:  # it cannot be linked: the written copy stays
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
     return num_shared
 
 
