@@ -1,13 +1,17 @@
 """Atomic publication of results: every file or folder atlas writes as a result goes through here, so that a kill at
 any moment leaves either the old result or the new one, never half of one. Files: staged beside the target, fsynced,
-renamed over it. Folders: built in a staging folder beside the target, swapped with it in one rename."""
+renamed over it. Folders: built in a staging folder beside the target, swapped with it in one rename; a file equal
+to the one it replaces is a hard link to it (`write_new`, `share_unchanged`), so the swap frees only what changed.
+Files in a staging folder are therefore never rewritten in place: a link shares its bytes with the live folder."""
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import os
 import shutil
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -80,6 +84,61 @@ def swap(staging: Path, target: Path) -> None:
     _fsync_folder(target.parent)
 
 
+def write_new(path: Path, data: bytes, previous: Path | None = None) -> None:
+    """Create `path` (in a staging folder) holding `data`, or, when `previous` (the same file in the folder being
+    replaced) holds the same bytes, as a hard link to it: an unchanged file is neither written again nor freed when
+    the old folder goes."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if previous is not None and _holds(previous, data):
+        try:
+            os.link(previous, path)
+            return
+        except OSError:  # a file system without hard links: written as any other
+            pass
+    with open(path, "xb") as handle:  # never into an existing file: it may be a link into the live folder
+        handle.write(data)
+
+
+def share_unchanged(staging: Path, previous: Path) -> int:
+    """Replace each file written into `staging` that equals its counterpart in `previous` (the folder `staging`
+    replaces) by a hard link to that one; returns how many were replaced."""
+    num_shared = 0
+    for folder, _, names in os.walk(staging):
+        for name in names:
+            path = os.path.join(folder, name)
+            old = os.path.join(previous, os.path.relpath(path, staging))
+            try:
+                written = os.lstat(path)
+                if written.st_nlink != 1 or not stat.S_ISREG(written.st_mode) or \
+                        os.stat(old).st_size != written.st_size:  # already shared, not a plain file, or changed
+                    continue
+                with open(path, "rb") as handle:
+                    if not _holds(old, handle.read()):
+                        continue
+            except OSError:  # the previous folder lacks it
+                continue
+            tmp = f"{path}{_STAGING}{os.getpid()}"
+            try:
+                os.link(old, tmp)
+                os.replace(tmp, path)
+                num_shared += 1
+            except OSError:  # it cannot be linked: the written copy stays
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+    return num_shared
+
+
+def _holds(path: Path | str, data: bytes) -> bool:
+    """Whether the plain file at `path` holds exactly `data`."""
+    try:
+        with open(path, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode) or os.fstat(handle.fileno()).st_size != len(data):
+                return False
+            return handle.read() == data
+    except OSError:
+        return False
+
+
 def discard(target: Path) -> None:
     """Remove a file or folder as one step: renamed aside first (a kill then leaves it whole or gone), then deleted;
     what a killed run left aside is deleted by the next `recover` of the same target."""
@@ -141,11 +200,17 @@ def _remove(path: Path) -> None:
     if path.is_symlink() or path.is_file():
         path.unlink(missing_ok=True)
     elif path.exists():
-        for p in [path, *path.rglob("*")]:  # read-only checkouts: make writable first
-            if not p.is_symlink():
-                with contextlib.suppress(OSError):
-                    p.chmod(p.stat().st_mode | 0o200)
-        shutil.rmtree(path, ignore_errors=True)
+        shutil.rmtree(path, onerror=functools.partial(_retry_writable, str(path)))
+
+
+def _retry_writable(root: str, step, path: str, _) -> None:
+    """rmtree's error handler: a step refused in a read-only folder under `root` (checkouts are read-only) is
+    retried once that folder is writable; what still fails is left, as rmtree's ignore_errors would."""
+    with contextlib.suppress(OSError):
+        for folder in (os.path.dirname(path), os.fspath(path)):
+            if (folder + os.sep).startswith(root + os.sep) and os.path.isdir(folder) and not os.path.islink(folder):
+                os.chmod(folder, os.stat(folder).st_mode | 0o700)
+        step(path)
 
 
 def _fsync_folder(path: Path) -> None:

@@ -35,7 +35,7 @@ def build(args, settings) -> int:
         for r in reports:
             output.text(f"built {r.num_pages} pages ({r.num_symbol_pages} symbol pages) of {', '.join(r.refs)} "
                         f"into {r.html}")
-        output.text(f"time (first pin set): {split}")
+        output.text(f"time (first pin set, inputs and publish of all): {split}")
         for f in findings:
             output.text(f"{f.where}: {f.kind}: {f.message}")
         output.text(f"open {report.html / 'index.html'} or run `atlas serve`")

@@ -36,16 +36,22 @@ class Runtime:
 
 
 def runtime_for(engine: EngineData, traces: list[tuple[str, dict]],
-                recordings: list[tuple[str, Recording]] = ()) -> Runtime:
+                recordings: list[tuple[str, Recording]] = (), memo: Memo | None = None) -> Runtime:
     """The committed summaries and call-edge recordings (atlas.runtime.recording) whose commit is this engine's pin:
-    the calls seen at run time, by static (caller, callee), and the hooks' facts."""
+    the calls seen at run time, by static (caller, callee), and the hooks' facts; kept in `memo`."""
+    recordings = [(t, r) for t, r in recordings if r.framework == engine.name and r.commit == engine.pin.commit]
+    traces = [(t, s) for t, s in traces if s.get("framework") == engine.name and s.get("commit") == engine.pin.commit]
+    memo = memo or Memo()
+    key = memo.key("runtime", engine.name, engine.fingerprint, [(t, r.edges) for t, r in recordings], traces)
+    return memo.get(key, lambda: _runtime(engine, traces, recordings))
+
+
+def _runtime(engine: EngineData, traces: list[tuple[str, dict]], recordings: list[tuple[str, Recording]]) -> Runtime:
     edges: dict[tuple[str, str], int] = {}
     hooks: dict[str, dict] = {}
     sources = []
     index = None
     for title, rec in recordings:
-        if rec.framework != engine.name or rec.commit != engine.pin.commit:
-            continue
         sources.append(title)
         index = index or Index(engine.pin, engine.checkout, dict(engine.symbols))
         for e in rec.edges:
@@ -55,8 +61,6 @@ def runtime_for(engine: EngineData, traces: list[tuple[str, dict]],
                 for target in sorted(verify.targets(index, callee)):  # a constructor: the class is called
                     edges[(caller, target)] = edges.get((caller, target), 0) + e.count
     for title, summary in traces:
-        if summary.get("framework") != engine.name or summary.get("commit") != engine.pin.commit:
-            continue
         sources.append(title)
         for row in (summary.get("runtime_edges") or {}).get("observed", []):
             key = (row["caller"], row["callee"])
@@ -146,10 +150,17 @@ def code_files(engine: EngineData, runtime: Runtime, note_href, chars: set[str] 
     sources (the site's font subset must hold them). A file's data is kept in `memo` under its engine's
     fingerprint, the runtime facts and the file's notes: an annotation edit remakes the files it anchors in."""
     memo = memo or Memo()
-    by_file: dict[str, list] = defaultdict(list)
-    for symbol in engine.symbols.values():
-        if symbol.span is not None:
-            by_file[symbol.span.path].append(symbol)
+    by_file: dict[str, list] = defaultdict(list)  # path -> its symbols, made on the first file not kept
+
+    def symbols_of(path: str) -> list:
+        if not by_file:
+            for symbol in engine.symbols.values():
+                if symbol.span is not None:
+                    by_file[symbol.span.path].append(symbol)
+        return by_file[path]
+
+    paths = memo.get(memo.key("code paths", engine.name, engine.fingerprint),
+                     lambda: sorted({s.span.path for s in engine.symbols.values() if s.span is not None}))
     notes: dict[str, list] = defaultdict(list)
     for item in engine.anchored:
         if item.span is not None:
@@ -166,14 +177,14 @@ def code_files(engine: EngineData, runtime: Runtime, note_href, chars: set[str] 
             return None
         edges or edges.append(_edges_by_file(engine))
         out_edges, in_edges = edges[0]
-        payload = file_payload(engine, path, text, by_file[path], out_edges.get(path, {}), in_edges.get(path, {}),
+        payload = file_payload(engine, path, text, symbols_of(path), out_edges.get(path, {}), in_edges.get(path, {}),
                                notes.get(path, []), runtime)
         return (as_compressed_script(f"{engine.name}/code/{path}", payload), text.count("\n") + 1,
                 cjk_chars([text]))
 
     files: dict[str, str] = {}
     listing = []
-    for path in sorted(by_file):
+    for path in paths:
         key = memo.key("code", engine.fingerprint, engine.name, seen, path, notes.get(path, []))
         unit = memo.get(key, lambda p=path: made(p))
         if unit is None:

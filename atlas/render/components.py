@@ -1,5 +1,6 @@
 """Component pages (scheduler, KV cache, runner, attention backends, kernels: whatever components the graph's nodes
-carry) with an interactive call graph fed by a data file, and the component's symbols listed."""
+carry) with an interactive call graph fed by a data file, and the component's symbols listed; kept in the build's
+memo with the links they hold."""
 
 from __future__ import annotations
 
@@ -8,27 +9,22 @@ from atlas.render.linker import Linker
 from atlas.render.pages import engine_label
 
 GRAPH_KEY = "{engine}/graph/{component}"
-PAGED = 30  # per component, the most connected symbols get a page of their own; the rest open in the browser
 
 
 def graph_file(engine: str, component: str) -> str:
     return f"assets/atlas/data/{engine}/graph-{urls.name_slug(component)}.js"
 
 
-def paged_members(linker: Linker) -> dict[str, list[str]]:
-    """Per component, the symbols that get a page of their own (the most connected)."""
-    graph = linker.engine.graph
-    if graph is None:
-        return {}
-    return {c: graphdata.members(graph, c, PAGED) for c in graphdata.components(graph)}
-
-
 def component_outputs(env, linker: Linker) -> list[tuple[str, str]]:
     """(path, text) of each component page and its graph data file."""
+    return linker.memo.get(linker.unit_key("components"), lambda: _component_outputs(env, linker))
+
+
+def _component_outputs(env, linker: Linker) -> list[tuple[str, str]]:
     graph = linker.engine.graph
     name = linker.engine.name
     out = []
-    for component in (graphdata.components(graph) if graph is not None else []):
+    for component in linker.summary.components:
         page = urls.component_page(name, component)
         data = graphdata.component_graph(graph, component, lambda sid: urls.html(linker.page(sid)))
         key = GRAPH_KEY.format(engine=name, component=component)
@@ -51,8 +47,7 @@ def components_index(env, linkers: dict[str, Linker]) -> tuple[str, str]:
     page = "components/index.md"
     rows = []
     for name, linker in linkers.items():
-        graph = linker.engine.graph
-        for component in (graphdata.components(graph) if graph is not None else []):
+        for component in linker.summary.components:
             rows.append((engine_label(name), component, urls.rel_md(page, urls.component_page(name, component))))
     missing = sorted({m for linker in linkers.values() for m in linker.engine.missing})
     return page, env.get_template("components.md.j2").render(rows=rows, missing=missing)

@@ -1,20 +1,22 @@
 """What the site is rendered from, per engine: the pin and its checkout, the symbol index and call graph (when
 built), and the annotations with their lines at the pin. The IO edge of the render stage; the pages are pure
-functions of these values."""
+functions of these values. The index and the graph are loaded when first used: a rebuild whose units the memo
+keeps (atlas.render.memo) loads neither."""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from atlas import annotate
 from atlas import graph as graph_stage
 from atlas.env import Settings
+from atlas.errors import BuildMissing
 from atlas.graph.build import folder as graph_folder
 from atlas.model import Pin, Span, Symbol
-from atlas.render.memo import digest
+from atlas.render.memo import Memo, digest
 from atlas.runtime import recording
 from atlas.sources import having, locate
 
@@ -28,15 +30,80 @@ class Anchored:
     problem: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+class Deferred:
+    """A value made on first use: `collect` hands EngineData a Deferred call graph."""
+
+    def __init__(self, load: Callable[[], object]) -> None:
+        self.load = load
+
+
+class _MadeOnFirstRead:
+    """A dataclass field given either its value or a Deferred; the first read of a Deferred makes the value and
+    keeps it. Reading it (dataclasses.replace and asdict do) is what loads it."""
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.name = f"_{name}"
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return None  # the field's default
+        value = obj.__dict__[self.name]
+        if isinstance(value, Deferred):
+            value = obj.__dict__[self.name] = value.load()
+        return value
+
+    def __set__(self, obj, value) -> None:
+        obj.__dict__[self.name] = value
+
+
+class LoadedMapping(Mapping):
+    """A mapping made on first use: `collect` hands EngineData its symbols as one."""
+
+    def __init__(self, load: Callable[[], Mapping]) -> None:
+        self._load = load
+        self._loaded: Mapping | None = None
+
+    @property
+    def loaded(self) -> Mapping:
+        if self._loaded is None:
+            self._loaded = self._load()
+        return self._loaded
+
+    def __getitem__(self, key):
+        return self.loaded[key]
+
+    def __iter__(self):
+        return iter(self.loaded)
+
+    def __len__(self) -> int:
+        return len(self.loaded)
+
+    def __contains__(self, key) -> bool:
+        return key in self.loaded
+
+    def get(self, key, default=None):
+        return self.loaded.get(key, default)
+
+    def keys(self):
+        return self.loaded.keys()
+
+    def values(self):
+        return self.loaded.values()
+
+    def items(self):
+        return self.loaded.items()
+
+
+@dataclass(frozen=True)
 class EngineData:
     name: str  # vllm | sglang
     pin: Pin
     pin_set: str
     checkout: Path
     package_root: str  # "" for vllm, "python" for sglang
-    symbols: Mapping[str, Symbol] = field(default_factory=dict)
-    graph: object | None = None  # networkx MultiDiGraph, node id = symbol id
+    symbols: Mapping[str, Symbol] = field(default_factory=dict)  # a LoadedMapping from `collect`
+    graph: object | None = _MadeOnFirstRead()  # networkx MultiDiGraph, node id = symbol id, or None when not
+    # built; a Deferred graph is loaded when first read
     anchored: tuple[Anchored, ...] = ()
     missing: tuple[str, ...] = ()  # inputs not available, in words, shown on the pages
     fingerprint: str | None = None  # a digest of pin, symbols, graph and sources (atlas.render.memo); None: unknown
@@ -65,20 +132,44 @@ class SiteData:
     results: Mapping[str, object] = field(default_factory=dict)  # probe traces / diff reports, when present
 
 
-def _graph_inputs(settings: Settings, name: str, pin_set: str) -> tuple[object, object]:
-    """(index, networkx graph); the graph stage builds and caches them on first use."""
-    index = graph_stage.load_index(settings, name, pin_set)
-    return index, graph_stage.load_graph(settings, name, pin_set).graph
+class StoredTree:
+    """A pinned tree's index and call graph as the graph stage stored them, each loaded on first use. Its
+    `fingerprint` digests the pin, the package root and the stored build's key (None when there is none): two loads
+    under one key give the same symbols and graph, and a load that finds another build raises (the site would mix
+    two). `on_demand`: a damaged build is built again when loaded (else BuildMissing says what to run)."""
+
+    def __init__(self, settings: Settings, manifest, checkout, pin_set: str, on_demand: bool = True) -> None:
+        self.settings, self.name, self.pin_set, self.on_demand = settings, manifest.name, pin_set, on_demand
+        self.key_path = graph_folder(settings, manifest.name, checkout.pin.commit) / "key"
+        self.key = _read_key(self.key_path)
+        self.fingerprint = digest(checkout.pin, manifest.package_root, self.key) if self.key else None
+
+    @functools.cached_property
+    def index(self):
+        return self._checked(graph_stage.load_index(self.settings, self.name, self.pin_set, self.on_demand))
+
+    @functools.cached_property
+    def graph(self):
+        return self._checked(graph_stage.load_graph(self.settings, self.name, self.pin_set, self.on_demand).graph)
+
+    def _checked(self, value):
+        if _read_key(self.key_path) != self.key:
+            raise BuildMissing(f"the graph of {self.name} ({self.pin_set} pins) was rebuilt while the site was built; "
+                               "run `atlas build` again")
+        return value
 
 
 CONTEXT = 3  # lines shown around an anchored statement
 MAX_SYMBOL_LINES = 60  # an unanchored annotation shows its symbol's first lines; the rest is a link upstream
 
 
-def _annotation_inputs(settings: Settings, name: str, index) -> list[Anchored]:
-    resolver = annotate.Resolver(index)
+def _annotation_inputs(settings: Settings, name: str, stored: StoredTree, memo: Memo) -> list[Anchored]:
+    """The annotations with their lines at the pin; each resolution is kept in `memo` under the engine's fingerprint
+    and what it reads of the annotation (an edit of a claim's text resolves nothing again, nor loads the index)."""
+    resolver = functools.cache(lambda: annotate.Resolver(stored.index))
     annotations = annotate.load_annotations(settings.root, framework=name, cache=settings.build / "annotations.pickle")
-    return [anchored_span(a, resolver.resolve(a)) for a in annotations]
+    keys = [memo.key("resolution", stored.fingerprint, (a.id, a.symbol, a.anchor, a.file, a.line)) for a in annotations]
+    return [anchored_span(a, memo.get(key, lambda a=a: resolver().resolve(a))) for a, key in zip(annotations, keys)]
 
 
 def anchored_span(annotation, resolution) -> Anchored:
@@ -95,26 +186,23 @@ def anchored_span(annotation, resolution) -> Anchored:
     return Anchored(annotation, Span(resolution.path, resolution.line, max(resolution.line, end)))
 
 
-def collect(settings: Settings, frameworks: list[str] | None = None, pin_set: str = "default") -> SiteData:
+def collect(settings: Settings, frameworks: list[str] | None = None, pin_set: str = "default",
+            memo: Memo | None = None) -> SiteData:
     """Everything the site needs for the given engines at one pin set; raises BuildMissing when a checkout is not
-    synced. The graph is built on first use (atlas.graph), annotations come from annotations/."""
+    synced. The graph is built on first use (atlas.graph) and loaded when a page needs it, annotations come from
+    annotations/ (resolved, or kept in `memo`). What changed at the latest pins is atlas.render.pinchanges'."""
+    memo = memo or Memo()
     engines = []
     for manifest in having(settings.root, frameworks, pin_set):
         checkout = locate(manifest, pin_set, settings)
-        key = graph_folder(settings, manifest.name, checkout.pin.commit) / "key"
-        before = _read_key(key)
-        index, graph = _graph_inputs(settings, manifest.name, pin_set)
-        after = _read_key(key)  # a build in between: the loaded graph may be either, so nothing is kept
-        fingerprint = digest(checkout.pin, manifest.package_root, after) if after and after == before else None
-        anchored = _annotation_inputs(settings, manifest.name, index)
+        if not graph_stage.is_built(settings, manifest.name, pin_set):
+            graph_stage.build(settings, manifest.name, pin_set)
+        stored = StoredTree(settings, manifest, checkout, pin_set)
+        anchored = _annotation_inputs(settings, manifest.name, stored, memo)
         engines.append(EngineData(manifest.name, checkout.pin, pin_set, checkout.path, manifest.package_root,
-                                  index.symbols, graph, tuple(anchored), fingerprint=fingerprint))
-    results = load_results(settings)
-    if pin_set == "default":  # the mechanism pages say what changed at the latest pins
-        from atlas.render.pinchanges import pin_changes
-
-        results["pin_changes"] = pin_changes(settings, frameworks)
-    return SiteData(tuple(engines), results)
+                                  LoadedMapping(lambda s=stored: s.index.symbols), Deferred(lambda s=stored: s.graph),
+                                  tuple(anchored), fingerprint=stored.fingerprint))
+    return SiteData(tuple(engines), load_results(settings))
 
 
 def _read_key(path: Path) -> str | None:

@@ -1,5 +1,6 @@
 """The call-graph neighbourhood of a symbol: who calls it and what it calls, each edge with its provenance and
-confidence, as rows a page template lists."""
+confidence, as rows a page template lists. Kept in the build's memo (the linker's), so the pages made on every
+build (mechanisms) do not load the graph."""
 
 from __future__ import annotations
 
@@ -27,6 +28,11 @@ def _rows(linker: Linker, from_page: str, pairs) -> list[dict]:
 def neighbourhood(linker: Linker, from_page: str, symbol_id: str) -> dict:
     """{callers, callees, calls (call sites in source order, fan-outs grouped), num_callers, num_callees}; empty
     when the graph is not built or lacks the symbol."""
+    key = linker.unit_key("neighbourhood", from_page, symbol_id)
+    return linker.memo.get(key, lambda: _neighbourhood(linker, from_page, symbol_id))
+
+
+def _neighbourhood(linker: Linker, from_page: str, symbol_id: str) -> dict:
     graph = linker.engine.graph
     if graph is None or symbol_id not in graph:
         return {"callers": [], "callees": [], "calls": [], "num_callers": 0, "num_callees": 0}

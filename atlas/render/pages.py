@@ -34,9 +34,12 @@ SYMBOL_LINES = 150  # a function's page shows this much of its body; the header 
 
 def source_block(linker: Linker, path: str, start: int, end: int, anchor: str = "L",
                  max_lines: int = excerpt.MAX_LINES) -> Markup:
+    """A slot for the highlighted lines start..end of a pinned file (kept in the linker's memo)."""
     engine = linker.engine
-    cut = excerpt.cut(engine.pin, path, engine.source(path), start, end, max_lines)
-    return linker.slots.put(excerpt.to_html(cut, anchor))
+    key = linker.memo.key("excerpt", engine.name, engine.fingerprint, path, start, end, anchor, max_lines)
+    html = linker.memo.get(key, lambda: str(excerpt.to_html(excerpt.cut(engine.pin, path, engine.source(path), start,
+                                                                        end, max_lines), anchor)))
+    return linker.slots.put(Markup(html))
 
 
 def home(env, content: Content, linkers: dict[str, Linker], site) -> str:
@@ -51,8 +54,8 @@ def home(env, content: Content, linkers: dict[str, Linker], site) -> str:
                        for stage in content.pipeline["stages"]],
             "steps": [(step, symbol_rows(linker, page, spec["steps"].get(step, [])))
                       for step in content.pipeline["steps"]],
-            "num_symbols": len(linker.engine.symbols),
-            "num_edges": linker.engine.graph.number_of_edges() if linker.engine.graph is not None else 0,
+            "num_symbols": linker.summary.num_symbols,
+            "num_edges": linker.summary.num_edges,
             "browser": urls.rel_md(page, urls.browser_page(name)),
             "code": urls.rel_md(page, urls.CODE_PAGE, name + "/"),
         })
@@ -82,7 +85,7 @@ def browser_page(env, linker: Linker) -> tuple[str, str]:
     page = urls.browser_page(linker.engine.name)
     text = env.get_template("browser.md.j2").render(
         engine=linker.engine.name, label=engine_label(linker.engine.name), pin=linker.engine.pin,
-        num_symbols=len(linker.engine.symbols), root=urls.rel(page, "index.md").rsplit("index.html", 1)[0],
+        num_symbols=linker.summary.num_symbols, root=urls.rel(page, "index.md").rsplit("index.html", 1)[0],
         base=linker.engine.pin.permalink(""))
     return page, text
 

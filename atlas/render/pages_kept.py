@@ -1,7 +1,8 @@
-"""mkdocs's two page steps (Markdown to HTML, then the theme's page with its search entries) kept in the build's
-memo: while `kept_pages` holds, mkdocs's own build runs as always, except that a page whose inputs it has seen
-takes the kept result. A page's Markdown step is a function of its text, the file list and the configuration; its
-built page of that and the navigation (every page's title and place). Used by atlas.render.build."""
+"""mkdocs's two page steps (Markdown to HTML, then the theme's page with its search entries) and the theme's own
+pages (404.html, sitemap.xml) kept in the build's memo: while `kept_pages` holds, mkdocs's own build runs as always,
+except that a page whose inputs it has seen takes the kept result. A page's Markdown step is a function of its text,
+the file list and the configuration; its built page of that and the navigation (every page's title and place); a
+theme page of the configuration, the file list and the navigation. Used by atlas.render.build."""
 
 from __future__ import annotations
 
@@ -14,15 +15,26 @@ from atlas.render.memo import Memo, digest
 
 @contextlib.contextmanager
 def kept_pages(memo: Memo, config_key: str) -> Iterator[None]:
-    """Route mkdocs.commands.build's `_populate_page` and `_build_page` through `memo` while the block runs."""
+    """Route mkdocs.commands.build's `_populate_page`, `_build_page` and `_build_theme_template` through `memo` while
+    the block runs."""
     from mkdocs import utils
     from mkdocs.commands import build as mkdocs_build
     populate, build_page = mkdocs_build._populate_page, mkdocs_build._build_page
+    build_theme_page = mkdocs_build._build_theme_template
     digests: dict[str, str] = {}  # "files" and "nav", made once per build; page src_uri -> its Markdown key
 
-    def kept_populate(page, config, files, dirty=False):
+    def files_key(files) -> str:
         if "files" not in digests:
             digests["files"] = digest(sorted(f.src_uri for f in files))
+        return digests["files"]
+
+    def nav_key(nav) -> str:
+        if "nav" not in digests:
+            digests["nav"] = digest(_outline(nav.items), [(p.url, p.title) for p in nav.pages])
+        return digests["nav"]
+
+    def kept_populate(page, config, files, dirty=False):
+        files_key(files)
         page.read_source(config)
         key = memo.key("markdown", config_key, digests["files"], page.file.src_uri, page.markdown)
         digests[page.file.src_uri] = key
@@ -36,10 +48,8 @@ def kept_pages(memo: Memo, config_key: str) -> Iterator[None]:
         page.present_anchor_ids = None if anchors is None else set(anchors)  # do not depend on the hash seed
 
     def kept_build(page, config, doc_files, nav, env, dirty=False, excluded=False):
-        if "nav" not in digests:
-            digests["nav"] = digest(_outline(nav.items), [(p.url, p.title) for p in nav.pages])
         search = _search_index(config)
-        key = memo.key("page", digests[page.file.src_uri], digests["nav"], excluded)
+        key = memo.key("page", digests[page.file.src_uri], nav_key(nav), excluded)
 
         def made():
             start = len(search.entries) if search is not None else 0
@@ -55,11 +65,27 @@ def kept_pages(memo: Memo, config_key: str) -> Iterator[None]:
             if search is not None:
                 search.entries.extend(entries)
 
+    def kept_theme_page(name, env, files, config, nav):
+        key = memo.key("theme page", config_key, files_key(files), nav_key(nav), name)
+        written = [name, f"{name}.gz"]  # the sitemap has a gzipped copy
+
+        def made():
+            build_theme_page(name, env, files, config, nav)
+            paths = [(rel, Path(config.site_dir) / rel) for rel in written]
+            return [(rel, path.read_bytes()) for rel, path in paths if path.is_file()]
+
+        outputs = memo.get(key, made)
+        if key is not None and key in memo.known:  # kept: write what mkdocs wrote then
+            for rel, data in outputs:
+                utils.write_file(data, str(Path(config.site_dir) / rel))
+
     mkdocs_build._populate_page, mkdocs_build._build_page = kept_populate, kept_build
+    mkdocs_build._build_theme_template = kept_theme_page
     try:
         yield
     finally:
         mkdocs_build._populate_page, mkdocs_build._build_page = populate, build_page
+        mkdocs_build._build_theme_template = build_theme_page
 
 
 def _outline(items) -> list:
@@ -75,3 +101,4 @@ def _search_index(config):
         if index is not None:
             return index
     return None
+

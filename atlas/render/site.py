@@ -15,7 +15,8 @@ from atlas.render.env import environment
 from atlas.render.graphdata import as_script
 from atlas.render.inputs import SiteData
 from atlas.render.linker import Linker
-from atlas.render.memo import Memo, digest
+from atlas.render.memo import Memo
+from atlas.render.summary import summarize
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,14 +28,15 @@ class Rendered:
     cjk: str = ""  # the CJK characters of every page and source file (atlas.render.cjk subsets a font to them)
 
 
-def _paged(engine, content: Content, members: dict[str, list[str]], anchored) -> frozenset[str]:
-    linker = Linker(engine, frozenset())
-    ids = {a.annotation.symbol for a in anchored}
+def _paged(linker: Linker, content: Content) -> frozenset[str]:
+    """The symbols that get a page of their own: annotated, pipeline and component symbols that have a file."""
+    engine = linker.engine
+    ids = {a.annotation.symbol for a in engine.anchored}
     spec = content.pipeline["engines"].get(engine.name, {"stages": {}, "steps": {}})
     for group in (spec["stages"], spec["steps"]):
         for symbol_ids in group.values():
             ids.update(symbol_ids)
-    for shown in members.values():
+    for shown in linker.summary.members.values():
         ids.update(shown)
     return frozenset(i for i in ids if linker.exists(i) and linker.facts(i)["path"])
 
@@ -43,7 +45,7 @@ def render_docs(site: SiteData, content: Content, templates: Path, memo: Memo | 
     """Every generated file of the site; the symbol pages and the source view's data are kept in `memo` (see
     atlas.render.memo), the other pages (few, and reached by many annotations) are made every time."""
     memo = memo or Memo()
-    env = environment(templates)
+    env = environment(templates, memo)
     site = SiteData(tuple(sorted(site.engines, key=lambda e: (e.name != "vllm", e.name))), site.results)
     files: dict[str, str] = {}
     anchored = defaultdict(list)
@@ -56,17 +58,17 @@ def render_docs(site: SiteData, content: Content, templates: Path, memo: Memo | 
     num_symbol_pages = 0
     nav_components, nav_browse = [], []
     for engine in site.engines:
-        members = components.paged_members(Linker(engine, frozenset()))
-        linker = Linker(engine, _paged(engine, content, members, engine.anchored), slots)
+        summary = memo.get(memo.key("summary", engine.name, engine.fingerprint),
+                           lambda e=engine: summarize(e.graph, e.symbols))
+        linker = Linker(engine, _paged(Linker(engine, frozenset(), summary, memo=memo), content), summary, slots, memo)
         linkers[engine.name] = linker
         by_symbol = defaultdict(list)
         for item in engine.anchored:
             by_symbol[item.annotation.symbol].append(item)
-        paged = digest(sorted(linker.paged))
         for symbol_id in sorted(linker.paged):
             items = by_symbol.get(symbol_id, [])
-            key = memo.key("symbol", engine.fingerprint, paged, symbol_id, items)
-            path, text, fragments = memo.get(key, lambda s=symbol_id, i=items, l=linker: _symbol_page(env, l, s, i))
+            path, text, fragments = memo.get(linker.unit_key("symbol", symbol_id, items),
+                                             lambda s=symbol_id, i=items, l=linker: _symbol_page(env, l, s, i))
             for fragment in fragments:  # a kept page's excerpts
                 slots.put(fragment)
             files[path] = text
@@ -75,12 +77,9 @@ def render_docs(site: SiteData, content: Content, templates: Path, memo: Memo | 
             files[path] = text
             if path.endswith(".md"):
                 nav_components.append({f"{pages.engine_label(engine.name)} {Path(path).stem}": path})
-        page_of = lambda sid, l=linker: l.from_root(sid) if l.page(sid) else ""  # noqa: E731
-        for key, payload in browser.browser_files(engine.name, engine.symbols, page_of,
-                                                  lambda p, n=engine.name: urls.file_data(n, p)).items():
-            files[_data_path(engine.name, key)] = as_script(key, payload)
+        files.update(memo.get(linker.unit_key("browser"), lambda l=linker: _browser_files(l)))
         files.update(code.code_files(engine, code.runtime_for(engine, site.results.get("traces") or [],
-                                                                      site.results.get("recordings") or []),
+                                                                      site.results.get("recordings") or [], memo),
                                      _note_href, source_chars, memo))
         path, text = pages.browser_page(env, linker)
         files[path] = text
@@ -119,6 +118,14 @@ def render_docs(site: SiteData, content: Content, templates: Path, memo: Memo | 
         nav.append(experiments.nav_entry(report))
     chars = cjk_chars([*files.values(), *slots.fragments.values(), "".join(source_chars)])
     return Rendered(files, slots, nav, num_symbol_pages, chars)
+
+
+def _browser_files(linker: Linker) -> dict[str, str]:
+    """The symbol browser's data files of one engine (atlas.render.browser)."""
+    name = linker.engine.name
+    payloads = browser.browser_files(name, linker.engine.symbols, lambda sid: linker.from_root(sid) if
+                                     linker.page(sid) else "", lambda path: urls.file_data(name, path))
+    return {_data_path(name, key): as_script(key, payload) for key, payload in payloads.items()}
 
 
 def _symbol_page(env, linker: Linker, symbol_id: str, items: list) -> tuple[str, str, list[str]]:

@@ -85,3 +85,28 @@ def test_file_publish_is_whole_or_absent(tmp_path):
             handle.write("two, half")
             1 / 0
     assert path.read_text() == "one" and [p.name for p in tmp_path.iterdir()] == ["results.json"]
+
+
+def test_staged_files_equal_to_the_live_ones_are_links_to_them(tmp_path):
+    """A staged folder takes the live folder's unchanged files as hard links (nothing written again, nothing freed
+    by the swap) and never writes into a file it holds: the live folder stays as it was until the swap."""
+    target = tmp_path / "html"
+    target.mkdir()
+    for name, text in (("same.txt", "same"), ("changed.txt", "old"), ("built.txt", "built"), ("gone.txt", "gone")):
+        (target / name).write_text(text)
+    inodes = {p.name: p.stat().st_ino for p in target.iterdir()}
+    with publish.folder(target) as staging:
+        publish.write_new(staging / "same.txt", b"same", target / "same.txt")
+        publish.write_new(staging / "changed.txt", b"new", target / "changed.txt")
+        (staging / "built.txt").write_text("built")  # as mkdocs writes its pages
+        (staging / "other.txt").write_text("other")
+        assert publish.share_unchanged(staging, target) == 1
+        with pytest.raises(FileExistsError):
+            publish.write_new(staging / "same.txt", b"into the live file")
+        assert files_of(target) == {"same.txt": b"same", "changed.txt": b"old", "built.txt": b"built",
+                                    "gone.txt": b"gone"}
+    assert files_of(target) == {"same.txt": b"same", "changed.txt": b"new", "built.txt": b"built",
+                                "other.txt": b"other"}
+    assert {name: (target / name).stat().st_ino == inodes[name] for name in ("same.txt", "changed.txt",
+                                                                              "built.txt")} == {
+        "same.txt": True, "changed.txt": False, "built.txt": True}

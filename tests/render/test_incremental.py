@@ -72,3 +72,17 @@ def test_rebuild_of_the_same_inputs_remakes_nothing(fixture_site):
     again = build_site(settings, site=site, out=str(out))
     assert again.num_made == 0 and again.num_reused > 0
     assert {part: _digests(out / part) for part in ("html", "docs")} == before
+
+
+def test_rebuild_of_the_same_inputs_keeps_every_file(fixture_site):
+    """The unchanged files of a rebuild are the previous build's own (hard links, atlas.publish): nothing is written
+    again, and the swap frees nothing."""
+    tmp, settings, site = fixture_site
+    out = tmp / "kept"
+    build_site(settings, site=site, out=str(out))
+    before = {p.relative_to(out): p.stat().st_ino for part in ("html", "docs") for p in (out / part).rglob("*")
+              if p.is_file()}
+    build_site(settings, site=site, out=str(out))
+    after = {p.relative_to(out): p.stat().st_ino for part in ("html", "docs") for p in (out / part).rglob("*")
+             if p.is_file()}
+    assert after == before

@@ -69,7 +69,7 @@ def test_a_moved_step_shows_both_pins_and_the_verdict_change(tmp_path):
     (tmp_path / "annotations" / "vllm" / "a.yaml").write_text(ANNOTATIONS)
     (a,) = load_annotations(tmp_path)
     old, new = tree(tmp_path / "old", OLD, "v1"), tree(tmp_path / "new", NEW, "v2")
-    change = pinchanges._change(a, old, new, Resolver(old), Resolver(new), "latest")
+    change = pinchanges._change(a, pinchanges._placed(a, old, new, Resolver(old), Resolver(new), "latest"), "latest")
     assert change["moved"] == "pkg.sched.AsyncScheduler.update -> pkg.sched.Scheduler.update"
     assert change["old"] == {"text": "pkg/sched.py:9",
                              "href": "https://github.com/vllm-project/vllm/blob/v1/pkg/sched.py#L9"}

@@ -26,17 +26,19 @@ def test_one_set_is_published_whole_by_its_swap(tmp_path, monkeypatch):
     """With one pin set nothing is written into the live site after the staged folder is swapped in: a kill
     right after the swap must leave a whole site (the pin switch's data is part of the staged build)."""
     import sitefixture
+    from atlas import publish
     from atlas.render import build as build_module
 
     swapped = {}
-    inner = build_module.build_site
+    inner = publish.swap
 
-    def build_site(*args, **kwargs):
-        report = inner(*args, **kwargs)
-        swapped.update({p: (p.stat().st_ino, p.stat().st_mtime_ns, p.read_bytes()) for p in report.html.rglob("*") if p.is_file()})
-        return report
+    def swap(staging, target):
+        inner(staging, target)
+        if target.name == "html":
+            swapped.update({p: (p.stat().st_ino, p.stat().st_mtime_ns, p.read_bytes()) for p in target.rglob("*")
+                            if p.is_file()})
 
-    monkeypatch.setattr(build_module, "build_site", build_site)
+    monkeypatch.setattr(publish, "swap", swap)
     reports = build_module.build_sites(sitefixture.settings_for(tmp_path), None, ["default"], str(tmp_path / "out"),
                                        [sitefixture.site_for(tmp_path)])
     after = {p: (p.stat().st_ino, p.stat().st_mtime_ns, p.read_bytes()) for p in reports[0].html.rglob("*") if p.is_file()}
