@@ -54,7 +54,7 @@ class Memo:
             try:
                 value = make()
             finally:
-                uses = tuple(self._making.pop())
+                uses = tuple(sorted(set(self._making.pop())))  # not the order asked in: the memo's bytes must not vary
             self.num_made += 1
             self.kept[key] = (value, uses)
         if self._making:
