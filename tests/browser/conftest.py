@@ -119,3 +119,14 @@ def screenshot(page, name: str) -> Path:
     page.screenshot(path=str(path), full_page=False)
     assert path.stat().st_size > 1000
     return path
+
+
+CUT_WORDS = """() => Array.from(document.querySelectorAll('article table code, article table small'))
+    .filter(el => !el.closest('table.atlas-src-table, table.atlas-code-table') && el.getClientRects().length > 1)
+    .map(el => el.textContent)"""
+
+
+def cut_words(page) -> list[str]:
+    """The names in code (and small notes such as "(l. 136)") that a table of the page draws over more than one line:
+    mkdocs-material lets text break anywhere, which cut `hit_tokens` into `hit_token` / `s`."""
+    return page.evaluate(CUT_WORDS)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import screenshot
+from conftest import cut_words, screenshot
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "render"))
 
@@ -50,6 +50,7 @@ def test_measured_page_shows_figures_side_by_side_and_evidence(experiments_site,
     assert cells[:6] == ["vLLM graph, warm", "ttft_ms ms", "13.78 (l. 137)", "7.12", "7.50", "1.053"]
     box = table.locator("tbody tr").nth(5).locator("td").nth(5).bounding_box()
     assert box["x"] + box["width"] <= 1280  # the H200 figures sit beside the article's, no sideways scrolling
+    assert not cut_words(page), f"names cut over two lines: {cut_words(page)}"  # `hit_tokens`, "(l. 136)" are one word
     table.scroll_into_view_if_needed()
     assert page.locator("tr#e0-L9").is_visible()  # the evidence line at the pin
     print("screenshot:", screenshot(page, "experiment-prefix-cache"))

@@ -1,12 +1,12 @@
 """What a person sees on the fixture site in chromium: every code row of a source excerpt is one line high, the
-line-number column is as wide as its widest number, and no page scrolls sideways at desktop (1280 px) and phone
+line-number column is as wide as its widest number, no name in a table is cut over two lines, and no page scrolls sideways at desktop (1280 px) and phone
 (390 px) widths. Screenshots of each page land in site_build/screenshots."""
 
 from __future__ import annotations
 
 import pytest
 
-from conftest import screenshot
+from conftest import cut_words, screenshot
 
 PAGES = {  # name -> page under html/, and whether it shows source excerpts
     "home": ("index.html", False),
@@ -52,6 +52,7 @@ def test_page_reads_as_code(fixture_site, open_page, name, width):
     if has_source:
         check_rows(page.evaluate(MEASURE_ROWS, "table.atlas-src-table tr"), f"{name} at {width} px")
     assert page.evaluate(OVERFLOW) <= 0, f"{name} scrolls sideways at {width} px"
+    assert not cut_words(page), f"{name} at {width} px: names cut over two lines in a table: {cut_words(page)}"
     screenshot(page, f"{name}-{width}")
 
 
