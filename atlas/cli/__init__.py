@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             top.error(f"unknown option {unknown.split('=', 1)[0]}")
         args = top.parse_args(argv)
-        args.pin_sets = [s.strip() for s in args.pin_sets.split(",") if s.strip()]
+        args.pin_sets = list(dict.fromkeys(s.strip() for s in args.pin_sets.split(",") if s.strip()))  # once each
         log = logging.getLogger("atlas")
         if not any(isinstance(h, _ToMessages) for h in log.handlers):
             log.addHandler(_ToMessages())

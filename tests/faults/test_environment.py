@@ -73,6 +73,13 @@ def test_pins_mean_the_same_on_every_verb(project):
     assert "choose one of" in none.stderr
 
 
+def test_a_pin_set_named_twice_is_done_once(project):
+    promise(project.atlas("sync", "--pins", "default"))
+    done = project.atlas("index", "vllm", "--pins", "default, default,")
+    promise(done)
+    assert len([line for line in done.stdout.splitlines() if line.startswith("vllm")]) == 1, done.stdout
+
+
 @pytest.mark.parametrize("depth", ["0", "-1", "x"])
 def test_depth_below_one_is_refused(project, depth):
     done = project.atlas("graph", "callees", "Scheduler.schedule", "--depth", depth)
