@@ -255,6 +255,13 @@ def locate(manifest: Manifest, pin_set: str, settings: Settings) -> Checkout:
             return Checkout(pin, pin_set, checkout_path(settings, pin), remote.source, fetched=False)
     pin = _verified(manifest, pin_set, remote, settings, offline_ok=True)
     if pin is None or not is_ready(settings, pin):
+        other = MIRROR if remote.source == UPSTREAM else UPSTREAM
+        synced = manifest.locked_pin(pin_set, other)
+        if synced is not None and is_ready(settings, synced):  # synced from the other source: a setting was lost
+            fix = ("set ATLAS_MIRROR (or --mirror) as when you synced" if other == MIRROR
+                   else f"unset ATLAS_MIRROR (this run reads the mirror {remote.label})")
+            raise BuildMissing(f"{manifest.name} ({pin_set} pins) was synced from {other}, not {remote.source}: "
+                               f"{fix}, or run `atlas sync {manifest.name} --pins {pin_set}`")
         raise BuildMissing(f"{manifest.name} ({pin_set} pins) is not synced yet; run `atlas sync {manifest.name} "
                            f"--pins {pin_set}` first")
     path = checkout_path(settings, pin)

@@ -73,6 +73,17 @@ def test_pins_mean_the_same_on_every_verb(project):
     assert "choose one of" in none.stderr
 
 
+def test_a_lost_mirror_setting_is_named(project):
+    """Synced from the mirror, then run from a shell without ATLAS_MIRROR: the error says to set it again, not that
+    nothing was synced (a sync would go to GitHub)."""
+    promise(project.atlas("sync", "vllm"))
+    env = {k: v for k, v in project.env.items() if k != "ATLAS_MIRROR"}
+    done = subprocess.run([*ATLAS, "show", "Scheduler.schedule", "--framework", "vllm"], cwd=project.root, env=env,
+                          capture_output=True, text=True, timeout=120)
+    promise(done, (2,))
+    assert "synced from mirror" in done.stderr and "ATLAS_MIRROR" in done.stderr, done.stderr
+
+
 def test_a_pin_set_named_twice_is_done_once(project):
     promise(project.atlas("sync", "--pins", "default"))
     done = project.atlas("index", "vllm", "--pins", "default, default,")
