@@ -151,6 +151,48 @@ class Worker:
     def step(self):
         self.runner.pool.alloc()
 """}, {("a.Worker.step", "a.Pool.alloc")}, set()),
+    ("a property with a setter: a read calls the getter, a store the setter, both bodies under the one id (their "
+     "__qualname__)", {"a.py": """
+class Tracker:
+    def refresh(self): pass
+    def record(self, v): pass
+class Req:
+    def __init__(self):
+        self.tracker = Tracker()
+    @property
+    def finished(self):
+        self.tracker.refresh()
+        return False
+    @finished.setter
+    def finished(self, value):
+        self.tracker.record(value)
+def poll(r: Req):
+    return r.finished
+def finish(r: Req):
+    r.finished = True
+"""}, {("a.poll", "a.Req.finished"), ("a.finish", "a.Req.finished"), ("a.Req.finished", "a.Tracker.refresh"),
+       ("a.Req.finished", "a.Tracker.record")}, set()),
+    ("a function defined on both branches of an `if`: the calls of both bodies are kept", {"a.py": """
+import os
+def cuda_path(): pass
+def cpu_path(): pass
+if os.environ.get("CUDA"):
+    def forward():
+        cuda_path()
+else:
+    def forward():
+        cpu_path()
+def main():
+    forward()
+"""}, {("a.main", "a.forward"), ("a.forward", "a.cuda_path"), ("a.forward", "a.cpu_path")}, set()),
+    ("a plain property without a setter: a store does not call it", {"a.py": """
+class Req:
+    @property
+    def size(self):
+        return 1
+def resize(r: Req):
+    r.size = 2
+"""}, set(), {("a.resize", "a.Req.size")}),
 ]
 
 

@@ -42,7 +42,10 @@ class Solver:
         self.max_rounds = max_rounds
         self.cap = cap  # an argument with more values than this is not passed on (a guess too wide to help)
         # -- the program, as parsed
+        # id -> the scope a name bound twice gives at run time (the last def, or a property's getter: its setter and
+        # deleter share the id, as they share __qualname__); `bodies`: every scope, each run under its id
         self.scopes: dict[str, Scope] = {}
+        self.bodies: list[Scope] = []
         self.modules: set[str] = set()
         self.packages: set[str] = {f.module for f in facts if f.is_package}  # modules with a __path__
         for f in facts:
@@ -50,7 +53,11 @@ class Solver:
             for i in range(1, len(parts) + 1):
                 self.modules.add(".".join(parts[:i]))
             for s in f.scopes:
-                self.scopes[s.id] = s
+                self.bodies.append(s)
+                if s.id not in self.scopes or not statements.is_accessor(s):
+                    self.scopes[s.id] = s
+        self.setters = frozenset(b.id for b in self.bodies if statements.is_accessor(b) and any(
+            d.endswith(".setter") for d in b.decorator_names))  # properties with a setter (ids of their getters)
         self.submodules: dict[str, set[str]] = {}  # module -> the dotted names under it that are modules
         for m in self.modules:
             parts = m.split(".")
@@ -62,7 +69,7 @@ class Solver:
         self.class_of = {sid: self._enclosing_class(s) for sid, s in self.scopes.items()}
         self.pr_functions: dict[str, frozenset[str]] = calls_parameters(self.scopes) if not pycg else {}
         self.passthrough: dict[str, tuple[str, ...]] = returned_parameters(self.scopes)
-        self.patched_names: frozenset[str] = assigned_attributes(self.scopes)
+        self.patched_names: frozenset[str] = assigned_attributes(self.bodies)
         self.forwarding: set[tuple[str, str]] = set()  # (class, name) being read through a forwarding __getattr__
         # module -> the names it binds only under `if TYPE_CHECKING:` (they do not exist at run time: a module's
         # __getattr__ gives them, names.module_attribute)
@@ -146,16 +153,16 @@ class Solver:
 
     def plan(self) -> list[tuple[Scope, str, Step]]:
         """(scope, caller, step) in the order a round runs them: module and class bodies, then functions."""
-        order = sorted(self.scopes.values(), key=lambda s: (s.kind not in ("module", "class"), s.module, s.start,
+        order = sorted(self.bodies, key=lambda s: (s.kind not in ("module", "class"), s.module, s.start,
                                                             s.id))
         return [(scope, self.caller_of[scope.id], step) for scope in order for step in scope.steps]
 
 
-def assigned_attributes(scopes: dict[str, Scope]) -> frozenset[str]:
+def assigned_attributes(scopes: list[Scope]) -> frozenset[str]:
     """The attribute names the tree assigns, `x.name = ...` or `setattr(x, "name", ...)`: only those can hold what
     the tree put on a library's objects (names.getattr_ reads them there; other external attributes need no cell)."""
     out: set[str] = set()
-    for scope in scopes.values():
+    for scope in scopes:
         for step in scope.steps:
             stmt = step.stmt
             if isinstance(stmt, Assign):

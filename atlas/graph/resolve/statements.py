@@ -11,7 +11,7 @@ from atlas.graph.resolve.cells import OUTSIDE
 from atlas.graph.resolve.heap import PARAMETER, Context
 from atlas.graph.resolve.values import (
     BOUND_METHOD, BUILTIN, CLASS, DISPATCHED, EXTERNAL, FUNCTION, GENERATOR, INSTANCE, LIBRARY_RESULT, MODULE,
-    OBJECT, Value, Values, external, function, instance, klass, some,
+    OBJECT, PROPERTY, Value, Values, external, function, instance, klass, some,
 )
 from atlas.parse.python.ir import (
     Annotation, Assign, Attribute, Define, Display, Evaluate, Expr, For, Import, ImportFrom, Name, NameTarget, Raise,
@@ -120,7 +120,10 @@ def assign(s: Solver, target: Target, values: Values, strong: bool | None = None
     if isinstance(target, NameTarget):
         assign_name(s, target, values)
     elif isinstance(target, Attribute):
-        names.setattr_(s, expressions.evaluate(s, target.value), target.attr, values)
+        receivers = expressions.evaluate(s, target.value)
+        if not s.pycg:
+            call_setters(s, receivers, target.attr)
+        names.setattr_(s, receivers, target.attr, values)
     elif isinstance(target, Subscript):
         containers = expressions.evaluate(s, target.value)
         objs = [o for o in containers if o.kind == OBJECT]
@@ -228,12 +231,30 @@ def define(s: Solver, parent: Scope, scope: Scope, target: NameTarget) -> None:
     assign(s, target, decorate(s, scope, {function(fid): None}))
 
 
+def call_setters(s: Solver, receivers: Values, attr: str) -> None:
+    """`x.name = v` on an instance whose class has a property `name` with a setter: the store calls the setter (its
+    id is the getter's, as its __qualname__ is)."""
+    for o in receivers:
+        if o.kind == INSTANCE or o.kind == DISPATCHED:
+            for m in classes.class_attr(s, o.name, attr, o):
+                if m.kind == PROPERTY and m.name in s.setters:
+                    calls.edge(s, m.name, Site(s.ctx.line, s.ctx.line, attr), Attribute(Name("<instance>"), attr))
+
+
+def is_accessor(scope: Scope) -> bool:
+    """`@name.setter` (or .deleter, .getter) on `def name`: it adds to the property bound to the name."""
+    short = scope.id.rpartition(".")[2]
+    return any(d in (f"{short}.setter", f"{short}.deleter", f"{short}.getter") for d in scope.decorator_names)
+
+
 def decorate(s: Solver, scope: Scope, value: Values) -> Values:
     """What the decorators of a def or class (innermost first) make of `value`: each decorator the tree defines is
     called with it, and the name gets what that returns (a wrapper, or the function itself through a decorator that
     returns its argument: atlas.graph.resolve.summaries.pass_through); one that hands it to a library
     (`return torch.compile(fn)`), or a decorator outside the tree, leaves the function itself there too."""
     site = Site(scope.start, 0, "")
+    if is_accessor(scope):  # `@name.setter def name`: the name keeps its property (the getter's id)
+        return value
     for deco in scope.decorators[::-1]:
         decorated: Values = {}
         applied = False
