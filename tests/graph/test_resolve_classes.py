@@ -185,6 +185,22 @@ else:
 def main():
     forward()
 """}, {("a.main", "a.forward"), ("a.forward", "a.cuda_path"), ("a.forward", "a.cpu_path")}, set()),
+    ("an annotation naming a class the module defines further down (a string, or any name under `from __future__ "
+     "import annotations`) promises an instance of it", {"a.py": """
+from __future__ import annotations
+class Compilation:
+    def is_enabled(self, op): pass
+def quoted(cfg: "Config"):
+    return cfg.compilation.is_enabled("rms_norm")
+def lazy(cfg: Config) -> Config:
+    return cfg.compilation.is_enabled("silu")
+class Config:
+    compilation: Compilation = make_field(Compilation)
+    def copy(self) -> Config: pass
+def main(c: Config):
+    c.copy().compilation.is_enabled("x")
+"""}, {("a.quoted", "a.Compilation.is_enabled"), ("a.lazy", "a.Compilation.is_enabled"),
+       ("a.main", "a.Config.copy"), ("a.main", "a.Compilation.is_enabled")}, set()),
     ("a plain property without a setter: a store does not call it", {"a.py": """
 class Req:
     @property

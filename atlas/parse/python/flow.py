@@ -58,9 +58,7 @@ class _Flow:
 
     def statement(self, s: Stmt, state: State) -> State:
         if isinstance(s, Assign):
-            self.uses(s.value, state)
-            for a in s.annotations:
-                self.uses(a.type, state)
+            self.uses(s.value, state)  # annotations are type promises: see definition_uses
             for t in s.targets:
                 self.target_uses(t, state)
             for t in s.targets:
@@ -155,7 +153,10 @@ class _Flow:
             self.target_uses(t.target, state)
 
     def definition_uses(self, scope: Scope, state: State) -> None:
-        """What a `def` or `class` statement evaluates where it stands: decorators, bases, defaults, annotations."""
+        """What a `def` or `class` statement evaluates where it stands: decorators, bases, defaults. Annotations are
+        left unversioned (every binding of their names): they promise a type, and a forward reference (`cfg:
+        "VllmConfig"` above the class, or any annotation under `from __future__ import annotations`) names the class
+        its module binds later."""
         for e in scope.decorators:
             self.uses(e, state)
         for e in scope.bases:
@@ -163,10 +164,6 @@ class _Flow:
         for p in scope.params:
             if p.default is not None:
                 self.uses(p.default, state)
-            for a in p.annotations:
-                self.uses(a.type, state)
-        for a in scope.returns:
-            self.uses(a.type, state)
 
     def uses(self, e: Expr, state: State) -> None:
         if isinstance(e, Name):
