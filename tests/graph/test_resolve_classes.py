@@ -201,6 +201,20 @@ def main(c: Config):
     c.copy().compilation.is_enabled("x")
 """}, {("a.quoted", "a.Compilation.is_enabled"), ("a.lazy", "a.Compilation.is_enabled"),
        ("a.main", "a.Config.copy"), ("a.main", "a.Compilation.is_enabled")}, set()),
+    ("what a factory parameter makes, kept in a container an attribute holds, is what the factories passed make "
+     "(vLLM's per-engine stat loggers)", {"a.py": """
+class LoggingStatLogger:
+    def record(self): pass
+class Adapter:
+    def __init__(self, indexes: list[int], factory):
+        self.loggers = {}
+        for index in indexes:
+            self.loggers[index] = factory(index)
+    def record(self, idx: int):
+        self.loggers[idx].record()
+def main():
+    Adapter([0], LoggingStatLogger).record(0)
+"""}, {("a.Adapter.record", "a.LoggingStatLogger.record")}, set()),
     ("a plain property without a setter: a store does not call it", {"a.py": """
 class Req:
     @property

@@ -126,6 +126,8 @@ def assign(s: Solver, target: Target, values: Values, strong: bool | None = None
         names.setattr_(s, receivers, target.attr, values)
     elif isinstance(target, Subscript):
         containers = expressions.evaluate(s, target.value)
+        if held_by_an_object(target.value):  # it outlives the call, as an attribute does: no per-call-site results
+            values = summaries.concrete(s, values)
         objs = [o for o in containers if o.kind == OBJECT]
         for o in containers:  # `x[k] = v` on an instance of the tree: its class's __setitem__
             if (o.kind == INSTANCE or o.kind == DISPATCHED) and not s.pycg:
@@ -229,6 +231,14 @@ def define(s: Solver, parent: Scope, scope: Scope, target: NameTarget) -> None:
     if scope.returns:
         heap.write_return(s, fid, annotation(s, scope.returns, f"{fid}:return"))
     assign(s, target, decorate(s, scope, {function(fid): None}))
+
+
+def held_by_an_object(e: Expr) -> bool:
+    """Whether a container written through `e` is reached through an attribute (`self.loggers[i] = ...`,
+    `self.table[a][b] = ...`), not only through local names."""
+    while isinstance(e, Subscript):
+        e = e.value
+    return isinstance(e, Attribute)
 
 
 def call_setters(s: Solver, receivers: Values, attr: str) -> None:
