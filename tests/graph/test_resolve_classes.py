@@ -215,6 +215,32 @@ class Adapter:
 def main():
     Adapter([0], LoggingStatLogger).record(0)
 """}, {("a.Adapter.record", "a.LoggingStatLogger.record")}, set()),
+    ("typing.cast(T, x) is x and a T, copy.deepcopy(x) an object of x's classes, and a deque's appendleft/popleft move "
+     "elements as a list's append/pop do (vLLM's batch queue of futures)", {"a.py": """
+import copy
+from collections import deque
+from concurrent.futures import Future
+from typing import cast
+class Output:
+    def result(self): pass
+class Executor:
+    def execute(self) -> "Future[int] | int":
+        return Output()
+class Core:
+    def __init__(self):
+        self.batch_queue = deque(maxlen=2)
+        self.executor = Executor()
+    def step(self):
+        future = cast(Future[int], self.executor.execute())
+        self.batch_queue.appendleft((future, 1))
+        done, _ = self.batch_queue.popleft()
+        done.result()
+def snapshot(o: Output):
+    copy.deepcopy(o).result()
+def unknown(x):
+    cast(Output, x).result()  # an x the tree cannot follow is still what the cast promises
+"""}, {("a.Core.step", "a.Output.result"), ("a.snapshot", "a.Output.result"), ("a.unknown", "a.Output.result")},
+     set()),
     ("a plain property without a setter: a store does not call it", {"a.py": """
 class Req:
     @property

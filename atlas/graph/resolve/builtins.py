@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Final
 
 from atlas.graph.resolve import calls, classes, expressions, heap, names
 from atlas.graph.resolve.values import (
-    BOUND_METHOD, CLASS, CONSTANT, DISPATCHED, FUNCTION, INSTANCE, LIBRARY_RESULT, NOTHING, SUPER,
-    Value, Values, constant, obj, some,
+    BOUND_METHOD, CLASS, CONSTANT, DISPATCHED, EXTERNAL, FUNCTION, INSTANCE, LIBRARY_RESULT, NOTHING, SUPER,
+    Value, Values, constant, instance, obj, some,
 )
 from atlas.model import Provenance
 from atlas.parse.python.ir import Attribute, Expr, Keyword, Name, Site, Starred
@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 CONTAINERS: Final = {"torch.nn.ModuleList": "iterable", "torch.nn.Sequential": "items",
                      "itertools.islice": "iterable", "itertools.chain": "iterables", "collections.deque": "iterable"}
 PARTIALS: Final = frozenset({"functools.partial", "functools.partialmethod"})
+# External callables that give back one of their arguments (the index), as it is or a copy of the same classes.
+RETURNS_ARGUMENT: Final = {"typing.cast": 1, "typing_extensions.cast": 1, "typing.assert_type": 0,
+                           "copy.copy": 0, "copy.deepcopy": 0}
 COPIES: Final = frozenset({"iter", "reversed", "sorted", "list", "tuple", "set", "frozenset"})
 STRINGS: Final = frozenset({"str", "repr", "format", "chr", "input", "ascii", "hex", "oct", "bin"})
 # Builtins that call a protocol method of an instance argument, and the method.
@@ -42,6 +45,13 @@ def call_external(s: Solver, v: Value, args: tuple[Expr, ...], keywords: tuple[K
         torch_function(s, values + [value for _, value in keyword_values], site)
     if v.name in CONTAINERS:  # nn.ModuleList(layers), islice(layers, ...): the elements
         return new_list(s, v.name, site, elements(s, values, CONTAINERS[v.name], args))
+    if v.name in RETURNS_ARGUMENT and len(args) > RETURNS_ARGUMENT[v.name]:
+        given = values[RETURNS_ARGUMENT[v.name]]
+        if v.name.endswith(".cast"):  # cast(T, x): x, and what T promises (an x the tree cannot follow is still a T)
+            return {**given, **{instance(t.name) if t.kind == CLASS else t: None for t in values[0]
+                                if t.kind == CLASS or t.kind == EXTERNAL}}
+        if given:
+            return given
     if v.name in PARTIALS and values:  # partial(f, ...) called runs f (the arguments it binds are not followed)
         found = {f: None for f in values[0] if f.kind in (FUNCTION, BOUND_METHOD, CLASS)}
         if found:
@@ -130,11 +140,11 @@ def call_container_method(s: Solver, v: Value, args: tuple[Expr, ...], keywords:
     calls.edge(s, f"{PYCG_PREFIX[kind]}.{method}", site, func)
     values, _ = calls.evaluate_arguments(s, args, keywords)
     if kind == "list":
-        if method in ("append", "insert") and values:
+        if method in ("append", "appendleft", "insert") and values:  # (a deque is a list here)
             heap.write_slot(s, alloc, "*", values[-1])
-        elif method == "extend" and values:
+        elif method in ("extend", "extendleft") and values:
             heap.write_slot(s, alloc, "*", expressions.iterate(s, values[0]))
-        elif method == "pop":
+        elif method in ("pop", "popleft"):
             return heap.elements(s, alloc)
         elif method == "copy":
             return {obj(alloc): None}
