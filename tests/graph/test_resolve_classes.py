@@ -241,6 +241,25 @@ def unknown(x):
     cast(Output, x).result()  # an x the tree cannot follow is still what the cast promises
 """}, {("a.Core.step", "a.Output.result"), ("a.snapshot", "a.Output.result"), ("a.unknown", "a.Output.result")},
      set()),
+    ("a priority queue kept with heapq gives back what was pushed; dataclasses.replace(x) is an object of x's "
+     "class", {"a.py": """
+import dataclasses
+import heapq
+@dataclasses.dataclass
+class Request:
+    priority: int = 0
+    def finish(self): pass
+class Scheduler:
+    def __init__(self):
+        self.waiting = []
+    def add(self, r: Request):
+        heapq.heappush(self.waiting, (r.priority, r))
+    def step(self):
+        _, r = heapq.heappop(self.waiting)
+        r.finish()
+    def bump(self, r: Request):
+        dataclasses.replace(r, priority=1).finish()
+"""}, {("a.Scheduler.step", "a.Request.finish"), ("a.Scheduler.bump", "a.Request.finish")}, set()),
     ("a plain property without a setter: a store does not call it", {"a.py": """
 class Req:
     @property

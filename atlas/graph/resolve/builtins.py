@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Final
 
 from atlas.graph.resolve import calls, classes, expressions, heap, names
 from atlas.graph.resolve.values import (
-    BOUND_METHOD, CLASS, CONSTANT, DISPATCHED, EXTERNAL, FUNCTION, INSTANCE, LIBRARY_RESULT, NOTHING, SUPER,
+    BOUND_METHOD, CLASS, CONSTANT, DISPATCHED, EXTERNAL, FUNCTION, INSTANCE, LIBRARY_RESULT, NOTHING, OBJECT, SUPER,
     Value, Values, constant, instance, obj, some,
 )
 from atlas.model import Provenance
@@ -25,7 +25,10 @@ CONTAINERS: Final = {"torch.nn.ModuleList": "iterable", "torch.nn.Sequential": "
 PARTIALS: Final = frozenset({"functools.partial", "functools.partialmethod"})
 # External callables that give back one of their arguments (the index), as it is or a copy of the same classes.
 RETURNS_ARGUMENT: Final = {"typing.cast": 1, "typing_extensions.cast": 1, "typing.assert_type": 0,
-                           "copy.copy": 0, "copy.deepcopy": 0}
+                           "copy.copy": 0, "copy.deepcopy": 0, "dataclasses.replace": 0}
+# heapq's functions over a list the tree made (a priority queue): what they put in it, what they take out.
+HEAP_PUTS: Final = frozenset({"heapq.heappush", "heapq.heappushpop", "heapq.heapreplace"})
+HEAP_TAKES: Final = frozenset({"heapq.heappop", "heapq.heappushpop", "heapq.heapreplace"})
 COPIES: Final = frozenset({"iter", "reversed", "sorted", "list", "tuple", "set", "frozenset"})
 STRINGS: Final = frozenset({"str", "repr", "format", "chr", "input", "ascii", "hex", "oct", "bin"})
 # Builtins that call a protocol method of an instance argument, and the method.
@@ -52,6 +55,10 @@ def call_external(s: Solver, v: Value, args: tuple[Expr, ...], keywords: tuple[K
                                 if t.kind == CLASS or t.kind == EXTERNAL}}
         if given:
             return given
+    if (v.name in HEAP_PUTS or v.name in HEAP_TAKES) and values:
+        return heap_queue(s, v.name, values)
+    if v.name in ("heapq.nsmallest", "heapq.nlargest") and len(values) > 1:
+        return new_list(s, v.name, site, expressions.iterate(s, values[1]))
     if v.name in PARTIALS and values:  # partial(f, ...) called runs f (the arguments it binds are not followed)
         found = {f: None for f in values[0] if f.kind in (FUNCTION, BOUND_METHOD, CLASS)}
         if found:
@@ -61,6 +68,18 @@ def call_external(s: Solver, v: Value, args: tuple[Expr, ...], keywords: tuple[K
         s.kernel_functions.update(f.name for f in kernels)
         return kernels or ({v: None} if not args else {Value(LIBRARY_RESULT, "triton"): None})
     return {Value(LIBRARY_RESULT, v.name.split(".")[0]): None}  # some object of that library
+
+
+def heap_queue(s: Solver, name: str, values: list[Values]) -> Values:
+    """heappush(h, x) and the like on a list `h` of the tree: x goes into it; heappop(h) gives one of its elements."""
+    out: Values = {}
+    for h in values[0]:
+        if h.kind == OBJECT:
+            if name in HEAP_PUTS and len(values) > 1:
+                heap.write_slot(s, h.name, "*", values[1])
+            if name in HEAP_TAKES:
+                out.update(heap.elements(s, h.name))
+    return out if name in HEAP_TAKES else NOTHING
 
 
 def torch_function(s: Solver, arguments: list[Values], site: Site | None) -> None:
