@@ -153,8 +153,7 @@ class Solver:
 
     def plan(self) -> list[tuple[Scope, str, Step]]:
         """(scope, caller, step) in the order a round runs them: module and class bodies, then functions."""
-        order = sorted(self.bodies, key=lambda s: (s.kind not in ("module", "class"), s.module, s.start,
-                                                            s.id))
+        order = sorted(self.bodies, key=lambda s: (s.kind not in ("module", "class"), s.module, s.start, s.id))
         return [(scope, self.caller_of[scope.id], step) for scope in order for step in scope.steps]
 
 

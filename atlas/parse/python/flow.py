@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from atlas.parse.python.ir import (
     Assign, Attribute, Break, Call, Continue, Define, DictDisplay, Display, Either, Elements, Evaluate, Exit, Expr,
-    For, If, Import, ImportFrom, Lambda, Loop, Name, NameTarget, Operation, Raise, Return, Scope, Slice, Starred, StarTarget, Step, Stmt,
-    Subscript, Target, Try, Unpack, With, Yield,
+    For, If, Import, ImportFrom, Lambda, Loop, Name, NameTarget, Operation, Raise, Return, Scope, Slice, Starred,
+    StarTarget, Step, Stmt, Subscript, Target, Try, Unpack, With, Yield,
 )
 
 State = dict[str, frozenset[int]]  # local name -> the versions that may be its value here ({}: nothing reaches)
