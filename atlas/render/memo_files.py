@@ -39,8 +39,8 @@ def dump(folder: Path, memo: Memo) -> int:
     num_written = 0
     for name, units in sorted(shards.items()):
         if before.get(name) != units.keys():
-            stored.dump(folder / f"{name}.pickle", dict(sorted(units.items())), VERSION)  # in key order: the
-            # same units give the same bytes, whatever order the build made them in
+            # in key order: the same units give the same bytes, whatever order the build made them in
+            stored.dump(folder / f"{name}.pickle", dict(sorted(units.items())), VERSION)
             num_written += 1
     for name in sorted(before.keys() - shards.keys()):
         publish.discard(folder / f"{name}.pickle")

@@ -23,9 +23,9 @@ if TYPE_CHECKING:
 CONTAINERS: Final = {"torch.nn.ModuleList": "iterable", "torch.nn.Sequential": "items",
                      "itertools.islice": "iterable", "itertools.chain": "iterables", "collections.deque": "iterable"}
 PARTIALS: Final = frozenset({"functools.partial", "functools.partialmethod"})
+CASTS: Final = frozenset({"typing.cast", "typing_extensions.cast"})  # cast(T, x): x, and what T promises
 # External callables that give back one of their arguments (the index), as it is or a copy of the same classes.
-RETURNS_ARGUMENT: Final = {"typing.cast": 1, "typing_extensions.cast": 1, "typing.assert_type": 0,
-                           "copy.copy": 0, "copy.deepcopy": 0, "dataclasses.replace": 0}
+RETURNS_ARGUMENT: Final = {"typing.assert_type": 0, "copy.copy": 0, "copy.deepcopy": 0, "dataclasses.replace": 0}
 # heapq's functions over a list the tree made (a priority queue): what they put in it, what they take out.
 HEAP_PUTS: Final = frozenset({"heapq.heappush", "heapq.heappushpop", "heapq.heapreplace"})
 HEAP_TAKES: Final = frozenset({"heapq.heappop", "heapq.heappushpop", "heapq.heapreplace"})
@@ -48,13 +48,11 @@ def call_external(s: Solver, v: Value, args: tuple[Expr, ...], keywords: tuple[K
         torch_function(s, values + [value for _, value in keyword_values], site)
     if v.name in CONTAINERS:  # nn.ModuleList(layers), islice(layers, ...): the elements
         return new_list(s, v.name, site, elements(s, values, CONTAINERS[v.name], args))
-    if v.name in RETURNS_ARGUMENT and len(args) > RETURNS_ARGUMENT[v.name]:
-        given = values[RETURNS_ARGUMENT[v.name]]
-        if v.name.endswith(".cast"):  # cast(T, x): x, and what T promises (an x the tree cannot follow is still a T)
-            return {**given, **{instance(t.name) if t.kind == CLASS else t: None for t in values[0]
+    if v.name in CASTS and len(values) > 1:  # (an x the tree cannot follow is still a T)
+        return {**values[1], **{instance(t.name) if t.kind == CLASS else t: None for t in values[0]
                                 if t.kind == CLASS or t.kind == EXTERNAL}}
-        if given:
-            return given
+    if v.name in RETURNS_ARGUMENT and len(args) > RETURNS_ARGUMENT[v.name] and values[RETURNS_ARGUMENT[v.name]]:
+        return values[RETURNS_ARGUMENT[v.name]]
     if (v.name in HEAP_PUTS or v.name in HEAP_TAKES) and values:
         return heap_queue(s, v.name, values)
     if v.name in ("heapq.nsmallest", "heapq.nlargest") and len(values) > 1:
@@ -79,7 +77,7 @@ def heap_queue(s: Solver, name: str, values: list[Values]) -> Values:
                 heap.write_slot(s, h.name, "*", values[1])
             if name in HEAP_TAKES:
                 out.update(heap.elements(s, h.name))
-    return out if name in HEAP_TAKES else NOTHING
+    return out
 
 
 def torch_function(s: Solver, arguments: list[Values], site: Site | None) -> None:

@@ -54,10 +54,10 @@ class Solver:
                 self.modules.add(".".join(parts[:i]))
             for s in f.scopes:
                 self.bodies.append(s)
-                if s.id not in self.scopes or not statements.is_accessor(s):
+                if s.id not in self.scopes or not statements.accessor(s):
                     self.scopes[s.id] = s
-        self.setters = frozenset(b.id for b in self.bodies if statements.is_accessor(b) and any(
-            d.endswith(".setter") for d in b.decorator_names))  # properties with a setter (ids of their getters)
+        # properties with a setter (the ids of their getters)
+        self.setters = frozenset(b.id for b in self.bodies if statements.accessor(b) == "setter")
         self.submodules: dict[str, set[str]] = {}  # module -> the dotted names under it that are modules
         for m in self.modules:
             parts = m.split(".")

@@ -251,10 +251,15 @@ def call_setters(s: Solver, receivers: Values, attr: str) -> None:
                     calls.edge(s, m.name, Site(s.ctx.line, s.ctx.line, attr), Attribute(Name("<instance>"), attr))
 
 
-def is_accessor(scope: Scope) -> bool:
-    """`@name.setter` (or .deleter, .getter) on `def name`: it adds to the property bound to the name."""
+def accessor(scope: Scope) -> str:
+    """"setter", "deleter" or "getter" for `@name.setter` (...) on `def name`, which adds to the property bound to the
+    name; "" for any other def."""
     short = scope.id.rpartition(".")[2]
-    return any(d in (f"{short}.setter", f"{short}.deleter", f"{short}.getter") for d in scope.decorator_names)
+    for d in scope.decorator_names:
+        owner, _, kind = d.rpartition(".")
+        if owner == short and kind in ("setter", "deleter", "getter"):
+            return kind
+    return ""
 
 
 def decorate(s: Solver, scope: Scope, value: Values) -> Values:
@@ -263,7 +268,7 @@ def decorate(s: Solver, scope: Scope, value: Values) -> Values:
     returns its argument: atlas.graph.resolve.summaries.pass_through); one that hands it to a library
     (`return torch.compile(fn)`), or a decorator outside the tree, leaves the function itself there too."""
     site = Site(scope.start, 0, "")
-    if is_accessor(scope):  # `@name.setter def name`: the name keeps its property (the getter's id)
+    if accessor(scope):  # `@name.setter def name`: the name keeps its property (the getter's id)
         return value
     for deco in scope.decorators[::-1]:
         decorated: Values = {}
