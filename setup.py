@@ -23,8 +23,11 @@ def extensions() -> list:
         return []
     from mypyc.build import mypycify
 
-    return mypycify(["--follow-imports=silent", "--ignore-missing-imports", *compiled_modules()], opt_level="3",
-                    group_name="atlas_core")
+    return mypycify(
+        ["--follow-imports=silent", "--ignore-missing-imports", *compiled_modules()],
+        opt_level="3",
+        group_name="atlas_core",
+    )
 
 
 setup(ext_modules=extensions())

@@ -15,6 +15,7 @@ def run() -> None:
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _early)
     from atlas.cli import run as cli_run
+
     signal.signal(signal.SIGINT, signal.default_int_handler)  # the command's own handling from here on
     cli_run()
 

@@ -30,7 +30,7 @@ def find_root(start: Path) -> Path:
 
 def _path(flag: str | None, variable: str, root: Path) -> Path | None:
     """A folder from a flag (relative to the current folder, as the shell completed it) or from an environment
-    variable (relative to the project root, as README's `ATLAS_MIRROR=../shared/sources` is), or None."""
+    variable (relative to the project root, as the set-up command's `ATLAS_MIRROR=../shared/sources` is), or None."""
     if flag:
         return Path(flag).expanduser().resolve()
     value = os.environ.get(variable)
@@ -40,11 +40,15 @@ def _path(flag: str | None, variable: str, root: Path) -> Path | None:
     return (path if path.is_absolute() else root / path).resolve()
 
 
-def settings(root: str | None = None, cache: str | None = None, mirror: str | None = None,
-             build: str | None = None) -> Settings:
+def settings(
+    root: str | None = None, cache: str | None = None, mirror: str | None = None, build: str | None = None
+) -> Settings:
     """Settings from flags, falling back to the environment, then to defaults."""
-    root_path = Path(root or os.environ.get("ATLAS_ROOT") or "").resolve() if (root or os.environ.get("ATLAS_ROOT")) \
+    root_path = (
+        Path(root or os.environ.get("ATLAS_ROOT") or "").resolve()
+        if (root or os.environ.get("ATLAS_ROOT"))
         else find_root(Path.cwd().resolve())
+    )
     xdg = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     cache_path = _path(cache, "ATLAS_CACHE", root_path) or (xdg / "atlas").resolve()
     mirror_path = _path(mirror, "ATLAS_MIRROR", root_path)  # checked where it is used (atlas.sources.sync)
@@ -59,8 +63,9 @@ def lock_wait() -> float:
     try:
         return float(value)
     except ValueError:
-        raise ConfigError(f"ATLAS_LOCK_WAIT={value!r} is not a number of seconds; set it to e.g. 60, or 0 to refuse "
-                          "at once") from None
+        raise ConfigError(
+            f"ATLAS_LOCK_WAIT={value!r} is not a number of seconds; set it to e.g. 60, or 0 to refuse at once"
+        ) from None
 
 
 def no_fork() -> bool:

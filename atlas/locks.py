@@ -92,8 +92,10 @@ def _open(path: Path, doing: str, shared: bool) -> int | None:
                 return os.open(path, os.O_RDONLY | os.O_CLOEXEC)
             except OSError:
                 return None
-        raise ReadOnly(f"{path.parent} is read-only ({exc.strerror}), and {doing} writes there; point "
-                       f"{_knob(path.parent)} at a writable folder") from None
+        raise ReadOnly(
+            f"{path.parent} is read-only ({exc.strerror}), and {doing} writes there; point "
+            f"{_knob(path.parent)} at a writable folder"
+        ) from None
 
 
 def _knob(folder: Path) -> str:
@@ -111,8 +113,10 @@ def _acquire(fd: int, path: Path, doing: str, mode: int) -> None:
     holder = _holder(path)
     wait = lock_wait()
     if wait <= 0:
-        raise Busy(f"another atlas process ({holder}) is using {path.parent}; wait for it to finish, then run the "
-                   "command again")
+        raise Busy(
+            f"another atlas process ({holder}) is using {path.parent}; wait for it to finish, then run the "
+            "command again"
+        )
     log.warning(f"atlas: waiting for another atlas process ({holder}) using {path.parent} ...")
     deadline = time.monotonic() + wait
     while True:
@@ -121,8 +125,10 @@ def _acquire(fd: int, path: Path, doing: str, mode: int) -> None:
             return
         except BlockingIOError:
             if time.monotonic() > deadline:
-                raise Busy(f"another atlas process ({holder}) has been using {path.parent} for over {wait:.0f} s; "
-                           f"wait for it to finish (or raise ATLAS_LOCK_WAIT), then run the command again") from None
+                raise Busy(
+                    f"another atlas process ({holder}) has been using {path.parent} for over {wait:.0f} s; "
+                    f"wait for it to finish (or raise ATLAS_LOCK_WAIT), then run the command again"
+                ) from None
             time.sleep(0.1)
 
 

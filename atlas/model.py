@@ -157,7 +157,9 @@ class Spans:
         for s in symbols:
             if s.kind in kinds and s.span is not None:
                 by_path.setdefault(s.span.path, []).append((s.span.start, s.span.end, s.id))
-        self._spans = {path: sorted(spans, key=lambda s: (s[0], -s[1], s[2])) for path, spans in by_path.items()}  # outer first
+        self._spans = {
+            path: sorted(spans, key=lambda s: (s[0], -s[1], s[2])) for path, spans in by_path.items()
+        }  # outer first
         self._starts = {path: [s[0] for s in spans] for path, spans in self._spans.items()}
 
     def innermost(self, path: str, line: int) -> str | None:

@@ -109,8 +109,11 @@ def share_unchanged(staging: Path, previous: Path) -> int:
             old = os.path.join(previous, os.path.relpath(path, staging))
             try:
                 written = os.lstat(path)
-                if written.st_nlink != 1 or not stat.S_ISREG(written.st_mode) or \
-                        os.stat(old).st_size != written.st_size:  # already shared, not a plain file, or changed
+                if (
+                    written.st_nlink != 1
+                    or not stat.S_ISREG(written.st_mode)
+                    or os.stat(old).st_size != written.st_size
+                ):  # already shared, not a plain file, or changed
                     continue
                 with open(path, "rb") as handle:
                     if not _holds(old, handle.read()):
@@ -160,7 +163,7 @@ def recover(target: Path) -> None:
     if not parent.is_dir():
         return
     for leftover in parent.glob(f".{target.name}.*-*"):
-        kind, _, pid = leftover.name[len(target.name) + 1:].rpartition("-")
+        kind, _, pid = leftover.name[len(target.name) + 1 :].rpartition("-")
         if f"{kind}-" not in (_STAGING, _OLD, _TRASH) or not pid.isdigit() or _alive(int(pid)):
             continue
         if kind + "-" == _OLD and not target.exists():

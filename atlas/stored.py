@@ -33,7 +33,7 @@ def unframe(data: bytes, version: str, where: object = "stored file") -> bytes:
     raw_version, length, digest = _HEAD.unpack_from(data, len(MAGIC))
     if raw_version.rstrip(b"\0").decode(errors="replace") != version:
         raise Damaged(f"{where} was written by another version of atlas")
-    payload = data[len(MAGIC) + _HEAD.size:]
+    payload = data[len(MAGIC) + _HEAD.size :]
     if len(payload) != length:
         raise Damaged(f"{where} is truncated ({len(payload)} of {length} bytes)")
     if hashlib.sha256(payload).digest() != digest:

@@ -53,12 +53,16 @@ def load(path: Path) -> Any:
         raise ConfigError(f"{path}:{line}: invalid YAML: {exc.problem or exc.context}; fix the syntax") from None
     except YAMLError as exc:  # reader errors (control characters) and the like
         position = getattr(exc, "position", None)  # a ReaderError: a character YAML does not allow
-        line = text.count("\n", 0, position) + 1 if isinstance(position, int) else \
-            getattr(getattr(exc, "problem_mark", None), "line", -1) + 1
+        line = (
+            text.count("\n", 0, position) + 1
+            if isinstance(position, int)
+            else getattr(getattr(exc, "problem_mark", None), "line", -1) + 1
+        )
         raise ConfigError(f"{path}:{line}: invalid YAML: {str(exc).splitlines()[0]}; fix the file") from None
     except RecursionError:
-        raise ConfigError(f"{path}:1: YAML nested too deeply to read; flatten it (at most {MAX_DEPTH} levels)") \
-            from None
+        raise ConfigError(
+            f"{path}:1: YAML nested too deeply to read; flatten it (at most {MAX_DEPTH} levels)"
+        ) from None
     bound(loaded, path)
     return loaded
 
@@ -66,17 +70,21 @@ def load(path: Path) -> Any:
 def decode(data: bytes, path: Path) -> str:
     """UTF-8 text of a file's bytes, or a ConfigError naming file:line of the first bad byte."""
     if len(data) > MAX_BYTES:
-        raise ConfigError(f"{path}:1: the file is larger than {MAX_BYTES >> 20} MiB; atlas reads only small YAML "
-                          "files: split it or remove what does not belong")
+        raise ConfigError(
+            f"{path}:1: the file is larger than {MAX_BYTES >> 20} MiB; atlas reads only small YAML "
+            "files: split it or remove what does not belong"
+        )
     nul = data.find(b"\0")
     if nul >= 0:
-        raise ConfigError(f"{path}:{_line_at(data, nul)}: a NUL byte; the file is binary or damaged: "
-                          "save it as UTF-8 text")
+        raise ConfigError(
+            f"{path}:{_line_at(data, nul)}: a NUL byte; the file is binary or damaged: save it as UTF-8 text"
+        )
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}:{_line_at(data, exc.start)}: not UTF-8 (byte 0x{data[exc.start]:02x}); "
-                          "save the file as UTF-8") from None
+        raise ConfigError(
+            f"{path}:{_line_at(data, exc.start)}: not UTF-8 (byte 0x{data[exc.start]:02x}); save the file as UTF-8"
+        ) from None
 
 
 _QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*')
@@ -118,8 +126,10 @@ def bound(data: Any, path: Path) -> None:
         if lc is not None and getattr(lc, "line", None) is not None:
             line = lc.line + 1
         if count > MAX_NODES:
-            raise ConfigError(f"{path}:{line}: the document expands to more than {MAX_NODES} nodes (aliases "
-                              "repeated inside aliases?); write the data out or use fewer aliases")
+            raise ConfigError(
+                f"{path}:{line}: the document expands to more than {MAX_NODES} nodes (aliases "
+                "repeated inside aliases?); write the data out or use fewer aliases"
+            )
         if depth > MAX_DEPTH:
             raise ConfigError(f"{path}:{line}: nested more than {MAX_DEPTH} levels deep; flatten the data")
         if isinstance(node, dict):

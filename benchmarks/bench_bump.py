@@ -49,8 +49,7 @@ def items(report) -> dict[tuple, bool]:
 def lines(report) -> dict[tuple, tuple[str, int] | None]:
     """Every anchor and evidence item of a check report -> (path, line) where it lands, None where it does not
     resolve; (path, 0) for an item that resolves to no line (a whole-symbol anchor's def line is kept)."""
-    out = {(r.annotation,): (r.path, r.anchor_line or r.line) if r.is_resolved else None
-           for r in report.resolutions}
+    out = {(r.annotation,): (r.path, r.anchor_line or r.line) if r.is_resolved else None for r in report.resolutions}
     seen: dict[tuple, int] = {}
     for e in report.evidence:
         base = (e.annotation, e.claim)
@@ -91,24 +90,31 @@ def share(ref: str, listing: bool = False) -> None:
             final = lines(check(load_annotations(ROOT, framework), new_index, pin_set))
             agree = {k for k in fixed if landed[k] == final.get(k)}
             anchors = sum(1 for k in broken if len(k) == 1)
-            print(f"  {framework} default -> {pin_set}: {len(broken)} broken ({anchors} anchors, "
-                  f"{len(broken) - anchors} evidence); {len(applied)} suggestions written; fixed {len(fixed)} "
-                  f"({100 * len(fixed) / max(1, len(broken)):.0f}%), {len(agree)} of them where the bump's "
-                  f"annotations are now; default pin still clean: {default_ok}; diff + apply {seconds:.1f} s")
+            print(
+                f"  {framework} default -> {pin_set}: {len(broken)} broken ({anchors} anchors, "
+                f"{len(broken) - anchors} evidence); {len(applied)} suggestions written; fixed {len(fixed)} "
+                f"({100 * len(fixed) / max(1, len(broken)):.0f}%), {len(agree)} of them where the bump's "
+                f"annotations are now; default pin still clean: {default_ok}; diff + apply {seconds:.1f} s"
+            )
             rules = {b.key: b.hit.rule for b in report.broken if b.hit}
             tally = Counter(rules[k] for k in fixed if k in rules)
             print("    fixed by rule: " + ", ".join(f"{rule} {n}" for rule, n in sorted(tally.items())))
             if listing:
                 for k in sorted(broken - agree):
-                    state = (f"differs ({rules.get(k, '?')}): {_where(landed[k])} vs now {_where(final.get(k))}"
-                             if k in fixed else "left")
+                    state = (
+                        f"differs ({rules.get(k, '?')}): {_where(landed[k])} vs now {_where(final.get(k))}"
+                        if k in fixed
+                        else "left"
+                    )
                     print(f"    {' / '.join(map(str, k))}: {state}")
             total_broken += len(broken)
             total_fixed += len(fixed)
             total_agree += len(agree)
-    print(f"overall: {total_fixed}/{total_broken} = {100 * total_fixed / max(1, total_broken):.0f}% fixed by "
-          f"--apply-suggestions with no hand edit; {total_fixed - total_agree} of them not where the bump's "
-          "annotations are now")
+    print(
+        f"overall: {total_fixed}/{total_broken} = {100 * total_fixed / max(1, total_broken):.0f}% fixed by "
+        f"--apply-suggestions with no hand edit; {total_fixed - total_agree} of them not where the bump's "
+        "annotations are now"
+    )
 
 
 def _where(line: tuple[str, int] | None) -> str:
@@ -130,17 +136,20 @@ def pin(framework: str, old: str, new: str, runs: int, with_index: bool) -> None
             subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
             env_bin = Path(sys.executable).parent / "atlas"
             base = [str(env_bin), "--root", str(clone), "--build", str(clone / "build")]
-            setup = ("import sys; from atlas.env import settings; from atlas.sources import load_all, repin; "
-                     "s = settings(sys.argv[1], build=sys.argv[1] + '/build'); (m,) = load_all(s.root, [sys.argv[2]]); "
-                     "repin(m, 'latest', sys.argv[3], s)")
+            setup = (
+                "import sys; from atlas.env import settings; from atlas.sources import load_all, repin; "
+                "s = settings(sys.argv[1], build=sys.argv[1] + '/build'); (m,) = load_all(s.root, [sys.argv[2]]); "
+                "repin(m, 'latest', sys.argv[3], s)"
+            )
             subprocess.run([sys.executable, "-c", setup, str(clone), framework, old], check=True, capture_output=True)
-            subprocess.run(["git", "-C", str(clone), "commit", "-qam", "bench: latest at the old release"],
-                           check=True)
+            subprocess.run(["git", "-C", str(clone), "commit", "-qam", "bench: latest at the old release"], check=True)
             shutil.rmtree(clone / "build", ignore_errors=True)
             start = time.perf_counter()
             steps = {}
-            commands = [("pin (diff + apply)", ["pin", framework, new, "--pins", "latest", "--apply-suggestions"]),
-                        ("check", ["check", framework, "--pins", "default,latest"])]
+            commands = [
+                ("pin (diff + apply)", ["pin", framework, new, "--pins", "latest", "--apply-suggestions"]),
+                ("check", ["check", framework, "--pins", "default,latest"]),
+            ]
             if with_index:
                 commands.append(("index", ["index", framework, "--pins", "latest"]))
             for name, argv in commands:
@@ -148,13 +157,17 @@ def pin(framework: str, old: str, new: str, runs: int, with_index: bool) -> None
                 out = subprocess.run([*base, *argv], capture_output=True, text=True)
                 steps[name] = (time.perf_counter() - t, out.returncode, _child_cpu() - cpu)
             walls.append(time.perf_counter() - start)
-            print(f"  run {run + 1}: {walls[-1]:.1f} s wall, {sum(c for _, _, c in steps.values()):.1f} CPU-s  " +
-                  ", ".join(f"{k} {s:.1f} s wall / {c:.1f} CPU-s (exit {rc})" for k, (s, rc, c) in steps.items()))
+            print(
+                f"  run {run + 1}: {walls[-1]:.1f} s wall, {sum(c for _, _, c in steps.values()):.1f} CPU-s  "
+                + ", ".join(f"{k} {s:.1f} s wall / {c:.1f} CPU-s (exit {rc})" for k, (s, rc, c) in steps.items())
+            )
     spread = f" [{min(walls):.1f}, {max(walls):.1f}]" if len(walls) > 1 else ""
     what = "diff, apply, check, index" if with_index else "diff, apply, check (no index)"
-    print(f"atlas pin {framework} {old} -> {new}, clean checkout, {what}: "
-          f"median {statistics.median(walls):.1f} s{spread} "
-          f"over {len(walls)} run(s); target <= 60 s: {'met' if statistics.median(walls) <= 60 else 'not met'}")
+    print(
+        f"atlas pin {framework} {old} -> {new}, clean checkout, {what}: "
+        f"median {statistics.median(walls):.1f} s{spread} "
+        f"over {len(walls)} run(s); target <= 60 s: {'met' if statistics.median(walls) <= 60 else 'not met'}"
+    )
 
 
 def _child_cpu() -> float:

@@ -38,9 +38,11 @@ def main() -> None:
         report = check(annotations, index)
         resolved = time.perf_counter() - t
         total += loaded + resolved
-        print(f"{index.pin.key} ({index.pin.ref}): index load {loaded:.2f} s  resolve {resolved:.2f} s  "
-              f"{len(report.resolutions)} annotations, {len(report.evidence)} evidence, "
-              f"{len(report.findings)} findings")
+        print(
+            f"{index.pin.key} ({index.pin.ref}): index load {loaded:.2f} s  resolve {resolved:.2f} s  "
+            f"{len(report.resolutions)} annotations, {len(report.evidence)} evidence, "
+            f"{len(report.findings)} findings"
+        )
     print(f"warm check total (annotations + indexes + resolution): {total:.2f} s")
 
 

@@ -25,8 +25,8 @@ from urllib.parse import unquote, urlsplit
 from atlas.env import settings as load_settings
 from atlas.errors import AtlasError
 from atlas.graph import load_graph
-from atlas.sources import load_all
 from atlas.render import build_sites, collect
+from atlas.sources import load_all
 
 MB = 1024 * 1024
 COPIED = ("annotations", "site", "results", "pinned_sources", "mkdocs.yml", "atlas/data")
@@ -67,7 +67,9 @@ def edit_claim(root: Path, number: int) -> Path:
     for path in sorted((root / "annotations").rglob("*.yaml")):
         text = path.read_text(encoding="utf-8")
         if '\n        claim: "' in text:
-            path.write_text(text.replace('\n        claim: "', f'\n        claim: "(edit {number}) ', 1), encoding="utf-8")
+            path.write_text(
+                text.replace('\n        claim: "', f'\n        claim: "(edit {number}) ', 1), encoding="utf-8"
+            )
             return path
     raise SystemExit("no annotation with a claim to edit")
 
@@ -79,10 +81,13 @@ def spread(values: list[float]) -> str:
 def page_weights(html: Path, urls: list[str]) -> list[tuple[str, int]]:
     """Bytes chromium loads for each page (every file:// request it makes), the data of the source view included."""
     from playwright.sync_api import sync_playwright
+
     out = []
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=os.environ.get("ATLAS_CHROMIUM", "/usr/bin/chromium"),
-                                     args=["--no-sandbox", "--allow-file-access-from-files"])
+        browser = pw.chromium.launch(
+            executable_path=os.environ.get("ATLAS_CHROMIUM", "/usr/bin/chromium"),
+            args=["--no-sandbox", "--allow-file-access-from-files"],
+        )
         for url in urls:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             loaded: set[str] = set()
@@ -91,8 +96,11 @@ def page_weights(html: Path, urls: list[str]) -> list[tuple[str, int]]:
             page.wait_for_load_state("networkidle")
             if "code.html#" in url:
                 page.wait_for_selector(".atlas-codeview[data-ready-ms]", timeout=30000)
-            total = sum(Path(unquote(urlsplit(u).path)).stat().st_size for u in loaded if u.startswith("file://")
-                        and Path(unquote(urlsplit(u).path)).is_file())
+            total = sum(
+                Path(unquote(urlsplit(u).path)).stat().st_size
+                for u in loaded
+                if u.startswith("file://") and Path(unquote(urlsplit(u).path)).is_file()
+            )
             out.append((url.removeprefix(html.as_uri() + "/"), total))
             page.close()
         browser.close()
@@ -112,10 +120,13 @@ def largest_python_file(html: Path, engines: list) -> tuple[str, str, int]:
 def open_times(html: Path, engine: str, path: str, runs: int) -> list[int]:
     """Milliseconds from navigation start to the file's rows drawn and linked, in headless chromium."""
     from playwright.sync_api import sync_playwright
+
     times = []
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=os.environ.get("ATLAS_CHROMIUM", "/usr/bin/chromium"),
-                                     args=["--no-sandbox", "--allow-file-access-from-files"])
+        browser = pw.chromium.launch(
+            executable_path=os.environ.get("ATLAS_CHROMIUM", "/usr/bin/chromium"),
+            args=["--no-sandbox", "--allow-file-access-from-files"],
+        )
         for _ in range(runs):
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.goto((html / "code.html").as_uri() + f"#{engine}/{path}")
@@ -156,32 +167,46 @@ def main() -> None:
         edited = commented + claimed
         html = out / "html"
         size = sum(p.stat().st_size for p in html.rglob("*") if p.is_file())
-        num_files = sum(len(list((html / s / "assets" / "atlas" / "code").rglob("*.js"))) if (html / s).is_dir() else 0
-                        for s in [""] + pin_sets[1:])
-        print(f"full build, pin sets {', '.join(pin_sets)}: {spread(full)}   (target <= 180 s)  "
-              f"{'met' if statistics.median(full) <= 180 else 'NOT MET'}")
+        num_files = sum(
+            len(list((html / s / "assets" / "atlas" / "code").rglob("*.js"))) if (html / s).is_dir() else 0
+            for s in [""] + pin_sets[1:]
+        )
+        print(
+            f"full build, pin sets {', '.join(pin_sets)}: {spread(full)}   (target <= 180 s)  "
+            f"{'met' if statistics.median(full) <= 180 else 'NOT MET'}"
+        )
         print(f"  source view data files: {num_files}")
-        print(f"after one annotation edit: {spread(edited)}   (target <= 15 s)  "
-              f"{'met' if max(statistics.median(commented), statistics.median(claimed)) <= 15 else 'NOT MET'}")
+        print(
+            f"after one annotation edit: {spread(edited)}   (target <= 15 s)  "
+            f"{'met' if max(statistics.median(commented), statistics.median(claimed)) <= 15 else 'NOT MET'}"
+        )
         for label, values in (("a comment appended", commented), ("a claim's text changed", claimed)):
-            print(f"  {label}: {spread(values)}, {statistics.median(values) / statistics.median(full):.2f} of the "
-                  f"full build's median")
+            print(
+                f"  {label}: {spread(values)}, {statistics.median(values) / statistics.median(full):.2f} of the "
+                f"full build's median"
+            )
         print(f"built site: {size / MB:.1f} MB   (target <= 400 MB)  {'met' if size <= 400 * MB else 'NOT MET'}")
         name, path, num_lines = largest_python_file(html, engines[:2])
         pages = sorted(html.rglob("*.html"), key=lambda p: -p.stat().st_size)[:5]
-        urls = [p.as_uri() for p in pages] + [(html / "index.html").as_uri(),
-                                              (html / "code.html").as_uri() + f"#{name}/{path}"]
+        urls = [p.as_uri() for p in pages] + [
+            (html / "index.html").as_uri(),
+            (html / "code.html").as_uri() + f"#{name}/{path}",
+        ]
         weights = sorted(page_weights(html, urls), key=lambda w: -w[1])
-        print(f"first view, heaviest of {len(weights)} pages (the 5 largest HTML pages, home, the largest source file):"
-              f" {weights[0][0]} {weights[0][1] / MB:.2f} MB   (target <= 1.5 MB)  "
-              f"{'met' if weights[0][1] <= 1.5 * MB else 'NOT MET'}")
+        print(
+            f"first view, heaviest of {len(weights)} pages (the 5 largest HTML pages, home, the largest source file):"
+            f" {weights[0][0]} {weights[0][1] / MB:.2f} MB   (target <= 1.5 MB)  "
+            f"{'met' if weights[0][1] <= 1.5 * MB else 'NOT MET'}"
+        )
         for page, num_bytes in weights[1:]:
             print(f"  {page} {num_bytes / MB:.2f} MB")
         times = open_times(html, name, path, 5)
-        print(f"largest Python file {name}/{path} ({num_lines} lines) ready to click: "
-              f"median {statistics.median(times)} "
-              f"ms (min {min(times)}, max {max(times)}, n={len(times)})   (target <= 1000 ms)  "
-              f"{'met' if statistics.median(times) <= 1000 else 'NOT MET'}")
+        print(
+            f"largest Python file {name}/{path} ({num_lines} lines) ready to click: "
+            f"median {statistics.median(times)} "
+            f"ms (min {min(times)}, max {max(times)}, n={len(times)})   (target <= 1000 ms)  "
+            f"{'met' if statistics.median(times) <= 1000 else 'NOT MET'}"
+        )
 
 
 if __name__ == "__main__":

@@ -19,8 +19,12 @@ from atlas.graph import Index, load_graph
 from atlas.model import ChangeKind
 from atlas.sources import analysed_files, load_all, sync_ref
 
-BUMPS = [("vllm", "v0.26.0", "v0.33.0"), ("vllm", "v0.32.0", "v0.33.0"), ("sglang", "v0.5.17", "v0.5.23"),
-         ("sglang", "v0.5.22", "v0.5.23")]
+BUMPS = [
+    ("vllm", "v0.26.0", "v0.33.0"),
+    ("vllm", "v0.32.0", "v0.33.0"),
+    ("sglang", "v0.5.17", "v0.5.23"),
+    ("sglang", "v0.5.22", "v0.5.23"),
+]
 
 
 def stages(settings, framework: str, old: str, new: str) -> dict[str, float]:
@@ -51,7 +55,8 @@ def stages(settings, framework: str, old: str, new: str) -> dict[str, float]:
     list(annotation_statuses(annotations, b, changes))
     lap("annotation status")
     out["files differing"] = len(set(old_files) ^ set(new_files)) + sum(
-        1 for p in old_files.keys() & new_files.keys() if p not in same)
+        1 for p in old_files.keys() & new_files.keys() if p not in same
+    )
     return out
 
 
@@ -60,11 +65,16 @@ def main() -> None:
     atlas = str(Path(sys.executable).with_name("atlas"))
     print(f"{'bump':34} {'atlas diff (s)':>14}   stages (s)")
     for framework, old, new in BUMPS:
-        subprocess.run([atlas, "diff", framework, old, new, "--format", "json"], stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, env=os.environ)  # builds what is missing, uncounted
+        subprocess.run(
+            [atlas, "diff", framework, old, new, "--format", "json"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=os.environ,
+        )  # builds what is missing, uncounted
         start = time.perf_counter()
-        subprocess.run([atlas, "diff", framework, old, new, "--format", "json"], stdout=subprocess.DEVNULL,
-                       env=os.environ)
+        subprocess.run(
+            [atlas, "diff", framework, old, new, "--format", "json"], stdout=subprocess.DEVNULL, env=os.environ
+        )
         whole = time.perf_counter() - start
         split = stages(settings, framework, old, new)
         detail = ", ".join(f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}" for k, v in split.items())

@@ -88,13 +88,17 @@ def main() -> int:
         for m, report in zip(manifests, reports):
             num_files, lines, seconds = sizes[m.name]
             t = {k: round(v, 1) for k, v in report.timings.items()}
-            print(f"{m.name} {report.ref}: {num_files} files, {lines / 1e6:.2f} M lines; tree-sitter alone "
-                  f"{seconds:.1f} s; built {report.seconds:.1f} s after the start {t}")
+            print(
+                f"{m.name} {report.ref}: {num_files} files, {lines / 1e6:.2f} M lines; tree-sitter alone "
+                f"{seconds:.1f} s; built {report.seconds:.1f} s after the start {t}"
+            )
         ratio = cold / parse_alone
         how = "one tree after another" if args.sequential else "a process per tree (build_many)"
-        print(f"cold build, all trees ({how}): {cold:.1f} s wall, {cold_cpu:.1f} s CPU in all processes; "
-              f"tree-sitter alone, one process: {parse_alone:.1f} s wall, {parse_alone_cpu:.1f} s CPU; "
-              f"ratio {ratio:.2f} (target <= 2.0), CPU ratio {cold_cpu / parse_alone_cpu:.2f}")
+        print(
+            f"cold build, all trees ({how}): {cold:.1f} s wall, {cold_cpu:.1f} s CPU in all processes; "
+            f"tree-sitter alone, one process: {parse_alone:.1f} s wall, {parse_alone_cpu:.1f} s CPU; "
+            f"ratio {ratio:.2f} (target <= 2.0), CPU ratio {cold_cpu / parse_alone_cpu:.2f}"
+        )
         ok &= ratio <= 2.0
         start = time.perf_counter()
         for m in manifests:
@@ -108,10 +112,13 @@ def main() -> int:
             loaded_index = time.perf_counter() - start
             g = load_graph(fresh, m.name, args.pins, on_demand=False)
             callees = g.callees((index.find("Scheduler.schedule") or [next(iter(index.symbols))])[0])
-            print(f"{m.name}: warm load_index {loaded_index:.2f} s; load_graph + one callees query (what `atlas show` "
-                  f"reads) {time.perf_counter() - start - loaded_index:.2f} s ({len(callees)} callees)")
+            print(
+                f"{m.name}: warm load_index {loaded_index:.2f} s; load_graph + one callees query (what `atlas show` "
+                f"reads) {time.perf_counter() - start - loaded_index:.2f} s ({len(callees)} callees)"
+            )
             ok &= report_resolution(g)
     import atlas.graph.resolve.solver as solver
+
     print(f"walker and resolver: {'mypyc-compiled' if not solver.__file__.endswith('.py') else 'Python sources'}")
     own, children = peak_rss_gib()
     print(f"peak RSS: this process {own:.2f} GiB, largest worker {children:.2f} GiB (target < 4 GiB)")
@@ -122,9 +129,11 @@ def main() -> int:
 
 def report_resolution(g) -> bool:
     stats = g.stats
-    print(f"{g.pin.framework} {g.pin.ref}: {stats['num_resolved']}/{stats['num_sites']} call sites resolved "
-          f"({stats['num_resolved'] / max(stats['num_sites'], 1):.1%}), {g.graph.number_of_edges()} edges "
-          f"{stats['num_edges']}, {len(g.unresolved)} unresolved kept, {stats['rounds']} rounds")
+    print(
+        f"{g.pin.framework} {g.pin.ref}: {stats['num_resolved']}/{stats['num_sites']} call sites resolved "
+        f"({stats['num_resolved'] / max(stats['num_sites'], 1):.1%}), {g.graph.number_of_edges()} edges "
+        f"{stats['num_edges']}, {len(g.unresolved)} unresolved kept, {stats['rounds']} rounds"
+    )
     for comp, row in sorted(stats["per_component"].items()):
         total = row["resolved"] + row["unresolved"]
         print(f"  {comp:22} {row['resolved']:7}/{total:<7} resolved ({row['resolved'] / max(total, 1):.1%})")
@@ -133,8 +142,10 @@ def report_resolution(g) -> bool:
         row = stats["internal"].get(comp, {"resolved": 0, "missed": 0})
         resolved += row["resolved"]
         missed += row["missed"]
-        print(f"  same-framework callees, {comp:18} {row['resolved']}/{row['resolved'] + row['missed']} "
-              f"({row['resolved'] / max(row['resolved'] + row['missed'], 1):.1%})")
+        print(
+            f"  same-framework callees, {comp:18} {row['resolved']}/{row['resolved'] + row['missed']} "
+            f"({row['resolved'] / max(row['resolved'] + row['missed'], 1):.1%})"
+        )
     share = resolved / max(resolved + missed, 1)
     print(f"  same-framework callees resolved in {', '.join(CORE)}: {share:.1%} (target >= 90%)")
     return share >= 0.9

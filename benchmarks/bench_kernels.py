@@ -22,8 +22,11 @@ from atlas.sources import analysed_files, load_all, locate
 
 TRITON = ("triton.jit", "triton.autotune", "triton.heuristics", "jit", "autotune", "heuristics")
 _DECORATOR = re.compile(r"^\s*@(triton\.jit|triton\.autotune|triton\.heuristics|jit)\b", re.M)
-_JIT_CALL = re.compile(r"^\w+\s*=\s*(?:triton\.)?jit\((?:[^()]|\([^()]*\))*\)\s*\(\s*(\w+)\s*\)|"
-                       r"^\w+\s*=\s*(?:triton\.)?jit\(\s*(\w+)\s*\)", re.M)
+_JIT_CALL = re.compile(
+    r"^\w+\s*=\s*(?:triton\.)?jit\((?:[^()]|\([^()]*\))*\)\s*\(\s*(\w+)\s*\)|"
+    r"^\w+\s*=\s*(?:triton\.)?jit\(\s*(\w+)\s*\)",
+    re.M,
+)
 _SITE = re.compile(r"\b(\w+)\s*\[[^\[\]\n]*(?:\[[^\[\]\n]*\][^\[\]\n]*)*\]\s*\(")
 
 
@@ -63,14 +66,26 @@ def triton_figures(graph, checkout, manifest) -> dict:
         for match in _SITE.finditer(text):
             if match.group(1) in names:
                 sites.add((path, text.count("\n", 0, match.start()) + 1))
-    launched = {(attrs.get("path"), attrs.get("line")) for _, b, attrs in graph.graph.edges(data=True)
-                if attrs.get("provenance") == "launch" and b in kernels}
+    launched = {
+        (attrs.get("path"), attrs.get("line"))
+        for _, b, attrs in graph.graph.edges(data=True)
+        if attrs.get("provenance") == "launch" and b in kernels
+    }
     in_tree = set(ids) | by_call
-    return {"decorator_lines": lines, "decorated_defs": defs, "duplicate_defs": defs - len(ids),
-            "jit_by_call": len(by_call - set(ids)), "kernels_in_tree": len(in_tree), "found": len(in_tree & kernels),
-            "missed": sorted(in_tree - kernels), "extra": sorted(kernels - in_tree), "other_dsl_jit": other_jit,
-            "excluded_files": _excluded_decorators(checkout, set(analysed)), "sites": len(sites),
-            "sites_linked": len(sites & launched)}
+    return {
+        "decorator_lines": lines,
+        "decorated_defs": defs,
+        "duplicate_defs": defs - len(ids),
+        "jit_by_call": len(by_call - set(ids)),
+        "kernels_in_tree": len(in_tree),
+        "found": len(in_tree & kernels),
+        "missed": sorted(in_tree - kernels),
+        "extra": sorted(kernels - in_tree),
+        "other_dsl_jit": other_jit,
+        "excluded_files": _excluded_decorators(checkout, set(analysed)),
+        "sites": len(sites),
+        "sites_linked": len(sites & launched),
+    }
 
 
 def _decorated(root, module: str):
@@ -83,8 +98,14 @@ def _decorated(root, module: str):
                 definition = child.child_by_field_name("definition")
                 name = f"{scope}.{definition.child_by_field_name('name').text.decode()}"
                 if definition.type == "function_definition":
-                    yield name, [d.named_children[0].text.decode().split("(")[0].strip()
-                                 for d in child.named_children if d.type == "decorator" and d.named_children]
+                    yield (
+                        name,
+                        [
+                            d.named_children[0].text.decode().split("(")[0].strip()
+                            for d in child.named_children
+                            if d.type == "decorator" and d.named_children
+                        ],
+                    )
                 todo.append((definition.child_by_field_name("body"), name))
             elif child.type in ("function_definition", "class_definition"):
                 name = child.child_by_field_name("name").text.decode()
@@ -101,11 +122,13 @@ def _excluded_decorators(checkout, analysed: set[str]) -> int:
 
 def print_triton(t: dict) -> None:
     print(f"  Triton kernels: {t['found']}/{t['kernels_in_tree']} in the tree found   (target: all)")
-    print(f"    the tree: {t['decorator_lines']} decorator lines (@triton.jit/autotune/heuristics/jit) on "
-          f"{t['decorated_defs']} decorated defs; {t['duplicate_defs']} defs repeat an id (one per platform branch, "
-          f"one symbol); {t['jit_by_call']} jit'd by a call (k = triton.jit(...)(fn)); {t['excluded_files']} "
-          f"@triton.jit in files the manifest excludes (tests, benchmarks); {t['other_dsl_jit']} defs under "
-          f"another compiler's jit (cute.jit, tilelang.jit, torch.jit: not Triton)")
+    print(
+        f"    the tree: {t['decorator_lines']} decorator lines (@triton.jit/autotune/heuristics/jit) on "
+        f"{t['decorated_defs']} decorated defs; {t['duplicate_defs']} defs repeat an id (one per platform branch, "
+        f"one symbol); {t['jit_by_call']} jit'd by a call (k = triton.jit(...)(fn)); {t['excluded_files']} "
+        f"@triton.jit in files the manifest excludes (tests, benchmarks); {t['other_dsl_jit']} defs under "
+        f"another compiler's jit (cute.jit, tilelang.jit, torch.jit: not Triton)"
+    )
     for sid in t["missed"]:
         print(f"    missed: {sid}")
     for sid in t["extra"]:
@@ -127,6 +150,7 @@ def main() -> None:
             graph, build_seconds = None, None
             if not args.no_graph:
                 from atlas.graph.build import build, load_graph
+
                 report = build(settings, manifest.name, pin_set)
                 if report.rebuilt:
                     build_seconds = report.seconds, report.timings.get("kernels (waited)", 0.0)
@@ -136,34 +160,57 @@ def main() -> None:
             layer = kernel_layer(checkout, manifest, symbols)
             seconds = time.perf_counter() - started
             st = layer.stats
-            print(f"  C++ files {st['cpp_files']}, functions {st['cpp_functions']}, __global__ kernels "
-                  f"{st['cuda_kernels']}, registrations {st['registrations']}, ops {st['ops']}")
+            print(
+                f"  C++ files {st['cpp_files']}, functions {st['cpp_functions']}, __global__ kernels "
+                f"{st['cuda_kernels']}, registrations {st['registrations']}, ops {st['ops']}"
+            )
             if manifest.name == "vllm":
-                print(f"  torch.ops uses under vllm/: {st['op_uses']}; in csrc-built namespaces resolved: "
-                      f"{pct(st['op_uses_csrc_resolved'], st['op_uses_csrc_namespaces'])}   (target >= 95%)")
-                open_xpu = sum(1 for c in layer.unresolved if c.expression.startswith("torch.ops.")
-                               and is_xpu(c.span.path) and not c.expression.startswith("torch.ops.vllm."))
-                print(f"    without XPU-platform modules (their _C ops come from vllm-xpu-kernels): "
-                      f"{pct(st['op_uses_csrc_resolved'], st['op_uses_csrc_namespaces'] - open_xpu)}")
-                print(f"  registered CUDA ops reaching a __global__ kernel: "
-                      f"{pct(st['cuda_ops_reaching_kernel'], st['cuda_ops'])}   (target >= 80%)")
+                print(
+                    f"  torch.ops uses under vllm/: {st['op_uses']}; in csrc-built namespaces resolved: "
+                    f"{pct(st['op_uses_csrc_resolved'], st['op_uses_csrc_namespaces'])}   (target >= 95%)"
+                )
+                open_xpu = sum(
+                    1
+                    for c in layer.unresolved
+                    if c.expression.startswith("torch.ops.")
+                    and is_xpu(c.span.path)
+                    and not c.expression.startswith("torch.ops.vllm.")
+                )
+                print(
+                    f"    without XPU-platform modules (their _C ops come from vllm-xpu-kernels): "
+                    f"{pct(st['op_uses_csrc_resolved'], st['op_uses_csrc_namespaces'] - open_xpu)}"
+                )
+                print(
+                    f"  registered CUDA ops reaching a __global__ kernel: "
+                    f"{pct(st['cuda_ops_reaching_kernel'], st['cuda_ops'])}   (target >= 80%)"
+                )
             else:
-                print(f"  load_jit call sites linked to their C++ wrapper: "
-                      f"{pct(st['load_jit_sites_linked'], st['load_jit_sites'])}   (target >= 90%)")
-                print(f"  JIT wrappers reaching a __global__ kernel: "
-                      f"{pct(st['jit_wrapper_functions_reaching_kernel'], st['jit_wrapper_functions'])}"
-                      f"   (target >= 80%)")
-            print(f"  C++ launch sites naming a kernel: {st['launch_sites_named']}, unnamed (listed): "
-                  f"{st['launch_sites_unresolved']}; unresolved sites listed: {len(layer.unresolved)}")
-            print(f"  kernel layer: {seconds:.2f} s (C++ parse {st['seconds_parse_cpp']:.2f} s, Python scan "
-                  f"{st['seconds_parse_python']:.2f} s)")
+                print(
+                    f"  load_jit call sites linked to their C++ wrapper: "
+                    f"{pct(st['load_jit_sites_linked'], st['load_jit_sites'])}   (target >= 90%)"
+                )
+                print(
+                    f"  JIT wrappers reaching a __global__ kernel: "
+                    f"{pct(st['jit_wrapper_functions_reaching_kernel'], st['jit_wrapper_functions'])}"
+                    f"   (target >= 80%)"
+                )
+            print(
+                f"  C++ launch sites naming a kernel: {st['launch_sites_named']}, unnamed (listed): "
+                f"{st['launch_sites_unresolved']}; unresolved sites listed: {len(layer.unresolved)}"
+            )
+            print(
+                f"  kernel layer: {seconds:.2f} s (C++ parse {st['seconds_parse_cpp']:.2f} s, Python scan "
+                f"{st['seconds_parse_python']:.2f} s)"
+            )
             if build_seconds:
                 total, waited = build_seconds
                 python_build = max(total - waited, 1e-9)
-                print(f"  graph build {total:.2f} s; the kernel layer runs in a child process beside call resolution "
-                      f"and the build waited {waited:.2f} s for it (+{100.0 * waited / python_build:.1f}%); on its "
-                      f"own it takes {seconds:.2f} s (+{100.0 * seconds / python_build:.1f}% of the Python build)"
-                      f"   (target <= 25%)")
+                print(
+                    f"  graph build {total:.2f} s; the kernel layer runs in a child process beside call resolution "
+                    f"and the build waited {waited:.2f} s for it (+{100.0 * waited / python_build:.1f}%); on its "
+                    f"own it takes {seconds:.2f} s (+{100.0 * seconds / python_build:.1f}% of the Python build)"
+                    f"   (target <= 25%)"
+                )
             if graph is not None:
                 print_triton(triton_figures(graph, checkout, manifest))
 

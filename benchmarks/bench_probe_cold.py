@@ -36,12 +36,33 @@ def child(steps: int) -> dict:
     module = types.ModuleType("atlas_bench_engine")
     module.__dict__.update(classes)
     sys.modules[module.__name__] = module
-    hooks = [{"symbol": f"atlas_bench_engine.{q}", "module": module.__name__, "qualname": q, "role": role,
-              "path": "atlas_bench_engine.py", "line": 1, "end_line": 2, "capture": caps, **dict.fromkeys(flags, True)}
-             for q, role, caps, flags in HOOKS["vllm"]]
-    spec = {"framework": "vllm", "package": module.__name__, "package_root": "", "commit": "0" * 40,
-            "engine_version": "0", "out": tempfile.mkdtemp(prefix="atlas-probe-cold-"), "blobs": {},
-            "flush_interval_s": 0.5, "capacity": 10_000_000, "gpu_sample_every": 64, "hooks": hooks}
+    hooks = [
+        {
+            "symbol": f"atlas_bench_engine.{q}",
+            "module": module.__name__,
+            "qualname": q,
+            "role": role,
+            "path": "atlas_bench_engine.py",
+            "line": 1,
+            "end_line": 2,
+            "capture": caps,
+            **dict.fromkeys(flags, True),
+        }
+        for q, role, caps, flags in HOOKS["vllm"]
+    ]
+    spec = {
+        "framework": "vllm",
+        "package": module.__name__,
+        "package_root": "",
+        "commit": "0" * 40,
+        "engine_version": "0",
+        "out": tempfile.mkdtemp(prefix="atlas-probe-cold-"),
+        "blobs": {},
+        "flush_interval_s": 0.5,
+        "capacity": 10_000_000,
+        "gpu_sample_every": 64,
+        "hooks": hooks,
+    }
     os.environ.pop("ATLAS_TRACE_DIR", None)
     probe = runtime.install(spec, "0")
     names = [q for q, *_ in HOOKS["vllm"]]
@@ -61,8 +82,11 @@ def child(steps: int) -> dict:
     n = steps // 20 * 10
     own = {h.entry["qualname"]: h.own_ns / n / 1e3 for h in probe.hooks}
     median = statistics.median
-    return {"own": own, "outside": {q: (median(a) - median(b)) / 1e3 for q, a, b in zip(names, on, absent)},
-            "errors": {h.symbol: h.last_error for h in probe.hooks if h.last_error}}
+    return {
+        "own": own,
+        "outside": {q: (median(a) - median(b)) / 1e3 for q, a, b in zip(names, on, absent)},
+        "errors": {h.symbol: h.last_error for h in probe.hooks if h.last_error},
+    }
 
 
 def evict_caches():
@@ -95,8 +119,13 @@ def cold_step(calls: list):
 
 def run_child(probes_root: Path, steps: int) -> dict:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join((str(probes_root), str(Path(__file__).parent))))
-    done = subprocess.run([sys.executable, __file__, "--child", "--steps", str(steps)], env=env, capture_output=True,
-                          text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, __file__, "--child", "--steps", str(steps)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if done.returncode != 0:
         raise SystemExit(f"benchmark child failed ({probes_root}): {done.stderr[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -117,19 +146,25 @@ def main() -> None:
     for _ in range(a.repeat):
         for label, root in trees:
             runs[label].append(run_child(root, a.steps))
-    print(f"vLLM stand-ins, decode step at batch 16, caches evicted inside every hooked call; us per step, median "
-          f"of {a.repeat} interpreters per tree taken in turns (each run's total in brackets)")
+    print(
+        f"vLLM stand-ins, decode step at batch 16, caches evicted inside every hooked call; us per step, median "
+        f"of {a.repeat} interpreters per tree taken in turns (each run's total in brackets)"
+    )
     for label, results in runs.items():
         if results[0]["errors"]:
             print(f"  {label}: hook errors {results[0]['errors']}", file=sys.stderr)
         print(f"\n{label}: {'own':>8} {'outside':>8}")
         for q, *_ in HOOKS["vllm"]:
-            print(f"  {q:56s} {statistics.median(r['own'][q] for r in results):8.2f} "
-                  f"{statistics.median(r['outside'][q] for r in results):8.2f}")
+            print(
+                f"  {q:56s} {statistics.median(r['own'][q] for r in results):8.2f} "
+                f"{statistics.median(r['outside'][q] for r in results):8.2f}"
+            )
         for kind in ("own", "outside"):
             totals = [sum(r[kind].values()) for r in results]
-            print(f"  {kind + ', all hooks':56s} {statistics.median(totals):8.2f}  "
-                  f"[{', '.join(f'{t:.1f}' for t in totals)}]")
+            print(
+                f"  {kind + ', all hooks':56s} {statistics.median(totals):8.2f}  "
+                f"[{', '.join(f'{t:.1f}' for t in totals)}]"
+            )
 
 
 if __name__ == "__main__":

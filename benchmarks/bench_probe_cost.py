@@ -26,21 +26,53 @@ ROOT = Path(__file__).resolve().parents[1]
 # (framework, qualname, role, captures, flags): the built-in hooks of atlas/runtime/defaults.py that fire each step
 HOOKS = {
     "vllm": [
-        ("Scheduler.schedule", "plan", ["num_scheduled_tokens", "num_computed_tokens", "batch_mode", "batch_size",
-                                        "request_ids", "preempted", "draft_tokens", "kv_blocks"], ["step"]),
+        (
+            "Scheduler.schedule",
+            "plan",
+            [
+                "num_scheduled_tokens",
+                "num_computed_tokens",
+                "batch_mode",
+                "batch_size",
+                "request_ids",
+                "preempted",
+                "draft_tokens",
+                "kv_blocks",
+            ],
+            ["step"],
+        ),
         ("BlockPool.get_new_blocks", "allocate", ["kv_blocks"], ["aggregate"]),
         ("GPUModelRunner.execute_model", "execute", ["num_scheduled_tokens", "batch_size"], ["step"]),
-        ("GPUModelRunner._determine_batch_execution_and_padding", "execute", ["cuda_graph", "num_scheduled_tokens"],
-         []),
+        (
+            "GPUModelRunner._determine_batch_execution_and_padding",
+            "execute",
+            ["cuda_graph", "num_scheduled_tokens"],
+            [],
+        ),
         ("GPUModelRunner.sample_tokens", "execute", [], []),
-        ("Scheduler.update_from_output", "commit", ["request_ids", "num_computed_tokens", "draft_tokens",
-                                                    "accepted_tokens", "batch_size"], []),
+        (
+            "Scheduler.update_from_output",
+            "commit",
+            ["request_ids", "num_computed_tokens", "draft_tokens", "accepted_tokens", "batch_size"],
+            [],
+        ),
     ],
     "sglang": [
-        ("Scheduler.get_next_batch_to_run", "plan", ["batch_mode", "batch_size", "request_ids",
-                                                     "num_scheduled_tokens", "num_computed_tokens",
-                                                     "prefix_hit_tokens", "new_token_ratio", "draft_tokens"],
-         ["step", "skip_none"]),
+        (
+            "Scheduler.get_next_batch_to_run",
+            "plan",
+            [
+                "batch_mode",
+                "batch_size",
+                "request_ids",
+                "num_scheduled_tokens",
+                "num_computed_tokens",
+                "prefix_hit_tokens",
+                "new_token_ratio",
+                "draft_tokens",
+            ],
+            ["step", "skip_none"],
+        ),
         ("ScheduleBatch.prepare_for_decode", "allocate", ["kv_blocks", "batch_size"], []),
         ("Scheduler.run_batch", "execute", ["batch_mode", "batch_size", "cuda_graph"], []),
         ("Scheduler.process_batch_result", "commit", ["accepted_tokens", "request_ids"], []),
@@ -85,12 +117,32 @@ def child(framework: str, batch: int, calls: int, steps: int) -> dict:
     sys.modules[module.__name__] = module
     bare = {q: per_call_ns(fn, calls) for q, fn in call_table.items()}  # before any wrapper goes on
     out = tempfile.mkdtemp(prefix="atlas-probe-cost-")
-    spec = {"framework": framework, "package": "atlas_bench_engine", "package_root": "", "commit": "0" * 40,
-            "engine_version": "0", "out": out, "blobs": {}, "flush_interval_s": 0.5, "capacity": 10_000_000,
-            "gpu_sample_every": 16, "hooks": [
-                {"symbol": f"atlas_bench_engine.{q}", "module": module.__name__, "qualname": q, "role": role,
-                 "path": "atlas_bench_engine.py", "line": 1, "end_line": 2, "capture": caps,
-                 **{flag: True for flag in flags}} for q, role, caps, flags in HOOKS[framework]]}
+    spec = {
+        "framework": framework,
+        "package": "atlas_bench_engine",
+        "package_root": "",
+        "commit": "0" * 40,
+        "engine_version": "0",
+        "out": out,
+        "blobs": {},
+        "flush_interval_s": 0.5,
+        "capacity": 10_000_000,
+        "gpu_sample_every": 16,
+        "hooks": [
+            {
+                "symbol": f"atlas_bench_engine.{q}",
+                "module": module.__name__,
+                "qualname": q,
+                "role": role,
+                "path": "atlas_bench_engine.py",
+                "line": 1,
+                "end_line": 2,
+                "capture": caps,
+                **{flag: True for flag in flags},
+            }
+            for q, role, caps, flags in HOOKS[framework]
+        ],
+    }
     os.environ.pop("ATLAS_TRACE_DIR", None)
     probe = runtime.install(spec, "0")
     rows = {}
@@ -103,9 +155,13 @@ def child(framework: str, batch: int, calls: int, steps: int) -> dict:
         on = per_call_ns(fn, calls)
         n_records = max(probe.shard.num_events + len(probe.shard.buffer) - before, 1)
         flush_ns = flusher_work_ns(probe.shard, flusher) / n_records
-        rows[qualname] = {"bare_ns": round(bare[qualname]), "passthrough_ns": round(passthrough - bare[qualname]),
-                          "on_ns": round(on - bare[qualname]), "records_per_call": round(n_records / (calls * 5), 3),
-                          "flush_ns_per_record": round(flush_ns)}
+        rows[qualname] = {
+            "bare_ns": round(bare[qualname]),
+            "passthrough_ns": round(passthrough - bare[qualname]),
+            "on_ns": round(on - bare[qualname]),
+            "records_per_call": round(n_records / (calls * 5), 3),
+            "flush_ns_per_record": round(flush_ns),
+        }
     result = {"framework": framework, "hooks": rows, "step": per_step(probe, step, steps)}
     result["stall"] = flush_stall(probe, step, steps)
     result["errors"] = {h.symbol: h.last_error for h in probe.hooks if h.last_error}
@@ -144,11 +200,18 @@ def per_step(probe, step, steps: int, rounds: int = 7) -> dict:
     time.sleep(2.0)
     idle = (flusher_cpu_ns(shard) - flusher) / 2.0
     probe.set_state("on")
-    return {"absent_ns": round(best["absent"]), "off_ns": round(best["off"] - best["absent"]),
-            "engine_ns": round(best["on"] - best["absent"]), "gc_ns": round(best["on"] - best["on without gc"]),
-            "flusher_ns": round(best["on_flusher"]),
-            "total_ns": round(best["on"] - best["absent"] + best["on_flusher"]), "records": round(records, 2),
-            "bytes": round(size), "off_flusher_per_s_ns": round(idle), "steps": steps}
+    return {
+        "absent_ns": round(best["absent"]),
+        "off_ns": round(best["off"] - best["absent"]),
+        "engine_ns": round(best["on"] - best["absent"]),
+        "gc_ns": round(best["on"] - best["on without gc"]),
+        "flusher_ns": round(best["on_flusher"]),
+        "total_ns": round(best["on"] - best["absent"] + best["on_flusher"]),
+        "records": round(records, 2),
+        "bytes": round(size),
+        "off_flusher_per_s_ns": round(idle),
+        "steps": steps,
+    }
 
 
 def flusher_cpu_ns(shard) -> int:
@@ -194,15 +257,36 @@ def flush_stall(probe, step, steps: int, flushes: int = 5) -> dict:
             beside += engine_loop(0.005)
         flush_ms.append((time.perf_counter() - t0) * 1e3)
     pct = lambda laps, q: round(sorted(laps)[min(int(len(laps) * q), len(laps) - 1)])  # noqa: E731
-    return {"records": records, "flush_ms": round(sorted(flush_ms)[len(flush_ms) // 2], 1),
-            "alone_p99_us": pct(alone, 0.99), "beside_p99_us": pct(beside, 0.99), "beside_max_us": round(max(beside)),
-            "laps_beside": len(beside)}
+    return {
+        "records": records,
+        "flush_ms": round(sorted(flush_ms)[len(flush_ms) // 2], 1),
+        "alone_p99_us": pct(alone, 0.99),
+        "beside_p99_us": pct(beside, 0.99),
+        "beside_max_us": round(max(beside)),
+        "laps_beside": len(beside),
+    }
 
 
 def run_child(probes_root: Path, framework: str, batch: int, calls: int, steps: int) -> dict:
     env = dict(os.environ, PYTHONPATH=str(probes_root))
-    done = subprocess.run([sys.executable, __file__, "--child", framework, "--batch", str(batch), "--calls",
-                           str(calls), "--steps", str(steps)], env=env, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            __file__,
+            "--child",
+            framework,
+            "--batch",
+            str(batch),
+            "--calls",
+            str(calls),
+            "--steps",
+            str(steps),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if done.returncode != 0:
         raise SystemExit(f"benchmark child failed ({probes_root}): {done.stderr[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -222,7 +306,9 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--calls", type=int, default=5000)
     ap.add_argument("--steps", type=int, default=250, help="steps per measured run (0.5 s of 2 ms steps)")
-    ap.add_argument("--repeat", type=int, default=3, help="interpreters per tree, taking turns; the least disturbed kept")
+    ap.add_argument(
+        "--repeat", type=int, default=3, help="interpreters per tree, taking turns; the least disturbed kept"
+    )
     ap.add_argument("--child")
     a = ap.parse_args()
     if a.child:
@@ -242,14 +328,18 @@ def main() -> None:
                     report[framework][label] = result
         for label, _ in trees:
             report[framework][label]["step"]["totals_us"] = [round(t / 1e3, 1) for t in totals[(framework, label)]]
-    print(f"decode step at batch {a.batch}, CPU us per step over the probe-free step (best of 7 x {a.steps} steps in "
-          f"each of {a.repeat} interpreters per tree, taking turns; the interpreter with the lowest total shown; "
-          "engine = the engine thread, flusher = the flusher thread on its own schedule, both under one GIL)")
+    print(
+        f"decode step at batch {a.batch}, CPU us per step over the probe-free step (best of 7 x {a.steps} steps in "
+        f"each of {a.repeat} interpreters per tree, taking turns; the interpreter with the lowest total shown; "
+        "engine = the engine thread, flusher = the flusher thread on its own schedule, both under one GIL)"
+    )
     for framework, by_tree in report.items():
         print_step(framework, by_tree)
-    print(f"\nper hooked call, CPU ns over the bare call (best of 5 x {a.calls} calls of one hook in a row, so more rows "
-          "wait for the GIL-starved flusher than in a step: the step figures above are the ones to go by); flush = the "
-          "flusher thread's CPU per record ('-': an aggregated hook, one record per step)")
+    print(
+        f"\nper hooked call, CPU ns over the bare call (best of 5 x {a.calls} calls of one hook in a row, so more rows "
+        "wait for the GIL-starved flusher than in a step: the step figures above are the ones to go by); flush = the "
+        "flusher thread's CPU per record ('-': an aggregated hook, one record per step)"
+    )
     for framework, by_tree in report.items():
         print_hooks(framework, by_tree)
     print(json.dumps(report))
@@ -259,26 +349,39 @@ def print_step(framework: str, by_tree: dict) -> None:
     labels = list(by_tree)
     print(f"\n{framework} (one step: {STEP_NOTE[framework]})")
     print(f"  {'':<34}" + "".join(f"{lab:>18}" for lab in labels))
-    figures = [("off: wrappers passing through", "off_ns", 1e3), ("on: engine thread", "engine_ns", 1e3),
-               ("  of which garbage collection", "gc_ns", 1e3),
-               ("on: flusher", "flusher_ns", 1e3), ("on: total", "total_ns", 1e3),
-               ("records per step", "records", 1), ("shard bytes per step", "bytes", 1),
-               ("flusher, probes off, us CPU per s", "off_flusher_per_s_ns", 1e3)]
+    figures = [
+        ("off: wrappers passing through", "off_ns", 1e3),
+        ("on: engine thread", "engine_ns", 1e3),
+        ("  of which garbage collection", "gc_ns", 1e3),
+        ("on: flusher", "flusher_ns", 1e3),
+        ("on: total", "total_ns", 1e3),
+        ("records per step", "records", 1),
+        ("shard bytes per step", "bytes", 1),
+        ("flusher, probes off, us CPU per s", "off_flusher_per_s_ns", 1e3),
+    ]
     for name, key, scale in figures:
         print(f"  {name:<34}" + "".join(f"{by_tree[lab]['step'][key] / scale:>18.1f}" for lab in labels))
-    print(f"  {'probe-free step on this machine':<34}" + "".join(f"{by_tree[lab]['step']['absent_ns'] / 1e3:>18.1f}"
-                                                                 for lab in labels))
-    print("  on: total in each interpreter, us: " + " | ".join(
-        f"{lab} {' / '.join(str(t) for t in by_tree[lab]['step']['totals_us'])}" for lab in labels))
+    print(
+        f"  {'probe-free step on this machine':<34}"
+        + "".join(f"{by_tree[lab]['step']['absent_ns'] / 1e3:>18.1f}" for lab in labels)
+    )
+    print(
+        "  on: total in each interpreter, us: "
+        + " | ".join(f"{lab} {' / '.join(str(t) for t in by_tree[lab]['step']['totals_us'])}" for lab in labels)
+    )
     if len(labels) == 2:
         old, new = (by_tree[lab]["step"]["total_ns"] for lab in labels)
-        print(f"  total per step: {old / 1e3:.1f} -> {new / 1e3:.1f} us ({old / max(new, 1):.1f}x cheaper); "
-              f"share of a 2.3 ms H200 decode step: {old / 23e3:.1f}% -> {new / 23e3:.1f}%")
+        print(
+            f"  total per step: {old / 1e3:.1f} -> {new / 1e3:.1f} us ({old / max(new, 1):.1f}x cheaper); "
+            f"share of a 2.3 ms H200 decode step: {old / 23e3:.1f}% -> {new / 23e3:.1f}%"
+        )
     for lab in labels:
         st = by_tree[lab]["stall"]
-        print(f"  engine-loop iteration (200 us GIL-free wait + ~20 us Python) while the flusher writes "
-              f"{st['records']} records, 5 flushes ({lab}): p99 {st['beside_p99_us']} us, longest "
-              f"{st['beside_max_us']} us (alone: p99 {st['alone_p99_us']} us; a flush took {st['flush_ms']} ms)")
+        print(
+            f"  engine-loop iteration (200 us GIL-free wait + ~20 us Python) while the flusher writes "
+            f"{st['records']} records, 5 flushes ({lab}): p99 {st['beside_p99_us']} us, longest "
+            f"{st['beside_max_us']} us (alone: p99 {st['alone_p99_us']} us; a flush took {st['flush_ms']} ms)"
+        )
 
 
 def print_hooks(framework: str, by_tree: dict) -> None:
@@ -293,9 +396,11 @@ def print_hooks(framework: str, by_tree: dict) -> None:
         print(f"  {qualname:<56} " + " | ".join(cells))
 
 
-STEP_NOTE = {"vllm": "schedule, get_new_blocks (a block for one request in 16), execute_model, "
-                     "_determine_batch_execution_and_padding (vLLM's keyword call), sample_tokens, update_from_output",
-             "sglang": "get_next_batch_to_run, prepare_for_decode, run_batch, process_batch_result"}
+STEP_NOTE = {
+    "vllm": "schedule, get_new_blocks (a block for one request in 16), execute_model, "
+    "_determine_batch_execution_and_padding (vLLM's keyword call), sample_tokens, update_from_output",
+    "sglang": "get_next_batch_to_run, prepare_for_decode, run_batch, process_batch_result",
+}
 
 
 def HOOKS_ORDER(framework: str) -> list[str]:  # noqa: N802 (a table lookup)

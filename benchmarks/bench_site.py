@@ -35,14 +35,18 @@ def main() -> None:
     findings = list(check_site(report.html))
     site = collect(settings, None, args.pins)
     excerpts = list(check_excerpts(report.html, {e.name: e.checkout for e in site.engines}))
-    print(f"checks: {len(findings)} link/offline findings, {len(excerpts)} excerpt mismatches "
-          f"({time.perf_counter() - t:.1f} s)")
+    print(
+        f"checks: {len(findings)} link/offline findings, {len(excerpts)} excerpt mismatches "
+        f"({time.perf_counter() - t:.1f} s)"
+    )
     for f in (findings + excerpts)[:10]:
         print(f"  {f.where}: {f.kind}: {f.message}")
     weights = weigh(report.html)
     top = weights[0]
-    print(f"largest page with its data: {top.page} {top.num_bytes / MB:.2f} MB (html {top.html_bytes / MB:.2f} MB)"
-          f"   (target < 1.5 MB)  {'OK' if top.num_bytes < 1.5 * MB else 'MISSED'}")
+    print(
+        f"largest page with its data: {top.page} {top.num_bytes / MB:.2f} MB (html {top.html_bytes / MB:.2f} MB)"
+        f"   (target < 1.5 MB)  {'OK' if top.num_bytes < 1.5 * MB else 'MISSED'}"
+    )
     for w in weights[1:5]:
         print(f"  {w.page} {w.num_bytes / MB:.2f} MB")
     index = report.html / "search" / "search_index.js"

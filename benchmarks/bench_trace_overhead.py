@@ -32,21 +32,45 @@ def main() -> None:
     out = a.out or Path(tempfile.mkdtemp(prefix="atlas-overhead-"))
     rows = []
     for c in [int(x) for x in a.concurrency.split(",")]:
-        opts = TraceOptions(a.framework, out / f"c{c}", device=a.device, python=a.python, hooks="builtin",
-                            rounds=("absent", "on", "off", "off", "on", "absent") * (a.pairs // 2)
-                            + ("absent", "on", "off") * (a.pairs % 2), single_process=a.single_process,
-                            workload_params={"n": a.requests, "input_len": a.input_len, "output_len": a.output_len,
-                                             "concurrency": c})
+        opts = TraceOptions(
+            a.framework,
+            out / f"c{c}",
+            device=a.device,
+            python=a.python,
+            hooks="builtin",
+            rounds=("absent", "on", "off", "off", "on", "absent") * (a.pairs // 2)
+            + ("absent", "on", "off") * (a.pairs % 2),
+            single_process=a.single_process,
+            workload_params={"n": a.requests, "input_len": a.input_len, "output_len": a.output_len, "concurrency": c},
+        )
         s = run_trace(opts, load_settings())
         t = s["throughput"]
-        rows.append({"concurrency": c, **{k: t.get(k) for k in ("median_absent", "median_off", "median_on",
-                                                                  "on_over_absent", "off_over_absent", "on_over_off")},
-                     "rounds": [(r["probes"], r["out_tok_s"]) for r in t["rounds"]],
-                     "events": s["num_events"], "dropped": s["num_dropped"]})
-        print(f"{a.framework} {a.device} {'1-proc' if a.single_process else 'multi-proc'} concurrency {c}: "
-              f"absent {t['median_absent']} / off {t['median_off']} / on {t['median_on']} tok/s; on/absent "
-              f"{t.get('on_over_absent')}, off/absent {t.get('off_over_absent')} (median of {a.pairs}); "
-              f"rounds {rows[-1]['rounds']}", flush=True)
+        rows.append(
+            {
+                "concurrency": c,
+                **{
+                    k: t.get(k)
+                    for k in (
+                        "median_absent",
+                        "median_off",
+                        "median_on",
+                        "on_over_absent",
+                        "off_over_absent",
+                        "on_over_off",
+                    )
+                },
+                "rounds": [(r["probes"], r["out_tok_s"]) for r in t["rounds"]],
+                "events": s["num_events"],
+                "dropped": s["num_dropped"],
+            }
+        )
+        print(
+            f"{a.framework} {a.device} {'1-proc' if a.single_process else 'multi-proc'} concurrency {c}: "
+            f"absent {t['median_absent']} / off {t['median_off']} / on {t['median_on']} tok/s; on/absent "
+            f"{t.get('on_over_absent')}, off/absent {t.get('off_over_absent')} (median of {a.pairs}); "
+            f"rounds {rows[-1]['rounds']}",
+            flush=True,
+        )
     print(json.dumps(rows))
 
 

@@ -36,14 +36,24 @@ def dump(frameworks: list[str], pin_set: str) -> dict:
         t = g.table
         nodes = t.nodes
         edges = {(nodes[t.callers[i]], nodes[t.callees[i]], *t.attrs(i).values()) for i in range(len(t))}
-        symbols = {(s.id, s.kind.value, s.span.path if s.span else "", s.span.start if s.span else 0,
-                    s.span.end if s.span else 0, s.signature, s.decorators, s.bases, s.component)
-                   for s in g.symbols.values()}
+        symbols = {
+            (
+                s.id,
+                s.kind.value,
+                s.span.path if s.span else "",
+                s.span.start if s.span else 0,
+                s.span.end if s.span else 0,
+                s.signature,
+                s.decorators,
+                s.bases,
+                s.component,
+            )
+            for s in g.symbols.values()
+        }
         unresolved = {(c.caller, c.expression, c.span.path, c.span.start) for c in g.unresolved}
         stats = {k: v for k, v in g.stats.items()}
         out[m.name] = {"symbols": symbols, "edges": edges, "unresolved": unresolved, "stats": stats}
-        print(f"{m.name}: {len(symbols)} symbols, {len(edges)} edges, {len(unresolved)} unresolved",
-              file=sys.stderr)
+        print(f"{m.name}: {len(symbols)} symbols, {len(edges)} edges, {len(unresolved)} unresolved", file=sys.stderr)
     return out
 
 

@@ -12,9 +12,18 @@ import sys
 PARTS = {  # part -> path prefixes
     "walker (Python)": ("atlas/parse/python/",),
     "resolver (Python)": ("atlas/graph/resolve/",),
-    "build (Python)": ("atlas/graph/build.py", "atlas/graph/store.py", "atlas/graph/parsing.py", "atlas/graph/packs.py",
-                       "atlas/graph/processes.py", "atlas/graph/schedule.py", "atlas/graph/background.py",
-                       "atlas/graph/mro.py", "scripts/compile.py", "setup.py"),
+    "build (Python)": (
+        "atlas/graph/build.py",
+        "atlas/graph/store.py",
+        "atlas/graph/parsing.py",
+        "atlas/graph/packs.py",
+        "atlas/graph/processes.py",
+        "atlas/graph/schedule.py",
+        "atlas/graph/background.py",
+        "atlas/graph/mro.py",
+        "scripts/compile.py",
+        "setup.py",
+    ),
 }
 NATIVE = (".c", ".h", ".cpp", ".hpp", ".cc")
 
@@ -45,8 +54,10 @@ def main() -> int:
     print(f"{'part':24} {before:>10} {after:>10}")
     for key in sorted(set(a) | set(b)):
         print(f"{key:24} {a.get(key, 0):10} {b.get(key, 0):10}")
-    print(f"{'total':24} {sum(a.values()):10} {sum(b.values()):10}   "
-          f"({'smaller' if sum(b.values()) < sum(a.values()) else 'NOT smaller'}: target met when smaller)")
+    print(
+        f"{'total':24} {sum(a.values()):10} {sum(b.values()):10}   "
+        f"({'smaller' if sum(b.values()) < sum(a.values()) else 'NOT smaller'}: target met when smaller)"
+    )
     return 0
 
 

@@ -3,9 +3,9 @@ seconds, and how many of those runs wrote nothing new (no cell grew), with the s
 
 Usage: ATLAS_MIRROR=... python benchmarks/graph_rounds.py [--rounds N] [--pins SET] [FRAMEWORK ...]
 By default as many rounds as builds run (atlas.graph.store.ROUNDS); `--rounds 64` shows what later rounds add (edge
-lines per round) and what they cost, up to the fixpoint. The rounds are run by this script's copy of Solver.solve's loop (atlas.graph.resolve.solver), so that each statement
-can be timed; the script then checks that the edges and call sites it got are those of Solver.solve() on the same
-facts, and exits 1 if not."""
+lines per round) and what they cost, up to the fixpoint. The rounds are run by this script's copy of Solver.solve's
+loop (atlas.graph.resolve.solver), so that each statement can be timed; the script then checks that the edges and
+call sites it got are those of Solver.solve() on the same facts, and exits 1 if not."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ import time
 from atlas.env import settings as load_settings
 from atlas.graph import components
 from atlas.graph.resolve import Solver, dispatch, statements
-from atlas.graph.store import ROUNDS
 from atlas.graph.resolve.rules import load as load_rules
+from atlas.graph.store import ROUNDS
 from atlas.parse.python import extract_packed, module_name, parser, unpack
 from atlas.sources import analysed_files, load_all, locate
 
@@ -85,14 +85,20 @@ def main() -> int:
         rules = load_rules(components.rules_path(manifest.name))
         solver = Solver(facts, pycg=False, max_rounds=args.rounds, rules=rules)
         rows = timed_rounds(solver)
-        print(f"{manifest.name}: {sum(len(s.steps) for f in facts for s in f.scopes)} statements, "
-              f"{'fixpoint' if solver.out.reached_fixpoint else 'stopped'} after {solver.out.rounds} rounds")
+        print(
+            f"{manifest.name}: {sum(len(s.steps) for f in facts for s in f.scopes)} statements, "
+            f"{'fixpoint' if solver.out.reached_fixpoint else 'stopped'} after {solver.out.rounds} rounds"
+        )
         for n, (runs, seconds, idle, idle_seconds, lines) in enumerate(rows, 1):
-            print(f"  round {n}: {runs} runs, {seconds:.2f} s CPU; {idle} wrote nothing new ({idle_seconds:.2f} s); "
-                  f"{lines} edge lines so far")
+            print(
+                f"  round {n}: {runs} runs, {seconds:.2f} s CPU; {idle} wrote nothing new ({idle_seconds:.2f} s); "
+                f"{lines} edge lines so far"
+            )
         later = rows[1:]
-        print(f"  rounds 2-{len(rows)}: {sum(r[0] for r in later)} runs, {sum(r[1] for r in later):.2f} s; "
-              f"{sum(r[2] for r in later)} wrote nothing new ({sum(r[3] for r in later):.2f} s)")
+        print(
+            f"  rounds 2-{len(rows)}: {sum(r[0] for r in later)} runs, {sum(r[1] for r in later):.2f} s; "
+            f"{sum(r[2] for r in later)} wrote nothing new ({sum(r[3] for r in later):.2f} s)"
+        )
         reference = Solver(facts, pycg=False, max_rounds=args.rounds, rules=rules).solve()
         same = reference.edges == solver.out.edges and reference.sites == solver.out.sites
         print(f"  same edges and sites as Solver.solve(): {'yes' if same else 'NO'}")

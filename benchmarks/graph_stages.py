@@ -61,9 +61,11 @@ def stages(settings, manifest) -> dict[str, float]:
             cpu = time.process_time()
             tree = ts.parse(data)
             parsed = time.process_time()
-            facts.append(extract_packed(data, path, *module_name(path, manifest.package_root), tree)
-                         if extract_packed else extract(data, path, *module_name(path, manifest.package_root),
-                                                        tree=tree))
+            facts.append(
+                extract_packed(data, path, *module_name(path, manifest.package_root), tree)
+                if extract_packed
+                else extract(data, path, *module_name(path, manifest.package_root), tree=tree)
+            )
             if kernel_side.mentions_kernels(data):
                 kernel_facts.append(kernel_side.tree_facts(path, tree.root_node))
             parse += parsed - cpu
@@ -92,13 +94,20 @@ def stages(settings, manifest) -> dict[str, float]:
     assemble = time.process_time() - cpu
     store._kernel_layer = kernel_layer
     resolve = timings["resolve"]
-    return {"tree-sitter parse": parse, "walk": walk, "transport": transport, "resolve": resolve,
-            "assemble rest": assemble - resolve, "kernel layer": kernels}
+    return {
+        "tree-sitter parse": parse,
+        "walk": walk,
+        "transport": transport,
+        "resolve": resolve,
+        "assemble rest": assemble - resolve,
+        "kernel layer": kernels,
+    }
 
 
 def native_parts() -> str:
     """Whether the walker and the resolver ran compiled (mypyc, a regular install) or from source."""
     import atlas.graph.resolve.solver as solver
+
     return "mypyc-compiled" if not solver.__file__.endswith(".py") else "the Python sources"
 
 
@@ -112,8 +121,11 @@ def main() -> int:
         row = stages(settings, manifest)
         for k, v in row.items():
             total[k] = total.get(k, 0.0) + v
-        print(f"{manifest.name}: " + ", ".join(f"{k} {v:.1f} s" for k, v in row.items()) +
-              f"; total {sum(row.values()):.1f} s CPU")
+        print(
+            f"{manifest.name}: "
+            + ", ".join(f"{k} {v:.1f} s" for k, v in row.items())
+            + f"; total {sum(row.values()):.1f} s CPU"
+        )
     print(f"walker and resolver: {native_parts()}")
     print("all: " + ", ".join(f"{k} {v:.1f} s" for k, v in total.items()) + f"; total {sum(total.values()):.1f} s CPU")
     return 0

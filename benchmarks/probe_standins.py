@@ -35,10 +35,19 @@ def vllm_objects(batch: int, work=_no_work):
     requests = {r: NS(num_prompt_tokens=256, num_computed_tokens=300, request_id=r) for r in rids}
 
     def scheduler_output():
-        return NS(num_scheduled_tokens={r: 1 for r in rids}, scheduled_new_reqs=[],
-                  scheduled_cached_reqs=NS(req_ids=list(rids), num_computed_tokens=[300] * batch,
-                                           num_output_tokens=[44] * batch, new_block_ids=[None] * batch),
-                  scheduled_spec_decode_tokens={}, preempted_req_ids=set(), total_num_scheduled_tokens=batch)
+        return NS(
+            num_scheduled_tokens={r: 1 for r in rids},
+            scheduled_new_reqs=[],
+            scheduled_cached_reqs=NS(
+                req_ids=list(rids),
+                num_computed_tokens=[300] * batch,
+                num_output_tokens=[44] * batch,
+                new_block_ids=[None] * batch,
+            ),
+            scheduled_spec_decode_tokens={},
+            preempted_req_ids=set(),
+            total_num_scheduled_tokens=batch,
+        )
 
     class Scheduler:
         def __init__(self):
@@ -69,10 +78,17 @@ def vllm_objects(batch: int, work=_no_work):
             work()
             return None
 
-        def _determine_batch_execution_and_padding(self, num_tokens, num_reqs, num_scheduled_tokens_np,
-                                                   max_num_scheduled_tokens, use_cascade_attn=False,
-                                                   allow_microbatching=True, force_eager=False,
-                                                   num_encoder_reqs=0):  # vLLM 0.32's, called with keywords
+        def _determine_batch_execution_and_padding(
+            self,
+            num_tokens,
+            num_reqs,
+            num_scheduled_tokens_np,
+            max_num_scheduled_tokens,
+            use_cascade_attn=False,
+            allow_microbatching=True,
+            force_eager=False,
+            num_encoder_reqs=0,
+        ):  # vLLM 0.32's, called with keywords
             work()
             return Mode.FULL, None
 
@@ -84,18 +100,26 @@ def vllm_objects(batch: int, work=_no_work):
 
     def padding(num_tokens):  # as GPUModelRunner.execute_model calls it
         return runner._determine_batch_execution_and_padding(
-            num_tokens=num_tokens, num_reqs=batch, num_scheduled_tokens_np=None, max_num_scheduled_tokens=1,
-            use_cascade_attn=False, num_encoder_reqs=0, allow_microbatching=True)
+            num_tokens=num_tokens,
+            num_reqs=batch,
+            num_scheduled_tokens_np=None,
+            max_num_scheduled_tokens=1,
+            use_cascade_attn=False,
+            num_encoder_reqs=0,
+            allow_microbatching=True,
+        )
 
     so, req = scheduler_output(), requests[rids[0]]
     mro = runner.sample_tokens(None)
-    calls = {"Scheduler.schedule": lambda: sched.schedule(),
-             "KVCacheManager.allocate_slots": lambda: kv.allocate_slots(req, 1),
-             "BlockPool.get_new_blocks": lambda: pool.get_new_blocks(1),
-             "GPUModelRunner.execute_model": lambda: runner.execute_model(so),
-             "GPUModelRunner._determine_batch_execution_and_padding": lambda: padding(batch),
-             "GPUModelRunner.sample_tokens": lambda: runner.sample_tokens(None),
-             "Scheduler.update_from_output": lambda: sched.update_from_output(so, mro)}
+    calls = {
+        "Scheduler.schedule": lambda: sched.schedule(),
+        "KVCacheManager.allocate_slots": lambda: kv.allocate_slots(req, 1),
+        "BlockPool.get_new_blocks": lambda: pool.get_new_blocks(1),
+        "GPUModelRunner.execute_model": lambda: runner.execute_model(so),
+        "GPUModelRunner._determine_batch_execution_and_padding": lambda: padding(batch),
+        "GPUModelRunner.sample_tokens": lambda: runner.sample_tokens(None),
+        "Scheduler.update_from_output": lambda: sched.update_from_output(so, mro),
+    }
 
     def step():
         out = sched.schedule()
@@ -106,14 +130,23 @@ def vllm_objects(batch: int, work=_no_work):
         sampled = runner.sample_tokens(None)
         sched.update_from_output(out, sampled)
 
-    return ({"Scheduler": Scheduler, "KVCacheManager": KVCacheManager, "BlockPool": BlockPool,
-             "GPUModelRunner": GPUModelRunner}, calls, step)
+    return (
+        {
+            "Scheduler": Scheduler,
+            "KVCacheManager": KVCacheManager,
+            "BlockPool": BlockPool,
+            "GPUModelRunner": GPUModelRunner,
+        },
+        calls,
+        step,
+    )
 
 
 def sglang_objects(batch: int):
     """As vllm_objects for SGLang's decode step: get_next_batch_to_run, prepare_for_decode, run_batch,
     process_batch_result (output_ids grow). RadixCache.match_prefix runs only while requests wait (a prefill),
     so the decode step has none."""
+
     class Req:
         def __init__(self, i):
             self.rid = f"req-{i}"
@@ -159,11 +192,13 @@ def sglang_objects(batch: int):
 
     sched, cache = Scheduler(), RadixCache()
     result = sched.run_batch(the_batch)
-    calls = {"Scheduler.get_next_batch_to_run": lambda: sched.get_next_batch_to_run(),
-             "ScheduleBatch.prepare_for_decode": lambda: the_batch.prepare_for_decode(),
-             "Scheduler.run_batch": lambda: sched.run_batch(the_batch),
-             "Scheduler.process_batch_result": lambda: sched.process_batch_result(the_batch, result),
-             "RadixCache.match_prefix": lambda: cache.match_prefix(None)}
+    calls = {
+        "Scheduler.get_next_batch_to_run": lambda: sched.get_next_batch_to_run(),
+        "ScheduleBatch.prepare_for_decode": lambda: the_batch.prepare_for_decode(),
+        "Scheduler.run_batch": lambda: sched.run_batch(the_batch),
+        "Scheduler.process_batch_result": lambda: sched.process_batch_result(the_batch, result),
+        "RadixCache.match_prefix": lambda: cache.match_prefix(None),
+    }
 
     def step():
         batch_ = sched.get_next_batch_to_run()

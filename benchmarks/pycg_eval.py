@@ -45,8 +45,13 @@ def edges(graph: dict) -> set[tuple[str, str]]:
 def score_case(case: Path) -> CaseScore:
     expected = edges(json.loads((case / "callgraph.json").read_text()))
     found = edges(callgraph(case, ["main.py"]))
-    return CaseScore(f"{case.parent.name}/{case.name}", frozenset(expected - found), frozenset(found - expected),
-                     len(expected), len(found))
+    return CaseScore(
+        f"{case.parent.name}/{case.name}",
+        frozenset(expected - found),
+        frozenset(found - expected),
+        len(expected),
+        len(found),
+    )
 
 
 def score_all(folder: Path) -> list[CaseScore]:
@@ -58,10 +63,13 @@ def summary(scores: list[CaseScore]) -> dict:
     found = sum(s.num_found for s in scores)
     missing = sum(len(s.missing) for s in scores)
     extra = sum(len(s.extra) for s in scores)
-    return {"cases": len(scores), "complete": sum(s.is_complete for s in scores),
-            "sound": sum(s.is_sound for s in scores),
-            "precision": round((found - extra) / found, 3) if found else 1.0,
-            "recall": round((expected - missing) / expected, 3) if expected else 1.0}
+    return {
+        "cases": len(scores),
+        "complete": sum(s.is_complete for s in scores),
+        "sound": sum(s.is_sound for s in scores),
+        "precision": round((found - extra) / found, 3) if found else 1.0,
+        "recall": round((expected - missing) / expected, 3) if expected else 1.0,
+    }
 
 
 def main() -> int:

@@ -23,10 +23,18 @@ sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "faults")]
 
 from project import make_project  # noqa: E402
 
-VERBS = [("sync", "--pins", "default,latest"), ("sync", "--repair", "vllm"), ("index",), ("index", "--force"),
-         ("index", "--force", "sglang"), ("show", "Scheduler.schedule", "--framework", "vllm"), ("check",),
-         ("build", "--no-check"), ("graph", "export", "sglang", "--format", "json"),
-         ("graph", "callers", "BlockPool.get_new_blocks", "--depth", "2", "--framework", "sglang")]
+VERBS = [
+    ("sync", "--pins", "default,latest"),
+    ("sync", "--repair", "vllm"),
+    ("index",),
+    ("index", "--force"),
+    ("index", "--force", "sglang"),
+    ("show", "Scheduler.schedule", "--framework", "vllm"),
+    ("check",),
+    ("build", "--no-check"),
+    ("graph", "export", "sglang", "--format", "json"),
+    ("graph", "callers", "BlockPool.get_new_blocks", "--depth", "2", "--framework", "sglang"),
+]
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGKILL)
 
 
@@ -45,8 +53,11 @@ def classify(code: int, err: str, killed: bool) -> str:
 
 def healthy(project, has_site: bool) -> str:
     """'' when a plain re-run recovers everything; else what failed."""
-    for args in (("sync", "--pins", "default,latest"), ("index",), ("show", "Scheduler.schedule", "--framework",
-                                                                       "vllm")):
+    for args in (
+        ("sync", "--pins", "default,latest"),
+        ("index",),
+        ("show", "Scheduler.schedule", "--framework", "vllm"),
+    ):
         done = project.atlas(*args, env={"ATLAS_LOCK_WAIT": "600"})
         if done.returncode != 0 or "Traceback" in done.stderr:
             return f"`atlas {' '.join(args)}` exit {done.returncode}: {done.stderr.strip()[-300:]}"
@@ -79,7 +90,7 @@ def main() -> int:
                 kill = rng.random() < args.kill_rate
                 plan = (rng.uniform(0.1, 3.0), rng.choice(SIGNALS), rng.random() < 0.3) if kill else None
                 started.append((verb, project.start(*verb), plan, time.monotonic()))
-            for verb, proc, plan, t0 in sorted(started, key=lambda s: s[3] + (s[2][0] if s[2] else 0)):
+            for _verb, proc, plan, t0 in sorted(started, key=lambda s: s[3] + (s[2][0] if s[2] else 0)):
                 if plan:
                     delay, signum, group = plan
                     time.sleep(max(0.0, t0 + delay - time.monotonic()))
@@ -97,8 +108,10 @@ def main() -> int:
                 notes.append(f"round {rounds}: broken state: {problem}")
     total = sum(runs.values())
     print(f"stress: {args.minutes:g} min, {args.procs} concurrent processes, {rounds} rounds, {total} runs")
-    print(f"  succeeded {runs['succeeded']}, refused cleanly {runs['refused']}, killed {runs['killed']}, "
-          f"broken {runs['broken']}")
+    print(
+        f"  succeeded {runs['succeeded']}, refused cleanly {runs['refused']}, killed {runs['killed']}, "
+        f"broken {runs['broken']}"
+    )
     print(f"  rounds that left broken state (a plain re-run did not recover): {broken_rounds}")
     for note in notes[:20]:
         print("  " + note)

@@ -16,7 +16,8 @@ from pathlib import Path
 
 from atlas.env import settings as load_settings
 from atlas.runtime import collect, recording
-from atlas.runtime.experiments import results as rs, scenarios as sc
+from atlas.runtime.experiments import results as rs
+from atlas.runtime.experiments import scenarios as sc
 from atlas.runtime.merge import merge
 from atlas.yamlio import load as load_yaml
 
@@ -27,8 +28,14 @@ BACK = ROOT / ".carry_run" / "_back"
 def excerpt(trace: dict, max_ms: float = 15.0) -> dict:
     """The first `max_ms` of the trace after the first probes-on round of each overhead phase begins."""
     events = trace["traceEvents"]
-    starts = [e["ts"] for e in events if e.get("ph") == "i" and e["name"] == "round_begin"
-              and e["args"].get("probes") == "on" and e["args"].get("phase") in ("c16", "c1")]
+    starts = [
+        e["ts"]
+        for e in events
+        if e.get("ph") == "i"
+        and e["name"] == "round_begin"
+        and e["args"].get("probes") == "on"
+        and e["args"].get("phase") in ("c16", "c1")
+    ]
     windows = [(t, t + max_ms * 1000) for t in starts]
     keep = [dict(e) for e in events if e["ph"] == "M" or any(a <= e.get("ts", -1) <= b for a, b in windows)]
     phases: dict = {}
@@ -88,15 +95,19 @@ def edges(folders: list[Path]) -> None:
             continue
         target = ROOT / "results" / "edges" / f"{framework}-h200-{spec['ref']}.edges.json"
         shutil.copy(merged / "edges.json", target)
-        print(f"{framework}: {len(doc['edges'])} edges from {doc['num_processes']} processes of {len(jobs)} jobs -> "
-              f"{target.relative_to(ROOT)}")
+        print(
+            f"{framework}: {len(doc['edges'])} edges from {doc['num_processes']} processes of {len(jobs)} jobs -> "
+            f"{target.relative_to(ROOT)}"
+        )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("tarballs", nargs="+", type=Path)
-    ap.add_argument("--command", default="python gpu/prepare.py ...; BUDGET=540 bash gpu/run_on_device.sh; "
-                                          "python gpu/collect.py run.tar.xz")
+    ap.add_argument(
+        "--command",
+        default="python gpu/prepare.py ...; BUDGET=540 bash gpu/run_on_device.sh; python gpu/collect.py run.tar.xz",
+    )
     a = ap.parse_args()
     shutil.rmtree(BACK, ignore_errors=True)
     folders, overhead_only = {}, []  # job name -> trace folder; a later tarball wins (a warm machine keeps earlier
@@ -120,8 +131,12 @@ def main() -> None:
         config = json.loads((folder / "engine.config.json").read_text())
         if any(p["name"] == "c16" for p in config["phases"]) and (folder / "result.json").exists():
             overhead(folder, config["job"].split("-", 1)[0])
-    context = {"command": a.command, "date": datetime.date.today().isoformat(), "gpu": "NVIDIA H200 (141 GB)",
-               "model": "Qwen3-0.6B architecture (atlas/data/models/qwen3-0.6b), random weights, token ids in/out"}
+    context = {
+        "command": a.command,
+        "date": datetime.date.today().isoformat(),
+        "gpu": "NVIDIA H200 (141 GB)",
+        "model": "Qwen3-0.6B architecture (atlas/data/models/qwen3-0.6b), random weights, token ids in/out",
+    }
     served = {name for r in runs for name in r.job.scenarios}
     folder = ROOT / "results" / "experiments"
     notes = load_yaml(folder / "notes.yaml") if (folder / "notes.yaml").exists() else {}

@@ -19,8 +19,11 @@ def report(tarball: Path) -> dict:
     """job -> 'PHASE: STATE' -> duty figures."""
     with tempfile.TemporaryDirectory() as tmp, tarfile.open(tarball) as tar:
         tar.extractall(tmp, filter="data")
-        return {job.name: cost.duty_summary(cost.load(job / "shards"))
-                for job in sorted(Path(tmp, "trace").iterdir()) if (job / "shards").is_dir()}
+        return {
+            job.name: cost.duty_summary(cost.load(job / "shards"))
+            for job in sorted(Path(tmp, "trace").iterdir())
+            if (job / "shards").is_dir()
+        }
 
 
 def main() -> None:
@@ -35,8 +38,10 @@ def main() -> None:
         for job, states in out[name].items():
             for state, f in states.items():
                 own = f" own {f['own_us_per_step']} us of {f['step_us']} us a step" if "own_us_per_step" in f else ""
-                print(f"{name} {job} {state}: median {f['median']} [{f['ci95'][0]}, {f['ci95'][1]}] geomean "
-                      f"{f['geomean']} pooled {f['pooled']} ({f['pairs']} pairs){own}")
+                print(
+                    f"{name} {job} {state}: median {f['median']} [{f['ci95'][0]}, {f['ci95'][1]}] geomean "
+                    f"{f['geomean']} pooled {f['pooled']} ({f['pairs']} pairs){own}"
+                )
     if a.json:
         a.json.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
 

@@ -9,8 +9,14 @@ STATES = ("on", "off", "absent")  # control file: probes recording / wrappers pa
 
 # The control file's options and the values each takes (None: any text, such as skip's list of hooks; "N": a
 # whole number). parse_control ignores anything else; atlas refuses it up front (control_problems).
-CONTROL_OPTIONS = {"skip": None, "gpu": ("0", "1"), "write": ("0", "1"), "pack": ("0", "1"), "wake": ("0", "1"),
-                   "duty": "N"}
+CONTROL_OPTIONS = {
+    "skip": None,
+    "gpu": ("0", "1"),
+    "write": ("0", "1"),
+    "pack": ("0", "1"),
+    "wake": ("0", "1"),
+    "duty": "N",
+}
 
 
 def control_problems(text: str) -> list[str]:
@@ -21,8 +27,12 @@ def control_problems(text: str) -> list[str]:
     for word in words:
         name, has_value, value = word.partition("=")
         allowed = CONTROL_OPTIONS.get(name, ())
-        if not has_value or allowed == () or (allowed == "N" and not value.isdigit()) \
-                or (isinstance(allowed, tuple) and value not in allowed):
+        if (
+            not has_value
+            or allowed == ()
+            or (allowed == "N" and not value.isdigit())
+            or (isinstance(allowed, tuple) and value not in allowed)
+        ):
             problems.append(word)
     return problems
 
@@ -37,8 +47,15 @@ def parse_control(text: str) -> tuple[str, frozenset, bool, bool, bool, bool, in
     options = dict(w.split("=", 1) for w in words[1:] if "=" in w)
     skip = frozenset(filter(None, options.get("skip", "").split(",")))
     duty = options.get("duty", "0")
-    return (state, skip, options.get("gpu", "1") != "0", options.get("write", "1") != "0",
-            options.get("pack", "0") == "1", options.get("wake", "1") != "0", int(duty) if duty.isdigit() else 0)
+    return (
+        state,
+        skip,
+        options.get("gpu", "1") != "0",
+        options.get("write", "1") != "0",
+        options.get("pack", "0") == "1",
+        options.get("wake", "1") != "0",
+        int(duty) if duty.isdigit() else 0,
+    )
 
 
 def names_hook(names: frozenset, hook: Hook) -> bool:

@@ -16,9 +16,16 @@ def sample(flusher_thread, gc_ns: list[int]) -> dict:
     collections per GC generation and their pauses (`gc_ns`, Probe.on_gc), on the monotonic clock."""
     flusher = getattr(flusher_thread, "native_id", None) or threading.get_native_id()
     threads = {tid: _schedstat(tid) for tid in set(hook_threads().values()) | {flusher}}
-    return {"mono_ns": monotonic_ns(), "cpu_ns": time.process_time_ns(), "flusher_cpu_ns": threads[flusher][0],
-            "flusher_tid": flusher, "gc": [g["collections"] for g in gc.get_stats()], "gc_ns": list(gc_ns),
-            "threads": threads, "load": os.getloadavg()[0]}
+    return {
+        "mono_ns": monotonic_ns(),
+        "cpu_ns": time.process_time_ns(),
+        "flusher_cpu_ns": threads[flusher][0],
+        "flusher_tid": flusher,
+        "gc": [g["collections"] for g in gc.get_stats()],
+        "gc_ns": list(gc_ns),
+        "threads": threads,
+        "load": os.getloadavg()[0],
+    }
 
 
 def _schedstat(tid: int) -> list[int]:

@@ -51,8 +51,13 @@ class EdgeRecorder:
 
         def classify(code) -> int:
             name = code.co_filename
-            side = INSIDE if os.path.realpath(name).startswith(prefix) else THROUGH if name.startswith(
-                TRANSPARENT) else OUTSIDE
+            side = (
+                INSIDE
+                if os.path.realpath(name).startswith(prefix)
+                else THROUGH
+                if name.startswith(TRANSPARENT)
+                else OUTSIDE
+            )
             where[code] = side
             return side
 
@@ -97,8 +102,14 @@ class EdgeRecorder:
         counts = dict(self.counts)  # one C-level copy: safe while the engine's threads go on counting
         merged: dict[tuple, int] = {}
         for (caller, line, callee), n in counts.items():
-            key = (self.relative(caller.co_filename), qualname(caller), line, self.relative(callee.co_filename),
-                   qualname(callee), callee.co_firstlineno)
+            key = (
+                self.relative(caller.co_filename),
+                qualname(caller),
+                line,
+                self.relative(callee.co_filename),
+                qualname(callee),
+                callee.co_firstlineno,
+            )
             merged[key] = merged.get(key, 0) + n
         return [[*key, n] for key, n in sorted(merged.items())]
 
@@ -106,12 +117,25 @@ class EdgeRecorder:
         return os.path.relpath(os.path.realpath(filename), self.root).replace(os.sep, "/")
 
     def document(self) -> dict:
-        resumed = sorted({(self.relative(code.co_filename), qualname(code)) for (_, _, code) in dict(self.counts)
-                          if code.co_flags & GENERATOR_FLAGS})
-        return {"schema": EDGES_SCHEMA, "kind": "edges", "framework": self.framework, "pid": os.getpid(),
-                "proc": multiprocessing.current_process().name, "package_dir": self.package_dir,
-                "python": sys.version.split()[0], "fields": list(EDGE_FIELDS), "edges": self.rows(),
-                "generators": [list(g) for g in resumed]}
+        resumed = sorted(
+            {
+                (self.relative(code.co_filename), qualname(code))
+                for (_, _, code) in dict(self.counts)
+                if code.co_flags & GENERATOR_FLAGS
+            }
+        )
+        return {
+            "schema": EDGES_SCHEMA,
+            "kind": "edges",
+            "framework": self.framework,
+            "pid": os.getpid(),
+            "proc": multiprocessing.current_process().name,
+            "package_dir": self.package_dir,
+            "python": sys.version.split()[0],
+            "fields": list(EDGE_FIELDS),
+            "edges": self.rows(),
+            "generators": [list(g) for g in resumed],
+        }
 
     def write(self) -> str:
         """The edges so far to `path`, through a temporary file and a rename (a reader never sees half a file)."""

@@ -37,7 +37,7 @@ class FileGuard:
         if at < 0:
             result = (filename, False)
         else:
-            rel = self.prefix + filename[at + 1:].replace(os.sep, "/")
+            rel = self.prefix + filename[at + 1 :].replace(os.sep, "/")
             expected = self.blobs.get(rel)
             try:
                 result = (rel, expected is not None and blob_id(filename) == expected)

@@ -90,6 +90,7 @@ def make_hook(entry: dict, captures: dict, befores: dict, is_idle, later, index:
     if raw is not None and not fns:
         hook.take = raw
     elif fns:
+
         def take(args, kwargs, result, before):
             call = Call(args, kwargs, result, before)
             values = [f(call) for f in fns]

@@ -9,8 +9,11 @@ import sys
 # framework -> (parallel-state module, {field: group variable}, data-parallel module and its rank/size variables)
 PARALLEL_STATE = {
     "vllm": ("vllm.distributed.parallel_state", {"tp": "_TP", "pp": "_PP", "dp": "_DP", "world": "_WORLD"}, None),
-    "sglang": ("sglang.srt.distributed.parallel_state", {"tp": "_TP", "pp": "_PP", "world": "_WORLD"},
-               ("sglang.srt.layers.dp_attention", "_ATTN_DP_RANK", "_ATTN_DP_SIZE")),
+    "sglang": (
+        "sglang.srt.distributed.parallel_state",
+        {"tp": "_TP", "pp": "_PP", "world": "_WORLD"},
+        ("sglang.srt.layers.dp_attention", "_ATTN_DP_RANK", "_ATTN_DP_SIZE"),
+    ),
 }
 
 

@@ -69,7 +69,7 @@ def read_frames(data: bytes) -> tuple[list, int]:
         if at + LENGTH.size > end:
             return records, 1
         (size,) = LENGTH.unpack_from(data, at)
-        body = data[at + LENGTH.size: at + LENGTH.size + size]
+        body = data[at + LENGTH.size : at + LENGTH.size + size]
         at += LENGTH.size + size
         if len(body) < size:
             return records, 1
@@ -89,10 +89,22 @@ def read_frames(data: bytes) -> tuple[list, int]:
 def hook_record(pid: int, hook) -> dict:
     """The static fields of an installed hook, once per process, before its first row."""
     later = [hook.entry["qualname"], sorted(hook.later[0])] if hook.later else None
-    return {"kind": "hook", "v": SCHEMA_VERSION, "pid": pid, "index": hook.index, "symbol": hook.symbol,
-            "role": hook.role, "path": hook.path, "line": hook.line, "end_line": hook.end_line,
-            "run_line": hook.run_line, "at_pin": hook.at_pin, "fields": list(hook.captures), "later": later,
-            "aggregate": hook.is_aggregate}
+    return {
+        "kind": "hook",
+        "v": SCHEMA_VERSION,
+        "pid": pid,
+        "index": hook.index,
+        "symbol": hook.symbol,
+        "role": hook.role,
+        "path": hook.path,
+        "line": hook.line,
+        "end_line": hook.end_line,
+        "run_line": hook.run_line,
+        "at_pin": hook.at_pin,
+        "fields": list(hook.captures),
+        "later": later,
+        "aggregate": hook.is_aggregate,
+    }
 
 
 def file_record(pid: int, filename: str, guard) -> dict:

@@ -17,8 +17,8 @@ from probes.cuda import CudaTimer
 from probes.guard import FileGuard, base_version
 from probes.hooks import AGG_MAX_CALLS, Call, Hook, forget_threads, make_hook, monotonic_ns, time_ns
 from probes.records import AGG, CALL
-from probes.schema import MARSHAL_VERSION, SCHEMA_VERSION, SHARD_SUFFIX
 from probes.sampler import Sampler
+from probes.schema import MARSHAL_VERSION, SCHEMA_VERSION, SHARD_SUFFIX
 from probes.shard import Shard
 
 _PROBE = None
@@ -30,8 +30,7 @@ class Probe:
         self.shard = shard
         self.framework = spec["framework"]
         self.commit = spec.get("commit", "")
-        self.guard = FileGuard(spec.get("package", self.framework), spec.get("package_root", ""),
-                               spec.get("blobs", {}))
+        self.guard = FileGuard(spec.get("package", self.framework), spec.get("package_root", ""), spec.get("blobs", {}))
         self.is_active = bool(spec.get("active", True))
         self.is_attached = True  # wrappers on the hooked attributes (False in the 'absent' state)
         self.wall_offset_ns = time_ns() - monotonic_ns()  # wall = monotonic + offset, taken once per process
@@ -65,9 +64,14 @@ class Probe:
         self.sample_hz = float(spec.get("sample_hz") or 0)  # > 0: a sampling profiler beside the engine (sampler.py)
         self.sampler: Sampler | None = None
         self.control_text = "on" if self.is_active else "off"  # the control file's last text: the samples' state
-        self.unsupported = {h.symbol: [c for c in h.entry.get("capture", ()) if c not in h.captures
-                                       and c not in h.befores and c != "gpu_time"
-                                       and not (h.later and c in h.later[0])] for h in self.hooks}
+        self.unsupported = {
+            h.symbol: [
+                c
+                for c in h.entry.get("capture", ())
+                if c not in h.captures and c not in h.befores and c != "gpu_time" and not (h.later and c in h.later[0])
+            ]
+            for h in self.hooks
+        }
 
     # -- installing ------------------------------------------------------------------------------------------
     def try_patch(self, module, hook: Hook) -> None:
@@ -128,9 +132,19 @@ class Probe:
         """Write the window that ended (its state, span, steps and the probe's own time in it) and flip; the call
         that ended it is the next window's first step, counted by the path it takes in that state."""
         now, own = monotonic_ns(), self.own_ns
-        self.shard.add({"kind": "window", "v": SCHEMA_VERSION, "pid": self.pid, "on": self.is_active,
-                        "begin_ns": self.duty_begin_ns, "end_ns": now, "steps": self.duty_steps,
-                        "state": self.duty_state, "own_ns": own - self._window_own_ns})
+        self.shard.add(
+            {
+                "kind": "window",
+                "v": SCHEMA_VERSION,
+                "pid": self.pid,
+                "on": self.is_active,
+                "begin_ns": self.duty_begin_ns,
+                "end_ns": now,
+                "steps": self.duty_steps,
+                "state": self.duty_state,
+                "own_ns": own - self._window_own_ns,
+            }
+        )
         self.duty_begin_ns, self.duty_count, self._window_own_ns = now, 0, own
         self.is_active = not self.is_active
 
@@ -251,9 +265,19 @@ class Probe:
         that straddles a state change gives its samples to the new state: a fraction of a flush interval.)"""
         taken, own, incl = self.sampler.drain()
         if taken:
-            self.shard.add({"kind": "samples", "v": SCHEMA_VERSION, "pid": self.pid, "mono_ns": monotonic_ns(),
-                            "state": self.control_text, "hz": self.sample_hz, "n": taken, "self": own,
-                            "incl": incl})
+            self.shard.add(
+                {
+                    "kind": "samples",
+                    "v": SCHEMA_VERSION,
+                    "pid": self.pid,
+                    "mono_ns": monotonic_ns(),
+                    "state": self.control_text,
+                    "hz": self.sample_hz,
+                    "n": taken,
+                    "self": own,
+                    "incl": incl,
+                }
+            )
 
     def poll_rank(self) -> None:
         """A "rank" record once this process's parallel state exists (never raises: a rank is optional)."""
@@ -264,8 +288,16 @@ class Probe:
         if rank is not None:
             self.rank = rank
             now = monotonic_ns()
-            self.shard.add({"kind": "rank", "v": SCHEMA_VERSION, "pid": self.pid, **rank,
-                            "ts_ns": now + self.wall_offset_ns, "mono_ns": now})
+            self.shard.add(
+                {
+                    "kind": "rank",
+                    "v": SCHEMA_VERSION,
+                    "pid": self.pid,
+                    **rank,
+                    "ts_ns": now + self.wall_offset_ns,
+                    "mono_ns": now,
+                }
+            )
 
     def poll_control(self) -> None:
         if not self.control:
@@ -327,17 +359,28 @@ class Probe:
                 self.shard.add_static(records.hook_record(self.pid, hook))
 
     def stats(self) -> dict:
-        return {"capture_errors": {h.symbol: h.num_errors for h in self.hooks if h.num_errors},
-                "disabled_hooks": [h.symbol for h in self.hooks if h.is_disabled],
-                "hooks": {h.symbol: {"installed": h.is_installed, "calls": h.num_calls + len(h.agg_calls or ()),
-                                     "at_pin": h.at_pin, "own_ns": h.own_ns,
-                                     "run_path": h.run_path, "run_line": h.run_line,
-                                     **({"error": h.last_error} if h.last_error else {}),
-                                     **({"stale_calls": h.num_stale_calls} if h.num_stale_calls else {})}
-                          for h in self.hooks},
-                "step": self.step, "is_active": self.is_active, "is_attached": self.is_attached,
-                "own_ns": self.own_ns,
-                **({"diag": diagnostics.sample(self.shard._thread, self.gc_ns)} if self.has_diagnostics else {})}
+        return {
+            "capture_errors": {h.symbol: h.num_errors for h in self.hooks if h.num_errors},
+            "disabled_hooks": [h.symbol for h in self.hooks if h.is_disabled],
+            "hooks": {
+                h.symbol: {
+                    "installed": h.is_installed,
+                    "calls": h.num_calls + len(h.agg_calls or ()),
+                    "at_pin": h.at_pin,
+                    "own_ns": h.own_ns,
+                    "run_path": h.run_path,
+                    "run_line": h.run_line,
+                    **({"error": h.last_error} if h.last_error else {}),
+                    **({"stale_calls": h.num_stale_calls} if h.num_stale_calls else {}),
+                }
+                for h in self.hooks
+            },
+            "step": self.step,
+            "is_active": self.is_active,
+            "is_attached": self.is_attached,
+            "own_ns": self.own_ns,
+            **({"diag": diagnostics.sample(self.shard._thread, self.gc_ns)} if self.has_diagnostics else {}),
+        }
 
     def on_gc(self, phase: str, info: dict) -> None:
         """gc.callbacks entry (spec `diagnostics`): adds up each collection's pause."""
@@ -350,14 +393,25 @@ class Probe:
         self._engine_version = engine_version
         expected = self.spec.get("engine_version", "")
         now = monotonic_ns()
-        return {"kind": "process", "v": SCHEMA_VERSION, "pid": self.pid, "ppid": os.getppid(), "proc": self.proc,
-                "argv": sys.argv[:3], "boot_id": ranks.boot_id(),
-                "framework": self.framework, "commit": self.commit, "pin_ref": self.spec.get("ref", ""),
-                "engine_version": engine_version, "expected_version": expected,
-                "version_at_pin": bool(expected) and base_version(engine_version) == base_version(expected),
-                "hooks": [h.symbol for h in self.hooks], "unsupported_captures":
-                    {k: v for k, v in self.unsupported.items() if v},
-                "ts_ns": now + self.wall_offset_ns, "mono_ns": now}
+        return {
+            "kind": "process",
+            "v": SCHEMA_VERSION,
+            "pid": self.pid,
+            "ppid": os.getppid(),
+            "proc": self.proc,
+            "argv": sys.argv[:3],
+            "boot_id": ranks.boot_id(),
+            "framework": self.framework,
+            "commit": self.commit,
+            "pin_ref": self.spec.get("ref", ""),
+            "engine_version": engine_version,
+            "expected_version": expected,
+            "version_at_pin": bool(expected) and base_version(engine_version) == base_version(expected),
+            "hooks": [h.symbol for h in self.hooks],
+            "unsupported_captures": {k: v for k, v in self.unsupported.items() if v},
+            "ts_ns": now + self.wall_offset_ns,
+            "mono_ns": now,
+        }
 
 
 def trace_dir(spec: dict) -> str:
@@ -368,8 +422,11 @@ def install(spec: dict, engine_version: str) -> Probe:
     folder = os.path.join(trace_dir(spec), "shards")
     os.makedirs(folder, exist_ok=True)
     proc = multiprocessing.current_process().name.replace(os.sep, "_").replace(" ", "_")
-    shard = Shard(os.path.join(folder, f"{proc}-{os.getpid()}{SHARD_SUFFIX}"),
-                  capacity=int(spec.get("capacity", 200_000)), interval_s=float(spec.get("flush_interval_s", 0.5)))
+    shard = Shard(
+        os.path.join(folder, f"{proc}-{os.getpid()}{SHARD_SUFFIX}"),
+        capacity=int(spec.get("capacity", 200_000)),
+        interval_s=float(spec.get("flush_interval_s", 0.5)),
+    )
     probe = Probe(spec, shard)
     shard.prepare = probe.new_files
     shard.tick_callbacks.append(probe.tick)
@@ -409,5 +466,14 @@ def mark(name: str, **values) -> None:
     align processes of different hosts and measure the residual skew (atlas.runtime.clock)."""
     if _PROBE is not None:
         now = monotonic_ns()
-        _PROBE.shard.add({"kind": "mark", "v": SCHEMA_VERSION, "pid": _PROBE.pid, "name": name,
-                          "ts_ns": now + _PROBE.wall_offset_ns, "mono_ns": now, "values": values})
+        _PROBE.shard.add(
+            {
+                "kind": "mark",
+                "v": SCHEMA_VERSION,
+                "pid": _PROBE.pid,
+                "name": name,
+                "ts_ns": now + _PROBE.wall_offset_ns,
+                "mono_ns": now,
+                "values": values,
+            }
+        )

@@ -69,4 +69,3 @@ class Sampler:
             own, self.self_counts = self.self_counts, Counter()
             incl, self.incl_counts = self.incl_counts, Counter()
         return taken, [[*k, n] for k, n in own.items()], [[*k, n] for k, n in incl.items()]
-

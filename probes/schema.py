@@ -21,46 +21,98 @@ CALL_ROW = ("c", "hook", "seq", "tid", "mono_ns", "dur_ns", "step", "file", "cal
 AGG_ROW = ("a", "hook", "step", "calls")
 
 # Schema 2 (JSON lines): a hooked call is the array "c" then these fields.
-CALL_FIELDS = ("pid", "hook", "seq", "tid", "mono_ns", "dur_ns", "step", "call_path", "call_line", "call_at_pin",
-               "values", "request_ids")
+CALL_FIELDS = (
+    "pid",
+    "hook",
+    "seq",
+    "tid",
+    "mono_ns",
+    "dur_ns",
+    "step",
+    "call_path",
+    "call_line",
+    "call_at_pin",
+    "values",
+    "request_ids",
+)
 
 ROLES = ("plan", "allocate", "execute", "validate", "commit", "release")
 
-CAPTURES = ("num_scheduled_tokens", "num_computed_tokens", "kv_blocks", "prefix_hit_tokens", "batch_mode",
-            "batch_size", "preempted", "retracted", "new_token_ratio", "draft_tokens", "accepted_tokens",
-            "cuda_graph", "request_ids", "gpu_time", "bytes")
+CAPTURES = (
+    "num_scheduled_tokens",
+    "num_computed_tokens",
+    "kv_blocks",
+    "prefix_hit_tokens",
+    "batch_mode",
+    "batch_size",
+    "preempted",
+    "retracted",
+    "new_token_ratio",
+    "draft_tokens",
+    "accepted_tokens",
+    "cuda_graph",
+    "request_ids",
+    "gpu_time",
+    "bytes",
+)
 
 BATCH_MODES = ("EXTEND", "DECODE", "MIXED", "TARGET_VERIFY", "IDLE")
 
 # kind -> (required fields, what one record says)
 KINDS = {
-    "process": (("pid", "proc", "framework", "commit", "engine_version", "version_at_pin", "hooks", "ts_ns",
-                 "mono_ns"),
-                "one per shard, first: who wrote it, the engine version against the pin, which hooks got installed "
-                "(each with at_pin: whether its file's git blob id equals the pin's)"),
-    "hook": (("pid", "index", "symbol", "role", "path", "line", "end_line", "run_line", "at_pin"),
-             "in the shard only, one per installed hook and process: the static fields compact rows leave out; "
-             "schema 3 adds fields (names of the row's values), later ([capture table key, names kept] or null) "
-             "and aggregate"),
-    "file": (("pid", "file", "path", "at_pin"),
-             "in the shard only (schema 3), one per call-site file and process: the running file as the "
-             "repository path at the pin and whether it is byte-identical to the pin's"),
-    "call": (("seq", "pid", "tid", "symbol", "role", "path", "line", "at_pin", "ts_ns", "mono_ns", "dur_ns", "step",
-              "values"),
-             "one hooked call: symbol id and definition line at the pin, call site (call_path, call_line, "
-             "call_at_pin), wall and monotonic start, duration, engine step, request ids, captured values"),
-    "agg": (("pid", "symbol", "role", "step", "count", "dur_ns", "mono_ns", "values"),
-            "calls of an aggregated hook within one step (hot per-request hooks): count, total duration, summed "
-            "numeric values and concatenated lists; mono_ns is the first call's start, end_ns the last call's end"),
-    "rank": (("pid", "ts_ns", "mono_ns"),
-             "once per process, when the engine's parallel state exists: tp_rank/tp_size, pp_rank/pp_size, "
-             "dp_rank/dp_size, world_rank/world_size (those the engine has)"),
+    "process": (
+        ("pid", "proc", "framework", "commit", "engine_version", "version_at_pin", "hooks", "ts_ns", "mono_ns"),
+        "one per shard, first: who wrote it, the engine version against the pin, which hooks got installed "
+        "(each with at_pin: whether its file's git blob id equals the pin's)",
+    ),
+    "hook": (
+        ("pid", "index", "symbol", "role", "path", "line", "end_line", "run_line", "at_pin"),
+        "in the shard only, one per installed hook and process: the static fields compact rows leave out; "
+        "schema 3 adds fields (names of the row's values), later ([capture table key, names kept] or null) "
+        "and aggregate",
+    ),
+    "file": (
+        ("pid", "file", "path", "at_pin"),
+        "in the shard only (schema 3), one per call-site file and process: the running file as the "
+        "repository path at the pin and whether it is byte-identical to the pin's",
+    ),
+    "call": (
+        (
+            "seq",
+            "pid",
+            "tid",
+            "symbol",
+            "role",
+            "path",
+            "line",
+            "at_pin",
+            "ts_ns",
+            "mono_ns",
+            "dur_ns",
+            "step",
+            "values",
+        ),
+        "one hooked call: symbol id and definition line at the pin, call site (call_path, call_line, "
+        "call_at_pin), wall and monotonic start, duration, engine step, request ids, captured values",
+    ),
+    "agg": (
+        ("pid", "symbol", "role", "step", "count", "dur_ns", "mono_ns", "values"),
+        "calls of an aggregated hook within one step (hot per-request hooks): count, total duration, summed "
+        "numeric values and concatenated lists; mono_ns is the first call's start, end_ns the last call's end",
+    ),
+    "rank": (
+        ("pid", "ts_ns", "mono_ns"),
+        "once per process, when the engine's parallel state exists: tp_rank/tp_size, pp_rank/pp_size, "
+        "dp_rank/dp_size, world_rank/world_size (those the engine has)",
+    ),
     "gpu": (("pid", "seq", "gpu_ns"), "CUDA-event time of call `seq`, resolved off the hot path"),
     "mark": (("pid", "name", "ts_ns", "mono_ns"), "a workload marker written by the driver (round begin/end, on/off)"),
-    "stats": (("pid", "ts_ns", "num_events", "num_dropped", "capture_errors", "disabled_hooks"),
-              "written at a full flush (every interval) when anything changed: events so far, events dropped because "
-              "the buffer was full, records written as JSON would write them because marshal could not take a value "
-              "(converted_records, schema 3), capture errors per hook, hooks disabled after a capture raised"),
+    "stats": (
+        ("pid", "ts_ns", "num_events", "num_dropped", "capture_errors", "disabled_hooks"),
+        "written at a full flush (every interval) when anything changed: events so far, events dropped because "
+        "the buffer was full, records written as JSON would write them because marshal could not take a value "
+        "(converted_records, schema 3), capture errors per hook, hooks disabled after a capture raised",
+    ),
 }
 
 EVENT_SCHEMA = {
@@ -80,16 +132,24 @@ EVENT_SCHEMA = {
         "symbol": {"type": "string", "description": "dotted id, the same as the static graph's"},
         "role": {"enum": list(ROLES)},
         "path": {"type": "string", "description": "repository-relative file of the definition at the pin"},
-        "line": {"type": "integer"}, "end_line": {"type": "integer"},
+        "line": {"type": "integer"},
+        "end_line": {"type": "integer"},
         "run_line": {"type": "integer", "description": "first line of the running code object"},
-        "call_path": {"type": "string"}, "call_line": {"type": "integer"}, "call_at_pin": {"type": "boolean"},
+        "call_path": {"type": "string"},
+        "call_line": {"type": "integer"},
+        "call_at_pin": {"type": "boolean"},
         "at_pin": {"type": "boolean"},
-        "ts_ns": {"type": "integer"}, "mono_ns": {"type": "integer"}, "dur_ns": {"type": "integer"},
+        "ts_ns": {"type": "integer"},
+        "mono_ns": {"type": "integer"},
+        "dur_ns": {"type": "integer"},
         "end_ns": {"type": "integer"},
-        "step": {"type": "integer"}, "count": {"type": "integer"}, "gpu_ns": {"type": "integer"},
+        "step": {"type": "integer"},
+        "count": {"type": "integer"},
+        "gpu_ns": {"type": "integer"},
         "request_ids": {"type": "array", "items": {"type": "string"}},
         "values": {"type": "object"},
     },
-    "allOf": [{"if": {"properties": {"kind": {"const": k}}}, "then": {"required": list(req)}}
-              for k, (req, _) in KINDS.items()],
+    "allOf": [
+        {"if": {"properties": {"kind": {"const": k}}}, "then": {"required": list(req)}} for k, (req, _) in KINDS.items()
+    ],
 }

@@ -95,9 +95,16 @@ class Shard:
                     f.write(b"".join(frames))
 
     def _stats(self) -> dict:
-        stats = {"kind": "stats", "v": SCHEMA_VERSION, "pid": os.getpid(), "num_events": self.num_events,
-                 "num_dropped": self.num_dropped, "converted_records": self.num_converted, "capture_errors": {},
-                 "disabled_hooks": []}
+        stats = {
+            "kind": "stats",
+            "v": SCHEMA_VERSION,
+            "pid": os.getpid(),
+            "num_events": self.num_events,
+            "num_dropped": self.num_dropped,
+            "converted_records": self.num_converted,
+            "capture_errors": {},
+            "disabled_hooks": [],
+        }
         if self.stats_callback is not None:
             stats.update(self.stats_callback())
         return stats
@@ -141,7 +148,7 @@ class Shard:
 
     def _after_fork(self) -> None:
         """A forked child gets its own shard (the parent's buffer is the parent's)."""
-        root = self.path[:-len(SHARD_SUFFIX)] if self.path.endswith(SHARD_SUFFIX) else self.path
+        root = self.path[: -len(SHARD_SUFFIX)] if self.path.endswith(SHARD_SUFFIX) else self.path
         self.path = f"{root.rsplit('-', 1)[0]}-forked-{os.getpid()}{SHARD_SUFFIX}"
         self.buffer.clear()  # the same deque: the wrappers hold it
         self.static.clear()

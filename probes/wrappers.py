@@ -11,8 +11,17 @@ import inspect
 import linecache
 import types
 
-from probes.hooks import (AGG_MAX_CALLS, NO_SITE, Hook, _getframe, call_site, get_ident, monotonic_ns, new_tid,
-                          thread_ids)
+from probes.hooks import (
+    AGG_MAX_CALLS,
+    NO_SITE,
+    Hook,
+    _getframe,
+    call_site,
+    get_ident,
+    monotonic_ns,
+    new_tid,
+    thread_ids,
+)
 from probes.records import CALL
 
 # The call wrapper, line by line. A line tagged `#: a b` is kept only where every tag holds for the hook (`!a`:
@@ -103,9 +112,18 @@ def factory(probe, hook, fn, take, is_idle, shard, buffer, capacity, index{defau
 """
 
 NO_KWARGS = types.MappingProxyType({})  # what a capture sees as kwargs where the wrapper has the hook's signature
-NAMESPACE = {"AGG_MAX_CALLS": AGG_MAX_CALLS, "CALL": CALL, "NO_SITE": NO_SITE, "NO_KWARGS": NO_KWARGS,
-             "call_site": call_site, "get_ident": get_ident, "monotonic_ns": monotonic_ns, "new_tid": new_tid,
-             "thread_ids": thread_ids, "_getframe": _getframe}
+NAMESPACE = {
+    "AGG_MAX_CALLS": AGG_MAX_CALLS,
+    "CALL": CALL,
+    "NO_SITE": NO_SITE,
+    "NO_KWARGS": NO_KWARGS,
+    "call_site": call_site,
+    "get_ident": get_ident,
+    "monotonic_ns": monotonic_ns,
+    "new_tid": new_tid,
+    "thread_ids": thread_ids,
+    "_getframe": _getframe,
+}
 STAR = ("*args, **kwargs", "*args, **kwargs", "args", "kwargs", [])
 
 
@@ -122,8 +140,14 @@ def wrap(probe, hook: Hook, fn):
 def generated_wrapper(probe, hook: Hook, fn):
     """The template's wrapper for this hook (flags and signature), compiled, with its source in linecache so that
     tracebacks through it read."""
-    flags = {"step": hook.is_step, "gpu": hook.has_gpu_time, "idle": hook.skip_none, "take": hook.take is not None,
-             "agg": hook.is_aggregate, "pre": hook.is_step or hook.has_gpu_time}
+    flags = {
+        "step": hook.is_step,
+        "gpu": hook.has_gpu_time,
+        "idle": hook.skip_none,
+        "take": hook.take is not None,
+        "agg": hook.is_aggregate,
+        "pre": hook.is_step or hook.has_gpu_time,
+    }
     # Call captures see the arguments as the caller passed them (one may read a keyword from kwargs); LATER raws
     # read each by position, else by name, so their hooks can take the hooked function's own signature.
     params, call, args, kwargs, defaults = (None if hook.captures else signature_parts(fn)) or STAR
@@ -133,8 +157,9 @@ def generated_wrapper(probe, hook: Hook, fn):
     namespace = dict(NAMESPACE)
     exec(compile(source, filename, "exec"), namespace)
     shard = probe.shard
-    wrapper = namespace["factory"](probe, hook, fn, hook.take, hook.is_idle, shard, shard.buffer, shard.capacity,
-                                   hook.index, *defaults)
+    wrapper = namespace["factory"](
+        probe, hook, fn, hook.take, hook.is_idle, shard, shard.buffer, shard.capacity, hook.index, *defaults
+    )
     return functools.wraps(fn)(wrapper)
 
 
@@ -225,8 +250,13 @@ def general_wrapper(probe, hook: Hook, fn):
         if hook.is_passing or not probe.is_active:
             if not probe.is_attached:
                 hook.num_stale_calls += 1
-            elif is_step and probe.duty_steps and not hook.is_passing and probe.step_leader in (hook, None) \
-                    and not probe.duty_tick(hook):
+            elif (
+                is_step
+                and probe.duty_steps
+                and not hook.is_passing
+                and probe.step_leader in (hook, None)
+                and not probe.duty_tick(hook)
+            ):
                 result = fn(*args, **kwargs)  # duty cycling: the off half counts steps
                 if skip_none and is_idle(result):
                     probe.duty_untick(hook)
@@ -278,8 +308,18 @@ def general_wrapper(probe, hook: Hook, fn):
             size = len(buffer)
             if size < capacity:
                 site = call_site(_getframe(1))
-                row = (CALL, index, seq, thread_ids.get(get_ident()) or new_tid(), t0, t1 - t0, probe.step,
-                       site[2], site[3], values)
+                row = (
+                    CALL,
+                    index,
+                    seq,
+                    thread_ids.get(get_ident()) or new_tid(),
+                    t0,
+                    t1 - t0,
+                    probe.step,
+                    site[2],
+                    site[3],
+                    values,
+                )
                 buffer.append(probe.pack(row) if probe.is_packing else row)
                 if size == shard.flush_rows:
                     shard.wake.set()

@@ -5,15 +5,24 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-ENV = {"GIT_AUTHOR_NAME": "atlas", "GIT_AUTHOR_EMAIL": "atlas@example.invalid", "GIT_COMMITTER_NAME": "atlas",
-       "GIT_COMMITTER_EMAIL": "atlas@example.invalid", "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
-       "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z", "HOME": "/nonexistent", "GIT_CONFIG_NOSYSTEM": "1"}
+ENV = {
+    "GIT_AUTHOR_NAME": "atlas",
+    "GIT_AUTHOR_EMAIL": "atlas@example.invalid",
+    "GIT_COMMITTER_NAME": "atlas",
+    "GIT_COMMITTER_EMAIL": "atlas@example.invalid",
+    "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
+    "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
+    "HOME": "/nonexistent",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
 
 
 def git(cwd: Path, *args: str, stdin: bytes | None = None) -> str:
     import os
-    out = subprocess.run(["git", *args], cwd=cwd, env={**os.environ, **ENV}, input=stdin, capture_output=True,
-                         check=True)
+
+    out = subprocess.run(
+        ["git", *args], cwd=cwd, env={**os.environ, **ENV}, input=stdin, capture_output=True, check=True
+    )
     return out.stdout.decode().strip()
 
 
@@ -42,6 +51,8 @@ def write_manifest(root: Path, name: str, url: str, ref: str, extra: str = "") -
     folder = root / "pinned_sources"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.yaml"
-    path.write_text(f"# fixture manifest\nschema: 1\nname: {name}\nurl: {url}\ninclude: [pkg/**]\n"
-                    f"exclude: ['**/tests/**']\n{extra}pins:\n  default:\n    ref: {ref}\n")
+    path.write_text(
+        f"# fixture manifest\nschema: 1\nname: {name}\nurl: {url}\ninclude: [pkg/**]\n"
+        f"exclude: ['**/tests/**']\n{extra}pins:\n  default:\n    ref: {ref}\n"
+    )
     return path

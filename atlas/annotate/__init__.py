@@ -7,6 +7,25 @@ from atlas.annotate.model import Anchor, Annotation, Bottleneck, Claim, Contract
 from atlas.annotate.resolve import EvidenceResolution, Resolution, Resolver, SymbolIndex, resolve
 from atlas.annotate.schema import SCHEMA, schema_json
 
-__all__ = ["Anchor", "Annotation", "AnnotationError", "Bottleneck", "CheckReport", "Claim", "Contract", "Cost",
-           "Evidence", "EvidenceResolution", "Resolution", "Resolver", "SCHEMA", "SymbolIndex", "annotation_files",
-           "check", "load_annotations", "probe_spec", "resolve", "schema_json"]
+__all__ = [
+    "Anchor",
+    "Annotation",
+    "AnnotationError",
+    "Bottleneck",
+    "CheckReport",
+    "Claim",
+    "Contract",
+    "Cost",
+    "Evidence",
+    "EvidenceResolution",
+    "Resolution",
+    "Resolver",
+    "SCHEMA",
+    "SymbolIndex",
+    "annotation_files",
+    "check",
+    "load_annotations",
+    "probe_spec",
+    "resolve",
+    "schema_json",
+]

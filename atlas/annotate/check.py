@@ -66,9 +66,18 @@ def probe_spec(annotations: list[Annotation], index: SymbolIndex, pin_set: str =
         if not r.is_resolved:
             continue
         module = module_of(a.symbol, r.path)
-        entry = {"annotation": a.id, "framework": a.framework, "symbol": a.symbol, "module": module,
-                 "qualname": a.symbol[len(module) + 1:], "role": a.role, "path": r.path, "line": r.line,
-                 "end_line": r.end_line, "capture": list(a.capture)}
+        entry = {
+            "annotation": a.id,
+            "framework": a.framework,
+            "symbol": a.symbol,
+            "module": module,
+            "qualname": a.symbol[len(module) + 1 :],
+            "role": a.role,
+            "path": r.path,
+            "line": r.line,
+            "end_line": r.end_line,
+            "capture": list(a.capture),
+        }
         if r.anchor_line:
             entry["anchor_line"] = r.anchor_line
         spec.append(entry)

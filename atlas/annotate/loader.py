@@ -9,8 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from atlas import stored, yamlio
-from atlas.annotate.model import (Annotation, Anchor, Bottleneck, Claim, Contract, Cost, Evidence, PinAnchor,
-                                  Verdict)
+from atlas.annotate.model import Anchor, Annotation, Bottleneck, Claim, Contract, Cost, Evidence, PinAnchor, Verdict
 from atlas.annotate.pattern import compile_pattern
 from atlas.annotate.schema import SCHEMA, schema_json
 from atlas.annotate.vocabulary import FRAMEWORKS
@@ -92,8 +91,9 @@ def _pin_sets(root: Path) -> dict[str, tuple[str, ...]]:
         return {}
 
 
-def _load_file(path: Path, rel: str, problems: list[str], pin_sets: dict | None = None
-               ) -> tuple[list[Annotation], str | None]:
+def _load_file(
+    path: Path, rel: str, problems: list[str], pin_sets: dict | None = None
+) -> tuple[list[Annotation], str | None]:
     """The annotations of one file and its framework (None when unreadable); problems are appended."""
     try:
         data = yamlio.load(path)
@@ -108,14 +108,15 @@ def _load_file(path: Path, rel: str, problems: list[str], pin_sets: dict | None 
     fw = data["framework"]
     folder = Path(rel).parts[1] if len(Path(rel).parts) > 2 else ""
     if folder in FRAMEWORKS and folder != fw:
-        problems.append(f"{rel}:{yamlio.line_of(data, ('framework',))}: framework: {fw!r} in the {folder}/ "
-                        f"folder; move the file to {FOLDER}/{fw}/ or set framework: {folder}")
+        problems.append(
+            f"{rel}:{yamlio.line_of(data, ('framework',))}: framework: {fw!r} in the {folder}/ "
+            f"folder; move the file to {FOLDER}/{fw}/ or set framework: {folder}"
+        )
     known = (pin_sets or {}).get(fw)
     return [_annotation(data, i, rel, problems, known) for i in range(len(data["annotations"]))], fw
 
 
-def _annotation(data, i: int, rel: str, problems: list[str], known_pins: tuple[str, ...] | None = None
-                ) -> Annotation:
+def _annotation(data, i: int, rel: str, problems: list[str], known_pins: tuple[str, ...] | None = None) -> Annotation:
     raw = data["annotations"][i]
     fw = data["framework"]
 
@@ -130,22 +131,26 @@ def _annotation(data, i: int, rel: str, problems: list[str], known_pins: tuple[s
 
     def pin_ok(name: str, *keys) -> bool:
         if known_pins is not None and name not in known_pins:
-            problems.append(f"{rel}:{at(*keys, 'at', name)}: at: no pin set {name!r} in pinned_sources/{fw}.yaml; "
-                            f"choose one of: {', '.join(known_pins)}")
+            problems.append(
+                f"{rel}:{at(*keys, 'at', name)}: at: no pin set {name!r} in pinned_sources/{fw}.yaml; "
+                f"choose one of: {', '.join(known_pins)}"
+            )
             return False
         if name == "default":
-            problems.append(f"{rel}:{at(*keys, 'at', name)}: at: default is what the fields outside `at` say; "
-                            "write the default pin's values there and other pin sets under `at`")
+            problems.append(
+                f"{rel}:{at(*keys, 'at', name)}: at: default is what the fields outside `at` say; "
+                "write the default pin's values there and other pin sets under `at`"
+            )
             return False
         return True
 
     if not raw["id"].startswith(f"{fw}."):
-        problems.append(f"{rel}:{at('id')}: id: {raw['id']!r} must start with '{fw}.' "
-                        f"(<framework>.<mechanism>.<name>)")
+        problems.append(f"{rel}:{at('id')}: id: {raw['id']!r} must start with '{fw}.' (<framework>.<mechanism>.<name>)")
     anchor = None
     if "anchor" in raw:
-        anchor = Anchor(pattern=raw["anchor"]["pattern"], occurrence=raw["anchor"].get("occurrence", 1),
-                        line=at("anchor"))
+        anchor = Anchor(
+            pattern=raw["anchor"]["pattern"], occurrence=raw["anchor"].get("occurrence", 1), line=at("anchor")
+        )
         pattern_ok(anchor.pattern, at("anchor", "pattern"))
     moves = []
     for name, where in (raw.get("at") or {}).items():
@@ -153,8 +158,11 @@ def _annotation(data, i: int, rel: str, problems: list[str], known_pins: tuple[s
             continue
         moved = anchor
         if "anchor" in where:
-            moved = Anchor(pattern=where["anchor"]["pattern"], occurrence=where["anchor"].get("occurrence", 1),
-                           line=at("at", name, "anchor"))
+            moved = Anchor(
+                pattern=where["anchor"]["pattern"],
+                occurrence=where["anchor"].get("occurrence", 1),
+                line=at("at", name, "anchor"),
+            )
             pattern_ok(moved.pattern, at("at", name, "anchor", "pattern"))
         moves.append((name, PinAnchor(symbol=where.get("symbol", raw["symbol"]), anchor=moved, line=at("at", name))))
     claims = []
@@ -168,22 +176,58 @@ def _annotation(data, i: int, rel: str, problems: list[str], known_pins: tuple[s
             line = at("claims", j, "evidence", k)
             if "pattern" in e:
                 pattern_ok(e["pattern"], line)
-            base = Evidence(symbol=e.get("symbol", raw["symbol"]), pattern=e.get("pattern", ""),
-                            occurrence=e.get("occurrence", 1), expect=e.get("expect", "present"),
-                            note=e.get("note", ""), line=line)
-            evidence.append(replace(base, at=tuple(_evidence_at(e, base, rel, problems, pattern_ok, pin_ok,
-                                                                ("claims", j, "evidence", k), at))))
-        verdicts = tuple((name, Verdict(v["verdict"], v.get("note", ""), at("claims", j, "at", name)))
-                         for name, v in (c.get("at") or {}).items() if pin_ok(name, "claims", j))
-        claims.append(Claim(id=c["id"], article=c["article"], claim=c["claim"], verdict=c["verdict"],
-                            evidence=tuple(evidence), note=c.get("note", ""), line=at("claims", j), at=verdicts))
+            base = Evidence(
+                symbol=e.get("symbol", raw["symbol"]),
+                pattern=e.get("pattern", ""),
+                occurrence=e.get("occurrence", 1),
+                expect=e.get("expect", "present"),
+                note=e.get("note", ""),
+                line=line,
+            )
+            evidence.append(
+                replace(
+                    base,
+                    at=tuple(
+                        _evidence_at(e, base, rel, problems, pattern_ok, pin_ok, ("claims", j, "evidence", k), at)
+                    ),
+                )
+            )
+        verdicts = tuple(
+            (name, Verdict(v["verdict"], v.get("note", ""), at("claims", j, "at", name)))
+            for name, v in (c.get("at") or {}).items()
+            if pin_ok(name, "claims", j)
+        )
+        claims.append(
+            Claim(
+                id=c["id"],
+                article=c["article"],
+                claim=c["claim"],
+                verdict=c["verdict"],
+                evidence=tuple(evidence),
+                note=c.get("note", ""),
+                line=at("claims", j),
+                at=verdicts,
+            )
+        )
     return Annotation(
-        id=raw["id"], framework=fw, mechanism=raw["mechanism"], symbol=raw["symbol"], role=raw["role"],
-        summary=raw["summary"], anchor=anchor, contract=_contract(raw.get("contract", {})), claims=tuple(claims),
-        notes=raw.get("notes", ""), capture=tuple(raw.get("probe", {}).get("capture", ())),
+        id=raw["id"],
+        framework=fw,
+        mechanism=raw["mechanism"],
+        symbol=raw["symbol"],
+        role=raw["role"],
+        summary=raw["summary"],
+        anchor=anchor,
+        contract=_contract(raw.get("contract", {})),
+        claims=tuple(claims),
+        notes=raw.get("notes", ""),
+        capture=tuple(raw.get("probe", {}).get("capture", ())),
         bottlenecks=tuple(Bottleneck(**b) for b in raw.get("bottlenecks", ())),
-        questions=tuple(raw.get("questions", ())), related=tuple(raw.get("related", ())), file=rel, line=at(),
-        at=tuple(moves))
+        questions=tuple(raw.get("questions", ())),
+        related=tuple(raw.get("related", ())),
+        file=rel,
+        line=at(),
+        at=tuple(moves),
+    )
 
 
 def _evidence_at(raw, base: Evidence, rel: str, problems, pattern_ok, pin_ok, keys: tuple, at):
@@ -195,17 +239,32 @@ def _evidence_at(raw, base: Evidence, rel: str, problems, pattern_ok, pin_ok, ke
         line = at(*keys, "at", name)
         if "pattern" in where:
             pattern_ok(where["pattern"], line)
-        yield name, replace(base, symbol=where.get("symbol", base.symbol), pattern=where.get("pattern", base.pattern),
-                            occurrence=where.get("occurrence", base.occurrence),
-                            expect=where.get("expect", base.expect), note=where.get("note", base.note), line=line)
+        yield (
+            name,
+            replace(
+                base,
+                symbol=where.get("symbol", base.symbol),
+                pattern=where.get("pattern", base.pattern),
+                occurrence=where.get("occurrence", base.occurrence),
+                expect=where.get("expect", base.expect),
+                note=where.get("note", base.note),
+                line=line,
+            ),
+        )
 
 
 def _contract(raw) -> Contract:
-    return Contract(input=tuple(raw.get("input", ())), reads=tuple(raw.get("reads", ())),
-                    writes=tuple(raw.get("writes", ())), output=raw.get("output", ""),
-                    consumer=raw.get("consumer", ""), allocated=raw.get("allocated", ""),
-                    committed=raw.get("committed", ""), invariants=tuple(raw.get("invariants", ())),
-                    cost=tuple(Cost(**c) for c in raw.get("cost", ())))
+    return Contract(
+        input=tuple(raw.get("input", ())),
+        reads=tuple(raw.get("reads", ())),
+        writes=tuple(raw.get("writes", ())),
+        output=raw.get("output", ""),
+        consumer=raw.get("consumer", ""),
+        allocated=raw.get("allocated", ""),
+        committed=raw.get("committed", ""),
+        invariants=tuple(raw.get("invariants", ())),
+        cost=tuple(Cost(**c) for c in raw.get("cost", ())),
+    )
 
 
 def _cross_file_problems(annotations: list[Annotation], framework: str | None) -> list[str]:

@@ -62,8 +62,9 @@ class Claim:
 
     def for_pin(self, pin_set: str) -> Claim:
         verdict = self.verdict_at(pin_set)
-        return replace(self, verdict=verdict.verdict, note=verdict.note,
-                       evidence=tuple(e.for_pin(pin_set) for e in self.evidence))
+        return replace(
+            self, verdict=verdict.verdict, note=verdict.note, evidence=tuple(e.for_pin(pin_set) for e in self.evidence)
+        )
 
 
 @dataclass(frozen=True, slots=True)

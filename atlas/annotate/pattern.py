@@ -3,8 +3,9 @@ anchored symbol at each pin, so no line number is ever stored by hand.
 
 The language (annotations/README.md has examples): the pattern is one Python expression or statement; names,
 attributes, constants and operators must be equal; `...` matches any one expression, or any run of items in a
-list (arguments, elements, statements) and `...: ...` any run of dict entries; a call's keyword arguments in the pattern must be present, others may be
-added; an empty or `...` block matches any block. `....attr` matches an attribute `attr` of anything."""
+list (arguments, elements, statements) and `...: ...` any run of dict entries; a call's keyword arguments in the
+pattern must be present, others may be added; an empty or `...` block matches any block. `....attr` matches an
+attribute `attr` of anything."""
 
 from __future__ import annotations
 
@@ -27,9 +28,11 @@ def compile_pattern(text: str) -> Pattern:
     try:
         module = ast.parse(text.strip())
     except SyntaxError as exc:
-        hint = ("; drop the `...` after keyword arguments: a call pattern's keywords need not be all of them"
-                if "follows keyword argument" in (exc.msg or "") else
-                "; write one expression or statement, using ... for the parts that may vary")
+        hint = (
+            "; drop the `...` after keyword arguments: a call pattern's keywords need not be all of them"
+            if "follows keyword argument" in (exc.msg or "")
+            else "; write one expression or statement, using ... for the parts that may vary"
+        )
         raise ValueError(f"pattern {text!r} is not Python ({exc.msg}){hint}") from None
     if len(module.body) != 1:
         raise ValueError(f"pattern {text!r} holds {len(module.body)} statements; write exactly one")
@@ -53,7 +56,7 @@ class NodeTable:
 
     def within(self, kind: type, start: int, end: int) -> list[ast.AST]:
         nodes, starts = self._nodes.get(kind, []), self._starts.get(kind, [])
-        return [n for n in nodes[bisect_left(starts, start):bisect_right(starts, end)] if n.end_lineno <= end]
+        return [n for n in nodes[bisect_left(starts, start) : bisect_right(starts, end)] if n.end_lineno <= end]
 
 
 def find(pattern: Pattern, tree: ast.AST | NodeTable, start: int, end: int) -> list[ast.AST]:

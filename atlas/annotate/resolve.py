@@ -92,7 +92,7 @@ class Resolver:
         if span.path not in self._lines:
             self._lines[span.path] = self.index.source(span.path).splitlines(keepends=True)
         lines = self._lines[span.path]
-        chunk = "".join(lines[span.start - 1:span.end])
+        chunk = "".join(lines[span.start - 1 : span.end])
         indented = chunk[:1] in (" ", "\t")
         try:
             tree = ast.parse("if True:\n" + chunk if indented else chunk)
@@ -115,26 +115,46 @@ class Resolver:
     def missing(self, symbol_id: str, path: str, line: int) -> Finding:
         near = self.candidates(symbol_id)
         hint = f"; did you mean: {', '.join(near)}" if near else "; check the id with `atlas` search or the source"
-        return Finding("symbol-not-found", f"symbol {symbol_id} not found at {self.index.pin.key}{hint}",
-                       path, line, {"symbol": symbol_id, "pin": self.index.pin.key, "candidates": near})
+        return Finding(
+            "symbol-not-found",
+            f"symbol {symbol_id} not found at {self.index.pin.key}{hint}",
+            path,
+            line,
+            {"symbol": symbol_id, "pin": self.index.pin.key, "candidates": near},
+        )
 
     def resolve(self, annotation: Annotation) -> Resolution:
         sym = self.symbol(annotation.symbol)
         if sym is None:
-            return Resolution(annotation.id, annotation.symbol,
-                              finding=self.missing(annotation.symbol, annotation.file, annotation.line))
-        base = dict(annotation=annotation.id, symbol=annotation.symbol, path=sym.span.path, line=sym.span.start,
-                    end_line=sym.span.end)
+            return Resolution(
+                annotation.id,
+                annotation.symbol,
+                finding=self.missing(annotation.symbol, annotation.file, annotation.line),
+            )
+        base = dict(
+            annotation=annotation.id,
+            symbol=annotation.symbol,
+            path=sym.span.path,
+            line=sym.span.start,
+            end_line=sym.span.end,
+        )
         if annotation.anchor is None:
             return Resolution(**base)
         anchor = annotation.anchor
         start, end, count = self.locate(sym, anchor.pattern, anchor.occurrence)
         if not start:
-            return Resolution(**base, finding=Finding(
-                "anchor-not-found", f"anchor `{anchor.pattern}` (occurrence {anchor.occurrence}) matches {count} "
-                f"statement(s) in {annotation.symbol} at {self.index.pin.key} ({sym.span.path}:{sym.span.start}-"
-                f"{sym.span.end}); update the pattern", annotation.file, anchor.line,
-                {"symbol": annotation.symbol, "pin": self.index.pin.key, "matches": count}))
+            return Resolution(
+                **base,
+                finding=Finding(
+                    "anchor-not-found",
+                    f"anchor `{anchor.pattern}` (occurrence {anchor.occurrence}) matches {count} "
+                    f"statement(s) in {annotation.symbol} at {self.index.pin.key} ({sym.span.path}:{sym.span.start}-"
+                    f"{sym.span.end}); update the pattern",
+                    annotation.file,
+                    anchor.line,
+                    {"symbol": annotation.symbol, "pin": self.index.pin.key, "matches": count},
+                ),
+            )
         return Resolution(**base, anchor_line=start, anchor_end_line=end)
 
     def resolve_evidence(self, annotation: Annotation, claim: Claim, evidence: Evidence) -> EvidenceResolution:
@@ -151,14 +171,30 @@ class Resolver:
         if evidence.is_absent:
             if not start:
                 return EvidenceResolution(**where)
-            return EvidenceResolution(**where, path=sym.span.path, line=start, end_line=end, finding=Finding(
-                "evidence-present", f"claim {claim.id}: {what} is expected absent but exists at {self.index.pin.key} "
-                f"({sym.span.path}:{start}); revisit the verdict", annotation.file, evidence.line))
+            return EvidenceResolution(
+                **where,
+                path=sym.span.path,
+                line=start,
+                end_line=end,
+                finding=Finding(
+                    "evidence-present",
+                    f"claim {claim.id}: {what} is expected absent but exists at {self.index.pin.key} "
+                    f"({sym.span.path}:{start}); revisit the verdict",
+                    annotation.file,
+                    evidence.line,
+                ),
+            )
         if not start:
-            return EvidenceResolution(**where, finding=Finding(
-                "evidence-not-found", f"claim {claim.id}: {what} matches {count} statement(s) at "
-                f"{self.index.pin.key}, occurrence {evidence.occurrence} asked; update the evidence or the verdict",
-                annotation.file, evidence.line))
+            return EvidenceResolution(
+                **where,
+                finding=Finding(
+                    "evidence-not-found",
+                    f"claim {claim.id}: {what} matches {count} statement(s) at "
+                    f"{self.index.pin.key}, occurrence {evidence.occurrence} asked; update the evidence or the verdict",
+                    annotation.file,
+                    evidence.line,
+                ),
+            )
         return EvidenceResolution(**where, path=sym.span.path, line=start, end_line=end)
 
 

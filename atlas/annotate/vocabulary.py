@@ -31,9 +31,22 @@ EFFECTS = ("reduces", "adds")
 VERDICTS = ("holds", "changed", "not_found", "gone")  # gone: existed at the default pin, removed at this one
 EXPECTS = ("present", "absent")
 
-CAPTURES = ("num_scheduled_tokens", "num_computed_tokens", "kv_blocks", "prefix_hit_tokens", "batch_mode",
-            "batch_size", "preempted", "retracted", "new_token_ratio", "draft_tokens", "accepted_tokens",
-            "cuda_graph", "request_ids", "gpu_time")
+CAPTURES = (
+    "num_scheduled_tokens",
+    "num_computed_tokens",
+    "kv_blocks",
+    "prefix_hit_tokens",
+    "batch_mode",
+    "batch_size",
+    "preempted",
+    "retracted",
+    "new_token_ratio",
+    "draft_tokens",
+    "accepted_tokens",
+    "cuda_graph",
+    "request_ids",
+    "gpu_time",
+)
 
 
 def section_of(mechanism: str) -> int:

@@ -16,7 +16,6 @@ from atlas.cli import output
 from atlas.env import settings as load_settings
 from atlas.errors import AtlasError
 
-
 READS_CACHE = frozenset({"show", "graph", "index", "check", "build", "diff", "pin"})  # verbs reading checkouts
 NO_PROJECT = frozenset({"callgraph"})  # verbs that work on any folder, inside the project or not
 
@@ -39,12 +38,16 @@ def _unknown_option(top: argparse.ArgumentParser, argv: list[str]) -> str | None
         name = word.split("=", 1)[0]
         if name not in actions:
             return word
-        takes_value = actions[name].nargs is None and actions[name].option_strings and "=" not in word \
-            and not isinstance(actions[name], (argparse._StoreTrueAction, argparse._VersionAction,
-                                               argparse._HelpAction))
+        takes_value = (
+            actions[name].nargs is None
+            and actions[name].option_strings
+            and "=" not in word
+            and not isinstance(
+                actions[name], (argparse._StoreTrueAction, argparse._VersionAction, argparse._HelpAction)
+            )
+        )
         i += 2 if takes_value else 1
     return None
-
 
 
 def commands() -> list:
@@ -57,22 +60,35 @@ def _common(suppress: bool) -> argparse.ArgumentParser:
     """Options every verb takes, before or after the verb. Under a verb their defaults are suppressed, so that
     `atlas --root X check` keeps X instead of the verb's default overwriting it."""
     common = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS if suppress else None)
-    common.add_argument("--format", choices=output.FORMATS, help="output format (default human)",
-                        **({} if suppress else {"default": "human"}))
-    common.add_argument("--pins", dest="pin_sets", help="pin set(s), comma-separated: default, latest, article "
-                        "(default: default)", **({} if suppress else {"default": "default"}))
+    common.add_argument(
+        "--format",
+        choices=output.FORMATS,
+        help="output format (default human)",
+        **({} if suppress else {"default": "human"}),
+    )
+    common.add_argument(
+        "--pins",
+        dest="pin_sets",
+        help="pin set(s), comma-separated: default, latest, article (default: default)",
+        **({} if suppress else {"default": "default"}),
+    )
     common.add_argument("--root", help="project folder holding pinned_sources/ (default: found from the cwd)")
     common.add_argument("--cache", help="clone cache (default $ATLAS_CACHE, else $XDG_CACHE_HOME/atlas)")
     common.add_argument("--mirror", help="folder of <name>.git mirrors standing in for upstream ($ATLAS_MIRROR)")
     common.add_argument("--build", help="build folder for graphs (default $ATLAS_BUILD, else ./build)")
-    common.add_argument("--debug", action="store_true", help="show tracebacks",
-                        **({} if suppress else {"default": False}))
+    common.add_argument(
+        "--debug", action="store_true", help="show tracebacks", **({} if suppress else {"default": False})
+    )
     return common
 
 
 def parser() -> argparse.ArgumentParser:
-    top = _Parser(prog="atlas", description="A source-annotated code atlas of vLLM and SGLang.",
-                                  epilog="Exit codes: 0 ok, 1 findings, 2 errors.", parents=[_common(False)])
+    top = _Parser(
+        prog="atlas",
+        description="A source-annotated code atlas of vLLM and SGLang.",
+        epilog="Exit codes: 0 ok, 1 findings, 2 errors.",
+        parents=[_common(False)],
+    )
     top.add_argument("--version", action="version", version=f"atlas {__version__}")
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     original = sub.add_parser
@@ -113,8 +129,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.command in NO_PROJECT:
             return args.func(args, None)
         settings = load_settings(args.root, args.cache, args.mirror, args.build)
-        reading = locks.hold(settings.cache, f"atlas {args.command}", shared=True) \
-            if args.command in READS_CACHE else contextlib.nullcontext()
+        reading = (
+            locks.hold(settings.cache, f"atlas {args.command}", shared=True)
+            if args.command in READS_CACHE
+            else contextlib.nullcontext()
+        )
         with reading:  # the checkouts it reads are not removed under it (`sync --repair` waits)
             return args.func(args, settings)
     except AtlasError as exc:

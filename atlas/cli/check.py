@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from atlas.annotate import AnnotationError, check as run_check, load_annotations, schema_json
+from atlas.annotate import AnnotationError, load_annotations, schema_json
+from atlas.annotate import check as run_check
 from atlas.annotate.schema import PUBLISHED
 from atlas.annotate.vocabulary import FRAMEWORKS, VERDICTS
 from atlas.cli import output
@@ -15,10 +16,14 @@ from atlas.yamlio import write_atomic
 
 
 def register(sub) -> None:
-    p = sub.add_parser("check", help="validate annotations and resolve their anchors at the pinned commits "
-                                     "(exit 1: an anchor does not resolve, 2: a file is malformed)")
-    p.add_argument("frameworks", nargs="*", metavar="FRAMEWORK",
-                   help=f"default: every framework ({', '.join(FRAMEWORKS)})")
+    p = sub.add_parser(
+        "check",
+        help="validate annotations and resolve their anchors at the pinned commits "
+        "(exit 1: an anchor does not resolve, 2: a file is malformed)",
+    )
+    p.add_argument(
+        "frameworks", nargs="*", metavar="FRAMEWORK", help=f"default: every framework ({', '.join(FRAMEWORKS)})"
+    )
     p.add_argument("--claims", action="store_true", help="list the article's claims with verdicts and evidence lines")
     p.add_argument("--write-schema", action="store_true", help=f"(re)write {PUBLISHED} from the loader's schema")
     p.set_defaults(func=check)
@@ -30,8 +35,9 @@ def _with_set(settings, frameworks: list[str], pin_set: str, named: bool) -> lis
     manifests = {p.stem for p in (settings.root / "pinned_sources").glob("*.yaml")}
     if not manifests & set(frameworks):
         return frameworks
-    having_set = {m.name for m in having(settings.root, [f for f in frameworks if f in manifests] if named else None,
-                                          pin_set)}
+    having_set = {
+        m.name for m in having(settings.root, [f for f in frameworks if f in manifests] if named else None, pin_set)
+    }
     return [f for f in frameworks if f in having_set or f not in manifests]
 
 
@@ -64,8 +70,11 @@ def check(args, settings) -> int:
         output.message(f"atlas check: {len(exc.problems)} problem(s) in annotation files; nothing resolved")
         return 2
     frameworks = args.frameworks or sorted({a.framework for a in annotations})
-    reports = [run_check(annotations, _index(settings, fw, pin_set), pin_set) for pin_set in args.pin_sets
-               for fw in _with_set(settings, frameworks, pin_set, named=bool(args.frameworks))]
+    reports = [
+        run_check(annotations, _index(settings, fw, pin_set), pin_set)
+        for pin_set in args.pin_sets
+        for fw in _with_set(settings, frameworks, pin_set, named=bool(args.frameworks))
+    ]
     by_id = {a.id: a for a in annotations}
     num_findings = sum(len(r.findings) for r in reports)
     if args.format == "json":
@@ -83,12 +92,16 @@ def check(args, settings) -> int:
         num = len(report.resolutions)
         ok = sum(1 for r in report.resolutions if r.is_resolved)
         ev_ok = sum(1 for e in report.evidence if e.finding is None)
-        output.message(f"{report.pin.key} ({report.pin.ref}, pins {report.pin_set}): {ok}/{num} annotations resolve, "
-                       f"{ev_ok}/{len(report.evidence)} evidence items hold, {len(report.findings)} finding(s)")
+        output.message(
+            f"{report.pin.key} ({report.pin.ref}, pins {report.pin_set}): {ok}/{num} annotations resolve, "
+            f"{ev_ok}/{len(report.evidence)} evidence items hold, {len(report.findings)} finding(s)"
+        )
         if args.claims:
             verdicts = Counter(c.verdict for _, c, _ in _claim_rows(report, by_id))
-            output.message(f"{report.pin.key}: {sum(verdicts.values())} claims: "
-                           + ", ".join(f"{v} {verdicts[v]}" for v in VERDICTS))
+            output.message(
+                f"{report.pin.key}: {sum(verdicts.values())} claims: "
+                + ", ".join(f"{v} {verdicts[v]}" for v in VERDICTS)
+            )
     return 1 if num_findings else 0
 
 
@@ -116,17 +129,47 @@ def _print_claims(report, by_id) -> None:
 
 
 def _report_json(report, by_id, with_claims: bool) -> dict:
-    out = {"pin": report.pin.key, "pins": report.pin_set, "ref": report.pin.ref, "commit": report.pin.commit,
-           "findings": [{"kind": f.kind, "message": f.message, "path": f.path, "line": f.line}
-                        for f in report.findings],
-           "annotations": [{"id": r.annotation, "symbol": r.symbol, "path": r.path, "line": r.line,
-                            "end_line": r.end_line, "anchor_line": r.anchor_line, "resolved": r.is_resolved}
-                           for r in report.resolutions]}
+    out = {
+        "pin": report.pin.key,
+        "pins": report.pin_set,
+        "ref": report.pin.ref,
+        "commit": report.pin.commit,
+        "findings": [{"kind": f.kind, "message": f.message, "path": f.path, "line": f.line} for f in report.findings],
+        "annotations": [
+            {
+                "id": r.annotation,
+                "symbol": r.symbol,
+                "path": r.path,
+                "line": r.line,
+                "end_line": r.end_line,
+                "anchor_line": r.anchor_line,
+                "resolved": r.is_resolved,
+            }
+            for r in report.resolutions
+        ],
+    }
     if with_claims:
-        out["claims"] = [{"annotation": a.id, "claim": c.id, "verdict": c.verdict, "note": c.note, "text": c.claim,
-                          "article": c.article,
-                          "evidence": [{"symbol": e.evidence.symbol, "pattern": e.evidence.pattern,
-                                        "expect": e.evidence.expect, "path": e.path, "line": e.line,
-                                        "end_line": e.end_line, "holds": e.finding is None} for e in items]}
-                         for a, c, items in _claim_rows(report, by_id)]
+        out["claims"] = [
+            {
+                "annotation": a.id,
+                "claim": c.id,
+                "verdict": c.verdict,
+                "note": c.note,
+                "text": c.claim,
+                "article": c.article,
+                "evidence": [
+                    {
+                        "symbol": e.evidence.symbol,
+                        "pattern": e.evidence.pattern,
+                        "expect": e.evidence.expect,
+                        "path": e.path,
+                        "line": e.line,
+                        "end_line": e.end_line,
+                        "holds": e.finding is None,
+                    }
+                    for e in items
+                ],
+            }
+            for a, c, items in _claim_rows(report, by_id)
+        ]
     return out

@@ -21,19 +21,28 @@ def register(sub) -> None:
 def _verb(verbs, name: str, **kwargs) -> argparse.ArgumentParser:
     """A sub-verb that takes the global options (--format, --root, ...) after its name too, as the verbs do."""
     from atlas.cli import _common
+
     return verbs.add_parser(name, parents=[_common(True)], **kwargs)
 
 
 def _add_report(verbs) -> None:
-    q = _verb(verbs, "report", help="per scenario: the article's A100 figure, atlas's H200 figures with probes absent "
-                                    "and on, and the evidence lines; scenarios without results say 'not run'")
+    q = _verb(
+        verbs,
+        "report",
+        help="per scenario: the article's A100 figure, atlas's H200 figures with probes absent "
+        "and on, and the evidence lines; scenarios without results say 'not run'",
+    )
     q.add_argument("names", nargs="*", metavar="NAME", help="scenarios (default: all nine)")
     q.set_defaults(func=report)
 
 
 def _add_run(verbs) -> None:
-    q = _verb(verbs, "run", help="run the scenarios on this machine's engines (one engine start per framework and "
-                                 "variant, probes on and absent) and write a results file per scenario")
+    q = _verb(
+        verbs,
+        "run",
+        help="run the scenarios on this machine's engines (one engine start per framework and "
+        "variant, probes on and absent) and write a results file per scenario",
+    )
     q.add_argument("names", nargs="*", metavar="NAME", help="scenarios (default: all nine)")
     q.add_argument("--framework", action="append", choices=("vllm", "sglang"), help="only this engine; repeatable")
     q.add_argument("--device", choices=("cpu", "cuda"), default="cuda")
@@ -52,20 +61,30 @@ VERBS = [_add_report, _add_run]
 
 def run(args, settings) -> int:
     from atlas.cli.trace import parse_config
-    from atlas.runtime.experiments import results as rs, run as runner, scenarios as sc
+    from atlas.runtime.experiments import results as rs
+    from atlas.runtime.experiments import run as runner
+    from atlas.runtime.experiments import scenarios as sc
     from atlas.runtime.trace import model_dir
 
     chosen = sc.apply_config(sc.pick(args.names or None), parse_config(args.config))
     frameworks = tuple(args.framework or ("vllm", "sglang"))
     model = model_dir(args.model, args.device)
-    opts = runner.RunOptions(out=args.out.resolve(), device=args.device, model=model, python=args.python,
-                             pin_set=args.pin_sets[0], timeout_s=args.timeout)
+    opts = runner.RunOptions(
+        out=args.out.resolve(),
+        device=args.device,
+        model=model,
+        python=args.python,
+        pin_set=args.pin_sets[0],
+        timeout_s=args.timeout,
+    )
     command = "atlas experiments run " + " ".join(args.names or ["(all)"])
     folder = args.results or settings.root / "results" / "experiments"
     failed = 0
     for result in runner.run_scenarios(chosen, frameworks, opts, settings, model, command, tuple(args.variant)):
-        output.message(f"{result['scenario']}: {rs.write(result, folder)} ({len(result['rows'])} figures, "
-                       f"{len(result['errors'])} errors)")
+        output.message(
+            f"{result['scenario']}: {rs.write(result, folder)} ({len(result['rows'])} figures, "
+            f"{len(result['errors'])} errors)"
+        )
         failed += bool(result["errors"])
     return 1 if failed else 0
 

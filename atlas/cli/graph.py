@@ -25,8 +25,11 @@ def register(sub) -> None:
     p = sub.add_parser("show", help="a symbol: location, signature, permalink, component, callers and callees")
     p.add_argument("symbol", help="dotted id or a unique suffix, e.g. Scheduler.schedule")
     p.add_argument("--framework", help="vllm or sglang (default: whichever has the symbol)")
-    p.add_argument("--expand", action="store_true", help="list every target of a dispatch fan-out (one row with "
-                   "its count otherwise)")
+    p.add_argument(
+        "--expand",
+        action="store_true",
+        help="list every target of a dispatch fan-out (one row with its count otherwise)",
+    )
     p.set_defaults(func=show)
 
     p = sub.add_parser("graph", help="query the call graph: callees, callers, path, export")
@@ -37,23 +40,40 @@ def register(sub) -> None:
         q.add_argument("--depth", type=_depth, default=1, help="levels to follow, 1 or more (default 1)")
         q.add_argument("--framework", help="vllm or sglang (default: whichever has the symbol)")
         q.set_defaults(func=walk)
-    q = verbs.add_parser("path", help="the shortest call chain FROM -> TO (an op or C++ function: on to its kernel)",
-                         parents=[_common(True)])
+    q = verbs.add_parser(
+        "path",
+        help="the shortest call chain FROM -> TO (an op or C++ function: on to its kernel)",
+        parents=[_common(True)],
+    )
     q.add_argument("source", metavar="FROM")
-    q.add_argument("target", metavar="TO", help="a symbol, or an op named at several layers (its lowest is taken); "
-                   "kernel ids by suffix: reshape_and_cache_flash_kernel, cuda:vllm::reshape_and_cache_flash_kernel")
+    q.add_argument(
+        "target",
+        metavar="TO",
+        help="a symbol, or an op named at several layers (its lowest is taken); "
+        "kernel ids by suffix: reshape_and_cache_flash_kernel, cuda:vllm::reshape_and_cache_flash_kernel",
+    )
     q.add_argument("--framework", help="vllm or sglang (default: whichever has FROM)")
-    q.add_argument("--exact", action="store_true", help="stop at TO (an op or C++ function is otherwise followed "
-                   "down the kernel layer to the __global__ or Triton kernel it launches)")
+    q.add_argument(
+        "--exact",
+        action="store_true",
+        help="stop at TO (an op or C++ function is otherwise followed "
+        "down the kernel layer to the __global__ or Triton kernel it launches)",
+    )
     q.set_defaults(func=path)
-    q = verbs.add_parser("unresolved", help="call sites and kernel-layer links that could not be resolved",
-                         parents=[_common(True)])
+    q = verbs.add_parser(
+        "unresolved", help="call sites and kernel-layer links that could not be resolved", parents=[_common(True)]
+    )
     q.add_argument("framework")
-    q.add_argument("--kind", choices=("python", "kernel", "all"), default="all",
-                   help="python call sites, kernel-layer sites (ops, registrations, JIT loads, launches), or all")
+    q.add_argument(
+        "--kind",
+        choices=("python", "kernel", "all"),
+        default="all",
+        help="python call sites, kernel-layer sites (ops, registrations, JIT loads, launches), or all",
+    )
     q.set_defaults(func=unresolved)
-    q = verbs.add_parser("export", help="every node and edge of a framework's graph, with provenance",
-                         parents=[_common(True)])
+    q = verbs.add_parser(
+        "export", help="every node and edge of a framework's graph, with provenance", parents=[_common(True)]
+    )
     q.add_argument("framework")
     q.set_defaults(func=export)
     verify.add_verb(verbs, [_common(True)])
@@ -67,6 +87,7 @@ def register(sub) -> None:
 def _depth(text: str) -> int:
     """--depth: a whole number of levels, at least 1 (argparse names the option and the value otherwise)."""
     import argparse
+
     try:
         value = int(text)
     except ValueError:
@@ -83,8 +104,17 @@ def index(args, settings) -> int:
         with output.progress(f"index {', '.join(names)} ({pin_set})") as report:
             reports = build_many(settings, names, pin_set, report, force=args.force)
         for r in reports:
-            rows.append({"framework": r.framework, "pins": pin_set, "ref": r.ref, "files": r.num_files,
-                         "parsed": r.num_parsed, "seconds": round(r.seconds, 2), "rebuilt": r.rebuilt})
+            rows.append(
+                {
+                    "framework": r.framework,
+                    "pins": pin_set,
+                    "ref": r.ref,
+                    "files": r.num_files,
+                    "parsed": r.num_parsed,
+                    "seconds": round(r.seconds, 2),
+                    "rebuilt": r.rebuilt,
+                }
+            )
             if args.format == "human":
                 state = f"built, {r.num_parsed} files parsed" if r.rebuilt else "up to date"
                 output.text(f"{r.framework:8} {r.ref:10} {r.num_files} files  {state}  {r.seconds:.1f}s")
@@ -111,11 +141,14 @@ def _locate(settings, name: str, framework: str | None, pin_set: str):
         fw, sid = hits[0]
         return fw, load_graph(settings, fw, pin_set), sid
     if not hits:
-        raise SymbolNotFound(f"no symbol {name!r} in {', '.join(frameworks)} ({pin_set} pins); give a dotted "
-                             "suffix such as Scheduler.schedule and check --framework")
+        raise SymbolNotFound(
+            f"no symbol {name!r} in {', '.join(frameworks)} ({pin_set} pins); give a dotted "
+            "suffix such as Scheduler.schedule and check --framework"
+        )
     shown = "\n  ".join(f"{fw}: {sid}" for fw, sid in hits[:25]) + ("\n  ..." if len(hits) > 25 else "")
-    raise SymbolNotFound(f"{name!r} names {len(hits)} symbols; give a longer suffix or --framework:\n  {shown}"
-                         + "".join(errors))
+    raise SymbolNotFound(
+        f"{name!r} names {len(hits)} symbols; give a longer suffix or --framework:\n  {shown}" + "".join(errors)
+    )
 
 
 def show(args, settings) -> int:
@@ -126,12 +159,28 @@ def show(args, settings) -> int:
     callees = _edge_rows(g.callees(sid), forward=True)
     callers = _edge_rows(g.callers(sid), forward=False)
     if args.format == "json":
-        output.data({"id": sid, "framework": fw, "ref": g.pin.ref, **{k: attrs[k] for k in (
-            "kind", "path", "start", "end", "signature", "component")}, "decorators": list(attrs["decorators"]),
-            "permalink": link, "callees": callees, "callers": callers,
-            "call_sites": [{"path": r.path, "line": r.line, "targets": [
-                {"symbol": t.id, "provenance": t.provenance, "confidence": t.confidence} for t in r.targets]}
-                for r in call_rows((b, e) for _, _, b, e in g.callees(sid))]})
+        output.data(
+            {
+                "id": sid,
+                "framework": fw,
+                "ref": g.pin.ref,
+                **{k: attrs[k] for k in ("kind", "path", "start", "end", "signature", "component")},
+                "decorators": list(attrs["decorators"]),
+                "permalink": link,
+                "callees": callees,
+                "callers": callers,
+                "call_sites": [
+                    {
+                        "path": r.path,
+                        "line": r.line,
+                        "targets": [
+                            {"symbol": t.id, "provenance": t.provenance, "confidence": t.confidence} for t in r.targets
+                        ],
+                    }
+                    for r in call_rows((b, e) for _, _, b, e in g.callees(sid))
+                ],
+            }
+        )
         return 0
     output.text(f"{sid}  ({attrs['kind']}{', ' + attrs['component'] if attrs['component'] else ''})")
     if attrs["signature"]:
@@ -158,8 +207,10 @@ def _print_call_row(row, line: int, expand: bool) -> None:
         t = row.targets[0]
         output.text(f"  {where:>7}  {t.id}  [{t.provenance} {t.confidence:.2f}]")
         return
-    output.text(f"  {where:>7}  {common_name(row)}  -> {len(row.targets)} targets  "
-                f"[{'/'.join(row.provenances)} {row.confidence:.2f}]" + ("" if expand else "  (--expand lists them)"))
+    output.text(
+        f"  {where:>7}  {common_name(row)}  -> {len(row.targets)} targets  "
+        f"[{'/'.join(row.provenances)} {row.confidence:.2f}]" + ("" if expand else "  (--expand lists them)")
+    )
     if expand:
         for t in row.targets:
             output.text(f"           | {t.id}  [{t.provenance} {t.confidence:.2f}]")
@@ -170,8 +221,14 @@ def _edge_rows(walked, forward: bool) -> list[dict]:
     for depth, a, b, attrs in walked:
         key = (b if forward else a, attrs["provenance"])
         if key not in rows:
-            rows[key] = {"symbol": key[0], "provenance": attrs["provenance"], "confidence": attrs["confidence"],
-                         "path": attrs["path"], "line": attrs["line"], "depth": depth}
+            rows[key] = {
+                "symbol": key[0],
+                "provenance": attrs["provenance"],
+                "confidence": attrs["confidence"],
+                "path": attrs["path"],
+                "line": attrs["line"],
+                "depth": depth,
+            }
     return sorted(rows.values(), key=lambda r: (r["depth"], r["symbol"]))
 
 
@@ -194,10 +251,21 @@ def path(args, settings) -> int:
         return 1
     if not args.exact and target.startswith(("op:", "cpp:", "jit:")):
         chain += g.kernel_below(target)[1:]
-    edges = [(a, b, min(g.graph.get_edge_data(a, b).values(), key=lambda e: -e["confidence"]))
-             for a, b in zip(chain, chain[1:])]
-    rows = [{"symbol": b, "provenance": e["provenance"], "confidence": e["confidence"], "path": e["path"],
-             "line": e["line"], "depth": i} for i, (_, b, e) in enumerate(edges, 1)]
+    edges = [
+        (a, b, min(g.graph.get_edge_data(a, b).values(), key=lambda e: -e["confidence"]))
+        for a, b in zip(chain, chain[1:])
+    ]
+    rows = [
+        {
+            "symbol": b,
+            "provenance": e["provenance"],
+            "confidence": e["confidence"],
+            "path": e["path"],
+            "line": e["line"],
+            "depth": i,
+        }
+        for i, (_, b, e) in enumerate(edges, 1)
+    ]
     if args.format == "human":
         output.text(chain[0])
         for r in rows:
@@ -219,15 +287,21 @@ def _path_target(g, framework: str, name: str, source: str) -> str:
     if len(found) == 1:
         return found[0]
     if not found:
-        raise SymbolNotFound(f"no symbol {name!r} in {framework} {g.pin.ref}; give a dotted suffix such as "
-                             "Scheduler.schedule, or a kernel id suffix such as reshape_and_cache_flash_kernel")
+        raise SymbolNotFound(
+            f"no symbol {name!r} in {framework} {g.pin.ref}; give a dotted suffix such as "
+            "Scheduler.schedule, or a kernel id suffix such as reshape_and_cache_flash_kernel"
+        )
     deepest = g.deepest(source, found)
     if deepest is None:
         shown = "\n  ".join(found[:25]) + ("\n  ..." if len(found) > 25 else "")
-        raise SymbolNotFound(f"{name!r} names {len(found)} symbols that do not lie on one chain from {source}; "
-                             f"give a longer suffix:\n  {shown}")
-    output.message(f"atlas: {name!r} names {len(found)} symbols on one chain; the path goes to the lowest layer "
-                   f"{source} reaches: {deepest}")
+        raise SymbolNotFound(
+            f"{name!r} names {len(found)} symbols that do not lie on one chain from {source}; "
+            f"give a longer suffix:\n  {shown}"
+        )
+    output.message(
+        f"atlas: {name!r} names {len(found)} symbols on one chain; the path goes to the lowest layer "
+        f"{source} reaches: {deepest}"
+    )
     return deepest
 
 
@@ -238,8 +312,15 @@ def unresolved(args, settings) -> int:
     for site in g.unresolved:
         why = reason(site)
         if args.kind == "all" or (args.kind == "kernel") == bool(why):
-            rows.append({"kind": why or "python call", "caller": site.caller, "expression": site.expression,
-                         "path": site.span.path, "line": site.span.start})
+            rows.append(
+                {
+                    "kind": why or "python call",
+                    "caller": site.caller,
+                    "expression": site.expression,
+                    "path": site.span.path,
+                    "line": site.span.start,
+                }
+            )
     rows.sort(key=lambda r: (r["path"], r["line"], r["expression"]))
     if args.format == "json":
         output.data(rows)
@@ -255,17 +336,29 @@ def export(args, settings) -> int:
     g = load_graph(settings, args.framework, args.pin_sets[0])
     edges = sorted(g.graph.edges(data=True), key=lambda e: (e[0], e[1], e[2]["line"]))
     if args.format == "json":
-        output.data({"framework": args.framework, "ref": g.pin.ref, "commit": g.pin.commit,
-                     "nodes": [{"id": n, **{k: (list(v) if isinstance(v, tuple) else v) for k, v in a.items()}}
-                               for n, a in sorted(g.graph.nodes(data=True))],
-                     "edges": [{"caller": a, "callee": b, **attrs} for a, b, attrs in edges],
-                     "unresolved": [{"caller": c.caller, "expression": c.expression, "path": c.span.path,
-                                     "line": c.span.start} for c in g.unresolved],
-                     "stats": g.stats})
+        output.data(
+            {
+                "framework": args.framework,
+                "ref": g.pin.ref,
+                "commit": g.pin.commit,
+                "nodes": [
+                    {"id": n, **{k: (list(v) if isinstance(v, tuple) else v) for k, v in a.items()}}
+                    for n, a in sorted(g.graph.nodes(data=True))
+                ],
+                "edges": [{"caller": a, "callee": b, **attrs} for a, b, attrs in edges],
+                "unresolved": [
+                    {"caller": c.caller, "expression": c.expression, "path": c.span.path, "line": c.span.start}
+                    for c in g.unresolved
+                ],
+                "stats": g.stats,
+            }
+        )
         return 0
     if args.format == "human":
         for a, b, attrs in edges:
-            output.text(f"{a} -> {b}  [{attrs['provenance']} {attrs['confidence']:.1f}]  {attrs['path']}:{attrs['line']}")
+            output.text(
+                f"{a} -> {b}  [{attrs['provenance']} {attrs['confidence']:.1f}]  {attrs['path']}:{attrs['line']}"
+            )
         return 0
     _print_edges(args.format, edges, [])
     return 0
@@ -273,8 +366,19 @@ def export(args, settings) -> int:
 
 def _print_edges(fmt: str, edges: list, rows: list[dict]) -> None:
     if fmt == "json":
-        output.data([{"caller": a, "callee": b, "provenance": e["provenance"], "confidence": e["confidence"],
-                      "path": e["path"], "line": e["line"]} for a, b, e in edges])
+        output.data(
+            [
+                {
+                    "caller": a,
+                    "callee": b,
+                    "provenance": e["provenance"],
+                    "confidence": e["confidence"],
+                    "path": e["path"],
+                    "line": e["line"],
+                }
+                for a, b, e in edges
+            ]
+        )
     elif fmt == "dot":
         output.text("digraph calls {")
         for a, b, e in sorted({(a, b, e["provenance"]) for a, b, e in edges}):
@@ -293,8 +397,10 @@ def _print_edges(fmt: str, edges: list, rows: list[dict]) -> None:
             output.text(f"  {ids[a]} {arrow}|{e}| {ids[b]}")
     else:
         for r in rows:
-            output.text(f"{'  ' * (r['depth'] - 1)}{r['symbol']}  [{r['provenance']} {r['confidence']:.1f}]  "
-                        f"{r['path']}:{r['line']}")
+            output.text(
+                f"{'  ' * (r['depth'] - 1)}{r['symbol']}  [{r['provenance']} {r['confidence']:.1f}]  "
+                f"{r['path']}:{r['line']}"
+            )
 
 
 def run_callgraph(args, settings) -> int:

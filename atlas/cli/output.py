@@ -18,8 +18,10 @@ def require(args, *supported: str) -> None:
     """Refuse a --format this command does not produce, naming the ones it does."""
     if args.format not in supported:
         from atlas.errors import ConfigError
-        raise ConfigError(f"atlas {args.command} does not produce --format {args.format}; choose one of: "
-                          f"{', '.join(supported)}")
+
+        raise ConfigError(
+            f"atlas {args.command} does not produce --format {args.format}; choose one of: {', '.join(supported)}"
+        )
 
 
 def _colour() -> bool:
@@ -48,8 +50,13 @@ def progress(label: str):
     if not sys.stderr.isatty():
         yield None
         return
-    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
-                  console=err, transient=True) as bar:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.percentage:>3.0f}%"),
+        console=err,
+        transient=True,
+    ) as bar:
         task = bar.add_task(label, total=1.0)
 
         def report(stage: str, fraction: float) -> None:

@@ -26,15 +26,22 @@ def build(args, settings) -> int:
     report = reports[0]  # the first pin set sits at the root of html/, the others under html/<set>/
     findings = [] if args.no_check else list(check_site(report.html))
     if args.format == "json":
-        output.data({"html": str(report.html), "pages": report.num_pages, "files": report.num_files,
-                     "symbol_pages": report.num_symbol_pages, "seconds": {k: round(v, 2) for k, v in
-                                                                          report.seconds.items()},
-                     "findings": [{"kind": f.kind, "message": f.message, "where": f.where} for f in findings]})
+        output.data(
+            {
+                "html": str(report.html),
+                "pages": report.num_pages,
+                "files": report.num_files,
+                "symbol_pages": report.num_symbol_pages,
+                "seconds": {k: round(v, 2) for k, v in report.seconds.items()},
+                "findings": [{"kind": f.kind, "message": f.message, "where": f.where} for f in findings],
+            }
+        )
     else:
         split = ", ".join(f"{k} {v:.1f}s" for k, v in report.seconds.items())
         for r in reports:
-            output.text(f"built {r.num_pages} pages ({r.num_symbol_pages} symbol pages) of {', '.join(r.refs)} "
-                        f"into {r.html}")
+            output.text(
+                f"built {r.num_pages} pages ({r.num_symbol_pages} symbol pages) of {', '.join(r.refs)} into {r.html}"
+            )
         output.text(f"time (first pin set, inputs and publish of all): {split}")
         for f in findings:
             output.text(f"{f.where}: {f.kind}: {f.message}")
@@ -54,8 +61,10 @@ def serve(args, settings) -> int:
     try:
         server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler)
     except OSError as exc:
-        raise ConfigError(f"cannot serve on 127.0.0.1:{args.port} ({exc.strerror}); another program holds the port: "
-                          "pick another with --port") from None
+        raise ConfigError(
+            f"cannot serve on 127.0.0.1:{args.port} ({exc.strerror}); another program holds the port: "
+            "pick another with --port"
+        ) from None
     with server:
         output.message(f"serving {html} on http://127.0.0.1:{args.port}/ (Ctrl-C stops)")
         server.serve_forever()

@@ -15,10 +15,16 @@ def register(sub) -> None:
     p = sub.add_parser("pin", help="resolve a new ref and rewrite the manifest's pin set and lock")
     p.add_argument("framework")
     p.add_argument("ref", help="tag, branch, or full or abbreviated commit")
-    p.add_argument("--accept", action="store_true",
-                   help="write the new pin even when `atlas diff` finds drifted or broken annotations")
-    p.add_argument("--apply-suggestions", action="store_true",
-                   help="write `atlas diff`'s suggestions for the pin set first; refuse only if items stay broken")
+    p.add_argument(
+        "--accept",
+        action="store_true",
+        help="write the new pin even when `atlas diff` finds drifted or broken annotations",
+    )
+    p.add_argument(
+        "--apply-suggestions",
+        action="store_true",
+        help="write `atlas diff`'s suggestions for the pin set first; refuse only if items stay broken",
+    )
     p.set_defaults(func=pin)
 
 
@@ -32,12 +38,21 @@ def sync(args, settings) -> int:
                 continue
             with output.progress(f"{manifest.name} {manifest.pin_entry(pin_set)['ref']}") as report:
                 checkout = sync_pin(manifest, pin_set, settings, report, repair=args.repair)
-            rows.append({"name": manifest.name, "pins": pin_set, "ref": checkout.pin.ref,
-                         "commit": checkout.pin.commit, "path": str(checkout.path), "source": checkout.source})
+            rows.append(
+                {
+                    "name": manifest.name,
+                    "pins": pin_set,
+                    "ref": checkout.pin.ref,
+                    "commit": checkout.pin.commit,
+                    "path": str(checkout.path),
+                    "source": checkout.source,
+                }
+            )
             if args.format == "human":
                 state = "checked out" if checkout.fetched else "up to date"
-                output.text(f"{manifest.name:8} {checkout.pin.ref:10} {checkout.pin.commit[:12]}  {state}  "
-                            f"{checkout.path}")
+                output.text(
+                    f"{manifest.name:8} {checkout.pin.ref:10} {checkout.pin.commit[:12]}  {state}  {checkout.path}"
+                )
     if args.format == "json":
         output.data(rows)
     return 0
@@ -60,14 +75,24 @@ def pin(args, settings) -> int:
             broken = [b for b in broken if b.hit is None]
         if broken and not args.accept:
             output.text(render_human(report))
-            output.message(f"atlas: {len(broken)} annotation(s) drifted or broke at {args.ref}; fix them "
-                           "(atlas diff --apply-suggestions) or pass --accept to pin anyway")
+            output.message(
+                f"atlas: {len(broken)} annotation(s) drifted or broke at {args.ref}; fix them "
+                "(atlas diff --apply-suggestions) or pass --accept to pin anyway"
+            )
             return 1
     with output.progress(f"{manifest.name} {args.ref}") as report:
         new = repin(manifest, pin_set, args.ref, settings, report)
     if args.format == "json":
-        output.data({"name": new.framework, "pins": pin_set, "ref": new.ref, "commit": new.commit,
-                     "upstream_commit": new.upstream_commit, "manifest": str(manifest.path)})
+        output.data(
+            {
+                "name": new.framework,
+                "pins": pin_set,
+                "ref": new.ref,
+                "commit": new.commit,
+                "upstream_commit": new.upstream_commit,
+                "manifest": str(manifest.path),
+            }
+        )
     else:
         output.text(f"{new.framework} {pin_set}: {new.ref} -> {new.commit}  ({manifest.path})")
     return 0

@@ -10,19 +10,23 @@ from atlas.cli import output
 from atlas.errors import ConfigError
 from atlas.publish import write_text
 from atlas.runtime import TraceOptions, collect, run_trace
-from atlas.runtime.spec import HOOK_SOURCES
 from atlas.runtime.experiments.scenarios import SCENARIOS
+from atlas.runtime.spec import HOOK_SOURCES
 from atlas.runtime.trace import json_or_text
 from atlas.runtime.workloads import BUILTIN
 
 
 def register(sub) -> None:
-    p = sub.add_parser("trace", help="run an engine under the probes on a workload; write events, a Perfetto "
-                                     "trace and a summary")
+    p = sub.add_parser(
+        "trace", help="run an engine under the probes on a workload; write events, a Perfetto trace and a summary"
+    )
     p.add_argument("--framework", required=True, choices=("vllm", "sglang"))
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
-    p.add_argument("--model", type=Path, help="folder with a config.json (default: atlas's qwen3-tiny on cpu, "
-                                              "qwen3-0.6b on cuda; random weights)")
+    p.add_argument(
+        "--model",
+        type=Path,
+        help="folder with a config.json (default: atlas's qwen3-tiny on cpu, qwen3-0.6b on cuda; random weights)",
+    )
     p.add_argument("--workload", choices=sorted(BUILTIN), default="requests")
     p.add_argument("--requests", type=int, dest="n", help="number of requests (workload 'requests')")
     p.add_argument("--input-len", type=int, help="prompt tokens per request")
@@ -30,41 +34,92 @@ def register(sub) -> None:
     p.add_argument("--concurrency", type=int, help="requests in flight at most")
     p.add_argument("--out", type=Path, default=Path("trace-out"), help="trace folder (default ./trace-out)")
     p.add_argument("--python", help="the engine's interpreter (default $ATLAS_ENGINE_PYTHON, else this one)")
-    p.add_argument("--hooks", choices=HOOK_SOURCES, default="auto",
-                   help="hooks from the annotations, or the built-in list (auto: annotations when any exist)")
-    p.add_argument("--rounds", default="on", help="probe state per timed round: on (recording), off (wrappers "
-                   "passing through), absent (wrappers removed), e.g. absent,on,on,absent; to find what the probes "
-                   "cost, a state may take options, rounds then separated by ';': 'absent;on;on gpu=0;on write=0;"
-                   "on skip=Scheduler.update_from_output' (no CUDA-event timing / rows kept in memory / hooks left "
-                   "out)")
-    p.add_argument("--sample-hz", type=float, default=0.0, help="a sampling profiler in each engine process, this "
-                   "many stacks a second, counted per probe state: the summary's 'profile' lists the functions whose "
-                   "share moved most against the absent rounds (e.g. --sample-hz 200 --rounds absent,off,on)")
-    p.add_argument("--gpu-every", type=int, default=0, metavar="N",
-                   help="CUDA-event GPU timing on every Nth execute call (default 64; 1 times every call, at a cost)")
-    p.add_argument("--diagnostics", action="store_true", help="the probe samples process and thread CPU, CPU waits "
-                   "and garbage collection at each flush; the summary sets them beside each round (summary 'cost')")
-    p.add_argument("--edges", action="store_true", help="also record every call between two functions of the "
-                   "engine's package (sys.setprofile in each engine process; slows the engine): OUT/edges.json, "
-                   "for `atlas graph verify`")
+    p.add_argument(
+        "--hooks",
+        choices=HOOK_SOURCES,
+        default="auto",
+        help="hooks from the annotations, or the built-in list (auto: annotations when any exist)",
+    )
+    p.add_argument(
+        "--rounds",
+        default="on",
+        help="probe state per timed round: on (recording), off (wrappers "
+        "passing through), absent (wrappers removed), e.g. absent,on,on,absent; to find what the probes "
+        "cost, a state may take options, rounds then separated by ';': 'absent;on;on gpu=0;on write=0;"
+        "on skip=Scheduler.update_from_output' (no CUDA-event timing / rows kept in memory / hooks left "
+        "out)",
+    )
+    p.add_argument(
+        "--sample-hz",
+        type=float,
+        default=0.0,
+        help="a sampling profiler in each engine process, this "
+        "many stacks a second, counted per probe state: the summary's 'profile' lists the functions whose "
+        "share moved most against the absent rounds (e.g. --sample-hz 200 --rounds absent,off,on)",
+    )
+    p.add_argument(
+        "--gpu-every",
+        type=int,
+        default=0,
+        metavar="N",
+        help="CUDA-event GPU timing on every Nth execute call (default 64; 1 times every call, at a cost)",
+    )
+    p.add_argument(
+        "--diagnostics",
+        action="store_true",
+        help="the probe samples process and thread CPU, CPU waits "
+        "and garbage collection at each flush; the summary sets them beside each round (summary 'cost')",
+    )
+    p.add_argument(
+        "--edges",
+        action="store_true",
+        help="also record every call between two functions of the "
+        "engine's package (sys.setprofile in each engine process; slows the engine): OUT/edges.json, "
+        "for `atlas graph verify`",
+    )
     p.add_argument("--no-warmup", action="store_true", help="skip the untimed warm-up round")
-    p.add_argument("--tp", type=int, default=1, help="tensor-parallel size: passed to the engine "
-                   "(vLLM tensor_parallel_size, SGLang tp_size); above 1 the collectives are hooked too")
-    p.add_argument("--single-process", action="store_true",
-                   help="vLLM: VLLM_ENABLE_V1_MULTIPROCESSING=0 (front end, EngineCore and worker in one process)")
+    p.add_argument(
+        "--tp",
+        type=int,
+        default=1,
+        help="tensor-parallel size: passed to the engine "
+        "(vLLM tensor_parallel_size, SGLang tp_size); above 1 the collectives are hooked too",
+    )
+    p.add_argument(
+        "--single-process",
+        action="store_true",
+        help="vLLM: VLLM_ENABLE_V1_MULTIPROCESSING=0 (front end, EngineCore and worker in one process)",
+    )
     p.add_argument("--no-probes", action="store_true", help="run the same workload with no probe installed")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds before the engine is stopped")
-    p.add_argument("--collect-only", action="store_true",
-                   help="only merge the shards already in --out (e.g. after a crash) into events/trace/summary")
-    p.add_argument("--scenario", choices=sorted(SCENARIOS), help="run one of the article's experiments instead of "
-                   "--workload: every engine variant it needs for --framework, probes on and absent; writes a trace "
-                   "folder per variant and OUT/results/SCENARIO.json")
-    p.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
-                   help="with --scenario: override a workload parameter (e.g. length=300) or rounds=on,absent")
-    p.add_argument("--variant", action="append", default=[], help="with --scenario: only this engine variant "
-                   "(e.g. graph); repeatable")
-    p.add_argument("engine_args", nargs="*", metavar="-- ENGINE ARGS",
-                   help="engine options after `--`, e.g. -- --max-num-seqs 4")
+    p.add_argument(
+        "--collect-only",
+        action="store_true",
+        help="only merge the shards already in --out (e.g. after a crash) into events/trace/summary",
+    )
+    p.add_argument(
+        "--scenario",
+        choices=sorted(SCENARIOS),
+        help="run one of the article's experiments instead of "
+        "--workload: every engine variant it needs for --framework, probes on and absent; writes a trace "
+        "folder per variant and OUT/results/SCENARIO.json",
+    )
+    p.add_argument(
+        "--config",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="with --scenario: override a workload parameter (e.g. length=300) or rounds=on,absent",
+    )
+    p.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        help="with --scenario: only this engine variant (e.g. graph); repeatable",
+    )
+    p.add_argument(
+        "engine_args", nargs="*", metavar="-- ENGINE ARGS", help="engine options after `--`, e.g. -- --max-num-seqs 4"
+    )
     p.set_defaults(func=trace)
 
 
@@ -84,13 +139,28 @@ def trace(args, settings) -> int:
     if args.tp < 1:
         raise ConfigError(f"--tp {args.tp}: give the tensor-parallel size, 1 or more (e.g. --tp 2)")
     params = {k: getattr(args, k) for k in ("n", "input_len", "output_len", "concurrency")}
-    opts = TraceOptions(framework=args.framework, out=args.out, device=args.device, model=args.model,
-                        workload=args.workload, workload_params={k: v for k, v in params.items() if v is not None},
-                        python=args.python, pin_set=args.pin_sets[0], hooks=args.hooks,
-                        engine_args=tuple(args.engine_args), rounds=rounds, warmup=not args.no_warmup,
-                        single_process=args.single_process, timeout_s=args.timeout, probes=not args.no_probes,
-                        tp=args.tp, diagnostics=args.diagnostics, sample_hz=args.sample_hz,
-                        gpu_every=args.gpu_every, edges=args.edges)
+    opts = TraceOptions(
+        framework=args.framework,
+        out=args.out,
+        device=args.device,
+        model=args.model,
+        workload=args.workload,
+        workload_params={k: v for k, v in params.items() if v is not None},
+        python=args.python,
+        pin_set=args.pin_sets[0],
+        hooks=args.hooks,
+        engine_args=tuple(args.engine_args),
+        rounds=rounds,
+        warmup=not args.no_warmup,
+        single_process=args.single_process,
+        timeout_s=args.timeout,
+        probes=not args.no_probes,
+        tp=args.tp,
+        diagnostics=args.diagnostics,
+        sample_hz=args.sample_hz,
+        gpu_every=args.gpu_every,
+        edges=args.edges,
+    )
     return report(run_trace(opts, settings), args)
 
 
@@ -102,10 +172,12 @@ def parse_rounds(text: str) -> tuple[str, ...]:
     rounds = tuple(r.strip() for r in text.split(";" if ";" in text else ",") if r.strip())
     for r in rounds:
         if control_problems(r):
-            raise ConfigError(f"--rounds {text!r}: round {r!r} is not a probe state; give on/off/absent, e.g. "
-                              "absent,on,on,absent, or with options separated by ';': 'absent;on gpu=0;on write=0;"
-                              "on duty=100;on skip=Scheduler.update_from_output' (options: "
-                              f"{', '.join(CONTROL_OPTIONS)})")
+            raise ConfigError(
+                f"--rounds {text!r}: round {r!r} is not a probe state; give on/off/absent, e.g. "
+                "absent,on,on,absent, or with options separated by ';': 'absent;on gpu=0;on write=0;"
+                "on duty=100;on skip=Scheduler.update_from_output' (options: "
+                f"{', '.join(CONTROL_OPTIONS)})"
+            )
     if not rounds:
         raise ConfigError(f"--rounds {text!r}: give at least one round, e.g. absent,on")
     return rounds
@@ -116,42 +188,60 @@ def report(summary: dict, args) -> int:
         output.data(summary)
         return 0
     output.text(f"{summary['framework']} {summary['ref']} ({summary['commit'][:12]}), hooks: {summary['hook_source']}")
-    output.text(f"events {summary['num_events']}  dropped {summary['num_dropped']}  capture errors "
-                f"{sum(summary['capture_errors'].values())}  steps by mode {summary['steps_by_batch_mode']}  "
-                f"cuda graph {summary['cuda_graph']}")
-    output.text(f"preempted {summary['preempted']}  retracted {summary['retracted']}  prefix hit tokens "
-                f"{summary['prefix_hit_tokens']}  median TTFT {summary['ttft_ms_median']} ms")
+    output.text(
+        f"events {summary['num_events']}  dropped {summary['num_dropped']}  capture errors "
+        f"{sum(summary['capture_errors'].values())}  steps by mode {summary['steps_by_batch_mode']}  "
+        f"cuda graph {summary['cuda_graph']}"
+    )
+    output.text(
+        f"preempted {summary['preempted']}  retracted {summary['retracted']}  prefix hit tokens "
+        f"{summary['prefix_hit_tokens']}  median TTFT {summary['ttft_ms_median']} ms"
+    )
     for symbol, hook in summary["hooks"].items():
         where = f"{hook['path']}:{hook['line']}"
-        output.text(f"  {hook['role']:9} {hook['fired']:6}  {'at pin' if hook['at_pin'] else 'NOT at pin':10}  "
-                    f"{symbol}  ({where})")
+        output.text(
+            f"  {hook['role']:9} {hook['fired']:6}  {'at pin' if hook['at_pin'] else 'NOT at pin':10}  "
+            f"{symbol}  ({where})"
+        )
     tput = summary.get("throughput") or {}
     for r in tput.get("rounds", []):
         output.text(f"  round {r['round']} probes {r['probes']:6}: {r['out_tok_s']} out tok/s")
     for phase, states in (summary.get("cost") or {}).items():
         for state, c in states.items():
-            output.text(f"  cost {phase} {state:8}: {c['tok_s']} tok/s, process CPU {c['cpu_ms_s']} ms/s, engine "
-                        f"thread {c['engine_run_ms_s']} ms/s on a CPU + {c['engine_wait_ms_s']} waiting, flusher "
-                        f"{c['flusher_ms_s']} ms/s, GC {c['gc_ms_s']} ms/s ({c['gc2_s']} full/s)")
+            output.text(
+                f"  cost {phase} {state:8}: {c['tok_s']} tok/s, process CPU {c['cpu_ms_s']} ms/s, engine "
+                f"thread {c['engine_run_ms_s']} ms/s on a CPU + {c['engine_wait_ms_s']} waiting, flusher "
+                f"{c['flusher_ms_s']} ms/s, GC {c['gc_ms_s']} ms/s ({c['gc2_s']} full/s)"
+            )
     for phase, comparisons in ((summary.get("profile") or {}).get("phases") or {}).items():
         for label, diff in comparisons.items():
-            moves = ", ".join(f"{where.rsplit('/', 1)[-1]} {delta:+.1%}"
-                              for where, _, _, delta in diff["functions"][:5])
+            moves = ", ".join(
+                f"{where.rsplit('/', 1)[-1]} {delta:+.1%}" for where, _, _, delta in diff["functions"][:5]
+            )
             output.text(f"  profile {phase} {label} ({diff['samples'][0]}/{diff['samples'][1]} samples): {moves}")
     for state, d in (summary.get("duty") or {}).items():
-        output.text(f"  duty-cycled {state}: on/off {d['median']} (95% {d['ci95'][0]}-{d['ci95'][1]}, pooled "
-                    f"{d['pooled']}, {d['pairs']} pairs of {d['window_ms']} ms windows)")
-    for ratio, says in (("on_over_absent", "probes on / absent"), ("off_over_absent", "probes off / absent"),
-                        ("on_over_off", "probes on / off")):
+        output.text(
+            f"  duty-cycled {state}: on/off {d['median']} (95% {d['ci95'][0]}-{d['ci95'][1]}, pooled "
+            f"{d['pooled']}, {d['pairs']} pairs of {d['window_ms']} ms windows)"
+        )
+    for ratio, says in (
+        ("on_over_absent", "probes on / absent"),
+        ("off_over_absent", "probes off / absent"),
+        ("on_over_off", "probes on / off"),
+    ):
         if ratio in tput:
             output.text(f"  {says} (median output tok/s): {tput[ratio]}")
     for label, rank in (summary.get("ranks") or {}).items():
-        output.text(f"  {label}: {rank['steps']} steps, median step {rank['step_ms_median']} ms, collectives "
-                    f"{rank['collective_ms_per_step']} ms/step ({rank['collective_share']} of step time)")
+        output.text(
+            f"  {label}: {rank['steps']} steps, median step {rank['step_ms_median']} ms, collectives "
+            f"{rank['collective_ms_per_step']} ms/step ({rank['collective_share']} of step time)"
+        )
     if (summary.get("clock") or {}).get("num_barriers"):
         clk = summary["clock"]
-        output.text(f"  clock skew between processes: median {clk['skew_us_median']} us, max {clk['skew_us_max']} us "
-                    f"over {clk['num_barriers']} barriers")
+        output.text(
+            f"  clock skew between processes: median {clk['skew_us_median']} us, max {clk['skew_us_max']} us "
+            f"over {clk['num_barriers']} barriers"
+        )
     output.message(f"trace folder: {args.out} (trace.json opens in ui.perfetto.dev)")
     return 0
 
@@ -170,30 +260,44 @@ def parse_config(pairs: list[str]) -> dict:
 
 def scenario(args, settings) -> int:
     """`atlas trace --scenario NAME`: the scenario's jobs for one framework on this machine, then its results."""
-    from atlas.runtime.experiments import results as rs, run, scenarios as sc
+    from atlas.runtime.experiments import results as rs
+    from atlas.runtime.experiments import run
+    from atlas.runtime.experiments import scenarios as sc
     from atlas.runtime.trace import model_dir
 
     (chosen,) = sc.apply_config(sc.pick([args.scenario]), parse_config(args.config))
     if args.framework not in chosen.variants:
-        raise ConfigError(f"scenario {chosen.name} has no {args.framework} run; it runs on: "
-                          f"{', '.join(chosen.variants)}")
+        raise ConfigError(
+            f"scenario {chosen.name} has no {args.framework} run; it runs on: {', '.join(chosen.variants)}"
+        )
     unknown = set(args.variant) - set(chosen.variants[args.framework])
     if unknown:
-        raise ConfigError(f"--variant {', '.join(sorted(unknown))}: {chosen.name} on {args.framework} runs "
-                          f"{', '.join(chosen.variants[args.framework])}")
+        raise ConfigError(
+            f"--variant {', '.join(sorted(unknown))}: {chosen.name} on {args.framework} runs "
+            f"{', '.join(chosen.variants[args.framework])}"
+        )
     model = model_dir(args.model, args.device)
-    opts = run.RunOptions(out=args.out.resolve(), device=args.device, model=model, python=args.python,
-                          pin_set=args.pin_sets[0], timeout_s=args.timeout)
+    opts = run.RunOptions(
+        out=args.out.resolve(),
+        device=args.device,
+        model=model,
+        python=args.python,
+        pin_set=args.pin_sets[0],
+        timeout_s=args.timeout,
+    )
     command = "atlas trace --framework {} --scenario {} {}".format(
-        args.framework, chosen.name, " ".join(f"--config {c}" for c in args.config)).strip()
+        args.framework, chosen.name, " ".join(f"--config {c}" for c in args.config)
+    ).strip()
     (result,) = run.run_scenarios([chosen], (args.framework,), opts, settings, model, command, tuple(args.variant))
     path = rs.write(result, args.out / "results")
     if args.format == "json":
         output.data(result)
         return 0
     for row in result["rows"]:
-        output.text(f"  {row['engine']:6} {row['variant']:14} {row['label']:10} {row['metric']:24} "
-                    f"absent {row['absent']}  on {row['on']}  {row['unit']}")
+        output.text(
+            f"  {row['engine']:6} {row['variant']:14} {row['label']:10} {row['metric']:24} "
+            f"absent {row['absent']}  on {row['on']}  {row['unit']}"
+        )
     for e in result["evidence"]:
         output.text(f"  evidence: {e['symbol']} ({e['where']}): {e['text']}")
     for error in result["errors"]:

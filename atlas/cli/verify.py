@@ -14,12 +14,17 @@ from atlas.sources import load_all
 
 
 def add_verb(verbs, parents) -> None:
-    q = verbs.add_parser("verify", help="the share of call edges recorded in a running engine (atlas trace "
-                         "--edges) that the static graph holds; exit 1 below --min-share", parents=parents)
+    q = verbs.add_parser(
+        "verify",
+        help="the share of call edges recorded in a running engine (atlas trace "
+        "--edges) that the static graph holds; exit 1 below --min-share",
+        parents=parents,
+    )
     q.add_argument("recording", type=Path, metavar="RECORDING", help="an edges.json, or the trace folder holding it")
     q.add_argument("--pin", help="the pin set to check against (default: the one the recording ran at)")
-    q.add_argument("--min-share", type=float, default=0.0, help="exit 1 when the share held is below this "
-                   "(0-1, e.g. 0.9)")
+    q.add_argument(
+        "--min-share", type=float, default=0.0, help="exit 1 when the share held is below this (0-1, e.g. 0.9)"
+    )
     q.set_defaults(func=run)
 
 
@@ -31,8 +36,10 @@ def run(args, settings) -> int:
     pin_set = args.pin or rec.pin_set
     (manifest,) = load_all(settings.root, [rec.framework])
     if pin_set not in manifest.pins:
-        raise ConfigError(f"pin set {pin_set!r} is not one of {rec.framework}'s: {', '.join(manifest.pins)}; "
-                          "pass --pin with one of them")
+        raise ConfigError(
+            f"pin set {pin_set!r} is not one of {rec.framework}'s: {', '.join(manifest.pins)}; "
+            "pass --pin with one of them"
+        )
     index = load_index(settings, rec.framework, pin_set)
     report = verify.verify(rec, index, load_graph(settings, rec.framework, pin_set), manifest.package_root)
     doc = verify.to_json(report, args.min_share)
@@ -46,27 +53,37 @@ def run(args, settings) -> int:
 
 
 def human(doc: dict) -> list[str]:
-    lines = [f"{doc['framework']} {doc['ref']} recorded, checked against the {doc['pin_set']} pins "
-             f"({doc['graph_ref']}): {doc['num_held']} of {doc['num_calls']} recorded calls held, "
-             f"{doc['share']:.1%} (minimum {doc['min_share']:.1%}: {'passed' if doc['passed'] else 'FAILED'})"]
+    lines = [
+        f"{doc['framework']} {doc['ref']} recorded, checked against the {doc['pin_set']} pins "
+        f"({doc['graph_ref']}): {doc['num_held']} of {doc['num_calls']} recorded calls held, "
+        f"{doc['share']:.1%} (minimum {doc['min_share']:.1%}: {'passed' if doc['passed'] else 'FAILED'})"
+    ]
     lines += [f"  {n:6}  {verdict}" for verdict, n in doc["by_verdict"].items()]
     core = doc["core"]
-    lines.append(f"core calls (both ends in a component: scheduler, KV cache, model runner, ...): {core['held']} of "
-                 f"{core['recorded']} held, {core['share']:.1%}")
-    lines.append(f"by kind of call (held / recorded; {doc['num_recorded']} edges recorded, those the source has no "
-                 f"call for not counted, nor {doc.get('num_outside', 0)} with an end in a file atlas does not "
-                 "analyse):")
+    lines.append(
+        f"core calls (both ends in a component: scheduler, KV cache, model runner, ...): {core['held']} of "
+        f"{core['recorded']} held, {core['share']:.1%}"
+    )
+    lines.append(
+        f"by kind of call (held / recorded; {doc['num_recorded']} edges recorded, those the source has no "
+        f"call for not counted, nor {doc.get('num_outside', 0)} with an end in a file atlas does not "
+        "analyse):"
+    )
     lines += [f"  {r['held']:5} / {r['recorded']:<5} {kind}" for kind, r in doc["by_kind"].items()]
     lines.append("by caller component (held / recorded):")
     lines += [f"  {r['held']:5} / {r['recorded']:<5} {c}" for c, r in doc["by_component"].items()]
     lines.append("missing edges by kind of call and reason:")
-    lines += [f"  {n:5}  {kind}: {reason}" for kind, reasons in doc["missing_by_kind"].items()
-              for reason, n in reasons.items()]
+    lines += [
+        f"  {n:5}  {kind}: {reason}"
+        for kind, reasons in doc["missing_by_kind"].items()
+        for reason, n in reasons.items()
+    ]
     lines.append(f"missing edges by caller module ({doc['num_calls'] - doc['num_held']}):")
     for module, rows in doc["misses"].items():
         lines.append(f"{module} ({len(rows)})")
         for r in rows:
             elsewhere = f" -> has {', '.join(r['site_callees'])}" if r.get("site_callees") else ""
-            lines.append(f"  {r['site']}  {r['caller']} -> {r['callee']}  [{r['kind']}; {r['reason']}"
-                         f"{elsewhere}]  x{r['count']}")
+            lines.append(
+                f"  {r['site']}  {r['caller']} -> {r['callee']}  [{r['kind']}; {r['reason']}{elsewhere}]  x{r['count']}"
+            )
     return lines

@@ -7,5 +7,17 @@ from atlas.diff.report import DiffReport, render_github, render_human, render_js
 from atlas.diff.run import diff
 from atlas.diff.symbols import symbol_changes
 
-__all__ = ["AnnotationStatus", "DiffReport", "Status", "annotation_statuses", "apply_suggestions", "diff",
-           "render_github", "render_human", "render_json", "render_markdown", "save", "symbol_changes"]
+__all__ = [
+    "AnnotationStatus",
+    "DiffReport",
+    "Status",
+    "annotation_statuses",
+    "apply_suggestions",
+    "diff",
+    "render_github",
+    "render_human",
+    "render_json",
+    "render_markdown",
+    "save",
+    "symbol_changes",
+]

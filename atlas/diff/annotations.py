@@ -37,7 +37,9 @@ class AnnotationStatus:
         return self.status in (Status.DRIFTED, Status.BROKEN)
 
 
-def annotation_statuses(annotations: Iterable[Annotation], new_index, changes: list[Change]) -> Iterator[AnnotationStatus]:
+def annotation_statuses(
+    annotations: Iterable[Annotation], new_index, changes: list[Change]
+) -> Iterator[AnnotationStatus]:
     """The status of every annotation at NEW. `changes` are the symbol changes from OLD to NEW."""
     went = {c.symbol: c for c in changes if c.kind in (ChangeKind.RENAMED, ChangeKind.MOVED, ChangeKind.SPLIT)}
     touched = {c.symbol: c for c in changes if c.kind in (ChangeKind.BODY, ChangeKind.SIGNATURE)}
@@ -52,19 +54,29 @@ def annotation_statuses(annotations: Iterable[Annotation], new_index, changes: l
                 yield AnnotationStatus(status=Status.OK, **base)
             continue
         if new_index.get(ann.symbol) is not None:  # the symbol is there, the statement anchor is not
-            yield AnnotationStatus(status=Status.BROKEN, reason=resolution.finding.message,
-                                   candidates=(ann.symbol,), **base)
+            yield AnnotationStatus(
+                status=Status.BROKEN, reason=resolution.finding.message, candidates=(ann.symbol,), **base
+            )
             continue
         change = went.get(ann.symbol)
         if change is not None:
             proposed = change.new_symbol.split(", ")[0]
             moved = dataclasses.replace(ann, symbol=proposed)
             if resolve(moved, new_index).is_resolved:
-                yield AnnotationStatus(status=Status.DRIFTED, reason=change.detail or change.kind.value,
-                                       proposed=proposed, candidates=tuple(change.new_symbol.split(", ")), **base)
+                yield AnnotationStatus(
+                    status=Status.DRIFTED,
+                    reason=change.detail or change.kind.value,
+                    proposed=proposed,
+                    candidates=tuple(change.new_symbol.split(", ")),
+                    **base,
+                )
                 continue
-        yield AnnotationStatus(status=Status.BROKEN, reason="the symbol is gone at the new pin",
-                               candidates=tuple(rank_candidates(ann.symbol, new_index.symbols)), **base)
+        yield AnnotationStatus(
+            status=Status.BROKEN,
+            reason="the symbol is gone at the new pin",
+            candidates=tuple(rank_candidates(ann.symbol, new_index.symbols)),
+            **base,
+        )
 
 
 def rank_candidates(symbol: str, new_symbols: dict, limit: int = 5) -> list[str]:

@@ -14,8 +14,7 @@ from atlas.diff.items import Broken
 from atlas.errors import ConfigError
 
 
-def apply_suggestions(root: Path, broken: list[Broken], pin_set: str, other_sets: tuple[str, ...] = ()
-                      ) -> list[Broken]:
+def apply_suggestions(root: Path, broken: list[Broken], pin_set: str, other_sets: tuple[str, ...] = ()) -> list[Broken]:
     """Write the suggestion of every broken item that has one, under `at: {pin_set: ...}`; returns those written.
     For the `default` set (`atlas pin` moving it) the fields themselves are rewritten, and the old values are kept
     as `at:` entries of `other_sets` that had none, so those pins keep resolving as before."""
@@ -41,8 +40,10 @@ def apply_suggestions(root: Path, broken: list[Broken], pin_set: str, other_sets
             else:
                 claim = next((c for c in entry.get("claims", []) if c.get("id") == item.claim), None)
                 if claim is None or item.evidence > len(claim.get("evidence", [])):
-                    raise ConfigError(f"{path}: {item.annotation}#{item.claim} evidence {item.evidence} not found; "
-                                      "run atlas diff again")
+                    raise ConfigError(
+                        f"{path}: {item.annotation}#{item.claim} evidence {item.evidence} not found; "
+                        "run atlas diff again"
+                    )
                 evidence = claim["evidence"][item.evidence - 1]
                 _set_at(evidence, pin_set, _evidence_entry(entry, evidence, item), after=None)
             applied.append(item)
@@ -63,7 +64,7 @@ def tidy(text: str) -> str:
             end = i + 2
             while end < len(lines) and lines[end].strip() and len(lines[end]) - len(lines[end].lstrip()) > indent:
                 end += 1
-            lines[i:end] = lines[i + 1:end] + [""]
+            lines[i:end] = lines[i + 1 : end] + [""]
             i = end
         i += 1
     return "\n".join(lines)
@@ -104,13 +105,19 @@ def _rewrite_default(entry, item: Broken, other_sets: tuple[str, ...]) -> None:
     if not item.claim:
         node = entry
         if item.pattern:
-            old["anchor"] = _flow({"pattern": item.pattern, **({"occurrence": item.occurrence}
-                                                                if item.occurrence != 1 else {})})
+            old["anchor"] = _flow(
+                {"pattern": item.pattern, **({"occurrence": item.occurrence} if item.occurrence != 1 else {})}
+            )
     else:
         claim = next(c for c in entry.get("claims", []) if c.get("id") == item.claim)
         node = claim["evidence"][item.evidence - 1]
-        old = _flow({"symbol": item.symbol, **({"pattern": item.pattern} if item.pattern else {}),
-                     **({"occurrence": item.occurrence} if item.occurrence != 1 else {})})
+        old = _flow(
+            {
+                "symbol": item.symbol,
+                **({"pattern": item.pattern} if item.pattern else {}),
+                **({"occurrence": item.occurrence} if item.occurrence != 1 else {}),
+            }
+        )
     for other in other_sets:
         if other != "default" and other not in (node.get("at") or {}):
             _set_at(node, other, old, after="anchor" if "anchor" in node else None)

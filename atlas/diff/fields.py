@@ -26,8 +26,9 @@ def field_hit(finder, symbol: str, pattern: str, item):
     homes = finder.targets(old_class)
     form, matches = _first(forms, lambda f: finder.hits_in(homes, f))
     if not matches:  # the field left its class: the one class that gained a field of that name
-        form, matches = _first(forms, lambda f: [h for h in finder.hits_anywhere(f)
-                                                 if _gained(finder, class_of(finder.new, h[0]), name)])
+        form, matches = _first(
+            forms, lambda f: [h for h in finder.hits_anywhere(f) if _gained(finder, class_of(finder.new, h[0]), name)]
+        )
         if len({class_of(finder.new, sid) for sid, _ in matches}) != 1:
             return None
     best = finder.best(matches, item, form, "field", concrete=form != pattern)
@@ -66,7 +67,7 @@ def _gained(finder, cls: str, name: str) -> bool:
     old = finder.old.get(cls)
     if old is None or old.span is None or old.kind is not SymbolKind.CLASS:
         return True
-    text = "\n".join(finder.lines(finder.old, old.span.path)[old.span.start - 1:old.span.end])
+    text = "\n".join(finder.lines(finder.old, old.span.path)[old.span.start - 1 : old.span.end])
     return re.search(rf"(^\s*|self\.){re.escape(name)}\s*[:=]", text, re.M) is None
 
 

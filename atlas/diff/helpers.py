@@ -46,7 +46,7 @@ class Callees:
             s = new.get(caller.symbol)
             if s is None or s.span is None:
                 continue
-            body = "\n".join(self.finder.lines(new, s.span.path)[s.span.start:s.span.end])
+            body = "\n".join(self.finder.lines(new, s.span.path)[s.span.start : s.span.end])
             owner, module = caller.symbol.rsplit(".", 1)[0], caller.symbol.rsplit(".", 2)[0]
             for name in dict.fromkeys(_CALL.findall(body)):
                 local = [c for c in (f"{owner}.{name}", f"{module}.{name}") if new.get(c) is not None]
@@ -68,8 +68,14 @@ class Callees:
         for caller in callers:
             for _, _, callee, attrs in self.graph.callees(caller.symbol, 1):
                 s = self.finder.new.get(callee)
-                if (callee in seen or attrs.get("provenance") != Provenance.TYPE_INFERRED.value or s is None
-                        or s.kind not in FUNCTIONS or s.span is None or "<" in callee):
+                if (
+                    callee in seen
+                    or attrs.get("provenance") != Provenance.TYPE_INFERRED.value
+                    or s is None
+                    or s.kind not in FUNCTIONS
+                    or s.span is None
+                    or "<" in callee
+                ):
                     continue
                 seen.add(callee)
                 out.append(self._helper(caller, callee, attrs.get("line", 0)))
@@ -79,8 +85,11 @@ class Callees:
         """`callee` as a helper reached from `caller`, with how the caller's names read inside it at the call."""
         name = callee.rsplit(".", 1)[-1]
         func = self._definition(callee)
-        calls = [c for c in self._calls(caller.symbol) if _callee_name(c) == name
-                 and (not line or c.lineno <= line <= c.end_lineno)]
+        calls = [
+            c
+            for c in self._calls(caller.symbol)
+            if _callee_name(c) == name and (not line or c.lineno <= line <= c.end_lineno)
+        ]
         step = bindings(calls[0], func) if calls and func is not None else ()
         return Helper(callee, (*caller.steps, step) if step else caller.steps)
 
@@ -93,8 +102,12 @@ class Callees:
         if table is None:
             return None
         name = sid.rsplit(".", 1)[-1]
-        defs = [d for kind in (ast.FunctionDef, ast.AsyncFunctionDef) for d in table.within(kind, span.start, span.end)
-                if d.name == name]
+        defs = [
+            d
+            for kind in (ast.FunctionDef, ast.AsyncFunctionDef)
+            for d in table.within(kind, span.start, span.end)
+            if d.name == name
+        ]
         return min(defs, key=lambda d: d.lineno) if defs else None
 
     def named(self, name: str) -> list[str]:

@@ -36,8 +36,16 @@ class Broken:
         return f"{self.file}:{self.line}"
 
 
-def broken_items(annotations: Iterable[Annotation], old_index, new_index, changes: list[Change], old_set: str,
-                 new_set: str, same_paths: set[str] | frozenset = frozenset(), new_graph=None) -> Iterator[Broken]:
+def broken_items(
+    annotations: Iterable[Annotation],
+    old_index,
+    new_index,
+    changes: list[Change],
+    old_set: str,
+    new_set: str,
+    same_paths: set[str] | frozenset = frozenset(),
+    new_graph=None,
+) -> Iterator[Broken]:
     """Items that resolve at OLD (read at `old_set`) but not at NEW (read at `new_set`), each with a suggestion
     where one is found (`new_graph`, NEW's call graph when built, lets the typed-helper rule follow calls into
     methods of other objects). An evidence item expected absent but present at NEW is reported without one: that
@@ -50,13 +58,33 @@ def broken_items(annotations: Iterable[Annotation], old_index, new_index, change
             anchor = was.anchor
             pattern, occurrence = (anchor.pattern, anchor.occurrence) if anchor else ("", 1)
             finding = new_r.resolve(now).finding
-            yield Broken(base.id, "", 0, was.symbol, pattern, occurrence, finding.message, base.file,
-                         finding.line, finder.locate(was.symbol, pattern, occurrence))
+            yield Broken(
+                base.id,
+                "",
+                0,
+                was.symbol,
+                pattern,
+                occurrence,
+                finding.message,
+                base.file,
+                finding.line,
+                finder.locate(was.symbol, pattern, occurrence),
+            )
         for old_claim, new_claim in zip(was.claims, now.claims):
             for n, (e_old, e_new) in enumerate(zip(old_claim.evidence, new_claim.evidence), 1):
                 result = new_r.resolve_evidence(now, new_claim, e_new)
                 if result.finding is None or old_r.resolve_evidence(was, old_claim, e_old).finding is not None:
                     continue
                 hit = None if e_old.is_absent else finder.locate(e_old.symbol, e_old.pattern, e_old.occurrence)
-                yield Broken(base.id, old_claim.id, n, e_old.symbol, e_old.pattern, e_old.occurrence,
-                             result.finding.message, base.file, e_new.line, hit)
+                yield Broken(
+                    base.id,
+                    old_claim.id,
+                    n,
+                    e_old.symbol,
+                    e_old.pattern,
+                    e_old.occurrence,
+                    result.finding.message,
+                    base.file,
+                    e_new.line,
+                    hit,
+                )

@@ -35,15 +35,26 @@ class Window:
 
 def window(lines: list[str], start: int, end: int) -> Window:
     """The window of lines start..end (1-based, inclusive) of a file's `lines`."""
+
     def near(run) -> tuple[str, ...]:
         return tuple([t for t in (line.strip() for line in run) if t][:WINDOW])
 
     first = lines[start - 1] if start <= len(lines) else ""
     indent = len(first) - len(first.lstrip())
-    block = next((line.strip() for line in reversed(lines[:start - 1])
-                  if line.strip() and len(line) - len(line.lstrip()) < indent), "")
-    return Window(near(reversed(lines[:start - 1])), tuple(t.strip() for t in lines[start - 1:end] if t.strip()),
-                  near(lines[end:]), block)
+    block = next(
+        (
+            line.strip()
+            for line in reversed(lines[: start - 1])
+            if line.strip() and len(line) - len(line.lstrip()) < indent
+        ),
+        "",
+    )
+    return Window(
+        near(reversed(lines[: start - 1])),
+        tuple(t.strip() for t in lines[start - 1 : end] if t.strip()),
+        near(lines[end:]),
+        block,
+    )
 
 
 def names(lines: list[str]) -> frozenset[str]:
@@ -67,8 +78,10 @@ def similarity(old: Window, new: Window) -> float:
 
 def _nearest(old: tuple[str, ...], new: tuple[str, ...]) -> float:
     weights = [1 / (k + 1) for k in range(WINDOW)]
-    alike = [difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() if a and b else 0.0
-             for a, b in zip(old + ("",) * WINDOW, new + ("",) * WINDOW)]
+    alike = [
+        difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() if a and b else 0.0
+        for a, b in zip(old + ("",) * WINDOW, new + ("",) * WINDOW)
+    ]
     return sum(w * s for w, s in zip(weights, alike)) / sum(weights)
 
 

@@ -11,8 +11,15 @@ from atlas.diff.annotations import AnnotationStatus, Status
 from atlas.diff.items import Broken
 from atlas.model import Change, ChangeKind, Pin
 
-SYMBOL_KINDS = (ChangeKind.ADDED, ChangeKind.REMOVED, ChangeKind.RENAMED, ChangeKind.MOVED, ChangeKind.SPLIT,
-                ChangeKind.SIGNATURE, ChangeKind.BODY)
+SYMBOL_KINDS = (
+    ChangeKind.ADDED,
+    ChangeKind.REMOVED,
+    ChangeKind.RENAMED,
+    ChangeKind.MOVED,
+    ChangeKind.SPLIT,
+    ChangeKind.SIGNATURE,
+    ChangeKind.BODY,
+)
 SHOWN = 40  # rows per section in human and markdown output; json has everything
 
 
@@ -53,10 +60,15 @@ def summary_line(report: DiffReport) -> str:
     parts = [f"{counts[k]} {k.value}" for k in SYMBOL_KINDS if counts[k]]
     states = Counter(s.status for s in report.statuses)
     notes = ", ".join(f"{states[s]} {s.value}" for s in Status if states[s]) or "no annotations"
-    items = (f"; {len(report.broken)} anchor/evidence item(s) broken, {report.num_suggested} with a suggestion"
-             if report.broken else "")
-    return (f"{report.framework} {report.old.ref} -> {report.new.ref}: {', '.join(parts) or 'no symbol changes'}; "
-            f"annotations: {notes}{items}")
+    items = (
+        f"; {len(report.broken)} anchor/evidence item(s) broken, {report.num_suggested} with a suggestion"
+        if report.broken
+        else ""
+    )
+    return (
+        f"{report.framework} {report.old.ref} -> {report.new.ref}: {', '.join(parts) or 'no symbol changes'}; "
+        f"annotations: {notes}{items}"
+    )
 
 
 def broken_row(item: Broken) -> str:
@@ -90,8 +102,10 @@ def _status_row(status: AnnotationStatus) -> str:
 def render_human(report: DiffReport) -> str:
     lines = [summary_line(report), ""]
     if report.broken:
-        lines.append(f"Broken anchors and evidence at {report.new.ref}, suggestions for pin set "
-                     f"{report.into!r} ({report.num_suggested}/{len(report.broken)}; --apply-suggestions writes them):")
+        lines.append(
+            f"Broken anchors and evidence at {report.new.ref}, suggestions for pin set "
+            f"{report.into!r} ({report.num_suggested}/{len(report.broken)}; --apply-suggestions writes them):"
+        )
         lines += [f"  {broken_row(b)}" for b in report.broken]
         lines.append("")
     for status in (Status.BROKEN, Status.DRIFTED, Status.RECHECK):
@@ -100,9 +114,17 @@ def render_human(report: DiffReport) -> str:
             lines.append(f"Annotations {status.value} ({len(rows)}):")
             lines += [f"  {_status_row(s)}" for s in rows]
             lines.append("")
-    for kind in (ChangeKind.RENAMED, ChangeKind.MOVED, ChangeKind.SPLIT, ChangeKind.REMOVED,
-                 ChangeKind.CALLEE_REMOVED, ChangeKind.CALLEE_ADDED, ChangeKind.OP_REMOVED, ChangeKind.OP_ADDED,
-                 ChangeKind.SIGNATURE):
+    for kind in (
+        ChangeKind.RENAMED,
+        ChangeKind.MOVED,
+        ChangeKind.SPLIT,
+        ChangeKind.REMOVED,
+        ChangeKind.CALLEE_REMOVED,
+        ChangeKind.CALLEE_ADDED,
+        ChangeKind.OP_REMOVED,
+        ChangeKind.OP_ADDED,
+        ChangeKind.SIGNATURE,
+    ):
         rows = report.of_kind(kind)
         if rows:
             lines.append(f"{kind.value.capitalize()} ({len(rows)}):")
@@ -115,8 +137,12 @@ def render_human(report: DiffReport) -> str:
 
 
 def render_markdown(report: DiffReport) -> str:
-    lines = [f"## atlas diff: {report.framework} `{report.old.ref}` -> `{report.new.ref}`", "",
-             summary_line(report), ""]
+    lines = [
+        f"## atlas diff: {report.framework} `{report.old.ref}` -> `{report.new.ref}`",
+        "",
+        summary_line(report),
+        "",
+    ]
     if report.statuses:
         lines += ["| annotation | symbol | status | note |", "|---|---|---|---|"]
         order = {Status.BROKEN: 0, Status.DRIFTED: 1, Status.RECHECK: 2, Status.OK: 3}
@@ -128,13 +154,25 @@ def render_markdown(report: DiffReport) -> str:
                 note += "; candidates: " + ", ".join(f"`{c}`" for c in s.candidates)
             lines.append(f"| `{s.annotation}` | `{s.symbol}` | **{s.status.value}** | {note} |")
         lines.append("")
-    for kind in (ChangeKind.RENAMED, ChangeKind.MOVED, ChangeKind.SPLIT, ChangeKind.REMOVED, ChangeKind.CALLEE_REMOVED,
-                 ChangeKind.CALLEE_ADDED, ChangeKind.OP_REMOVED, ChangeKind.OP_ADDED):
+    for kind in (
+        ChangeKind.RENAMED,
+        ChangeKind.MOVED,
+        ChangeKind.SPLIT,
+        ChangeKind.REMOVED,
+        ChangeKind.CALLEE_REMOVED,
+        ChangeKind.CALLEE_ADDED,
+        ChangeKind.OP_REMOVED,
+        ChangeKind.OP_ADDED,
+    ):
         rows = report.of_kind(kind)
         if rows:
             lines += [f"<details><summary>{kind.value} ({len(rows)})</summary>", ""]
-            lines += [f"- `{c.symbol}`" + (f" -> `{c.new_symbol}`" if c.new_symbol and c.new_symbol != c.symbol
-                                           else "") + (f": {c.detail}" if c.detail else "") for c in rows[:SHOWN]]
+            lines += [
+                f"- `{c.symbol}`"
+                + (f" -> `{c.new_symbol}`" if c.new_symbol and c.new_symbol != c.symbol else "")
+                + (f": {c.detail}" if c.detail else "")
+                for c in rows[:SHOWN]
+            ]
             lines += ["", "</details>", ""]
     return "\n".join(lines)
 
@@ -146,8 +184,10 @@ def render_github(report: DiffReport) -> str:
     for s in report.statuses:
         if s.status in level:
             message = _status_row(s).split(": ", 1)[-1].replace("\n", " ")
-            lines.append(f"::{level[s.status]} file={s.file},line={s.line},title=annotation {s.status.value}::"
-                         f"{s.annotation}: {message}")
+            lines.append(
+                f"::{level[s.status]} file={s.file},line={s.line},title=annotation {s.status.value}::"
+                f"{s.annotation}: {message}"
+            )
     lines.append(f"::notice title=atlas diff::{summary_line(report)}")
     return "\n".join(lines)
 
@@ -161,20 +201,58 @@ def to_json(report: DiffReport) -> dict:
         "old": {"ref": report.old.ref, "commit": report.old.commit},
         "new": {"ref": report.new.ref, "commit": report.new.commit},
         "summary": {k.value: n for k, n in sorted(report.counts.items(), key=lambda kv: kv[0].value)},
-        "changes": [{"kind": c.kind.value, "symbol": c.symbol, "new_symbol": c.new_symbol, "old": span(c.old),
-                     "new": span(c.new), "detail": c.detail, "similarity": c.similarity} for c in report.changes],
-        "annotations": [{"id": s.annotation, "symbol": s.symbol, "status": s.status.value, "reason": s.reason,
-                         "proposed": s.proposed, "candidates": list(s.candidates), "file": s.file, "line": s.line}
-                        for s in report.statuses],
+        "changes": [
+            {
+                "kind": c.kind.value,
+                "symbol": c.symbol,
+                "new_symbol": c.new_symbol,
+                "old": span(c.old),
+                "new": span(c.new),
+                "detail": c.detail,
+                "similarity": c.similarity,
+            }
+            for c in report.changes
+        ],
+        "annotations": [
+            {
+                "id": s.annotation,
+                "symbol": s.symbol,
+                "status": s.status.value,
+                "reason": s.reason,
+                "proposed": s.proposed,
+                "candidates": list(s.candidates),
+                "file": s.file,
+                "line": s.line,
+            }
+            for s in report.statuses
+        ],
         "num_reparsed_files": report.num_reparsed_files,
         "into": report.into,
-        "broken": [{"annotation": b.annotation, "claim": b.claim, "evidence": b.evidence, "symbol": b.symbol,
-                    "pattern": b.pattern, "problem": b.problem, "file": b.file, "line": b.line,
-                    "suggestion": None if b.hit is None else {
-                        "rule": b.hit.rule, "symbol": b.hit.symbol, "pattern": b.hit.pattern,
-                        "occurrence": b.hit.occurrence, "path": b.hit.path, "line": b.hit.line,
-                        "end_line": b.hit.end_line, "changed_constant": b.hit.changed_constant}}
-                   for b in report.broken],
+        "broken": [
+            {
+                "annotation": b.annotation,
+                "claim": b.claim,
+                "evidence": b.evidence,
+                "symbol": b.symbol,
+                "pattern": b.pattern,
+                "problem": b.problem,
+                "file": b.file,
+                "line": b.line,
+                "suggestion": None
+                if b.hit is None
+                else {
+                    "rule": b.hit.rule,
+                    "symbol": b.hit.symbol,
+                    "pattern": b.hit.pattern,
+                    "occurrence": b.hit.occurrence,
+                    "path": b.hit.path,
+                    "line": b.hit.line,
+                    "end_line": b.hit.end_line,
+                    "changed_constant": b.hit.changed_constant,
+                },
+            }
+            for b in report.broken
+        ],
     }
 
 

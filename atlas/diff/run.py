@@ -7,8 +7,8 @@ import time
 
 from atlas.annotate import load_annotations
 from atlas.diff.annotations import annotation_statuses
-from atlas.diff.items import broken_items
 from atlas.diff.calls import call_changes, registration_changes
+from atlas.diff.items import broken_items
 from atlas.diff.report import DiffReport
 from atlas.diff.symbols import symbol_changes
 from atlas.env import Settings
@@ -17,8 +17,15 @@ from atlas.model import ChangeKind
 from atlas.sources import Manifest, analysed_files, sync_ref
 
 
-def diff(settings: Settings, manifest: Manifest, old_ref: str, new_ref: str, progress=None,
-         with_calls: bool = False, into: str = "") -> DiffReport:
+def diff(
+    settings: Settings,
+    manifest: Manifest,
+    old_ref: str,
+    new_ref: str,
+    progress=None,
+    with_calls: bool = False,
+    into: str = "",
+) -> DiffReport:
     """The report for `manifest`'s framework between two refs (pin set names, tags, branches or commits). Symbol
     changes need only the two symbol indexes; call and kernel-registration changes need both graphs, so they are
     compared when both are built (`atlas index`), or built first `with_calls`; NEW's graph, when built, also lets
@@ -46,6 +53,16 @@ def diff(settings: Settings, manifest: Manifest, old_ref: str, new_ref: str, pro
     statuses = list(annotation_statuses([a.for_pin(into) for a in annotations], new_index, changes))
     broken = list(broken_items(annotations, old_index, new_index, changes, old_set, into, same, new_graph))
     num_changed = len(set(new_files) ^ set(old_files)) + sum(
-        1 for path in new_files.keys() & old_files.keys() if path not in same)
-    return DiffReport(manifest.name, old_co.pin, new_co.pin, tuple(changes), tuple(statuses), num_changed,
-                      time.perf_counter() - start, tuple(broken), into)
+        1 for path in new_files.keys() & old_files.keys() if path not in same
+    )
+    return DiffReport(
+        manifest.name,
+        old_co.pin,
+        new_co.pin,
+        tuple(changes),
+        tuple(statuses),
+        num_changed,
+        time.perf_counter() - start,
+        tuple(broken),
+        into,
+    )

@@ -93,8 +93,13 @@ class Trees:
         if not words:
             return []
         if self._files is None:
-            self._files = sorted({s.span.path for s in self.new.symbols.values()
-                                  if s.kind is SymbolKind.MODULE and s.span and s.span.path.endswith(".py")})
+            self._files = sorted(
+                {
+                    s.span.path
+                    for s in self.new.symbols.values()
+                    if s.kind is SymbolKind.MODULE and s.span and s.span.path.endswith(".py")
+                }
+            )
         compiled = compile_pattern(pattern)
         longest = max(words, key=len)
         out = []
@@ -120,7 +125,7 @@ def _near(text: str, anchor: str, words: set[str], reach: int = 600) -> bool:
     close together; files that merely mention them all are not parsed)."""
     start = text.find(anchor)
     while start >= 0:
-        window = text[max(0, start - reach):start + reach]
+        window = text[max(0, start - reach) : start + reach]
         if all(w in window for w in words):
             return True
         start = text.find(anchor, start + 1)

@@ -55,9 +55,9 @@ from atlas.diff.fields import class_of, field_hit
 from atlas.diff.helpers import Callees, Helper
 from atlas.diff.ranking import Window, clearly_best, counterparts, names, similarity
 from atlas.diff.search import Trees
-from atlas.diff.symbols import Bodies, similarity as body_similarity
-from atlas.diff.variants import (MAX_PATTERN, filled, keyword_forms, receiver_relaxations, relaxations,
-                                 statement_text)
+from atlas.diff.symbols import Bodies
+from atlas.diff.symbols import similarity as body_similarity
+from atlas.diff.variants import MAX_PATTERN, filled, keyword_forms, receiver_relaxations, relaxations, statement_text
 from atlas.model import Change, SymbolKind
 
 MIN_SCORE = 0.45  # a moved or relaxed match reads at least this much like the old one (lines around, pattern text)
@@ -112,9 +112,15 @@ class Finder(Trees):
         targets, first = self._homes(symbol)
         frames = [Helper(t) for t in targets]
         helpers, typed = self._helpers(frames)
-        item = Sought(symbol, node, statement_text(node), self.context(self.old, old.span.path, node),
-                      tuple(targets), frozenset(h.symbol for h in helpers + typed),
-                      frozenset(filter(None, (class_of(self.new, t) for t in targets))))
+        item = Sought(
+            symbol,
+            node,
+            statement_text(node),
+            self.context(self.old, old.span.path, node),
+            tuple(targets),
+            frozenset(h.symbol for h in helpers + typed),
+            frozenset(filter(None, (class_of(self.new, t) for t in targets))),
+        )
         for rule, scope in ((first, frames), ("helper", helpers), ("typed helper", typed)):
             hit = self._exact(item, scope, pattern, rule)
             if hit is not None:
@@ -166,9 +172,14 @@ class Finder(Trees):
         for h in helpers:
             wanted = names([h.read(cond)])
             table, span = self.table(h.symbol), self.new.get(h.symbol).span
-            if len(wanted) < 2 or table is None or not any(
+            if (
+                len(wanted) < 2
+                or table is None
+                or not any(
                     r.value is not None and wanted <= names([ast.unparse(r.value)])
-                    for r in table.within(ast.Return, span.start, span.end)):
+                    for r in table.within(ast.Return, span.start, span.end)
+                )
+            ):
                 continue
             name = h.symbol.rsplit(".", 1)[-1]
             for t in item.targets:
@@ -191,8 +202,15 @@ class Finder(Trees):
             variants = [(r, False) for r in keyword_forms(form)] + list(relaxations(form))
             variants += [(r2, c) for r in receiver_relaxations(form) for r2, c in [(r, False), *relaxations(r)]]
             for relaxed, constant in variants:
-                best = self._clear(self.hits_in(symbols, relaxed), item, relaxed, "relaxed", concrete=True,
-                                   constant=constant, orig=form)
+                best = self._clear(
+                    self.hits_in(symbols, relaxed),
+                    item,
+                    relaxed,
+                    "relaxed",
+                    concrete=True,
+                    constant=constant,
+                    orig=form,
+                )
                 if best is not None:
                     found.append((0.5 * best.score + 0.5 * _text_ratio(form, best.pattern), best))
         if not found:  # an attribute moved under a sub-object (`req.x` -> `req.kv.x`), and the code to another module
@@ -221,8 +239,11 @@ class Finder(Trees):
         kind = self.old.get(symbol).kind
         old_body = Bodies(self.old)[symbol]
         new_bodies = Bodies(self.new)
-        scored = sorted((-body_similarity(old_body, new_bodies[sid]), sid) for sid, s in self.new.symbols.items()
-                        if sid.rsplit(".", 1)[-1] == name and s.kind is kind and s.span)
+        scored = sorted(
+            (-body_similarity(old_body, new_bodies[sid]), sid)
+            for sid, s in self.new.symbols.items()
+            if sid.rsplit(".", 1)[-1] == name and s.kind is kind and s.span
+        )
         module = symbol.rsplit(".", 2 if kind is SymbolKind.METHOD else 1)[0]  # a method: its class's module
         same_module = [(score, sid) for score, sid in scored if sid.startswith(module + ".")]
         if same_module:
@@ -256,9 +277,14 @@ class Finder(Trees):
         mine = next((i for i, (o, n) in enumerate(olds) if o == item.symbol and _within(n, item.node)), -1)
         if not hits or len(olds) <= (mine >= 0):
             return hits
-        scores = {(i, j): similarity(self.context(self.old, self.old.get(o).span.path, old),
-                                     self.context(self.new, self.new.get(sid).span.path, node))
-                  for i, (o, old) in enumerate(olds) for j, (sid, node) in enumerate(hits)}
+        scores = {
+            (i, j): similarity(
+                self.context(self.old, self.old.get(o).span.path, old),
+                self.context(self.new, self.new.get(sid).span.path, node),
+            )
+            for i, (o, old) in enumerate(olds)
+            for j, (sid, node) in enumerate(hits)
+        }
         taken = counterparts(scores, mine)
         return [hit for j, hit in enumerate(hits) if j not in taken]
 
@@ -280,12 +306,24 @@ class Finder(Trees):
         """The best of the candidates left, by their place and their own text, when it is clearly the best
         (atlas.diff.ranking.clearly_best)."""
         hits = self._untaken(hits, item, pattern)
-        choice = clearly_best([(0.5 * self.score(sid, node, item) + 0.5 * _text_ratio(item.own, statement_text(node)),
-                                (sid, node)) for sid, node in hits])
+        choice = clearly_best(
+            [
+                (0.5 * self.score(sid, node, item) + 0.5 * _text_ratio(item.own, statement_text(node)), (sid, node))
+                for sid, node in hits
+            ]
+        )
         return self.best([choice], item, pattern, rule, **kw) if choice else None
 
-    def best(self, hits, item: Sought, pattern: str, rule: str, concrete: bool = False, constant: bool = False,
-             orig: str = "") -> Hit:
+    def best(
+        self,
+        hits,
+        item: Sought,
+        pattern: str,
+        rule: str,
+        concrete: bool = False,
+        constant: bool = False,
+        orig: str = "",
+    ) -> Hit:
         """The Hit for the best read of `hits`; `concrete`: the matched code's own text becomes the pattern."""
         sid, node = max(hits, key=lambda h: (self.score(h[0], h[1], item), -h[1].lineno))
         text = (filled(orig, pattern, node) if orig else "") or statement_text(node) if concrete else pattern
@@ -294,16 +332,19 @@ class Finder(Trees):
         # the symbol to anchor to: keep a target that holds the match; else the innermost symbol around it
         holder = next((t for t in item.targets if self._holds(t, self.new.get(sid).span.path, node)), sid)
         mine = self.hits_in([holder], text)
-        nth = next((i + 1 for i, (_, n) in enumerate(mine) if n.lineno == node.lineno
-                    and n.col_offset == node.col_offset), 1)
+        nth = next(
+            (i + 1 for i, (_, n) in enumerate(mine) if n.lineno == node.lineno and n.col_offset == node.col_offset), 1
+        )
         span = self.new.get(holder).span
-        return Hit(holder, span.path, node.lineno, node.end_lineno, text, nth, rule,
-                   self.score(sid, node, item), constant)
+        return Hit(
+            holder, span.path, node.lineno, node.end_lineno, text, nth, rule, self.score(sid, node, item), constant
+        )
 
     def _holds(self, symbol: str, path: str, node: ast.AST) -> bool:
         s = self.new.get(symbol)
-        return (s is not None and s.span is not None and s.span.path == path
-                and s.span.start <= node.lineno <= s.span.end)
+        return (
+            s is not None and s.span is not None and s.span.path == path and s.span.start <= node.lineno <= s.span.end
+        )
 
 
 def _within(node: ast.AST, outer: ast.AST) -> bool:

@@ -54,7 +54,7 @@ class Bodies:
             return []
         if span.path not in self._files:
             self._files[span.path] = self.table.source(span.path).splitlines()
-        return self._files[span.path][span.start - 1:span.end]
+        return self._files[span.path][span.start - 1 : span.end]
 
     def __getitem__(self, sid: str) -> Body:
         if sid not in self._bodies:
@@ -129,8 +129,14 @@ def symbol_changes(old: SymbolTable, new: SymbolTable, same_paths: set[str]) -> 
     added -= {new_id for new_id, _ in pairs.values()}
     split_parts = _splits(removed, added, old_code, old_bodies, new_bodies)
     for old_id, parts in sorted(split_parts.items()):
-        yield Change(ChangeKind.SPLIT, old_id, ", ".join(parts), old_code[old_id].span, new_code[parts[0]].span,
-                     f"split into {', '.join(short(p) for p in parts)}")
+        yield Change(
+            ChangeKind.SPLIT,
+            old_id,
+            ", ".join(parts),
+            old_code[old_id].span,
+            new_code[parts[0]].span,
+            f"split into {', '.join(short(p) for p in parts)}",
+        )
     removed -= split_parts.keys()
     added -= {part for parts in split_parts.values() for part in parts}
     for sid in sorted(removed):
@@ -149,8 +155,14 @@ def _common(old_code, new_code, old_bodies, new_bodies, same_paths) -> Iterator[
         if a.kind is SymbolKind.CLASS or old_bodies.raw(sid) == new_bodies.raw(sid):  # the common, cheap case
             continue
         if old_bodies[sid].body_digest != new_bodies[sid].body_digest:
-            yield Change(ChangeKind.BODY, sid, sid, a.span, b.span,
-                         similarity=round(similarity(old_bodies[sid], new_bodies[sid]), 3))
+            yield Change(
+                ChangeKind.BODY,
+                sid,
+                sid,
+                a.span,
+                b.span,
+                similarity=round(similarity(old_bodies[sid], new_bodies[sid]), 3),
+            )
 
 
 def _match(removed, added, old_code, new_code, old_bodies, new_bodies) -> dict[str, tuple[str, float]]:

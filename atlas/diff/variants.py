@@ -13,18 +13,27 @@ from atlas.annotate.pattern import compile_pattern
 
 MAX_PATTERN = 160  # a suggested pattern longer than this keeps the relaxed form instead of the new code's text
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
-COMMON = frozenset({"self", "cls", "len", "int", "str", "list", "dict", "set", "max", "min", "sum",
-                    *keyword.kwlist})  # names too common to say which code a pattern means
+COMMON = frozenset(
+    {"self", "cls", "len", "int", "str", "list", "dict", "set", "max", "min", "sum", *keyword.kwlist}
+)  # names too common to say which code a pattern means
 
 
 def relaxations(pattern: str):
     """(pattern with one part replaced by `...`, whether that part was a constant), most specific first: constants,
     then names and attributes, then larger expressions. Patterns left with no name of 3+ letters are skipped."""
     root = compile_pattern(pattern).node
-    parts = [n for n in ast.walk(root) if isinstance(n, ast.expr) and n is not root
-             and not (isinstance(n, ast.Constant) and n.value is Ellipsis)]
-    parts.sort(key=lambda n: (not isinstance(n, ast.Constant), not isinstance(n, (ast.Name, ast.Attribute)),
-                              len(ast.unparse(n))))
+    parts = [
+        n
+        for n in ast.walk(root)
+        if isinstance(n, ast.expr) and n is not root and not (isinstance(n, ast.Constant) and n.value is Ellipsis)
+    ]
+    parts.sort(
+        key=lambda n: (
+            not isinstance(n, ast.Constant),
+            not isinstance(n, (ast.Name, ast.Attribute)),
+            len(ast.unparse(n)),
+        )
+    )
     seen = set()
     for part in parts:
         tree = copy.deepcopy(root)

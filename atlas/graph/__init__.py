@@ -18,5 +18,14 @@ from atlas.graph.index import Index
 from atlas.graph.queries import AtlasGraph
 from atlas.graph.symbols import is_built, load_symbols
 
-__all__ = ["AtlasGraph", "BuildReport", "Index", "build", "build_many", "load_graph", "is_built", "load_index",
-           "load_symbols"]
+__all__ = [
+    "AtlasGraph",
+    "BuildReport",
+    "Index",
+    "build",
+    "build_many",
+    "load_graph",
+    "is_built",
+    "load_index",
+    "load_symbols",
+]

@@ -28,8 +28,10 @@ def start(fn: Callable, *args) -> Callable[[], object]:
             ok, value = receive.recv()
         except EOFError:
             child.join()
-            raise RuntimeError(f"{getattr(fn, '__name__', fn)} died in its child process "
-                               f"(exit code {child.exitcode}); set ATLAS_NO_FORK=1 to run it in-process") from None
+            raise RuntimeError(
+                f"{getattr(fn, '__name__', fn)} died in its child process "
+                f"(exit code {child.exitcode}); set ATLAS_NO_FORK=1 to run it in-process"
+            ) from None
         child.join()
         if not ok:
             raise value

@@ -63,21 +63,34 @@ def code_version() -> str:
 
 
 def _key(files: list[tuple[str, str]], manifest: Manifest) -> str:
-    h = hashlib.sha1(f"{FACTS_VERSION}/{GRAPH_VERSION}/{code_version()}/{components.rules_version(manifest.name)}"
-                     .encode())
+    h = hashlib.sha1(
+        f"{FACTS_VERSION}/{GRAPH_VERSION}/{code_version()}/{components.rules_version(manifest.name)}".encode()
+    )
     for path, blob in files:
         h.update(f"{path}\0{blob}\n".encode())
     return h.hexdigest()
 
 
-def build(settings: Settings, framework: str, pin_set: str = "default", progress=None, force: bool = False,
-          workers: int | None = None) -> BuildReport:
+def build(
+    settings: Settings,
+    framework: str,
+    pin_set: str = "default",
+    progress=None,
+    force: bool = False,
+    workers: int | None = None,
+) -> BuildReport:
     """Build (or refresh) the index and graph of `framework` at `pin_set` into `settings.build`."""
     return build_many(settings, [framework], pin_set, progress, force, workers)[0]
 
 
-def build_many(settings: Settings, frameworks: list[str], pin_set: str = "default", progress=None,
-               force: bool = False, workers: int | None = None) -> list[BuildReport]:
+def build_many(
+    settings: Settings,
+    frameworks: list[str],
+    pin_set: str = "default",
+    progress=None,
+    force: bool = False,
+    workers: int | None = None,
+) -> list[BuildReport]:
     """Build (or refresh) several trees, reports in the order of `frameworks`: their files parsed over `workers`
     processes (default: every core), each tree resolved in a process of its own (atlas.graph.processes)."""
     with gc_paused(), locks.hold(settings.build, "building graphs"):
@@ -88,8 +101,9 @@ def build_many(settings: Settings, frameworks: list[str], pin_set: str = "defaul
             if force or not p.is_built():
                 todo.append(p)
             else:
-                done[p.framework] = BuildReport(p.framework, pin_set, p.checkout.pin.ref, len(p.files), 0, 0,
-                                                time.perf_counter() - start, False)
+                done[p.framework] = BuildReport(
+                    p.framework, pin_set, p.checkout.pin.ref, len(p.files), 0, 0, time.perf_counter() - start, False
+                )
         store = cache(settings.build)  # one reading of the pack headers for every tree
         works = [_work(plan, pin_set, start, store) for plan in todo]
         scratch = settings.build / f".parse-{os.getpid()}"
@@ -116,16 +130,18 @@ class _Plan:
             key = (self.out / "key").read_text()
         except OSError:
             return False
-        return key == self.key and all(stored.is_whole(self.out / name, GRAPH_VERSION)
-                                       for name in (INDEX_FILE, GRAPH_FILE))
+        return key == self.key and all(
+            stored.is_whole(self.out / name, GRAPH_VERSION) for name in (INDEX_FILE, GRAPH_FILE)
+        )
 
 
 def _plan(settings: Settings, framework: str, pin_set: str) -> _Plan:
     (manifest,) = load_all(settings.root, [framework])
     checkout = locate(manifest, pin_set, settings)
     files = analysed_files(manifest, checkout, (".py",))
-    return _Plan(framework, manifest, checkout, files, folder(settings, framework, checkout.pin.commit),
-                 _key(files, manifest))
+    return _Plan(
+        framework, manifest, checkout, files, folder(settings, framework, checkout.pin.commit), _key(files, manifest)
+    )
 
 
 def _work(plan: _Plan, pin_set: str, start: float, store: Packs) -> processes.TreeWork:
@@ -134,9 +150,16 @@ def _work(plan: _Plan, pin_set: str, start: float, store: Packs) -> processes.Tr
     root = Path(plan.checkout.path)
     files = py_files(plan.files, plan.manifest.package_root)
     known = store.index()
-    return processes.TreeWork(root, files, [f for f in files if f.key not in known],
-                              cpp_paths(plan.checkout, plan.manifest), cpp_targets(root), store,
-                              partial(components.component_of, plan.framework), partial(_finish, plan, pin_set, start))
+    return processes.TreeWork(
+        root,
+        files,
+        [f for f in files if f.key not in known],
+        cpp_paths(plan.checkout, plan.manifest),
+        cpp_targets(root),
+        store,
+        partial(components.component_of, plan.framework),
+        partial(_finish, plan, pin_set, start),
+    )
 
 
 @contextmanager
@@ -152,22 +175,38 @@ def gc_paused():
             gc.enable()
 
 
-def _finish(plan: _Plan, pin_set: str, start: float, facts: list, kernel_facts: list, cpp, num_parsed: int,
-            timings: dict) -> BuildReport:
+def _finish(
+    plan: _Plan, pin_set: str, start: float, facts: list, kernel_facts: list, cpp, num_parsed: int, timings: dict
+) -> BuildReport:
     """Resolve, assemble and store one parsed tree (`cpp()`: its C++ files' part of the kernel layer)."""
     graph = assemble(facts, plan.checkout, plan.manifest, timings, kernel_facts=kernel_facts, cpp=cpp)
     index = Index(plan.checkout.pin, plan.checkout.path, graph.symbols)
     t = time.perf_counter()
     with publish.folder(plan.out) as out:  # the three files appear together, or the old build stays
-        stored.dump(out / INDEX_FILE, (index.pin, str(index.root), [_flat(sym) for sym in index.symbols.values()]),
-                    GRAPH_VERSION)
-        stored.dump(out / GRAPH_FILE, (graph.table, [(c.caller, c.expression, c.span.path, c.span.start)
-                                                     for c in graph.unresolved], graph.stats), GRAPH_VERSION)
+        stored.dump(
+            out / INDEX_FILE,
+            (index.pin, str(index.root), [_flat(sym) for sym in index.symbols.values()]),
+            GRAPH_VERSION,
+        )
+        stored.dump(
+            out / GRAPH_FILE,
+            (graph.table, [(c.caller, c.expression, c.span.path, c.span.start) for c in graph.unresolved], graph.stats),
+            GRAPH_VERSION,
+        )
         publish.write_text(out / "key", plan.key)
     timings["store"] = time.perf_counter() - t
     background.retain(graph, index)
-    return BuildReport(plan.framework, pin_set, plan.checkout.pin.ref, len(plan.files), num_parsed,
-                       sum(f.num_lines for f in facts), time.perf_counter() - start, True, timings)
+    return BuildReport(
+        plan.framework,
+        pin_set,
+        plan.checkout.pin.ref,
+        len(plan.files),
+        num_parsed,
+        sum(f.num_lines for f in facts),
+        time.perf_counter() - start,
+        True,
+        timings,
+    )
 
 
 def _built(settings: Settings, framework: str, pin_set: str, name: str, on_demand: bool) -> Path:
@@ -177,21 +216,38 @@ def _built(settings: Settings, framework: str, pin_set: str, name: str, on_deman
     plan = _plan(settings, framework, pin_set)
     if not plan.is_built():
         if not on_demand:
-            what = "is stale (the analysed files or atlas's parser and graph code changed since it was built)" if (
-                plan.out / name).exists() else "is missing"
-            raise BuildMissing(f"the graph of {framework} ({pin_set} pins) in {settings.build} {what}; run "
-                               f"`atlas index {framework} --pins {pin_set}`")
+            what = (
+                "is stale (the analysed files or atlas's parser and graph code changed since it was built)"
+                if (plan.out / name).exists()
+                else "is missing"
+            )
+            raise BuildMissing(
+                f"the graph of {framework} ({pin_set} pins) in {settings.build} {what}; run "
+                f"`atlas index {framework} --pins {pin_set}`"
+            )
         build(settings, framework, pin_set)
     return plan.out / name
 
 
 def _flat(s: Symbol) -> tuple:
     span = s.span
-    return (s.id, s.kind.value, span.path if span else "", span.start if span else 0, span.end if span else 0,
-            s.signature, s.decorators, s.bases, s.component)
+    return (
+        s.id,
+        s.kind.value,
+        span.path if span else "",
+        span.start if span else 0,
+        span.end if span else 0,
+        s.signature,
+        s.decorators,
+        s.bases,
+        s.component,
+    )
 
 
-def _symbol(row: tuple, kinds={k.value: k for k in SymbolKind}) -> Symbol:
+_KINDS = {k.value: k for k in SymbolKind}
+
+
+def _symbol(row: tuple, kinds: dict[str, SymbolKind] = _KINDS) -> Symbol:
     sid, kind, path, start, end, signature, decorators, bases, component = row
     return Symbol(sid, kinds[kind], Span(path, start, end) if path else None, signature, decorators, bases, component)
 
@@ -204,8 +260,10 @@ def _load(settings: Settings, framework: str, pin_set: str, name: str, on_demand
         return stored.load(path, GRAPH_VERSION)
     except stored.Damaged as exc:
         if not on_demand:
-            raise BuildMissing(f"the stored graph is damaged: {exc}; run `atlas index {framework} --pins {pin_set} "
-                               "--force` to rebuild it") from None
+            raise BuildMissing(
+                f"the stored graph is damaged: {exc}; run `atlas index {framework} --pins {pin_set} "
+                "--force` to rebuild it"
+            ) from None
     build(settings, framework, pin_set, force=True)
     try:
         return stored.load(path, GRAPH_VERSION)

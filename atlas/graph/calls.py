@@ -63,8 +63,10 @@ def call_rows(edges: Iterable[tuple[str, dict]]) -> list[CallRow]:
         targets = by_site.setdefault((path, line), {})
         if other not in targets or targets[other].confidence < target.confidence:
             targets[other] = target
-    rows = [CallRow(path, line, tuple(sorted(t.values(), key=lambda t: (-t.confidence, t.id))))
-            for (path, line), t in sorted(by_site.items())]
+    rows = [
+        CallRow(path, line, tuple(sorted(t.values(), key=lambda t: (-t.confidence, t.id))))
+        for (path, line), t in sorted(by_site.items())
+    ]
     seen: set[str] = set()
     for row in sorted(unsited, key=lambda r: (-r.confidence, r.targets[0].id)):
         if row.targets[0].id not in seen:

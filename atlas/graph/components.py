@@ -37,8 +37,11 @@ def rules(framework: str) -> tuple[tuple[str, re.Pattern], ...]:
         raise ConfigError(f"{path}:1: a component file holds `rules:`, a list of {{component, match: [glob]}}")
     out = []
     for n, rule in enumerate(data["rules"], 1):
-        if not isinstance(rule, dict) or not isinstance(rule.get("component"), str) or not isinstance(
-                rule.get("match"), list):
+        if (
+            not isinstance(rule, dict)
+            or not isinstance(rule.get("component"), str)
+            or not isinstance(rule.get("match"), list)
+        ):
             raise ConfigError(f"{path}: rule {n} needs `component: NAME` and `match: [glob, ...]`")
         pattern = "|".join(fnmatch.translate(g) for g in rule["match"])
         out.append((rule["component"], re.compile(pattern)))

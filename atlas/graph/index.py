@@ -9,11 +9,11 @@ from pathlib import Path
 from atlas.errors import SymbolNotFound
 from atlas.model import Pin, Spans, Symbol, SymbolKind
 
-
 _KIND = re.compile(r"^(op|ext|cpp|cuda|jit):(?!:)")
 # What code runs in: a line's enclosing symbol is one of these (attributes are assignments inside them).
-_SCOPES = frozenset({SymbolKind.MODULE, SymbolKind.CLASS, SymbolKind.FUNCTION, SymbolKind.METHOD,
-                     SymbolKind.TRITON_KERNEL})
+_SCOPES = frozenset(
+    {SymbolKind.MODULE, SymbolKind.CLASS, SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.TRITON_KERNEL}
+)
 
 
 def _last(sid: str) -> str:
@@ -44,8 +44,11 @@ class Index:
             for sid in self.symbols:
                 self._by_name.setdefault(_last(sid), []).append(sid)
         kind, _, rest = name.partition(":") if _KIND.match(name) else ("", "", name)
-        return sorted(s for s in self._by_name.get(_last(rest), ()) if (not kind or s.startswith(kind + ":"))
-                      and s.endswith(("." + rest, "::" + rest, "/" + rest, ":" + rest)))
+        return sorted(
+            s
+            for s in self._by_name.get(_last(rest), ())
+            if (not kind or s.startswith(kind + ":")) and s.endswith(("." + rest, "::" + rest, "/" + rest, ":" + rest))
+        )
 
     def resolve(self, name: str) -> str:
         """The one id `name` names; SymbolNotFound lists the candidates when it names none or several."""
@@ -53,11 +56,15 @@ class Index:
         if len(found) == 1:
             return found[0]
         if not found:
-            raise SymbolNotFound(f"no symbol {name!r} in {self.pin.framework} {self.pin.ref}; give a dotted suffix "
-                                 "such as Scheduler.schedule, or check the spelling")
+            raise SymbolNotFound(
+                f"no symbol {name!r} in {self.pin.framework} {self.pin.ref}; give a dotted suffix "
+                "such as Scheduler.schedule, or check the spelling"
+            )
         shown = "\n  ".join(found[:20]) + ("\n  ..." if len(found) > 20 else "")
-        raise SymbolNotFound(f"{name!r} is ambiguous in {self.pin.framework} {self.pin.ref} ({len(found)} "
-                             f"candidates); name one of them:\n  {shown}")
+        raise SymbolNotFound(
+            f"{name!r} is ambiguous in {self.pin.framework} {self.pin.ref} ({len(found)} "
+            f"candidates); name one of them:\n  {shown}"
+        )
 
     def symbol_at(self, path: str, line: int) -> str | None:
         """The id of the innermost module, class or function of the repository-relative `path` whose lines (its

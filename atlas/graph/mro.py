@@ -3,11 +3,15 @@ and `b:<builtin>` entries), falling back to depth-first order where C3 has no an
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 
-def linearize(cls: str, bases: dict[str, tuple], mro_of: Callable[[str], tuple[str, ...]] | None = None,
-              _active: frozenset = frozenset()) -> tuple[str, ...]:
+def linearize(
+    cls: str,
+    bases: dict[str, tuple],
+    mro_of: Callable[[str], tuple[str, ...]] | None = None,
+    _active: frozenset = frozenset(),
+) -> tuple[str, ...]:
     """The MRO of `cls`, starting with `cls`; `bases[cls]` holds, per written base, the classes it may be. `mro_of`
     gives a base's MRO (a memo: hierarchies where each base may be several classes are exponential to walk
     again); without it, they are linearized here."""
@@ -15,8 +19,10 @@ def linearize(cls: str, bases: dict[str, tuple], mro_of: Callable[[str], tuple[s
         return (cls,)
     active = _active | {cls}
     direct = [b for alts in bases.get(cls, ()) for b in alts]
-    seqs = [[b] if b.startswith(("x:", "b:")) else list(mro_of(b) if mro_of else linearize(b, bases, None, active))
-            for b in direct]
+    seqs = [
+        [b] if b.startswith(("x:", "b:")) else list(mro_of(b) if mro_of else linearize(b, bases, None, active))
+        for b in direct
+    ]
     seqs.append(list(direct))
     out = [cls]
     while True:

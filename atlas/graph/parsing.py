@@ -45,8 +45,9 @@ def py_files(files: list[tuple[str, str]], package_root: str) -> list[PyFile]:
 
 def cache(build: Path) -> Packs:
     """The parse cache of a build folder (marshal's format belongs to the Python version, so the folder names both)."""
-    return Packs(build / "pyfacts" / f"v{FACTS_VERSION}-py{sys.version_info[0]}{sys.version_info[1]}"
-                                      f"-m{marshal.version}")
+    return Packs(
+        build / "pyfacts" / f"v{FACTS_VERSION}-py{sys.version_info[0]}{sys.version_info[1]}-m{marshal.version}"
+    )
 
 
 def parse_packed(root: Path, f: PyFile) -> tuple:

@@ -44,8 +44,11 @@ class TreeWork:
 
 def tree_costs(work: TreeWork) -> Tree:
     size = {f.path: (work.root / f.path).stat().st_size for f in work.files}
-    return Tree(tuple(size[f.path] for f in work.parse), tuple((work.root / p).stat().st_size for p in work.cpp),
-                sum(size.values()) - sum(size[f.path] for f in work.parse))
+    return Tree(
+        tuple(size[f.path] for f in work.parse),
+        tuple((work.root / p).stat().st_size for p in work.cpp),
+        sum(size.values()) - sum(size[f.path] for f in work.parse),
+    )
 
 
 def run(works: list[TreeWork], cores: int, scratch: Path, progress=None) -> list:
@@ -53,8 +56,10 @@ def run(works: list[TreeWork], cores: int, scratch: Path, progress=None) -> list
     if not works:
         return []
     if env.no_fork() or "fork" not in multiprocessing.get_all_start_methods() or cores == 1:
-        return [_owner(w, Share(i, [], list(range(len(w.parse))), list(range(len(w.cpp)))), None, 0, 0, None, 0)
-                for i, w in enumerate(works)]
+        return [
+            _owner(w, Share(i, [], list(range(len(w.parse))), list(range(len(w.cpp)))), None, 0, 0, None, 0)
+            for i, w in enumerate(works)
+        ]
     shares = assign([tree_costs(w) for w in works], cores)
     scratch.mkdir(parents=True, exist_ok=True)
     try:
@@ -69,8 +74,10 @@ def _died(proc) -> str:
     code = proc.exitcode
     how = f"was killed by signal {-code}" if code is not None and code < 0 else f"exited with code {code}"
     hint = " (SIGKILL: most often the kernel, out of memory)" if code == -9 else ""
-    return (f"a graph build process {how}{hint}; nothing was stored: run the command again, with ATLAS_NO_FORK=1 to "
-            "build in one process")
+    return (
+        f"a graph build process {how}{hint}; nothing was stored: run the command again, with ATLAS_NO_FORK=1 to "
+        "build in one process"
+    )
 
 
 def _run_forked(works: list[TreeWork], shares: list[Share], scratch: Path, progress) -> list:
@@ -80,8 +87,9 @@ def _run_forked(works: list[TreeWork], shares: list[Share], scratch: Path, progr
     procs, results = [], {}
     for p, share in enumerate(shares):
         receive, send = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=_child, args=(p, share, works, shares, inboxes, counts, scratch, send, os.getpid()),
-                           daemon=True)
+        proc = ctx.Process(
+            target=_child, args=(p, share, works, shares, inboxes, counts, scratch, send, os.getpid()), daemon=True
+        )
         with lifetime.forking():
             proc.start()
         send.close()
@@ -115,8 +123,9 @@ def _run_forked(works: list[TreeWork], shares: list[Share], scratch: Path, progr
     return [reports[i] for i in range(len(works))]
 
 
-def _child(p: int, share: Share, works: list[TreeWork], shares: list[Share], inboxes, counts, scratch: Path,
-           send, parent: int) -> None:
+def _child(
+    p: int, share: Share, works: list[TreeWork], shares: list[Share], inboxes, counts, scratch: Path, send, parent: int
+) -> None:
     lifetime.tie_to_parent(parent)
     background.mark_child()
     try:
@@ -140,8 +149,15 @@ def _child(p: int, share: Share, works: list[TreeWork], shares: list[Share], inb
         report = None
         if share.owner >= 0:
             expected = [c for s in shares for c in s.foreign if c.tree == share.owner]
-            report = _owner(works[share.owner], share, inboxes[share.owner][0],
-                            sum(not c.is_cpp for c in expected), sum(c.is_cpp for c in expected), counts, p)
+            report = _owner(
+                works[share.owner],
+                share,
+                inboxes[share.owner][0],
+                sum(not c.is_cpp for c in expected),
+                sum(c.is_cpp for c in expected),
+                counts,
+                p,
+            )
         send.send((True, report))
     except BaseException as exc:  # noqa: BLE001 - carried to the parent, raised there
         send.send((False, exc))
@@ -211,5 +227,4 @@ def _owner(work: TreeWork, share: Share, conn, num_py: int, num_cpp: int, counts
             results.update(pickle.loads(data))
         return [results[i] for i in range(len(work.cpp))]
 
-    return work.finish([m for m, _ in modules], [k for _, k in modules if k is not None], cpp, len(fresh),
-                       timings)
+    return work.finish([m for m, _ in modules], [k for _, k in modules if k is not None], cpp, len(fresh), timings)

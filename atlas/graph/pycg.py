@@ -25,10 +25,13 @@ def callgraph(folder: Path, entries: list[str] | None = None) -> dict[str, list[
         facts.append(extract(path.read_bytes(), rel, module, is_package, p))
     resolution = Solver(facts, pycg=True).solve()
     adjacency: dict[str, set[str]] = {}
-    for (caller, callee) in resolution.edges:
+    for caller, callee in resolution.edges:
         adjacency.setdefault(caller, set()).add(callee)
-    starts = [_entry_module(folder, e) for e in entries] if entries else sorted(
-        s.id for f in facts for s in f.scopes if s.kind != "class")  # a library: every module and function
+    starts = (
+        [_entry_module(folder, e) for e in entries]
+        if entries
+        else sorted(s.id for f in facts for s in f.scopes if s.kind != "class")
+    )  # a library: every module and function
     reached, todo = set(), list(starts)
     while todo:
         node = todo.pop()

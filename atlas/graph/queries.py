@@ -19,8 +19,15 @@ class AtlasGraph:
 
     __slots__ = ("pin", "_graph", "symbols", "unresolved", "stats", "_table", "_position", "_adjacency")
 
-    def __init__(self, pin: Pin, graph: nx.MultiDiGraph | None, symbols: dict[str, Symbol],
-                 unresolved: list[CallSite] | None = None, stats: dict | None = None, table: EdgeTable | None = None):
+    def __init__(
+        self,
+        pin: Pin,
+        graph: nx.MultiDiGraph | None,
+        symbols: dict[str, Symbol],
+        unresolved: list[CallSite] | None = None,
+        stats: dict | None = None,
+        table: EdgeTable | None = None,
+    ):
         assert graph is not None or table is not None, "an AtlasGraph needs a graph or an edge table"
         self.pin = pin
         self._graph = graph
@@ -64,8 +71,9 @@ class AtlasGraph:
         edge counts for more (`hop_weight`)."""
         weight = self._hop_weight()
         try:
-            return nx.shortest_path(self.graph, source, target, weight=lambda a, b, edges: min(
-                weight(a, e) for e in edges.values()))
+            return nx.shortest_path(
+                self.graph, source, target, weight=lambda a, b, edges: min(weight(a, e) for e in edges.values())
+            )
         except (nx.NetworkXNoPath, nx.NodeNotFound):
             return []
 
@@ -75,8 +83,9 @@ class AtlasGraph:
         for a, b, attrs in self.graph.edges(data=True):
             fanout.setdefault((a, attrs.get("path", ""), attrs.get("line", 0)), set()).add(b)
         sizes = {site: len(callees) for site, callees in fanout.items()}
-        return lambda a, e: 1.0 + math.log2(sizes.get((a, e.get("path", ""), e.get("line", 0)), 1)) + (
-            1.0 - e.get("confidence", 1.0))
+        return lambda a, e: (
+            1.0 + math.log2(sizes.get((a, e.get("path", ""), e.get("line", 0)), 1)) + (1.0 - e.get("confidence", 1.0))
+        )
 
     def deepest(self, source: str, candidates: list[str]) -> str | None:
         """Of the candidates `source` reaches, the one every other reached candidate leads to: the same operation
@@ -135,8 +144,10 @@ class AtlasGraph:
         nodes = table.nodes
 
         def edges_of(node: str):
-            return [(nodes[table.callers[i]], nodes[table.callees[i]], table.attrs(i))
-                    for i in adjacency.get(position[node], ())]
+            return [
+                (nodes[table.callers[i]], nodes[table.callees[i]], table.attrs(i))
+                for i in adjacency.get(position[node], ())
+            ]
 
         return _breadth_first(start, depth, forward, edges_of)
 
@@ -161,5 +172,9 @@ def _breadth_first(start: str, depth: int, forward: bool, edges_of) -> list:
 def _walk_networkx(graph: nx.MultiDiGraph, start: str, depth: int, forward: bool) -> list:
     if start not in graph:
         return []
-    return _breadth_first(start, depth, forward, lambda node: graph.out_edges(node, data=True) if forward
-                          else graph.in_edges(node, data=True))
+    return _breadth_first(
+        start,
+        depth,
+        forward,
+        lambda node: graph.out_edges(node, data=True) if forward else graph.in_edges(node, data=True),
+    )

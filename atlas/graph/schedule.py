@@ -75,8 +75,7 @@ def finish_times(trees: list[Tree], where: dict[Chunk, int], num_processes: int)
             (foreign_cpp if chunk.is_cpp else foreign_py)[p] += chunk.seconds
             if not chunk.is_cpp:
                 received[chunk.tree] += chunk.seconds / PY_PARSE
-    py_ready = [foreign_py[p] + foreign_cpp[p] + (own_py[p] if p < len(trees) else 0.0)
-                for p in range(num_processes)]
+    py_ready = [foreign_py[p] + foreign_cpp[p] + (own_py[p] if p < len(trees) else 0.0) for p in range(num_processes)]
     cpp_ready = list(py_ready)
     for chunk, p in where.items():  # a tree's shares are ready when the process holding them has done its foreign part
         if p != chunk.tree:
@@ -107,8 +106,10 @@ def assign(trees: list[Tree], cores: int) -> list[Share]:
         if late is None or max(ends) > ends[late] or not own[late]:
             break
         best = None
-        for candidate in {max((c for c in own[late] if c.is_cpp is kind), key=lambda c: c.files, default=None)
-                          for kind in (False, True)} - {None}:
+        for candidate in {
+            max((c for c in own[late] if c.is_cpp is kind), key=lambda c: c.files, default=None)
+            for kind in (False, True)
+        } - {None}:
             for p in range(num_processes):
                 if p == late:
                     continue

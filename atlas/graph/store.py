@@ -16,16 +16,90 @@ from atlas.graph.table import EdgeBuilder
 from atlas.model import CallSite, Provenance, Span, Symbol, SymbolKind
 from atlas.parse.python import ModuleFacts
 
-CONFIDENCE = {Provenance.STATIC: 1.0, Provenance.TYPE_INFERRED: 0.9, Provenance.LAUNCH: 1.0,
-              Provenance.DISPATCH: 0.5, Provenance.REGISTRATION: 0.9, Provenance.NAME_MATCH: 0.3,
-              Provenance.RUNTIME: 1.0, Provenance.STRING_DISPATCH: 0.6}
-_COMMON = frozenset({"get", "items", "keys", "values", "append", "extend", "pop", "update", "copy", "format", "join",
-                     "split", "add", "remove", "clear", "insert", "index", "count", "sort", "startswith", "endswith",
-                     "strip", "replace", "lower", "upper", "to", "view", "size", "item", "numel", "contiguous",
-                     "reshape", "tolist", "cpu", "cuda", "fill_", "copy_", "zero_", "sum", "max", "min", "mean",
-                     "dim", "float", "int", "long", "half", "type", "wait", "result", "read", "write", "close",
-                     "put", "set", "send", "recv", "flatten", "unsqueeze", "squeeze", "permute", "transpose",
-                     "expand", "repeat", "narrow", "chunk", "split_with_sizes", "clone", "detach", "numpy"})
+CONFIDENCE = {
+    Provenance.STATIC: 1.0,
+    Provenance.TYPE_INFERRED: 0.9,
+    Provenance.LAUNCH: 1.0,
+    Provenance.DISPATCH: 0.5,
+    Provenance.REGISTRATION: 0.9,
+    Provenance.NAME_MATCH: 0.3,
+    Provenance.RUNTIME: 1.0,
+    Provenance.STRING_DISPATCH: 0.6,
+}
+_COMMON = frozenset(
+    {
+        "get",
+        "items",
+        "keys",
+        "values",
+        "append",
+        "extend",
+        "pop",
+        "update",
+        "copy",
+        "format",
+        "join",
+        "split",
+        "add",
+        "remove",
+        "clear",
+        "insert",
+        "index",
+        "count",
+        "sort",
+        "startswith",
+        "endswith",
+        "strip",
+        "replace",
+        "lower",
+        "upper",
+        "to",
+        "view",
+        "size",
+        "item",
+        "numel",
+        "contiguous",
+        "reshape",
+        "tolist",
+        "cpu",
+        "cuda",
+        "fill_",
+        "copy_",
+        "zero_",
+        "sum",
+        "max",
+        "min",
+        "mean",
+        "dim",
+        "float",
+        "int",
+        "long",
+        "half",
+        "type",
+        "wait",
+        "result",
+        "read",
+        "write",
+        "close",
+        "put",
+        "set",
+        "send",
+        "recv",
+        "flatten",
+        "unsqueeze",
+        "squeeze",
+        "permute",
+        "transpose",
+        "expand",
+        "repeat",
+        "narrow",
+        "chunk",
+        "split_with_sizes",
+        "clone",
+        "detach",
+        "numpy",
+    }
+)
 MAX_OVERRIDES = 40  # a base method with more overrides than this gets no dispatch edges (nn.Module.forward, ...)
 
 
@@ -35,8 +109,15 @@ MAX_OVERRIDES = 40  # a base method with more overrides than this gets no dispat
 # benchmarks/graph_rounds.py prints per round (tests/graph/test_determinism.py runs both ways).
 ROUNDS = 4
 
-def assemble(facts: list[ModuleFacts], checkout, manifest, timings: dict | None = None,
-             kernel_facts: list | None = None, cpp=None) -> AtlasGraph:
+
+def assemble(
+    facts: list[ModuleFacts],
+    checkout,
+    manifest,
+    timings: dict | None = None,
+    kernel_facts: list | None = None,
+    cpp=None,
+) -> AtlasGraph:
     """Resolve calls over all facts (their symbols already tagged with components, see atlas.graph.parsing), run
     the kernel layer when present (on `kernel_facts`, the kernel-layer facts of the Python files, when the parse
     stage made them), add dispatch edges, and store the graph as an edge table. With `cpp` (a function giving the
@@ -80,17 +161,31 @@ def assemble(facts: list[ModuleFacts], checkout, manifest, timings: dict | None 
         symbols.setdefault(s.id, s)
         g.add_node(s.id)
     for e in kernel.edges if kernel else ():
-        g.add_edge(e.caller, e.callee, e.provenance.value, e.confidence, e.site.path if e.site else "",
-                   e.site.start if e.site else 0)
+        g.add_edge(
+            e.caller,
+            e.callee,
+            e.provenance.value,
+            e.confidence,
+            e.site.path if e.site else "",
+            e.site.start if e.site else 0,
+        )
         num_edges[e.provenance.value] += 1
-    unresolved = [CallSite(caller, text, Span(path_of.get(caller, ""), line, line))
-                  for (caller, line, text), hit in resolution.sites.items() if not hit]
+    unresolved = [
+        CallSite(caller, text, Span(path_of.get(caller, ""), line, line))
+        for (caller, line, text), hit in resolution.sites.items()
+        if not hit
+    ]
     unresolved.extend(kernel.unresolved if kernel else ())
     resolved, internal = site_stats(resolution.sites, symbols)
-    stats = {"rounds": resolution.rounds, "num_sites": len(resolution.sites),
-             "num_resolved": sum(1 for hit in resolution.sites.values() if hit), "num_edges": num_edges,
-             "per_component": resolved, "internal": internal,
-             "num_kernel_symbols": len(kernel.symbols) if kernel else 0}
+    stats = {
+        "rounds": resolution.rounds,
+        "num_sites": len(resolution.sites),
+        "num_resolved": sum(1 for hit in resolution.sites.values() if hit),
+        "num_edges": num_edges,
+        "per_component": resolved,
+        "internal": internal,
+        "num_kernel_symbols": len(kernel.symbols) if kernel else 0,
+    }
     background.retain(solver, resolution, g, path_of)
     return AtlasGraph(checkout.pin, None, symbols, unresolved, stats, g.table())
 
@@ -124,8 +219,11 @@ def _dispatch_edges(g: EdgeBuilder, solver, symbols: dict) -> int:
         overrides = overrides_of.get(callee)
         if overrides is None:
             cls, _, name = callee.rpartition(".")
-            overrides = [] if cls not in ordered or name.startswith("__") else [
-                target for sub in ordered[cls] for target in overrides_in(solver, sub, name) if target in symbols]
+            overrides = (
+                []
+                if cls not in ordered or name.startswith("__")
+                else [target for sub in ordered[cls] for target in overrides_in(solver, sub, name) if target in symbols]
+            )
             overrides_of[callee] = overrides if len(overrides) <= MAX_OVERRIDES else []
             overrides = overrides_of[callee]
         for target in overrides:
@@ -139,8 +237,11 @@ def site_stats(sites: dict, symbols: dict) -> tuple[dict[str, dict[str, int]], d
     """Per component (of the calling symbol): call sites resolved and not; and call sites whose callee is defined
     in the framework. A resolved site counts there when it reached a symbol of the tree; an unresolved one when the
     name it calls is the name of a function or class of the tree (an upper bound on what the resolver missed)."""
-    names = {sid.rsplit(".", 1)[-1] for sid, s in symbols.items()
-             if s.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CLASS, SymbolKind.TRITON_KERNEL)}
+    names = {
+        sid.rsplit(".", 1)[-1]
+        for sid, s in symbols.items()
+        if s.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CLASS, SymbolKind.TRITON_KERNEL)
+    }
     resolved: dict[str, dict[str, int]] = {}
     internal: dict[str, dict[str, int]] = {}
     component_of: dict[str, str] = {}

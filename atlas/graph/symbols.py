@@ -41,8 +41,10 @@ def load_symbols(settings: Settings, framework: str, pin_set: str = "default", o
     if key == plan.key:
         return Index(pin, Path(root), {row[0]: _symbol(row) for row in rows})
     if not on_demand:
-        raise BuildMissing(f"no symbol index of {framework} ({pin_set} pins) in {settings.build}; run "
-                           f"`atlas check {framework} --pins {pin_set}`")
+        raise BuildMissing(
+            f"no symbol index of {framework} ({pin_set} pins) in {settings.build}; run "
+            f"`atlas check {framework} --pins {pin_set}`"
+        )
     root = Path(plan.checkout.path)
     component = partial(components.component_of, framework)
     store = cache(settings.build)
@@ -63,5 +65,7 @@ def load_symbols(settings: Settings, framework: str, pin_set: str = "default", o
             symbols.setdefault(s.id, s)
     store.write(fresh)
     plan.out.mkdir(parents=True, exist_ok=True)
-    stored_files.dump(stored, (plan.key, plan.checkout.pin, str(root), [_flat(s) for s in symbols.values()]), SYMBOLS_VERSION)
+    stored_files.dump(
+        stored, (plan.key, plan.checkout.pin, str(root), [_flat(s) for s in symbols.values()]), SYMBOLS_VERSION
+    )
     return Index(plan.checkout.pin, root, symbols)

@@ -12,8 +12,16 @@ from atlas.model import Provenance, Symbol, SymbolKind
 
 PROVENANCES = tuple(p.value for p in Provenance)
 PROVENANCE_CODE = {p: i for i, p in enumerate(PROVENANCES)}
-EXTERNAL_ATTRS = {"kind": SymbolKind.EXTERNAL.value, "path": "", "start": 0, "end": 0, "signature": "",
-                  "component": "", "decorators": (), "bases": ()}
+EXTERNAL_ATTRS = {
+    "kind": SymbolKind.EXTERNAL.value,
+    "path": "",
+    "start": 0,
+    "end": 0,
+    "signature": "",
+    "component": "",
+    "decorators": (),
+    "bases": (),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,8 +41,12 @@ class EdgeTable:
         return len(self.callers)
 
     def attrs(self, i: int) -> dict:
-        return {"provenance": PROVENANCES[self.provenances[i]], "confidence": self.confidences[i],
-                "path": self.paths[self.path_ids[i]], "line": self.lines[i]}
+        return {
+            "provenance": PROVENANCES[self.provenances[i]],
+            "confidence": self.confidences[i],
+            "path": self.paths[self.path_ids[i]],
+            "line": self.lines[i],
+        }
 
     def adjacency(self, forward: bool) -> dict[int, list[int]]:
         """Node index -> the indices of its outgoing (forward) or incoming edges."""
@@ -93,8 +105,7 @@ class EdgeBuilder:
     def table(self) -> EdgeTable:
         position = self.position
         paths: dict[str, int] = {}
-        callers, callees, confidences, path_ids, lines = (array("i"), array("i"), array("d"), array("i"),
-                                                          array("i"))
+        callers, callees, confidences, path_ids, lines = (array("i"), array("i"), array("d"), array("i"), array("i"))
         provenances = bytearray()
         for i, out in enumerate(self._out):
             for callee, rows in (out or {}).items():
@@ -106,14 +117,22 @@ class EdgeBuilder:
                     confidences.append(confidence)
                     path_ids.append(paths.setdefault(path, len(paths)))
                     lines.append(line)
-        return EdgeTable(tuple(position), callers, callees, bytes(provenances), confidences, tuple(paths), path_ids,
-                         lines)
+        return EdgeTable(
+            tuple(position), callers, callees, bytes(provenances), confidences, tuple(paths), path_ids, lines
+        )
 
 
 def node_attrs(s: Symbol) -> dict:
-    return {"kind": s.kind.value, "path": s.span.path if s.span else "", "start": s.span.start if s.span else 0,
-            "end": s.span.end if s.span else 0, "signature": s.signature, "component": s.component,
-            "decorators": s.decorators, "bases": s.bases}
+    return {
+        "kind": s.kind.value,
+        "path": s.span.path if s.span else "",
+        "start": s.span.start if s.span else 0,
+        "end": s.span.end if s.span else 0,
+        "signature": s.signature,
+        "component": s.component,
+        "decorators": s.decorators,
+        "bases": s.bases,
+    }
 
 
 def from_networkx(g: nx.MultiDiGraph) -> EdgeTable:
@@ -121,8 +140,7 @@ def from_networkx(g: nx.MultiDiGraph) -> EdgeTable:
     position = {n: i for i, n in enumerate(nodes)}
     prov_code = {p: i for i, p in enumerate(PROVENANCES)}
     paths: dict[str, int] = {}
-    callers, callees, confidences, path_ids, lines = (array("i"), array("i"), array("d"), array("i"),
-                                                      array("i"))
+    callers, callees, confidences, path_ids, lines = (array("i"), array("i"), array("d"), array("i"), array("i"))
     provenances = bytearray()
     for a, b, attrs in g.edges(data=True):
         callers.append(position[a])

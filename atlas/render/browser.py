@@ -14,8 +14,9 @@ def name_key(name: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in name[:2].lower()).ljust(2, "_")
 
 
-def browser_files(engine: str, symbols: Mapping[str, Symbol], page_of: Callable[[str], str],
-                  file_data: Callable[[str], str]) -> dict[str, dict]:
+def browser_files(
+    engine: str, symbols: Mapping[str, Symbol], page_of: Callable[[str], str], file_data: Callable[[str], str]
+) -> dict[str, dict]:
     """Data key -> payload: `<engine>/files` (every file, its symbol count and data file), one payload per file,
     and `<engine>/names/<prefix>` shards of (name, id, file index)."""
     by_file: dict[str, list[Symbol]] = defaultdict(list)
@@ -29,8 +30,17 @@ def browser_files(engine: str, symbols: Mapping[str, Symbol], page_of: Callable[
     for number, path in enumerate(paths):
         rows = []
         for s in sorted(by_file[path], key=lambda s: (s.span.start, s.id)):
-            rows.append({"id": s.id, "kind": s.kind.value, "start": s.span.start, "end": s.span.end,
-                         "signature": s.signature[:300], "component": s.component, "page": page_of(s.id)})
+            rows.append(
+                {
+                    "id": s.id,
+                    "kind": s.kind.value,
+                    "start": s.span.start,
+                    "end": s.span.end,
+                    "signature": s.signature[:300],
+                    "component": s.component,
+                    "page": page_of(s.id),
+                }
+            )
             shards[name_key(s.name)].append([s.name, s.id, number])
         out[f"{engine}/file/{path}"] = {"path": path, "symbols": rows}
     for letter, rows in shards.items():

@@ -17,17 +17,19 @@ from atlas.render import cjk, memo_files, pages, pinswitch
 from atlas.render.content import load_content
 from atlas.render.inputs import SiteData, collect
 from atlas.render.memo import Memo, code_version, digest
-from atlas.render.pinchanges import pin_changes
 from atlas.render.pages_kept import kept_pages
+from atlas.render.pinchanges import pin_changes
 from atlas.render.site import render_docs
 from atlas.runtime.experiments.report import collect as experiments_report
 from atlas.sources.gitops import commit_time
 
-VENDOR = {"cytoscape.min.js": "node_modules/cytoscape/dist/cytoscape.min.js",
-          "cytoscape.LICENSE": "node_modules/cytoscape/LICENSE",
-          "iframe-worker-shim.js": "node_modules/iframe-worker/shim/index.js",
-          "iframe-worker.LICENSE": "node_modules/iframe-worker/LICENSE",
-          "prism.LICENSE": "node_modules/prismjs/LICENSE"}
+VENDOR = {
+    "cytoscape.min.js": "node_modules/cytoscape/dist/cytoscape.min.js",
+    "cytoscape.LICENSE": "node_modules/cytoscape/LICENSE",
+    "iframe-worker-shim.js": "node_modules/iframe-worker/shim/index.js",
+    "iframe-worker.LICENSE": "node_modules/iframe-worker/LICENSE",
+    "prism.LICENSE": "node_modules/prismjs/LICENSE",
+}
 PRISM = ("prism-core", "prism-clike", "prism-c", "prism-cpp", "prism-python")  # the source view's languages
 
 
@@ -59,8 +61,15 @@ def copy_assets(site: Path, docs: Path, previous: Path | None = None) -> None:
             raise BuildMissing(f"{path} is missing; run `npm ci --prefix site` to install the bundled graph library")
         _put(docs, target / name, path.read_bytes(), previous)
     parts = [site / "node_modules" / "prismjs" / "components" / f"{name}.min.js" for name in PRISM]
-    _put(docs, target / "prism-atlas.js", ("window.Prism=window.Prism||{};window.Prism.manual=true;\n" + "\n".join(
-        p.read_text(encoding="utf-8") for p in parts)).encode("utf-8"), previous)
+    _put(
+        docs,
+        target / "prism-atlas.js",
+        (
+            "window.Prism=window.Prism||{};window.Prism.manual=true;\n"
+            + "\n".join(p.read_text(encoding="utf-8") for p in parts)
+        ).encode("utf-8"),
+        previous,
+    )
 
 
 def write_cjk_font(site: Path, docs: Path, chars: str, memo: Memo | None = None, previous: Path | None = None) -> None:
@@ -71,8 +80,10 @@ def write_cjk_font(site: Path, docs: Path, chars: str, memo: Memo | None = None,
         raise BuildMissing(f"{font} is missing; run `npm ci --prefix site` to install the bundled CJK font")
     memo = memo or Memo()
     data = font.read_bytes()
-    subset = memo.get(memo.key("cjk", hashlib.sha256(data).hexdigest(), chars or "\u3000"),
-                      lambda: cjk.subset(font, chars or "\u3000"))
+    subset = memo.get(
+        memo.key("cjk", hashlib.sha256(data).hexdigest(), chars or "\u3000"),
+        lambda: cjk.subset(font, chars or "\u3000"),
+    )
     target = Path("assets") / "atlas"
     _put(docs, target / cjk.FILE, subset, previous)
     _put(docs, target / "atlas-cjk.LICENSE", (site / cjk.LICENSE).read_bytes(), previous)
@@ -100,8 +111,11 @@ def fill_slots(html: Path, slots, pages: list[str], previous: Path | None = None
         text = page.read_text(encoding="utf-8")
         if 'class="atlas-slot"' in text:
             page.unlink()  # a new file, not a rewrite in place (atlas.publish)
-            publish.write_new(page, slots.fill(text, "../" * rel.count("/")).encode("utf-8"),
-                              previous / built if previous is not None else None)
+            publish.write_new(
+                page,
+                slots.fill(text, "../" * rel.count("/")).encode("utf-8"),
+                previous / built if previous is not None else None,
+            )
 
 
 def mkdocs_build(config: Path, docs: Path, html: Path, nav: list, memo: Memo | None = None) -> None:
@@ -109,6 +123,7 @@ def mkdocs_build(config: Path, docs: Path, html: Path, nav: list, memo: Memo | N
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
+
     logging.getLogger("mkdocs").setLevel(logging.WARNING)
     if not config.is_file():
         raise ConfigError(f"{config} is missing; the site's mkdocs configuration lives at the project root")
@@ -127,14 +142,24 @@ def mkdocs_build(config: Path, docs: Path, html: Path, nav: list, memo: Memo | N
             os.environ.pop("SOURCE_DATE_EPOCH", None)
 
 
-def build_site(settings: Settings, frameworks: list[str] | None = None, pin_set: str = "default",
-               out: str | None = None, site: SiteData | None = None) -> BuildReport:
+def build_site(
+    settings: Settings,
+    frameworks: list[str] | None = None,
+    pin_set: str = "default",
+    out: str | None = None,
+    site: SiteData | None = None,
+) -> BuildReport:
     """Render and build the site of one pin set; `site` may be handed in (tests) instead of being collected."""
     return build_sites(settings, frameworks, [pin_set], out, [site] if site is not None else None)[0]
 
 
-def build_sites(settings: Settings, frameworks: list[str] | None, pin_sets: list[str], out: str | None = None,
-                sites: list[SiteData] | None = None) -> list[BuildReport]:
+def build_sites(
+    settings: Settings,
+    frameworks: list[str] | None,
+    pin_sets: list[str],
+    out: str | None = None,
+    sites: list[SiteData] | None = None,
+) -> list[BuildReport]:
     """One site holding several pin sets: the first at the root of html/, each other under html/<set>/, and on
     every page a switch to the same page at the other pins (atlas.render.pinswitch). `sites` may be handed in (tests)
     instead of being collected. Built in staging folders beside the live ones and swapped in at the end
@@ -154,27 +179,34 @@ def build_sites(settings: Settings, frameworks: list[str] | None, pin_sets: list
         if sites is None:
             sites = _collect(settings, frameworks, pin_sets, memos)
         experiments = experiments_report(settings.root)  # the committed results/experiments/*.json and the article
-        sites = [site if "experiments" in site.results else SiteData(site.engines, {**site.results,
-                                                                                    "experiments": experiments})
-                 for site in sites]
+        sites = [
+            site
+            if "experiments" in site.results
+            else SiteData(site.engines, {**site.results, "experiments": experiments})
+            for site in sites
+        ]
         shared = {"inputs": time.perf_counter() - started}  # the steps of all sets, told with the first set's
-        reports = [_build_pin_set(settings, site, memo, target, html, roots[pin_set], shared if number == 0 else {})
-                   for number, (pin_set, site, memo) in enumerate(zip(pin_sets, sites, memos))]
+        reports = [
+            _build_pin_set(settings, site, memo, target, html, roots[pin_set], shared if number == 0 else {})
+            for number, (pin_set, site, memo) in enumerate(zip(pin_sets, sites, memos))
+        ]
         mark = time.perf_counter()
         _write_switches(html, live, roots, {s: ", ".join(r.refs) for s, r in zip(pin_sets, reports)})
     shared["publish"] = time.perf_counter() - mark
     return reports
 
 
-def _collect(settings: Settings, frameworks: list[str] | None, pin_sets: list[str],
-             memos: list[Memo]) -> list[SiteData]:
+def _collect(
+    settings: Settings, frameworks: list[str] | None, pin_sets: list[str], memos: list[Memo]
+) -> list[SiteData]:
     """Each set's inputs (atlas.render.inputs.collect); the default set's also say what changed at the latest pins
     (atlas.render.pinchanges), from the indexes collected here."""
     sites = [collect(settings, frameworks, pin_set, memo) for pin_set, memo in zip(pin_sets, memos)]
     if "default" in pin_sets:
         number = pin_sets.index("default")
-        changes = pin_changes(settings, frameworks, memo=memos[number],
-                              engines=[engine for site in sites for engine in site.engines])
+        changes = pin_changes(
+            settings, frameworks, memo=memos[number], engines=[engine for site in sites for engine in site.engines]
+        )
         sites[number] = SiteData(sites[number].engines, {**sites[number].results, "pin_changes": changes})
     return sites
 
@@ -183,8 +215,9 @@ def _memo_folder(target: Path, root: str) -> Path:
     return target / ".memo" / (root or "root")
 
 
-def _build_pin_set(settings: Settings, site: SiteData, memo: Memo, target: Path, html: Path, root: str,
-                   seconds: dict[str, float]) -> BuildReport:
+def _build_pin_set(
+    settings: Settings, site: SiteData, memo: Memo, target: Path, html: Path, root: str, seconds: dict[str, float]
+) -> BuildReport:
     """One pin set of build_sites: its pages rendered, its docs folder written and swapped in, its HTML built into
     `html`/`root` (a staging folder; the live one is target/html/`root`), its memo stored; the time of each step
     goes into `seconds`."""
@@ -207,8 +240,9 @@ def _build_pin_set(settings: Settings, site: SiteData, memo: Memo, target: Path,
         publish.share_unchanged(html / root, live / root)  # what mkdocs wrote and the previous build holds
         seconds["excerpts"] = time.perf_counter() - mark
         mark = time.perf_counter()  # the data files the pages' scripts load go into the site as they are, after
-        write_files({p: text for p, text in rendered.files.items() if not p.endswith(".md")}, html / root,
-                    live / root)  # mkdocs (it empties its folder first)
+        write_files(
+            {p: text for p, text in rendered.files.items() if not p.endswith(".md")}, html / root, live / root
+        )  # mkdocs (it empties its folder first)
         seconds["data"] = time.perf_counter() - mark
         mark = time.perf_counter()
         memo_files.dump(_memo_folder(target, root), memo)
@@ -216,8 +250,17 @@ def _build_pin_set(settings: Settings, site: SiteData, memo: Memo, target: Path,
     seconds["total"] = time.perf_counter() - started
     refs = tuple(f"{pages.engine_label(e.name)} {e.pin.ref}" for e in site.engines)
     num_pages = sum(1 for p in rendered.files if p.endswith(".md"))
-    return BuildReport(target, target / "html" / root, num_pages, len(rendered.files), rendered.num_symbol_pages,
-                       memo.num_reused, memo.num_made, seconds, refs)
+    return BuildReport(
+        target,
+        target / "html" / root,
+        num_pages,
+        len(rendered.files),
+        rendered.num_symbol_pages,
+        memo.num_reused,
+        memo.num_made,
+        seconds,
+        refs,
+    )
 
 
 def _write_switches(html: Path, live: Path, roots: dict[str, str], refs: dict[str, str]) -> None:

@@ -14,8 +14,17 @@ from atlas.model import Finding
 from atlas.render.code import data_file as code_data_file
 from atlas.render.code import index_file as code_index_file
 
-_FETCHING = {("script", "src"), ("link", "href"), ("img", "src"), ("iframe", "src"), ("source", "src"),
-             ("video", "src"), ("audio", "src"), ("embed", "src"), ("object", "data")}
+_FETCHING = {
+    ("script", "src"),
+    ("link", "href"),
+    ("img", "src"),
+    ("iframe", "src"),
+    ("source", "src"),
+    ("video", "src"),
+    ("audio", "src"),
+    ("embed", "src"),
+    ("object", "data"),
+}
 _CSS_URL = re.compile(r"url\(\s*['\"]?(https?:)?//", re.I)
 
 
@@ -62,8 +71,11 @@ def check_site(html: Path) -> Iterator[Finding]:
             parts = urlsplit(href)
             if parts.scheme or href.startswith(("//", "mailto:", "javascript:")):
                 continue
-            target = rel if not parts.path else posixpath.normpath(posixpath.join(posixpath.dirname(rel),
-                                                                                 unquote(parts.path)))
+            target = (
+                rel
+                if not parts.path
+                else posixpath.normpath(posixpath.join(posixpath.dirname(rel), unquote(parts.path)))
+            )
             if target.endswith("/") or (html / target).is_dir():
                 target = posixpath.join(target, "index.html")
             if not (html / target).exists():
@@ -78,8 +90,12 @@ def check_site(html: Path) -> Iterator[Finding]:
     for css in html.rglob("*.css"):
         for number, text in enumerate(css.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
             if _CSS_URL.search(text):
-                yield Finding("remote-request", "a stylesheet url() points at another host",
-                              css.relative_to(html).as_posix(), number)
+                yield Finding(
+                    "remote-request",
+                    "a stylesheet url() points at another host",
+                    css.relative_to(html).as_posix(),
+                    number,
+                )
 
 
 def _code_data_exists(html: Path, fragment: str) -> bool:
@@ -100,8 +116,9 @@ class _Excerpts(HTMLParser):
     def handle_starttag(self, tag, attrs):
         values = dict(attrs)
         if tag == "div" and "atlas-src" in (values.get("class") or "").split():
-            self.found.append((values.get("data-framework", ""), values.get("data-path", ""),
-                               int(values.get("data-start", "0")), []))
+            self.found.append(
+                (values.get("data-framework", ""), values.get("data-path", ""), int(values.get("data-start", "0")), [])
+            )
         elif tag == "td" and values.get("class") == "atlas-code" and self.found:
             self.found[-1][3].append("")
             self._in_code = True
@@ -126,7 +143,8 @@ def check_excerpts(html: Path, checkouts: dict[str, Path]) -> Iterator[Finding]:
                 yield Finding("excerpt-unknown-pin", f"an excerpt of {path} names no known pin ({framework})", rel)
                 continue
             lines = (checkouts[framework] / path).read_text(encoding="utf-8", errors="replace").splitlines()
-            expected = lines[start - 1:start - 1 + len(shown)]
+            expected = lines[start - 1 : start - 1 + len(shown)]
             if shown != expected:
-                yield Finding("excerpt-mismatch", f"the excerpt of {path} from line {start} differs from the pinned "
-                              "file", rel)
+                yield Finding(
+                    "excerpt-mismatch", f"the excerpt of {path} from line {start} differs from the pinned file", rel
+                )

@@ -18,8 +18,13 @@ FILE = "atlas-cjk.woff"
 def is_cjk(char: str) -> bool:
     """Han ideographs, CJK punctuation, kana, Hangul and full-width forms."""
     code = ord(char)
-    return 0x2E80 <= code <= 0x9FFF or 0xAC00 <= code <= 0xD7AF or 0xF900 <= code <= 0xFAFF or \
-        0xFE30 <= code <= 0xFE4F or 0xFF00 <= code <= 0xFFEF
+    return (
+        0x2E80 <= code <= 0x9FFF
+        or 0xAC00 <= code <= 0xD7AF
+        or 0xF900 <= code <= 0xFAFF
+        or 0xFE30 <= code <= 0xFE4F
+        or 0xFF00 <= code <= 0xFFEF
+    )
 
 
 def cjk_chars(texts: Iterable[str]) -> str:
@@ -31,13 +36,14 @@ def cjk_chars(texts: Iterable[str]) -> str:
     return "".join(sorted(found))
 
 
-_CJK = re.compile("[\u2E80-\u9FFF\uAC00-\uD7AF\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFFEF]")  # is_cjk's ranges
+_CJK = re.compile("[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]")  # is_cjk's ranges
 
 
 def subset(font: Path, chars: str) -> bytes:
     """A WOFF holding only the glyphs of `chars` (and what their layout needs)."""
     from fontTools import subset as ft_subset
     from fontTools.ttLib import TTFont
+
     options = ft_subset.Options()
     options.flavor = "woff"
     options.layout_features = ["*"]
@@ -56,6 +62,8 @@ def font_face(chars: str) -> str:
     """The rule that names the subset first in mkdocs-material's text and code fonts; its unicode-range keeps it to
     the CJK characters, so every other character falls through to the fonts after it."""
     ranges = ",".join(f"U+{ord(c):04X}" for c in chars) or "U+3000"
-    return (f"@font-face {{ font-family: '{FAMILY}'; font-style: normal; font-weight: 100 900; font-display: swap; "
-            f"src: url('{FILE}') format('woff'); unicode-range: {ranges}; }}\n"
-            f":root {{ --md-text-font: '{FAMILY}'; --md-code-font: '{FAMILY}'; }}\n")
+    return (
+        f"@font-face {{ font-family: '{FAMILY}'; font-style: normal; font-weight: 100 900; font-display: swap; "
+        f"src: url('{FILE}') format('woff'); unicode-range: {ranges}; }}\n"
+        f":root {{ --md-text-font: '{FAMILY}'; --md-code-font: '{FAMILY}'; }}\n"
+    )

@@ -22,8 +22,18 @@ from atlas.runtime import verify
 from atlas.runtime.recording import Recording
 
 MAX_CALLERS = 200  # per definition; the panel says how many more there are
-LANGUAGES = {".py": "python", ".pyi": "python", ".cu": "cpp", ".cuh": "cpp", ".cpp": "cpp", ".cc": "cpp",
-             ".c": "c", ".h": "cpp", ".hpp": "cpp", ".hip": "cpp"}
+LANGUAGES = {
+    ".py": "python",
+    ".pyi": "python",
+    ".cu": "cpp",
+    ".cuh": "cpp",
+    ".cpp": "cpp",
+    ".cc": "cpp",
+    ".c": "c",
+    ".h": "cpp",
+    ".hpp": "cpp",
+    ".hip": "cpp",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,8 +45,12 @@ class Runtime:
     source: str = ""  # the results file, in words
 
 
-def runtime_for(engine: EngineData, traces: list[tuple[str, dict]],
-                recordings: list[tuple[str, Recording]] = (), memo: Memo | None = None) -> Runtime:
+def runtime_for(
+    engine: EngineData,
+    traces: list[tuple[str, dict]],
+    recordings: list[tuple[str, Recording]] = (),
+    memo: Memo | None = None,
+) -> Runtime:
     """The committed summaries and call-edge recordings (atlas.runtime.recording) whose commit is this engine's pin:
     the calls seen at run time, by static (caller, callee), and the hooks' facts; kept in `memo`."""
     recordings = [(t, r) for t, r in recordings if r.framework == engine.name and r.commit == engine.pin.commit]
@@ -88,7 +102,7 @@ def as_compressed_script(key: str, payload: dict) -> str:
     browser's DecompressionStream)."""
     raw = json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
     packed = base64.b64encode(zlib.compress(raw, 3)).decode()  # level 3: twice as fast as 6, ~10% larger
-    return f"(window.atlasData=window.atlasData||{{}})[{json.dumps(key)}]={{z:\"{packed}\"}};\n"
+    return f'(window.atlasData=window.atlasData||{{}})[{json.dumps(key)}]={{z:"{packed}"}};\n'
 
 
 class _Targets:
@@ -136,15 +150,26 @@ def _edges_by_file(engine: EngineData) -> tuple[dict, dict]:
 
 def _contract(annotation) -> str:
     c = annotation.contract
-    parts = [f"{name}: {', '.join(value) if isinstance(value, tuple) else value}"
-             for name, value in (("input", c.input), ("reads", c.reads), ("writes", c.writes), ("output", c.output),
-                                 ("consumer", c.consumer), ("allocated", c.allocated), ("committed", c.committed),
-                                 ("invariants", c.invariants)) if value]
+    parts = [
+        f"{name}: {', '.join(value) if isinstance(value, tuple) else value}"
+        for name, value in (
+            ("input", c.input),
+            ("reads", c.reads),
+            ("writes", c.writes),
+            ("output", c.output),
+            ("consumer", c.consumer),
+            ("allocated", c.allocated),
+            ("committed", c.committed),
+            ("invariants", c.invariants),
+        )
+        if value
+    ]
     return "; ".join(parts)
 
 
-def code_files(engine: EngineData, runtime: Runtime, note_href, chars: set[str] | None = None,
-               memo: Memo | None = None) -> dict[str, str]:
+def code_files(
+    engine: EngineData, runtime: Runtime, note_href, chars: set[str] | None = None, memo: Memo | None = None
+) -> dict[str, str]:
     """Docs-relative path -> data file text: one per source file, and the files index. `note_href(annotation)`
     gives the site-root-relative link of an annotation's section; `chars` collects the CJK characters of the
     sources (the site's font subset must hold them). A file's data is kept in `memo` under its engine's
@@ -159,14 +184,15 @@ def code_files(engine: EngineData, runtime: Runtime, note_href, chars: set[str] 
                     by_file[symbol.span.path].append(symbol)
         return by_file[path]
 
-    paths = memo.get(memo.key("code paths", engine.name, engine.fingerprint),
-                     lambda: sorted({s.span.path for s in engine.symbols.values() if s.span is not None}))
+    paths = memo.get(
+        memo.key("code paths", engine.name, engine.fingerprint),
+        lambda: sorted({s.span.path for s in engine.symbols.values() if s.span is not None}),
+    )
     notes: dict[str, list] = defaultdict(list)
     for item in engine.anchored:
         if item.span is not None:
             a = item.annotation
-            notes[item.span.path].append([item.span.start, item.span.end, a.id, a.summary, _contract(a),
-                                          note_href(a)])
+            notes[item.span.path].append([item.span.start, item.span.end, a.id, a.summary, _contract(a), note_href(a)])
     edges: list[tuple[dict, dict]] = []  # made on the first file not kept (all of them in a clean build)
     seen = digest(sorted(runtime.edges.items()), sorted(runtime.hooks.items()), runtime.source)
 
@@ -177,10 +203,17 @@ def code_files(engine: EngineData, runtime: Runtime, note_href, chars: set[str] 
             return None
         edges or edges.append(_edges_by_file(engine))
         out_edges, in_edges = edges[0]
-        payload = file_payload(engine, path, text, symbols_of(path), out_edges.get(path, {}), in_edges.get(path, {}),
-                               notes.get(path, []), runtime)
-        return (as_compressed_script(f"{engine.name}/code/{path}", payload), text.count("\n") + 1,
-                cjk_chars([text]))
+        payload = file_payload(
+            engine,
+            path,
+            text,
+            symbols_of(path),
+            out_edges.get(path, {}),
+            in_edges.get(path, {}),
+            notes.get(path, []),
+            runtime,
+        )
+        return (as_compressed_script(f"{engine.name}/code/{path}", payload), text.count("\n") + 1, cjk_chars([text]))
 
     files: dict[str, str] = {}
     listing = []
@@ -195,10 +228,14 @@ def code_files(engine: EngineData, runtime: Runtime, note_href, chars: set[str] 
         target = data_file(engine.name, path)
         files[target] = script
         listing.append([path, target.rsplit("/", 1)[-1], num_lines])
-    files[index_file(engine.name)] = (f"(window.atlasData=window.atlasData||{{}})[{json.dumps(engine.name + '/code')}]="
-                                      + json.dumps({"files": listing, "pin": engine.pin.ref, "pin_set": engine.pin_set,
-                                                    "base": engine.pin.permalink("")}, separators=(",", ":"))
-                                      + ";\n")
+    files[index_file(engine.name)] = (
+        f"(window.atlasData=window.atlasData||{{}})[{json.dumps(engine.name + '/code')}]="
+        + json.dumps(
+            {"files": listing, "pin": engine.pin.ref, "pin_set": engine.pin_set, "base": engine.pin.permalink("")},
+            separators=(",", ":"),
+        )
+        + ";\n"
+    )
     return files
 
 
@@ -231,8 +268,12 @@ def _holds_name(line: str, name: str, is_defined: bool) -> bool:
             if not is_defined and _is_boundary(line, at):
                 return True
             keyword = before.rstrip()
-            if is_defined and len(keyword) < len(before) and before[len(keyword):].isspace() and \
-                    any(keyword.endswith(k) and _is_boundary(keyword, len(keyword) - len(k)) for k in ("def", "class")):
+            if (
+                is_defined
+                and len(keyword) < len(before)
+                and before[len(keyword) :].isspace()
+                and any(keyword.endswith(k) and _is_boundary(keyword, len(keyword) - len(k)) for k in ("def", "class"))
+            ):
                 return True
         at = line.find(name, at + 1)
     return False
@@ -247,8 +288,16 @@ def _is_boundary(text: str, at: int) -> bool:
     return (at > 0 and _is_word(text[at - 1])) != (at < len(text) and _is_word(text[at]))
 
 
-def file_payload(engine: EngineData, path: str, text: str, symbols: list, outgoing: dict, incoming: dict,
-                 notes: list, runtime: Runtime) -> dict:
+def file_payload(
+    engine: EngineData,
+    path: str,
+    text: str,
+    symbols: list,
+    outgoing: dict,
+    incoming: dict,
+    notes: list,
+    runtime: Runtime,
+) -> dict:
     targets = _Targets(engine)
     defs, callees, callers, hooks = [], {}, {}, []
     refs: dict[int, list] = {}  # line -> [name, target]: identifiers the index resolves besides calls
@@ -265,22 +314,46 @@ def file_payload(engine: EngineData, path: str, text: str, symbols: list, outgoi
         for base in symbol.bases:  # a class's bases the index resolved
             if base in engine.symbols:
                 refs.setdefault(symbol.span.start, []).append([base.rsplit(".", 1)[-1], targets.of(base)])
-        defs.append([symbol.span.start, symbol.span.end, name, targets.of(symbol.id), symbol.kind.value,
-                     symbol.signature[:300], name_line(lines, symbol.span.start, symbol.span.end, name)])
+        defs.append(
+            [
+                symbol.span.start,
+                symbol.span.end,
+                name,
+                targets.of(symbol.id),
+                symbol.kind.value,
+                symbol.signature[:300],
+                name_line(lines, symbol.span.start, symbol.span.end, name),
+            ]
+        )
         rows = call_rows(outgoing.get(symbol.id, []))
         if rows:
             callees[number] = [[r.line, common_name(r), _target_rows(targets, r, runtime, symbol.id)] for r in rows]
         calling = call_rows(incoming.get(symbol.id, []))
         if calling:
-            flat = [[targets.of(t.id), r.path, r.line, t.provenance, t.confidence,
-                     runtime.edges.get((t.id, symbol.id), 0)] for r in calling for t in r.targets]
+            flat = [
+                [targets.of(t.id), r.path, r.line, t.provenance, t.confidence, runtime.edges.get((t.id, symbol.id), 0)]
+                for r in calling
+                for t in r.targets
+            ]
             callers[number] = {"n": len(flat), "rows": flat[:MAX_CALLERS]}
         hook = runtime.hooks.get(symbol.id)
         if hook:
             hooks.append([symbol.span.start, symbol.id, hook.get("fired", 0), hook.get("role", ""), runtime.source])
-    return {"path": path, "engine": engine.name, "lang": language(path), "text": text, "defs": defs,
-            "callees": callees, "callers": callers, "targets": targets.rows, "notes": sorted(notes),
-            "hooks": hooks, "refs": refs, "permalink": engine.pin.permalink(path), "pin": engine.pin.ref}
+    return {
+        "path": path,
+        "engine": engine.name,
+        "lang": language(path),
+        "text": text,
+        "defs": defs,
+        "callees": callees,
+        "callers": callers,
+        "targets": targets.rows,
+        "notes": sorted(notes),
+        "hooks": hooks,
+        "refs": refs,
+        "permalink": engine.pin.permalink(path),
+        "pin": engine.pin.ref,
+    }
 
 
 _FROM = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(.*)$", re.MULTILINE)
@@ -299,7 +372,7 @@ def imported_names(module: str, is_package: bool, text: str) -> list[tuple[int, 
         if source.startswith("."):
             dots = len(source) - len(source.lstrip("."))
             package = module.split(".") if is_package else module.split(".")[:-1]
-            package = package[:len(package) - (dots - 1)] if dots > 1 else package
+            package = package[: len(package) - (dots - 1)] if dots > 1 else package
             source = ".".join(package + ([source.lstrip(".")] if source.lstrip(".") else []))
         chunks = [(number, names)]
         if "(" in names and ")" not in names:

@@ -29,17 +29,39 @@ def _component_outputs(env, linker: Linker) -> list[tuple[str, str]]:
         data = graphdata.component_graph(graph, component, lambda sid: urls.html(linker.page(sid)))
         key = GRAPH_KEY.format(engine=name, component=component)
         out.append((graph_file(name, component), graphdata.as_script(key, data)))
-        members = [{"id": row[0], "label": row[1], "kind": data["kinds"][row[2]], "path": data["paths"][row[3]],
-                    "line": row[4], "href": urls.rel(page, linker.page(row[0]))}
-                   for row in data["nodes"][:data["num_shown"]] if linker.page(row[0])]
+        members = [
+            {
+                "id": row[0],
+                "label": row[1],
+                "kind": data["kinds"][row[2]],
+                "path": data["paths"][row[3]],
+                "line": row[4],
+                "href": urls.rel(page, linker.page(row[0])),
+            }
+            for row in data["nodes"][: data["num_shown"]]
+            if linker.page(row[0])
+        ]
         members.sort(key=lambda n: (n["path"], n["line"]))
         root = urls.rel(page, "index.md").rsplit("index.html", 1)[0]
-        out.append((page, env.get_template("component.md.j2").render(
-            engine=engine_label(name), component=component, key=key, data_file=urls.rel(page, graph_file(name,
-                                                                                                          component)),
-            root=root, num_shown=data["num_shown"], num_members=data["num_members"],
-            browser=urls.rel_md(page, urls.browser_page(name)), browser_root=urls.html(urls.browser_page(name)),
-            num_edges=len(data["edges"]), members=members, pin=linker.engine.pin)))
+        out.append(
+            (
+                page,
+                env.get_template("component.md.j2").render(
+                    engine=engine_label(name),
+                    component=component,
+                    key=key,
+                    data_file=urls.rel(page, graph_file(name, component)),
+                    root=root,
+                    num_shown=data["num_shown"],
+                    num_members=data["num_members"],
+                    browser=urls.rel_md(page, urls.browser_page(name)),
+                    browser_root=urls.html(urls.browser_page(name)),
+                    num_edges=len(data["edges"]),
+                    members=members,
+                    pin=linker.engine.pin,
+                ),
+            )
+        )
     return out
 
 

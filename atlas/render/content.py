@@ -41,8 +41,9 @@ def load_content(site: Path) -> Content:
             raise ConfigError(f"{data / 'pipeline.yaml'}:1: missing '{key}'; see the comment at its top")
     unknown = set(article.get("sections") or {}) - set(MECHANISMS)
     if unknown:
-        raise ConfigError(f"{data / 'article.yaml'}: unknown mechanisms {sorted(unknown)}; use one of "
-                          f"{', '.join(MECHANISMS)}")
+        raise ConfigError(
+            f"{data / 'article.yaml'}: unknown mechanisms {sorted(unknown)}; use one of {', '.join(MECHANISMS)}"
+        )
     return Content(_plain(pipeline), _plain(article))
 
 

@@ -23,8 +23,11 @@ class _KeptEnvironment(jinja2.Environment):
         self.memo = memo
 
     def compile(self, source, name=None, filename=None, raw=False, defer_init=False):
-        key = self.memo.key("template", name, hashlib.sha256(source.encode()).hexdigest()) if isinstance(source, str) \
+        key = (
+            self.memo.key("template", name, hashlib.sha256(source.encode()).hexdigest())
+            if isinstance(source, str)
             else None
+        )
         if raw or defer_init or key is None:
             return super().compile(source, name, filename, raw, defer_init)
         code = self.memo.get(key, lambda: super(_KeptEnvironment, self).compile(source, name, filename, raw=True))
@@ -32,9 +35,16 @@ class _KeptEnvironment(jinja2.Environment):
 
 
 def environment(templates: Path, memo: Memo | None = None) -> jinja2.Environment:
-    env = _KeptEnvironment(memo or Memo(), loader=jinja2.FileSystemLoader(str(templates)), autoescape=True,
-                           finalize=inert, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-                           keep_trailing_newline=True)
+    env = _KeptEnvironment(
+        memo or Memo(),
+        loader=jinja2.FileSystemLoader(str(templates)),
+        autoescape=True,
+        finalize=inert,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
     env.filters["attr"] = attr
     env.filters["short"] = lambda commit: str(commit)[:12]
     return env

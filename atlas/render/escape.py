@@ -7,9 +7,23 @@ import re
 
 from markupsafe import Markup, escape
 
-_MARKDOWN = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;", "|": "&#124;", "*": "&#42;",
-             "`": "&#96;", "[": "&#91;", "]": "&#93;", "\\": "&#92;",
-             "#": "&#35;", "~": "&#126;", "\n": " ", "\r": " "}
+_MARKDOWN = {
+    "&": "&amp;",
+    "<": "&lt;",
+    ">": "&gt;",
+    '"': "&#34;",
+    "'": "&#39;",
+    "|": "&#124;",
+    "*": "&#42;",
+    "`": "&#96;",
+    "[": "&#91;",
+    "]": "&#93;",
+    "\\": "&#92;",
+    "#": "&#35;",
+    "~": "&#126;",
+    "\n": " ",
+    "\r": " ",
+}
 _TABLE = str.maketrans(_MARKDOWN)
 # Python-Markdown never reads an underscore inside a word as emphasis; only those at a word's edge need escaping
 # (identifiers are full of inner underscores, and every entity costs the Markdown build time)

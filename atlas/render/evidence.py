@@ -46,8 +46,16 @@ def evidence_for(framework: str, commit: str, symbol: str, traces: list, excerpt
         events = _events(summary, excerpts.get(framework), symbol)
         durations = [d for d, _, _ in events]
         example = next(((values, where) for _, values, where in events if values), ({}, ""))
-        found.append(Evidence(title, int(hook.get("fired", 0)), hook.get("role", ""), len(durations),
-                              round(statistics.median(durations), 1) if durations else 0.0,
-                              round(max(durations), 1) if durations else 0.0, example[0],
-                              example[1] or f"{hook.get('path', '')}:{hook.get('line', '')}"))
+        found.append(
+            Evidence(
+                title,
+                int(hook.get("fired", 0)),
+                hook.get("role", ""),
+                len(durations),
+                round(statistics.median(durations), 1) if durations else 0.0,
+                round(max(durations), 1) if durations else 0.0,
+                example[0],
+                example[1] or f"{hook.get('path', '')}:{hook.get('line', '')}",
+            )
+        )
     return found

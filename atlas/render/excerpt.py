@@ -43,7 +43,7 @@ def cut(pin: Pin, path: str, text: str, start: int, end: int, max_lines: int = M
     file_lines = text.splitlines()
     start = max(1, start)
     end = min(max(start, end), len(file_lines))
-    shown = file_lines[start - 1:min(end, start + max_lines - 1)]
+    shown = file_lines[start - 1 : min(end, start + max_lines - 1)]
     return Excerpt(pin, path, start, tuple(shown), end)
 
 
@@ -55,7 +55,7 @@ def _highlighted(path: str, lines: tuple[str, ...]) -> list[str]:
     except ClassNotFound:
         return [str(escape(line)) for line in lines]
     formatted = highlight(source, lexer, HtmlFormatter(nowrap=True))
-    out = formatted.split("\n")[:len(lines)]
+    out = formatted.split("\n")[: len(lines)]
     return out + [""] * (len(lines) - len(out))
 
 
@@ -66,22 +66,30 @@ def to_html(excerpt: Excerpt, anchor: str = "L") -> Markup:
     same name, so it must sit on an element with no nested twin)."""
     rows = []
     for number, code in zip(range(excerpt.start, excerpt.last_shown + 1), _highlighted(excerpt.path, excerpt.lines)):
-        rows.append(f'<tr id="{anchor}{number}"><td class="atlas-ln"><a href="#{anchor}{number}">{number}</a></td>'
-                    f'<td class="atlas-code"><code>{code}</code></td></tr>')
+        rows.append(
+            f'<tr id="{anchor}{number}"><td class="atlas-ln"><a href="#{anchor}{number}">{number}</a></td>'
+            f'<td class="atlas-code"><code>{code}</code></td></tr>'
+        )
     cut_note = ""
     if excerpt.last_shown < excerpt.end:
-        cut_note = (f'<div class="atlas-src-cut">lines {excerpt.last_shown + 1}-{excerpt.end} not shown; '
-                    f'<a href="{escape(excerpt.permalink)}">read them upstream</a></div>')
+        cut_note = (
+            f'<div class="atlas-src-cut">lines {excerpt.last_shown + 1}-{excerpt.end} not shown; '
+            f'<a href="{escape(excerpt.permalink)}">read them upstream</a></div>'
+        )
     code = f"{ROOT}code.html#{escape(excerpt.pin.framework)}/{escape(excerpt.path)}:L{excerpt.start}"
-    header = (f'<div class="atlas-src-head"><a class="atlas-src-path" href="{code}" title="the whole file in the '
-              f'source view">{escape(excerpt.path)}</a> '
-              f'<span class="atlas-src-lines">L{excerpt.start}-L{excerpt.end}</span> '
-              f'<a class="atlas-permalink" href="{escape(excerpt.permalink)}" title="the same lines upstream at '
-              f'{escape(excerpt.pin.permalink_ref)}">upstream @ {escape(excerpt.pin.permalink_ref)}</a></div>')
+    header = (
+        f'<div class="atlas-src-head"><a class="atlas-src-path" href="{code}" title="the whole file in the '
+        f'source view">{escape(excerpt.path)}</a> '
+        f'<span class="atlas-src-lines">L{excerpt.start}-L{excerpt.end}</span> '
+        f'<a class="atlas-permalink" href="{escape(excerpt.permalink)}" title="the same lines upstream at '
+        f'{escape(excerpt.pin.permalink_ref)}">upstream @ {escape(excerpt.pin.permalink_ref)}</a></div>'
+    )
     body = "".join(rows)
-    return Markup(f'<div class="atlas-src highlight" data-framework="{escape(excerpt.pin.framework)}" '
-                  f'data-path="{escape(excerpt.path)}" data-start="{excerpt.start}">'
-                  f'{header}<table class="atlas-src-table" data-search-exclude><tbody>{body}</tbody></table>{cut_note}</div>')
+    return Markup(
+        f'<div class="atlas-src highlight" data-framework="{escape(excerpt.pin.framework)}" '
+        f'data-path="{escape(excerpt.path)}" data-start="{excerpt.start}">'
+        f'{header}<table class="atlas-src-table" data-search-exclude><tbody>{body}</tbody></table>{cut_note}</div>'
+    )
 
 
 class Slots:

@@ -22,24 +22,41 @@ def scenario_page(name: str) -> str:
 
 
 def nav_entry(report: Report) -> dict:
-    return {"Experiments": [{"Overview": INDEX}] + [{f"s{s.section} {s.name}": scenario_page(s.name)} for s in report.scenarios]}
+    return {
+        "Experiments": [{"Overview": INDEX}]
+        + [{f"s{s.section} {s.name}": scenario_page(s.name)} for s in report.scenarios]
+    }
 
 
 def experiment_pages(env, report: Report, linkers: dict[str, Linker]) -> Iterator[tuple[str, str]]:
     setup = report.article.setup
-    rows = [{"s": s, "href": urls.rel_md(INDEX, scenario_page(s.name)),
-             "num_article": sum(f.article is not None for f in s.figures),
-             "num_measured": sum(f.absent is not None or f.on is not None for f in s.figures)}
-            for s in report.scenarios]
+    rows = [
+        {
+            "s": s,
+            "href": urls.rel_md(INDEX, scenario_page(s.name)),
+            "num_article": sum(f.article is not None for f in s.figures),
+            "num_measured": sum(f.absent is not None or f.on is not None for f in s.figures),
+        }
+        for s in report.scenarios
+    ]
     yield INDEX, env.get_template("experiments.md.j2").render(setup=setup, rows=rows)
     for s in report.scenarios:
         page = scenario_page(s.name)
         figures, notes = _figures(s.figures)
-        yield page, env.get_template("experiment.md.j2").render(
-            s=s, setup=setup, figures=figures, notes=notes, label=engine_label,
-            evidence=[_evidence(page, i, e, s, linkers.get(e.engine)) for i, e in enumerate(s.evidence)],
-            mechanism=_mechanism(page, s.section), index=urls.rel_md(page, INDEX),
-            has_article=any(f.article is not None for f in s.figures))
+        yield (
+            page,
+            env.get_template("experiment.md.j2").render(
+                s=s,
+                setup=setup,
+                figures=figures,
+                notes=notes,
+                label=engine_label,
+                evidence=[_evidence(page, i, e, s, linkers.get(e.engine)) for i, e in enumerate(s.evidence)],
+                mechanism=_mechanism(page, s.section),
+                index=urls.rel_md(page, INDEX),
+                has_article=any(f.article is not None for f in s.figures),
+            ),
+        )
 
 
 def _figures(figures) -> tuple[list[dict], list[str]]:
@@ -53,8 +70,16 @@ def _figures(figures) -> tuple[list[dict], list[str]]:
             if text not in notes:
                 notes.append(text)
             refs.append(notes.index(text) + 1)
-        rows.append({"f": f, "article": number(f.article), "absent": number(f.absent), "on": number(f.on),
-                     "ratio": f"{f.ratio:.3f}" if f.ratio is not None else "-", "refs": refs})
+        rows.append(
+            {
+                "f": f,
+                "article": number(f.article),
+                "absent": number(f.absent),
+                "on": number(f.on),
+                "ratio": f"{f.ratio:.3f}" if f.ratio is not None else "-",
+                "refs": refs,
+            }
+        )
     return rows, notes
 
 
@@ -75,8 +100,11 @@ def _evidence(page: str, i: int, e: Evidence, s: ScenarioReport, linker: Linker 
     if linker.exists(e.symbol):
         row["href"] = linker.href(page, e.symbol)
     path, _, line = e.where.rpartition(":")
-    if line.isdigit() and (linker.engine.checkout / path).is_file() \
-            and 1 <= int(line) <= len(linker.engine.source(path).splitlines()):
+    if (
+        line.isdigit()
+        and (linker.engine.checkout / path).is_file()
+        and 1 <= int(line) <= len(linker.engine.source(path).splitlines())
+    ):
         n = int(line)
         row["source"] = source_block(linker, path, max(1, n - CONTEXT), n + CONTEXT, anchor=f"e{i}-L")
     return row

@@ -87,25 +87,42 @@ def component_graph(graph, component: str, page_of: Callable[[str], str], limit:
         attrs = graph.nodes[node_id]
         kind = _kind(attrs)
         x, y = positions.get(node_id, (None, None))
-        rows.append([node_id, label(node_id, kind), kinds.setdefault(kind, len(kinds)),
-                     paths.setdefault(attrs.get("path") or "", len(paths)), int(attrs.get("start") or 0), x, y,
-                     page_of(node_id)])
+        rows.append(
+            [
+                node_id,
+                label(node_id, kind),
+                kinds.setdefault(kind, len(kinds)),
+                paths.setdefault(attrs.get("path") or "", len(paths)),
+                int(attrs.get("start") or 0),
+                x,
+                y,
+                page_of(node_id),
+            ]
+        )
     best: dict[tuple[str, str], tuple[float, str]] = {}  # one edge per pair: the strongest, whatever the order
     for caller, callee, attrs in graph.subgraph(shown).edges(data=True):
         if caller != callee:
             provenance = attrs.get("provenance")
-            found = (round(float(attrs.get("confidence") or 0.0), 2), str(getattr(provenance, "value",
-                                                                                   provenance or "")))
+            found = (
+                round(float(attrs.get("confidence") or 0.0), 2),
+                str(getattr(provenance, "value", provenance or "")),
+            )
             best[(caller, callee)] = max(best.get((caller, callee), found), found)
     provenances = {p: n for n, p in enumerate(sorted({p for _, p in best.values()}))}
-    edges = sorted([index[caller], index[callee], provenances[p], confidence]
-                   for (caller, callee), (confidence, p) in best.items())
-    return {"component": component, "num_members": sum(1 for _, d in graph.nodes(data=True)
-                                                        if d.get("component") == component),
-            "num_shown": len(shown), "nodes": rows, "edges": edges, "kinds": list(kinds), "paths": list(paths),
-            "provenances": list(provenances),
-            "expand": {str(index[n]): [[index[c] for c in a], [index[c] for c in b]] for n, (a, b) in
-                       expand_ids.items()}}
+    edges = sorted(
+        [index[caller], index[callee], provenances[p], confidence] for (caller, callee), (confidence, p) in best.items()
+    )
+    return {
+        "component": component,
+        "num_members": sum(1 for _, d in graph.nodes(data=True) if d.get("component") == component),
+        "num_shown": len(shown),
+        "nodes": rows,
+        "edges": edges,
+        "kinds": list(kinds),
+        "paths": list(paths),
+        "provenances": list(provenances),
+        "expand": {str(index[n]): [[index[c] for c in a], [index[c] for c in b]] for n, (a, b) in expand_ids.items()},
+    }
 
 
 def as_script(key: str, data: dict) -> str:

@@ -116,7 +116,7 @@ class EngineData:
         prefix = f"{self.package_root}/" if self.package_root else ""
         if not path.endswith(".py") or not path.startswith(prefix):
             return path
-        parts = path[len(prefix):-3].split("/")
+        parts = path[len(prefix) : -3].split("/")
         return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -154,8 +154,10 @@ class StoredTree:
 
     def _checked(self, value):
         if _read_key(self.key_path) != self.key:
-            raise BuildMissing(f"the graph of {self.name} ({self.pin_set} pins) was rebuilt while the site was built; "
-                               "run `atlas build` again")
+            raise BuildMissing(
+                f"the graph of {self.name} ({self.pin_set} pins) was rebuilt while the site was built; "
+                "run `atlas build` again"
+            )
         return value
 
 
@@ -179,15 +181,18 @@ def anchored_span(annotation, resolution) -> Anchored:
         return Anchored(annotation, None, resolution.finding.message)
     if resolution.anchor_line:
         start = max(resolution.line, resolution.anchor_line - CONTEXT)
-        end = min(resolution.end_line or resolution.anchor_end_line, (resolution.anchor_end_line or
-                                                                      resolution.anchor_line) + CONTEXT)
+        end = min(
+            resolution.end_line or resolution.anchor_end_line,
+            (resolution.anchor_end_line or resolution.anchor_line) + CONTEXT,
+        )
         return Anchored(annotation, Span(resolution.path, start, max(start, end)))
     end = min(resolution.end_line, resolution.line + MAX_SYMBOL_LINES - 1)
     return Anchored(annotation, Span(resolution.path, resolution.line, max(resolution.line, end)))
 
 
-def collect(settings: Settings, frameworks: list[str] | None = None, pin_set: str = "default",
-            memo: Memo | None = None) -> SiteData:
+def collect(
+    settings: Settings, frameworks: list[str] | None = None, pin_set: str = "default", memo: Memo | None = None
+) -> SiteData:
     """Everything the site needs for the given engines at one pin set; raises BuildMissing when a checkout is not
     synced. The graph is built on first use (atlas.graph) and loaded when a page needs it, annotations come from
     annotations/ (resolved, or kept in `memo`). What changed at the latest pins is atlas.render.pinchanges'."""
@@ -199,9 +204,19 @@ def collect(settings: Settings, frameworks: list[str] | None = None, pin_set: st
             graph_stage.build(settings, manifest.name, pin_set)
         stored = StoredTree(settings, manifest, checkout, pin_set)
         anchored = _annotation_inputs(settings, manifest.name, stored, memo)
-        engines.append(EngineData(manifest.name, checkout.pin, pin_set, checkout.path, manifest.package_root,
-                                  LoadedMapping(lambda s=stored: s.index.symbols), Deferred(lambda s=stored: s.graph),
-                                  tuple(anchored), fingerprint=stored.fingerprint))
+        engines.append(
+            EngineData(
+                manifest.name,
+                checkout.pin,
+                pin_set,
+                checkout.path,
+                manifest.package_root,
+                LoadedMapping(lambda s=stored: s.index.symbols),
+                Deferred(lambda s=stored: s.graph),
+                tuple(anchored),
+                fingerprint=stored.fingerprint,
+            )
+        )
     return SiteData(tuple(engines), load_results(settings))
 
 
@@ -217,6 +232,7 @@ def _read_key(path: Path) -> str | None:
 def load_results(settings: Settings) -> dict[str, object]:
     """Probe traces (issue 7) and diff reports (issue 6), when their results files exist in the build folder."""
     import json
+
     found: dict[str, object] = {}
     runtime = settings.build / "runtime" / "summary.json"
     traces = []  # (title, summary): the latest local `atlas trace`, then the committed H200 runs
@@ -228,17 +244,30 @@ def load_results(settings: Settings) -> dict[str, object]:
         traces.append((f"H200 run, committed in results/{path.name}", json.loads(path.read_text(encoding="utf-8"))))
     if traces:
         found["traces"] = traces
-    recordings = [(f"call edges recorded in the running engine, committed in results/edges/{path.name}",
-                   recording.load(path)) for path in sorted(Path(root, "results", "edges").glob("*.edges.json"))
-                  ] if root else []
+    recordings = (
+        [
+            (f"call edges recorded in the running engine, committed in results/edges/{path.name}", recording.load(path))
+            for path in sorted(Path(root, "results", "edges").glob("*.edges.json"))
+        ]
+        if root
+        else []
+    )
     if recordings:
         found["recordings"] = recordings  # (title, atlas.runtime.recording.Recording): marked in the source view
-    excerpts = {path.name.split("-")[1]: json.loads(path.read_text(encoding="utf-8"))
-                for path in sorted(Path(root, "results").glob("gpu-*-trace-excerpt.json"))} if root else {}
+    excerpts = (
+        {
+            path.name.split("-")[1]: json.loads(path.read_text(encoding="utf-8"))
+            for path in sorted(Path(root, "results").glob("gpu-*-trace-excerpt.json"))
+        }
+        if root
+        else {}
+    )
     if excerpts:
         found["trace_excerpts"] = excerpts  # framework -> the committed Perfetto excerpt of its H200 run
-    diffs = {p.stem.removeprefix("last-"): json.loads(p.read_text(encoding="utf-8"))
-             for p in sorted((settings.build / "diff").glob("last-*.json"))}
+    diffs = {
+        p.stem.removeprefix("last-"): json.loads(p.read_text(encoding="utf-8"))
+        for p in sorted((settings.build / "diff").glob("last-*.json"))
+    }
     if diffs:
         found["diff"] = diffs  # framework -> the last `atlas diff` report (atlas.diff.report.to_json)
     return found

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from atlas.model import Symbol
 from atlas.render import urls
 from atlas.render.excerpt import Slots
 from atlas.render.inputs import EngineData
 from atlas.render.memo import Memo, digest
-from atlas.model import Symbol
 from atlas.render.summary import EngineSummary
 
 
@@ -81,9 +81,15 @@ class Linker:
         path = symbol.span.path if symbol and symbol.span else node.get("path") or ""
         start = symbol.span.start if symbol and symbol.span else int(node.get("start") or 0)
         end = symbol.span.end if symbol and symbol.span else int(node.get("end") or start)
-        return {"id": symbol_id, "kind": kind, "path": path, "start": start, "end": end,
-                "signature": (symbol.signature if symbol else node.get("signature")) or "",
-                "component": (symbol.component if symbol else "") or node.get("component") or "",
-                "permalink": self.engine.pin.permalink(path, start, end) if path else "",
-                "code": urls.code_link("index.md", self.engine.name, path, start) if path else "",
-                "exists": bool(symbol or node)}
+        return {
+            "id": symbol_id,
+            "kind": kind,
+            "path": path,
+            "start": start,
+            "end": end,
+            "signature": (symbol.signature if symbol else node.get("signature")) or "",
+            "component": (symbol.component if symbol else "") or node.get("component") or "",
+            "permalink": self.engine.pin.permalink(path, start, end) if path else "",
+            "code": urls.code_link("index.md", self.engine.name, path, start) if path else "",
+            "exists": bool(symbol or node),
+        }

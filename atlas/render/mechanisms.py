@@ -37,14 +37,28 @@ def _entry(linker: Linker, page: str, anchored, number: int, runtime: dict, resu
     if span is not None:
         source = source_block(linker, span.path, span.start, span.end, anchor=f"{a.framework}-{number}-L")
     graph = neighbourhood(linker, page, a.symbol)
-    return {"a": a, "facts": facts, "anchor": urls.anchor(a.id), "href": linker.href(page, a.symbol) if facts["exists"] else "",
-            "contract": _contract_rows(a.contract), "source": source, "problem": anchored.problem,
-            "graph": graph, "pairs": list(zip_longest(graph["callers"][:12], graph["callees"][:12])), "engine": engine_label(a.framework),
-            "runtime": runtime.get(a.id), "changes": (results.get("pin_changes") or {}).get(a.id),
-            "evidence": evidence_for(
-                a.framework, linker.engine.pin.commit, a.symbol, results.get("traces") or [],
-                results.get("trace_excerpts") or {}),
-            "code_page": urls.rel(page, urls.CODE_PAGE)}
+    return {
+        "a": a,
+        "facts": facts,
+        "anchor": urls.anchor(a.id),
+        "href": linker.href(page, a.symbol) if facts["exists"] else "",
+        "contract": _contract_rows(a.contract),
+        "source": source,
+        "problem": anchored.problem,
+        "graph": graph,
+        "pairs": list(zip_longest(graph["callers"][:12], graph["callees"][:12])),
+        "engine": engine_label(a.framework),
+        "runtime": runtime.get(a.id),
+        "changes": (results.get("pin_changes") or {}).get(a.id),
+        "evidence": evidence_for(
+            a.framework,
+            linker.engine.pin.commit,
+            a.symbol,
+            results.get("traces") or [],
+            results.get("trace_excerpts") or {},
+        ),
+        "code_page": urls.rel(page, urls.CODE_PAGE),
+    }
 
 
 def mechanism_page(env, slug: str, content: Content, linkers: dict[str, Linker], anchored: dict, site) -> tuple:
@@ -60,18 +74,30 @@ def mechanism_page(env, slug: str, content: Content, linkers: dict[str, Linker],
         if any(cells.values()):
             side.append((role, [cells[name] for name in linkers]))
     text = env.get_template("mechanism.md.j2").render(
-        slug=slug, title=MECHANISMS[slug], section=content.section(slug),
+        slug=slug,
+        title=MECHANISMS[slug],
+        section=content.section(slug),
         question=(content.article.get("sections") or {}).get(slug, ""),
-        engines=[engine_label(n) for n in linkers], side=side, entries=entries,
+        engines=[engine_label(n) for n in linkers],
+        side=side,
+        entries=entries,
         missing=sorted({m for linker in linkers.values() for m in linker.engine.missing}),
-        pins=[linker.engine.pin for linker in linkers.values()])
+        pins=[linker.engine.pin for linker in linkers.values()],
+    )
     return page, text
 
 
 def mechanisms_index(env, content: Content, anchored: dict) -> tuple[str, str]:
     page = "mechanisms/index.md"
-    rows = [(content.section(slug), title, urls.rel_md(page, urls.mechanism_page(slug)),
-             sum(len(v) for (_, m), v in anchored.items() if m == slug)) for slug, title in MECHANISMS.items()]
+    rows = [
+        (
+            content.section(slug),
+            title,
+            urls.rel_md(page, urls.mechanism_page(slug)),
+            sum(len(v) for (_, m), v in anchored.items() if m == slug),
+        )
+        for slug, title in MECHANISMS.items()
+    ]
     return page, env.get_template("mechanisms.md.j2").render(rows=rows)
 
 
@@ -79,7 +105,11 @@ def multi_gpu_page(env, content: Content, linkers: dict[str, Linker], anchored: 
     """Section 12: the open multi-GPU questions, and the annotations that anchor each to code."""
     page = "crossref/multi-gpu.md"
     runtime = (site.results.get("runtime") or {}).get("annotations", {}) if site.results.get("runtime") else {}
-    entries = [_entry(linker, page, item, number, runtime, site.results) for name, linker in linkers.items()
-               for number, item in enumerate(anchored.get((name, "multi-gpu"), []), 1)]
-    return page, env.get_template("multi_gpu.md.j2").render(topics=content.article.get("multi_gpu", []),
-                                                            entries=entries)
+    entries = [
+        _entry(linker, page, item, number, runtime, site.results)
+        for name, linker in linkers.items()
+        for number, item in enumerate(anchored.get((name, "multi-gpu"), []), 1)
+    ]
+    return page, env.get_template("multi_gpu.md.j2").render(
+        topics=content.article.get("multi_gpu", []), entries=entries
+    )

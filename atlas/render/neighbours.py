@@ -16,10 +16,13 @@ def _rows(linker: Linker, from_page: str, pairs) -> list[dict]:
     for other, attrs in pairs:
         provenance = attrs.get("provenance")
         site = attrs.get("site")
-        row = {"id": other, "href": linker.href(from_page, other),
-               "provenance": str(getattr(provenance, "value", provenance or "")),
-               "confidence": round(float(attrs.get("confidence") or 0.0), 2),
-               "line": attrs.get("line") or getattr(site, "start", 0) or 0}
+        row = {
+            "id": other,
+            "href": linker.href(from_page, other),
+            "provenance": str(getattr(provenance, "value", provenance or "")),
+            "confidence": round(float(attrs.get("confidence") or 0.0), 2),
+            "line": attrs.get("line") or getattr(site, "start", 0) or 0,
+        }
         if other not in best or row["confidence"] > best[other]["confidence"]:
             best[other] = row
     return sorted(best.values(), key=lambda r: (-r["confidence"], r["id"]))[:MAX_ROWS]
@@ -40,11 +43,29 @@ def _neighbourhood(linker: Linker, from_page: str, symbol_id: str) -> dict:
     callees = _rows(linker, from_page, ((c, a) for _, c, a in graph.out_edges(symbol_id, data=True)))
     calls = []
     for row in call_rows((c, a) for _, c, a in graph.out_edges(symbol_id, data=True))[:MAX_ROWS]:
-        calls.append({"line": row.line, "name": common_name(row), "fan_out": row.is_fan_out,
-                      "at": urls.code_link(from_page, linker.engine.name, row.path, row.line) if row.line else "",
-                      "provenance": "/".join(row.provenances), "confidence": row.confidence,
-                      "targets": [{"id": t.id, "href": linker.href(from_page, t.id), "provenance": t.provenance,
-                                   "confidence": t.confidence} for t in row.targets]})
-    return {"callers": callers, "callees": callees, "calls": calls,
-            "num_callers": len({c for c, _ in graph.in_edges(symbol_id)}),
-            "num_callees": len({c for _, c in graph.out_edges(symbol_id)})}
+        calls.append(
+            {
+                "line": row.line,
+                "name": common_name(row),
+                "fan_out": row.is_fan_out,
+                "at": urls.code_link(from_page, linker.engine.name, row.path, row.line) if row.line else "",
+                "provenance": "/".join(row.provenances),
+                "confidence": row.confidence,
+                "targets": [
+                    {
+                        "id": t.id,
+                        "href": linker.href(from_page, t.id),
+                        "provenance": t.provenance,
+                        "confidence": t.confidence,
+                    }
+                    for t in row.targets
+                ],
+            }
+        )
+    return {
+        "callers": callers,
+        "callees": callees,
+        "calls": calls,
+        "num_callers": len({c for c, _ in graph.in_edges(symbol_id)}),
+        "num_callees": len({c for _, c in graph.out_edges(symbol_id)}),
+    }

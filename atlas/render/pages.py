@@ -32,13 +32,16 @@ CONTAINER_LINES = 60  # a class or module page shows its head; its methods have 
 SYMBOL_LINES = 150  # a function's page shows this much of its body; the header links to all of it upstream
 
 
-def source_block(linker: Linker, path: str, start: int, end: int, anchor: str = "L",
-                 max_lines: int = excerpt.MAX_LINES) -> Markup:
+def source_block(
+    linker: Linker, path: str, start: int, end: int, anchor: str = "L", max_lines: int = excerpt.MAX_LINES
+) -> Markup:
     """A slot for the highlighted lines start..end of a pinned file (kept in the linker's memo)."""
     engine = linker.engine
     key = linker.memo.key("excerpt", engine.name, engine.fingerprint, path, start, end, anchor, max_lines)
-    html = linker.memo.get(key, lambda: str(excerpt.to_html(excerpt.cut(engine.pin, path, engine.source(path), start,
-                                                                        end, max_lines), anchor)))
+    html = linker.memo.get(
+        key,
+        lambda: str(excerpt.to_html(excerpt.cut(engine.pin, path, engine.source(path), start, end, max_lines), anchor)),
+    )
     return linker.slots.put(Markup(html))
 
 
@@ -47,22 +50,33 @@ def home(env, content: Content, linkers: dict[str, Linker], site) -> str:
     engines = []
     for name, linker in linkers.items():
         spec = content.pipeline["engines"].get(name, {"stages": {}, "steps": {}})
-        engines.append({
-            "name": name, "label": engine_label(name), "pin": linker.engine.pin, "pin_set": linker.engine.pin_set,
-            "missing": linker.engine.missing,
-            "stages": [(stage, symbol_rows(linker, page, spec["stages"].get(stage, [])))
-                       for stage in content.pipeline["stages"]],
-            "steps": [(step, symbol_rows(linker, page, spec["steps"].get(step, [])))
-                      for step in content.pipeline["steps"]],
-            "num_symbols": linker.summary.num_symbols,
-            "num_edges": linker.summary.num_edges,
-            "browser": urls.rel_md(page, urls.browser_page(name)),
-            "code": urls.rel_md(page, urls.CODE_PAGE, name + "/"),
-        })
+        engines.append(
+            {
+                "name": name,
+                "label": engine_label(name),
+                "pin": linker.engine.pin,
+                "pin_set": linker.engine.pin_set,
+                "missing": linker.engine.missing,
+                "stages": [
+                    (stage, symbol_rows(linker, page, spec["stages"].get(stage, [])))
+                    for stage in content.pipeline["stages"]
+                ],
+                "steps": [
+                    (step, symbol_rows(linker, page, spec["steps"].get(step, []))) for step in content.pipeline["steps"]
+                ],
+                "num_symbols": linker.summary.num_symbols,
+                "num_edges": linker.summary.num_edges,
+                "browser": urls.rel_md(page, urls.browser_page(name)),
+                "code": urls.rel_md(page, urls.CODE_PAGE, name + "/"),
+            }
+        )
     return env.get_template("home.md.j2").render(
-        engines=engines, method=content.article.get("method", []),
+        engines=engines,
+        method=content.article.get("method", []),
         mechanisms=[(slug, title, urls.rel_md(page, urls.mechanism_page(slug))) for slug, title in MECHANISMS.items()],
-        has_runtime="runtime" in site.results, has_diff="diff" in site.results)
+        has_runtime="runtime" in site.results,
+        has_diff="diff" in site.results,
+    )
 
 
 def symbol_page(env, linker: Linker, symbol_id: str, annotations: list) -> tuple[str, str]:
@@ -70,23 +84,37 @@ def symbol_page(env, linker: Linker, symbol_id: str, annotations: list) -> tuple
     facts = linker.facts(symbol_id)
     facts["code"] = urls.code_link(page, linker.engine.name, facts["path"], facts["start"]) if facts["path"] else ""
     max_lines = CONTAINER_LINES if facts["kind"] in ("class", "module") else SYMBOL_LINES
-    source = source_block(linker, facts["path"], facts["start"], facts["end"], max_lines=max_lines) \
-        if facts["path"] else ""
+    source = (
+        source_block(linker, facts["path"], facts["start"], facts["end"], max_lines=max_lines) if facts["path"] else ""
+    )
     text = env.get_template("symbol.md.j2").render(
-        engine=engine_label(linker.engine.name), pin=linker.engine.pin, s=facts, source=source,
+        engine=engine_label(linker.engine.name),
+        pin=linker.engine.pin,
+        s=facts,
+        source=source,
         graph=neighbourhood(linker, page, symbol_id),
         browser=urls.browser_link(page, linker.engine.name, facts["path"], symbol_id),
-        annotations=[{"a": a.annotation, "href": urls.rel(page, urls.annotation_page(a.annotation.mechanism),
-                                                           urls.anchor(a.annotation.id))} for a in annotations])
+        annotations=[
+            {
+                "a": a.annotation,
+                "href": urls.rel(page, urls.annotation_page(a.annotation.mechanism), urls.anchor(a.annotation.id)),
+            }
+            for a in annotations
+        ],
+    )
     return page, text
 
 
 def browser_page(env, linker: Linker) -> tuple[str, str]:
     page = urls.browser_page(linker.engine.name)
     text = env.get_template("browser.md.j2").render(
-        engine=linker.engine.name, label=engine_label(linker.engine.name), pin=linker.engine.pin,
-        num_symbols=linker.summary.num_symbols, root=urls.rel(page, "index.md").rsplit("index.html", 1)[0],
-        base=linker.engine.pin.permalink(""))
+        engine=linker.engine.name,
+        label=engine_label(linker.engine.name),
+        pin=linker.engine.pin,
+        num_symbols=linker.summary.num_symbols,
+        root=urls.rel(page, "index.md").rsplit("index.html", 1)[0],
+        base=linker.engine.pin.permalink(""),
+    )
     return page, text
 
 
@@ -94,15 +122,31 @@ def bottlenecks_page(env, content: Content, anchored_by_mechanism: dict) -> Iter
     page = "crossref/bottlenecks.md"
     rows = []
     for row in content.article.get("bottlenecks", []):
-        links = [(MECHANISMS[m], urls.rel_md(page, urls.mechanism_page(m)),
-                  [(a.annotation.framework, a.annotation.id,
-                    urls.rel(page, urls.mechanism_page(m), urls.anchor(a.annotation.id)),
-                    a.annotation.capture) for a in anchored_by_mechanism.get(m, [])])
-                 for m in row.get("mechanisms", []) if m in MECHANISMS]
+        links = [
+            (
+                MECHANISMS[m],
+                urls.rel_md(page, urls.mechanism_page(m)),
+                [
+                    (
+                        a.annotation.framework,
+                        a.annotation.id,
+                        urls.rel(page, urls.mechanism_page(m), urls.anchor(a.annotation.id)),
+                        a.annotation.capture,
+                    )
+                    for a in anchored_by_mechanism.get(m, [])
+                ],
+            )
+            for m in row.get("mechanisms", [])
+            if m in MECHANISMS
+        ]
         rows.append({**row, "links": links})
     extra = [a.annotation for group in anchored_by_mechanism.values() for a in group if a.annotation.bottlenecks]
-    yield page, env.get_template("bottlenecks.md.j2").render(rows=rows, caution=content.article.get("caution", ""),
-                                                             annotated=extra)
+    yield (
+        page,
+        env.get_template("bottlenecks.md.j2").render(
+            rows=rows, caution=content.article.get("caution", ""), annotated=extra
+        ),
+    )
 
 
 def result_pages(env, site) -> Iterator[tuple[str, str]]:

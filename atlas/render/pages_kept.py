@@ -19,6 +19,7 @@ def kept_pages(memo: Memo, config_key: str) -> Iterator[None]:
     the block runs."""
     from mkdocs import utils
     from mkdocs.commands import build as mkdocs_build
+
     populate, build_page = mkdocs_build._populate_page, mkdocs_build._build_page
     build_theme_page = mkdocs_build._build_theme_template
     digests: dict[str, str] = {}  # "files" and "nav", made once per build; page src_uri -> its Markdown key
@@ -55,8 +56,7 @@ def kept_pages(memo: Memo, config_key: str) -> Iterator[None]:
             start = len(search.entries) if search is not None else 0
             build_page(page, config, doc_files, nav, env, dirty, excluded)
             path = Path(page.file.abs_dest_path)
-            return (path.read_bytes() if path.is_file() else None,
-                    search.entries[start:] if search is not None else [])
+            return (path.read_bytes() if path.is_file() else None, search.entries[start:] if search is not None else [])
 
         output, entries = memo.get(key, made)
         if key is not None and key in memo.known:  # kept: write what mkdocs wrote then
@@ -90,8 +90,9 @@ def kept_pages(memo: Memo, config_key: str) -> Iterator[None]:
 
 def _outline(items) -> list:
     """The navigation's shape: each item's kind, title and url, with its children."""
-    return [(type(item).__name__, item.title, getattr(item, "url", None), _outline(item.children or []))
-            for item in items]
+    return [
+        (type(item).__name__, item.title, getattr(item, "url", None), _outline(item.children or [])) for item in items
+    ]
 
 
 def _search_index(config):
@@ -101,4 +102,3 @@ def _search_index(config):
         if index is not None:
             return index
     return None
-

@@ -60,8 +60,9 @@ def _tree(settings, manifest, pin_set: str, engine) -> tuple[str | None, Callabl
     return None, lambda: load_symbols(settings, manifest.name, pin_set, on_demand=pin_set == "default")
 
 
-def pin_changes(settings, frameworks: list[str] | None = None, pin_set: str = "latest", memo: Memo | None = None,
-                engines=()) -> dict[str, dict]:
+def pin_changes(
+    settings, frameworks: list[str] | None = None, pin_set: str = "latest", memo: Memo | None = None, engines=()
+) -> dict[str, dict]:
     """annotation id -> what its mechanism step looks like at `pin_set` next to the default pin. `engines`: the
     EngineData the build collected (of any pin set), whose indexes are not loaded again."""
     memo = memo or Memo()
@@ -82,7 +83,7 @@ def pin_changes(settings, frameworks: list[str] | None = None, pin_set: str = "l
                 continue
             was, now = a.for_pin("default"), a.for_pin(pin_set)
             key = memo.key("pin change", pins.fingerprints, (a.id, was.symbol, was.anchor, now.symbol, now.anchor))
-            placed = memo.get(key, lambda a=a: _placed(a, pins.old, pins.new, *pins.resolvers, pin_set))
+            placed = memo.get(key, lambda a=a, pins=pins: _placed(a, pins.old, pins.new, *pins.resolvers, pin_set))
             out[a.id] = _change(a, placed, pin_set)
     return out
 
@@ -93,8 +94,13 @@ def _placed(a, old, new, old_r, new_r, pin_set: str) -> dict:
     r0, r1 = old_r.resolve(was), new_r.resolve(now)
     s0, s1 = old.get(was.symbol), new.get(now.symbol)
     sig0, sig1 = (s0.signature if s0 else ""), (s1.signature if s1 else "")
-    return {"old_ref": old.pin.ref, "new_ref": new.pin.ref, "old": _where(old.pin, r0), "new": _where(new.pin, r1),
-            "signature": (sig0, sig1) if sig0 and sig1 and sig0 != sig1 else None}
+    return {
+        "old_ref": old.pin.ref,
+        "new_ref": new.pin.ref,
+        "old": _where(old.pin, r0),
+        "new": _where(new.pin, r1),
+        "signature": (sig0, sig1) if sig0 and sig1 and sig0 != sig1 else None,
+    }
 
 
 def _change(a, placed: dict, pin_set: str) -> dict:
@@ -105,8 +111,11 @@ def _change(a, placed: dict, pin_set: str) -> dict:
         if (v0.verdict, v0.note) != (v1.verdict, v1.note):
             verdicts.append({"claim": c.claim, "old": v0.verdict, "new": v1.verdict, "note": v1.note})
     return {
-        "pin_set": pin_set, "old_ref": placed["old_ref"], "new_ref": placed["new_ref"],
-        "old": placed["old"], "new": placed["new"],
+        "pin_set": pin_set,
+        "old_ref": placed["old_ref"],
+        "new_ref": placed["new_ref"],
+        "old": placed["old"],
+        "new": placed["new"],
         "moved": "" if was.symbol == now.symbol else f"{was.symbol} -> {now.symbol}",
         "anchor_changed": bool(was.anchor and now.anchor and was.anchor.pattern != now.anchor.pattern),
         "signature": placed["signature"],

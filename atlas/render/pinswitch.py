@@ -14,7 +14,13 @@ def switch_data(current: str, roots: dict[str, str], refs: dict[str, str], pages
     sets = []
     for name, root in roots.items():
         relative = posixpath.relpath(root or ".", here or ".")
-        sets.append({"name": name, "root": "" if relative == "." else relative + "/", "refs": refs.get(name, ""),
-                     "pages": pages.get(name, []) if name != current else []})
+        sets.append(
+            {
+                "name": name,
+                "root": "" if relative == "." else relative + "/",
+                "refs": refs.get(name, ""),
+                "pages": pages.get(name, []) if name != current else [],
+            }
+        )
     payload = json.dumps({"current": current, "sets": sets}, separators=(",", ":"), sort_keys=True)
-    return f"(window.atlasData=window.atlasData||{{}})[\"pinsets\"]={payload};\n"
+    return f'(window.atlasData=window.atlasData||{{}})["pinsets"]={payload};\n'

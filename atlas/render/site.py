@@ -10,8 +10,8 @@ from pathlib import Path
 from atlas.render import browser, code, components, experiments, mechanisms, pages, urls
 from atlas.render.cjk import cjk_chars
 from atlas.render.content import MECHANISMS, Content
-from atlas.render.excerpt import Slots
 from atlas.render.env import environment
+from atlas.render.excerpt import Slots
 from atlas.render.graphdata import as_script
 from atlas.render.inputs import SiteData
 from atlas.render.linker import Linker
@@ -58,8 +58,9 @@ def render_docs(site: SiteData, content: Content, templates: Path, memo: Memo | 
     num_symbol_pages = 0
     nav_components, nav_browse = [], []
     for engine in site.engines:
-        summary = memo.get(memo.key("summary", engine.name, engine.fingerprint),
-                           lambda e=engine: summarize(e.graph, e.symbols))
+        summary = memo.get(
+            memo.key("summary", engine.name, engine.fingerprint), lambda e=engine: summarize(e.graph, e.symbols)
+        )
         linker = Linker(engine, _paged(Linker(engine, frozenset(), summary, memo=memo), content), summary, slots, memo)
         linkers[engine.name] = linker
         by_symbol = defaultdict(list)
@@ -67,8 +68,10 @@ def render_docs(site: SiteData, content: Content, templates: Path, memo: Memo | 
             by_symbol[item.annotation.symbol].append(item)
         for symbol_id in sorted(linker.paged):
             items = by_symbol.get(symbol_id, [])
-            path, text, fragments = memo.get(linker.unit_key("symbol", symbol_id, items),
-                                             lambda s=symbol_id, i=items, l=linker: _symbol_page(env, l, s, i))
+            path, text, fragments = memo.get(
+                linker.unit_key("symbol", symbol_id, items),
+                lambda s=symbol_id, i=items, lk=linker: _symbol_page(env, lk, s, i),
+            )
             for fragment in fragments:  # a kept page's excerpts
                 slots.put(fragment)
             files[path] = text
@@ -77,17 +80,26 @@ def render_docs(site: SiteData, content: Content, templates: Path, memo: Memo | 
             files[path] = text
             if path.endswith(".md"):
                 nav_components.append({f"{pages.engine_label(engine.name)} {Path(path).stem}": path})
-        files.update(memo.get(linker.unit_key("browser"), lambda l=linker: _browser_files(l)))
-        files.update(code.code_files(engine, code.runtime_for(engine, site.results.get("traces") or [],
-                                                                      site.results.get("recordings") or [], memo),
-                                     _note_href, source_chars, memo))
+        files.update(memo.get(linker.unit_key("browser"), lambda lk=linker: _browser_files(lk)))
+        files.update(
+            code.code_files(
+                engine,
+                code.runtime_for(engine, site.results.get("traces") or [], site.results.get("recordings") or [], memo),
+                _note_href,
+                source_chars,
+                memo,
+            )
+        )
         path, text = pages.browser_page(env, linker)
         files[path] = text
         nav_browse.append({pages.engine_label(engine.name): path})
     files["index.md"] = pages.home(env, content, linkers, site)
     files["code.md"] = env.get_template("code.md.j2").render(
-        root="", engines=[e.name for e in site.engines], default=site.engines[0].name if site.engines else "",
-        labels=[pages.engine_label(e.name) for e in site.engines])
+        root="",
+        engines=[e.name for e in site.engines],
+        default=site.engines[0].name if site.engines else "",
+        labels=[pages.engine_label(e.name) for e in site.engines],
+    )
     for slug in MECHANISMS:
         path, text = mechanisms.mechanism_page(env, slug, content, linkers, anchored, site)
         files[path] = text
@@ -107,13 +119,19 @@ def render_docs(site: SiteData, content: Content, templates: Path, memo: Memo | 
     report = site.results.get("experiments")  # the article's experiments (atlas.runtime.experiments.report)
     for path, text in experiments.experiment_pages(env, report, linkers) if report is not None else ():
         files[path] = text
-    nav = [{"Home": "index.md"},
-           {"Mechanisms": ["mechanisms/index.md"] + [{t: urls.mechanism_page(s)} for s, t in MECHANISMS.items()]},
-           {"Components": ["components/index.md"] + nav_components},
-           {"Symbols": nav_browse + [{"Source": "code.md"}]},
-           {"Cross-reference": [{"Reading bottlenecks (s11)": "crossref/bottlenecks.md"},
-                                {"Multi-GPU questions (s12)": "crossref/multi-gpu.md"}]},
-           {"Runtime": [{"Probe traces": "runtime.md"}, {"Diff across pins": "diff.md"}]}]
+    nav = [
+        {"Home": "index.md"},
+        {"Mechanisms": ["mechanisms/index.md"] + [{t: urls.mechanism_page(s)} for s, t in MECHANISMS.items()]},
+        {"Components": ["components/index.md"] + nav_components},
+        {"Symbols": nav_browse + [{"Source": "code.md"}]},
+        {
+            "Cross-reference": [
+                {"Reading bottlenecks (s11)": "crossref/bottlenecks.md"},
+                {"Multi-GPU questions (s12)": "crossref/multi-gpu.md"},
+            ]
+        },
+        {"Runtime": [{"Probe traces": "runtime.md"}, {"Diff across pins": "diff.md"}]},
+    ]
     if report is not None:
         nav.append(experiments.nav_entry(report))
     chars = cjk_chars([*files.values(), *slots.fragments.values(), "".join(source_chars)])
@@ -123,8 +141,12 @@ def render_docs(site: SiteData, content: Content, templates: Path, memo: Memo | 
 def _browser_files(linker: Linker) -> dict[str, str]:
     """The symbol browser's data files of one engine (atlas.render.browser)."""
     name = linker.engine.name
-    payloads = browser.browser_files(name, linker.engine.symbols, lambda sid: linker.from_root(sid) if
-                                     linker.page(sid) else "", lambda path: urls.file_data(name, path))
+    payloads = browser.browser_files(
+        name,
+        linker.engine.symbols,
+        lambda sid: linker.from_root(sid) if linker.page(sid) else "",
+        lambda path: urls.file_data(name, path),
+    )
     return {_data_path(name, key): as_script(key, payload) for key, payload in payloads.items()}
 
 
@@ -137,7 +159,7 @@ def _symbol_page(env, linker: Linker, symbol_id: str, items: list) -> tuple[str,
 
 def _data_path(engine: str, key: str) -> str:
     """Where a browser data key lives: files list, one file per source file, and name shards."""
-    kind, _, rest = key[len(engine) + 1:].partition("/")
+    kind, _, rest = key[len(engine) + 1 :].partition("/")
     if kind == "file":
         return urls.file_data(engine, rest)
     if kind == "names":

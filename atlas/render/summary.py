@@ -27,5 +27,10 @@ def summarize(graph, symbols) -> EngineSummary:
     if graph is None:
         return EngineSummary(num_symbols=len(symbols))
     names = tuple(graphdata.components(graph))
-    return EngineSummary(names, {c: graphdata.members(graph, c, PAGED) for c in names}, graph.number_of_edges(),
-                         len(symbols), {n: attrs for n, attrs in graph.nodes(data=True) if n not in symbols})
+    return EngineSummary(
+        names,
+        {c: graphdata.members(graph, c, PAGED) for c in names},
+        graph.number_of_edges(),
+        len(symbols),
+        {n: attrs for n, attrs in graph.nodes(data=True) if n not in symbols},
+    )

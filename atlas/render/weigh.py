@@ -32,8 +32,11 @@ def weigh(html: Path) -> list[PageWeight]:
     for page in html.rglob("*.html"):
         rel = page.relative_to(html).as_posix()
         text = page.read_text(encoding="utf-8", errors="replace")
-        refs = {posixpath.normpath(posixpath.join(posixpath.dirname(rel), r)) for r in _REF.findall(text)
-                if not r.startswith(("http:", "https:", "//"))}
+        refs = {
+            posixpath.normpath(posixpath.join(posixpath.dirname(rel), r))
+            for r in _REF.findall(text)
+            if not r.startswith(("http:", "https:", "//"))
+        }
         total = len(text.encode()) + sum(size(r) for r in refs)
         if 'class="atlas-browser"' in text:
             engine = re.search(r'data-engine="([^"]+)"', text).group(1)

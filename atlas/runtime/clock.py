@@ -38,8 +38,11 @@ def skew(marks: list[dict], shift: dict[int, int]) -> dict:
             spreads.append((max(times) - min(times)) / 1e3)
     if not spreads:
         return {"num_barriers": 0}
-    return {"num_barriers": len(spreads), "skew_us_median": round(statistics.median(spreads), 1),
-            "skew_us_max": round(max(spreads), 1)}
+    return {
+        "num_barriers": len(spreads),
+        "skew_us_median": round(statistics.median(spreads), 1),
+        "skew_us_max": round(max(spreads), 1),
+    }
 
 
 def _barriers(marks: list[dict]) -> dict:

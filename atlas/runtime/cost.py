@@ -12,8 +12,18 @@ from pathlib import Path
 
 from atlas.runtime.merge import read_shard, shard_paths
 
-RATES = ("cpu_ms_s", "engine_run_ms_s", "engine_wait_ms_s", "engine_slices_s", "flusher_ms_s", "gc0_s", "gc1_s",
-         "gc2_s", "gc_ms_s", "load")
+RATES = (
+    "cpu_ms_s",
+    "engine_run_ms_s",
+    "engine_wait_ms_s",
+    "engine_slices_s",
+    "flusher_ms_s",
+    "gc0_s",
+    "gc1_s",
+    "gc2_s",
+    "gc_ms_s",
+    "load",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,14 +66,23 @@ def load(shard_dir: Path) -> Records:
                 marks.append(r)
     for diags in records.diags.values():
         diags.sort(key=lambda d: d["mono_ns"])
-    begins = {(m["values"].get("phase"), m["values"].get("round")): m["mono_ns"] for m in marks
-              if m["name"] == "round_begin"}
+    begins = {
+        (m["values"].get("phase"), m["values"].get("round")): m["mono_ns"] for m in marks if m["name"] == "round_begin"
+    }
     for end in sorted((m for m in marks if m["name"] == "round_end"), key=lambda m: m["mono_ns"]):
         v = end["values"]
         if (v.get("phase"), v.get("round")) in begins:
-            records.rounds.append(Round(v.get("phase"), v.get("round"), v.get("probes"),
-                                        begins[(v.get("phase"), v.get("round"))], end["mono_ns"],
-                                        v.get("seconds") or 0.0, v.get("out_tokens") or 0))
+            records.rounds.append(
+                Round(
+                    v.get("phase"),
+                    v.get("round"),
+                    v.get("probes"),
+                    begins[(v.get("phase"), v.get("round"))],
+                    end["mono_ns"],
+                    v.get("seconds") or 0.0,
+                    v.get("out_tokens") or 0,
+                )
+            )
     return records
 
 
@@ -74,15 +93,22 @@ def rates(first: dict, last: dict, seconds: float) -> dict:
     flusher = str(last.get("flusher_tid"))
     threads = {tid: (last["threads"][tid], first["threads"].get(tid)) for tid in last["threads"] if tid != flusher}
     busiest = max(((ms(b[0], a[0]), tid) for tid, (a, b) in threads.items() if b is not None and b[0]), default=None)
-    row = {"cpu_ms_s": ms(first["cpu_ns"], last["cpu_ns"]),
-           "flusher_ms_s": ms(first["flusher_cpu_ns"], last["flusher_cpu_ns"]),
-           "gc_ms_s": ms(sum(first["gc_ns"]), sum(last["gc_ns"])), "load": last.get("load", 0.0)}
+    row = {
+        "cpu_ms_s": ms(first["cpu_ns"], last["cpu_ns"]),
+        "flusher_ms_s": ms(first["flusher_cpu_ns"], last["flusher_cpu_ns"]),
+        "gc_ms_s": ms(sum(first["gc_ns"]), sum(last["gc_ns"])),
+        "load": last.get("load", 0.0),
+    }
     for gen in range(3):
         row[f"gc{gen}_s"] = (last["gc"][gen] - first["gc"][gen]) / seconds
     if busiest is not None:
         now, then = threads[busiest[1]]
-        row.update(engine_run_ms_s=ms(then[0], now[0]), engine_wait_ms_s=ms(then[1], now[1]),
-                   engine_slices_s=(now[2] - then[2]) / seconds, engine_cpu=now[3])
+        row.update(
+            engine_run_ms_s=ms(then[0], now[0]),
+            engine_wait_ms_s=ms(then[1], now[1]),
+            engine_slices_s=(now[2] - then[2]) / seconds,
+            engine_cpu=now[3],
+        )
     return {k: round(v, 2) if isinstance(v, float) else v for k, v in row.items()}
 
 
@@ -97,24 +123,42 @@ def round_costs(records: Records) -> list[dict]:
             before = [d for d in diags if d["mono_ns"] <= rnd.begin_ns]
             after = [d for d in diags if d["mono_ns"] >= rnd.end_ns]
             if before and after:
-                rows.append({"phase": rnd.phase, "round": rnd.index, "probes": rnd.state, "pid": pid,
-                             "tok_s": round(rnd.out_tokens / rnd.seconds, 1),
-                             "bracket_s": round((after[0]["mono_ns"] - before[-1]["mono_ns"]) / 1e9, 3),
-                             **rates(before[-1], after[0], rnd.seconds)})
+                rows.append(
+                    {
+                        "phase": rnd.phase,
+                        "round": rnd.index,
+                        "probes": rnd.state,
+                        "pid": pid,
+                        "tok_s": round(rnd.out_tokens / rnd.seconds, 1),
+                        "bracket_s": round((after[0]["mono_ns"] - before[-1]["mono_ns"]) / 1e9, 3),
+                        **rates(before[-1], after[0], rnd.seconds),
+                    }
+                )
     return rows
 
 
 def by_state(rows: list[dict]) -> dict:
     """phase -> probe state -> the median of each rate over that state's rounds (the busiest process only)."""
-    busiest = max({r["pid"] for r in rows}, key=lambda pid: sum(r.get("cpu_ms_s", 0) for r in rows if r["pid"] == pid),
-                  default=None)
+    busiest = max(
+        {r["pid"] for r in rows},
+        key=lambda pid: sum(r.get("cpu_ms_s", 0) for r in rows if r["pid"] == pid),
+        default=None,
+    )
     table: dict = {}
     for r in rows:
         if r["pid"] == busiest:
             table.setdefault(r["phase"], {}).setdefault(r["probes"], []).append(r)
-    return {phase: {state: {"rounds": len(rs), "tok_s": statistics.median(r["tok_s"] for r in rs),
-                            **{k: round(statistics.median(r.get(k, 0) for r in rs), 2) for k in RATES}}
-                    for state, rs in states.items()} for phase, states in table.items()}
+    return {
+        phase: {
+            state: {
+                "rounds": len(rs),
+                "tok_s": statistics.median(r["tok_s"] for r in rs),
+                **{k: round(statistics.median(r.get(k, 0) for r in rs), 2) for k in RATES},
+            }
+            for state, rs in states.items()
+        }
+        for phase, states in table.items()
+    }
 
 
 def duty_windows(records: Records) -> dict[str, list[list[dict]]]:
@@ -123,8 +167,14 @@ def duty_windows(records: Records) -> dict[str, list[list[dict]]]:
     runs: dict[str, list[list[dict]]] = {}
     for rnd in records.rounds:
         for pid in sorted({w["pid"] for w in records.windows}):
-            inside = sorted((w for w in records.windows if w["pid"] == pid and rnd.begin_ns <= w["begin_ns"]
-                             and w["end_ns"] <= rnd.end_ns), key=lambda w: w["begin_ns"])
+            inside = sorted(
+                (
+                    w
+                    for w in records.windows
+                    if w["pid"] == pid and rnd.begin_ns <= w["begin_ns"] and w["end_ns"] <= rnd.end_ns
+                ),
+                key=lambda w: w["begin_ns"],
+            )
             if inside:
                 runs.setdefault(f"{rnd.phase}: {inside[0]['state']}", []).append(inside)
     return runs
@@ -139,8 +189,13 @@ def duty_pairs(runs: list[list[dict]]) -> list[tuple[dict, float]]:
         for i, w in enumerate(seq):
             if not w["on"] or w["end_ns"] <= w["begin_ns"] or not 0 < i < len(seq) - 1:
                 continue
-            offs = [seq[j] for j in (i - 1, i + 1) if not seq[j]["on"] and seq[j]["end_ns"] > seq[j]["begin_ns"]
-                    and abs(seq[j]["begin_ns"] - w["begin_ns"]) < 5e9]
+            offs = [
+                seq[j]
+                for j in (i - 1, i + 1)
+                if not seq[j]["on"]
+                and seq[j]["end_ns"] > seq[j]["begin_ns"]
+                and abs(seq[j]["begin_ns"] - w["begin_ns"]) < 5e9
+            ]
             if len(offs) == 2:
                 pairs.append((w, statistics.mean((o["end_ns"] - o["begin_ns"]) / o["steps"] for o in offs)))
     return pairs
@@ -182,15 +237,24 @@ def duty_summary(records: Records, busiest_only: bool = True, seed: int = 0) -> 
         medians = sorted(statistics.median(rng.choices(ratios, k=len(ratios))) for _ in range(1000))
         on = [w for seq in runs for w in seq if w["on"]]
         off = [w for seq in runs for w in seq if not w["on"]]
-        out[state] = {"pairs": len(ratios), "median": round(statistics.median(ratios), 4),
-                      "geomean": round(math.exp(statistics.mean(map(math.log, ratios))), 4),
-                      "pooled": round(sum(w["steps"] * off_ns for w, off_ns in pairs)
-                                      / sum(w["end_ns"] - w["begin_ns"] for w, _ in pairs), 4),
-                      "ci95": [round(medians[25], 4), round(medians[974], 4)],
-                      **({"own_us_per_step": round(statistics.median(w["own_ns"] / w["steps"] for w in on) / 1e3, 1),
-                          "step_us": round(_ns_per_step(off) / 1e3, 1)} if on and "own_ns" in on[0] else {}),
-                      "window_ms": round(statistics.median((w["end_ns"] - w["begin_ns"]) / 1e6 for seq in runs
-                                                           for w in seq), 1)}
+        out[state] = {
+            "pairs": len(ratios),
+            "median": round(statistics.median(ratios), 4),
+            "geomean": round(math.exp(statistics.mean(map(math.log, ratios))), 4),
+            "pooled": round(
+                sum(w["steps"] * off_ns for w, off_ns in pairs) / sum(w["end_ns"] - w["begin_ns"] for w, _ in pairs), 4
+            ),
+            "ci95": [round(medians[25], 4), round(medians[974], 4)],
+            **(
+                {
+                    "own_us_per_step": round(statistics.median(w["own_ns"] / w["steps"] for w in on) / 1e3, 1),
+                    "step_us": round(_ns_per_step(off) / 1e3, 1),
+                }
+                if on and "own_ns" in on[0]
+                else {}
+            ),
+            "window_ms": round(statistics.median((w["end_ns"] - w["begin_ns"]) / 1e6 for seq in runs for w in seq), 1),
+        }
     return out
 
 
@@ -203,12 +267,14 @@ def profiles(records: Records, slack_ns: int = 500_000_000) -> dict:
 
     out: dict = {}
     for r in records.samples:
-        phase = next((rnd.phase for rnd in records.rounds if rnd.begin_ns <= r["mono_ns"] <= rnd.end_ns + slack_ns),
-                     None)
+        phase = next(
+            (rnd.phase for rnd in records.rounds if rnd.begin_ns <= r["mono_ns"] <= rnd.end_ns + slack_ns), None
+        )
         if phase is None:
             continue
-        slot = out.setdefault(r["pid"], {}).setdefault((phase, r["state"]), {"n": 0, "self": Counter(),
-                                                                            "incl": Counter()})
+        slot = out.setdefault(r["pid"], {}).setdefault(
+            (phase, r["state"]), {"n": 0, "self": Counter(), "incl": Counter()}
+        )
         slot["n"] += r["n"]
         for *key, n in r["self"]:
             slot["self"][tuple(key)] += n
@@ -232,8 +298,15 @@ def profile_diff(slots: dict, a: str, b: str, phase: str, top: int = 15, kind: s
             folded[":".join(map(str, key[1:]))] += n
         shares.append({k: n / slot["n"] for k, n in folded.items()})
     keys = set(shares[0]) | set(shares[1])
-    moves = [(k, round(shares[0].get(k, 0.0), 4), round(shares[1].get(k, 0.0), 4),
-              round(shares[1].get(k, 0.0) - shares[0].get(k, 0.0), 4)) for k in keys]
+    moves = [
+        (
+            k,
+            round(shares[0].get(k, 0.0), 4),
+            round(shares[1].get(k, 0.0), 4),
+            round(shares[1].get(k, 0.0) - shares[0].get(k, 0.0), 4),
+        )
+        for k in keys
+    ]
     return sorted(moves, key=lambda m: (-abs(m[3]), m[0]))[:top]
 
 
@@ -256,5 +329,6 @@ def profile_summary(records: Records, framework: str, top: int = 12) -> dict:
             out["phases"].setdefault(phase, {})[f"{state} vs absent"] = {
                 "samples": [slots[(phase, "absent")]["n"], slots[(phase, state)]["n"]],
                 "functions": profile_diff(slots, "absent", state, phase, top, "incl"),
-                "lines": profile_diff(slots, "absent", state, phase, top, "self")}
+                "lines": profile_diff(slots, "absent", state, phase, top, "self"),
+            }
     return out

@@ -14,8 +14,9 @@ from atlas.parse.python import module_name
 def observed_edges(events: list[dict], index: Index, package_root: str) -> list[tuple[Edge, int]]:
     """(runtime edge, times seen) for every hooked call whose call site is a pinned file of the engine; the caller
     is the innermost symbol of the index around the call line."""
-    sites = Counter((e["call_path"], e["call_line"], e["symbol"]) for e in events
-                    if e["kind"] == "call" and e.get("call_at_pin"))
+    sites = Counter(
+        (e["call_path"], e["call_line"], e["symbol"]) for e in events if e["kind"] == "call" and e.get("call_at_pin")
+    )
     out = []
     for (path, line, callee), count in sorted(sites.items()):
         caller = index.symbol_at(path, line) or module_name(path, package_root)[0]
@@ -28,7 +29,14 @@ def missing_from_graph(edges: list[tuple[Edge, int]], graph) -> list[Finding]:
     findings = []
     for edge, count in edges:
         if not graph.graph.has_edge(edge.caller, edge.callee):
-            findings.append(Finding("runtime-edge-missing", f"{edge.caller} -> {edge.callee} was called at runtime "
-                                    f"({count}x) but the static graph has no such edge", edge.site.path,
-                                    edge.site.start, {"caller": edge.caller, "callee": edge.callee, "count": count}))
+            findings.append(
+                Finding(
+                    "runtime-edge-missing",
+                    f"{edge.caller} -> {edge.callee} was called at runtime "
+                    f"({count}x) but the static graph has no such edge",
+                    edge.site.path,
+                    edge.site.start,
+                    {"caller": edge.caller, "callee": edge.callee, "count": count},
+                )
+            )
     return findings

@@ -19,8 +19,14 @@ def find_def(tree: ast.Module, qualname: str) -> ast.AST | None:
     scope: list = tree.body
     node = None
     for part in qualname.split("."):
-        node = next((n for n in scope if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-                     and n.name == part), None)
+        node = next(
+            (
+                n
+                for n in scope
+                if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == part
+            ),
+            None,
+        )
         if node is None:
             return None
         scope = node.body
@@ -44,7 +50,9 @@ def resolve(entries: list[dict], checkout: Path, package_root: str) -> list[dict
         if node is None:
             if entry.get("optional"):
                 continue
-            raise SymbolNotFound(f"hook {entry['symbol']} is not defined in {path} at {checkout}; update the hook "
-                                 "list (atlas/runtime/defaults.py) or the annotation for this pin")
+            raise SymbolNotFound(
+                f"hook {entry['symbol']} is not defined in {path} at {checkout}; update the hook "
+                "list (atlas/runtime/defaults.py) or the annotation for this pin"
+            )
         out.append({**entry, "path": path, "line": node.lineno, "end_line": node.end_lineno})
     return out

@@ -108,8 +108,18 @@ class Expander:
         values = self.values(hook, row_values)
         request_ids = values.pop("request_ids", None)
         call_path, call_at_pin = self.files.get((self.pid, file), (file, False))
-        call = {"pid": self.pid, "seq": seq, "tid": tid, "mono_ns": mono, "dur_ns": dur, "step": step,
-                "call_path": call_path, "call_line": line, "call_at_pin": call_at_pin, "values": values}
+        call = {
+            "pid": self.pid,
+            "seq": seq,
+            "tid": tid,
+            "mono_ns": mono,
+            "dur_ns": dur,
+            "step": step,
+            "call_path": call_path,
+            "call_line": line,
+            "call_at_pin": call_at_pin,
+            "values": values,
+        }
         if request_ids is not None:
             call["request_ids"] = list(request_ids)
         call.update({k: hook.get(k) for k in HOOK_FIELDS}, kind="call", ts_ns=mono + self.offset)
@@ -133,9 +143,19 @@ class Expander:
                 else:
                     merged[name] = merged.get(name, 0) + value
         first, last = calls[0], calls[-1]
-        agg = {"kind": "agg", "v": hook.get("v"), "pid": self.pid, **{k: hook.get(k) for k in AGG_FIELDS},
-               "step": step, "count": len(calls), "dur_ns": sum(c[1] for c in calls),
-               "ts_ns": first[0] + self.offset, "mono_ns": first[0], "end_ns": last[0] + last[1], "values": merged}
+        agg = {
+            "kind": "agg",
+            "v": hook.get("v"),
+            "pid": self.pid,
+            **{k: hook.get(k) for k in AGG_FIELDS},
+            "step": step,
+            "count": len(calls),
+            "dur_ns": sum(c[1] for c in calls),
+            "ts_ns": first[0] + self.offset,
+            "mono_ns": first[0],
+            "end_ns": last[0] + last[1],
+            "values": merged,
+        }
         if request_ids:
             agg["request_ids"] = request_ids
         return agg
@@ -221,8 +241,15 @@ def merge(shard_dir: Path) -> Merged:
             if "end_ns" in record:
                 record["end_ns"] += shift[record["pid"]]
     events = sorted(calls + list(aggs.values()), key=lambda e: (e["mono_ns"], e["pid"], e.get("seq", 0)))
-    return Merged(events, processes, sorted(marks, key=lambda m: m["mono_ns"]), stats, num_torn, ranks,
-                  {"shift_ns": {p: n for p, n in shift.items() if n}, **residual})
+    return Merged(
+        events,
+        processes,
+        sorted(marks, key=lambda m: m["mono_ns"]),
+        stats,
+        num_torn,
+        ranks,
+        {"shift_ns": {p: n for p, n in shift.items() if n}, **residual},
+    )
 
 
 def _join(into: dict, more: dict) -> None:

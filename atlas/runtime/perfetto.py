@@ -7,8 +7,13 @@ from __future__ import annotations
 from atlas.runtime.merge import Merged
 from atlas.runtime.ranks import rank_label
 
-FLOW = {"plan": (False, True), "allocate": (True, True), "execute": (True, True), "validate": (True, True),
-        "commit": (True, False)}
+FLOW = {
+    "plan": (False, True),
+    "allocate": (True, True),
+    "execute": (True, True),
+    "validate": (True, True),
+    "commit": (True, False),
+}
 
 
 def _us(ns: int, origin: int) -> float:
@@ -23,21 +28,38 @@ def chrome_trace(merged: Merged, spec: dict) -> dict:
     for proc in merged.processes:
         rank = (merged.ranks or {}).get(proc["pid"])
         label = f"{rank_label(rank)} " if rank else ""  # tensor-parallel runs: which rank this process is
-        out.append({"ph": "M", "name": "process_name", "pid": proc["pid"], "tid": 0,
-                    "args": {"name": f"{label}{proc['proc']} ({proc['framework']} {proc['engine_version']})"}})
+        out.append(
+            {
+                "ph": "M",
+                "name": "process_name",
+                "pid": proc["pid"],
+                "tid": 0,
+                "args": {"name": f"{label}{proc['proc']} ({proc['framework']} {proc['engine_version']})"},
+            }
+        )
     step_events: dict[int, list[dict]] = {}
     request_steps: dict[str, list[dict]] = {}
     for event in merged.events:
         name = event["symbol"].rsplit(".", 2)
-        slice_ = {"ph": "X", "name": ".".join(name[-2:]), "cat": event["role"], "ts": _us(event["mono_ns"], origin),
-                  "dur": max(_us(event["mono_ns"] + event["dur_ns"], origin) - _us(event["mono_ns"], origin), 0.001),
-                  "pid": event["pid"], "tid": event.get("tid", event["pid"]),
-                  "args": {"symbol": event["symbol"], "step": event["step"], "at_pin": event.get("at_pin"),
-                           "source": f"{base}{event.get('path', '')}#L{event.get('line', 0)}",
-                           "call_site": f"{event.get('call_path', '')}:{event.get('call_line', '')}",
-                           **({"count": event["count"]} if event["kind"] == "agg" else {}),
-                           **({"gpu_ms": round(event["gpu_ns"] / 1e6, 4)} if "gpu_ns" in event else {}),
-                           **event.get("values", {})}}
+        slice_ = {
+            "ph": "X",
+            "name": ".".join(name[-2:]),
+            "cat": event["role"],
+            "ts": _us(event["mono_ns"], origin),
+            "dur": max(_us(event["mono_ns"] + event["dur_ns"], origin) - _us(event["mono_ns"], origin), 0.001),
+            "pid": event["pid"],
+            "tid": event.get("tid", event["pid"]),
+            "args": {
+                "symbol": event["symbol"],
+                "step": event["step"],
+                "at_pin": event.get("at_pin"),
+                "source": f"{base}{event.get('path', '')}#L{event.get('line', 0)}",
+                "call_site": f"{event.get('call_path', '')}:{event.get('call_line', '')}",
+                **({"count": event["count"]} if event["kind"] == "agg" else {}),
+                **({"gpu_ms": round(event["gpu_ns"] / 1e6, 4)} if "gpu_ns" in event else {}),
+                **event.get("values", {}),
+            },
+        }
         if event["kind"] == "agg":  # a step's calls drawn as one slice from the first start to the last end
             slice_["dur"] = max(_us(event.get("end_ns", event["mono_ns"]), origin) - slice_["ts"], 0.001)
         out.append(slice_)
@@ -50,8 +72,9 @@ def chrome_trace(merged: Merged, spec: dict) -> dict:
             value = event["values"].get(counter)
             if event["role"] == "plan" and isinstance(value, (int, dict)) and "batch_size" in event["values"]:
                 total = sum(value.values()) if isinstance(value, dict) else value
-                out.append({"ph": "C", "name": counter, "pid": event["pid"], "ts": slice_["ts"],
-                            "args": {counter: total}})
+                out.append(
+                    {"ph": "C", "name": counter, "pid": event["pid"], "ts": slice_["ts"], "args": {counter: total}}
+                )
     for step, slices in step_events.items():
         if len(slices) < 2:
             continue
@@ -66,11 +89,37 @@ def chrome_trace(merged: Merged, spec: dict) -> dict:
         flow_id += 1
         for index, slice_ in enumerate(slices):
             ph = "s" if index == 0 else ("f" if index == len(slices) - 1 else "t")
-            out.append({"ph": ph, "id": flow_id, "name": rid, "cat": "request", "pid": slice_["pid"],
-                        "tid": slice_["tid"], "ts": slice_["ts"], **({"bp": "e"} if ph == "f" else {})})
+            out.append(
+                {
+                    "ph": ph,
+                    "id": flow_id,
+                    "name": rid,
+                    "cat": "request",
+                    "pid": slice_["pid"],
+                    "tid": slice_["tid"],
+                    "ts": slice_["ts"],
+                    **({"bp": "e"} if ph == "f" else {}),
+                }
+            )
     for mark in merged.marks:
-        out.append({"ph": "i", "s": "g", "name": mark["name"], "pid": mark["pid"], "tid": 0,
-                    "ts": _us(mark["mono_ns"], origin), "args": mark.get("values", {})})
-    return {"traceEvents": out, "displayTimeUnit": "ms",
-            "metadata": {"framework": spec.get("framework"), "commit": spec.get("commit"), "ref": spec.get("ref"),
-                         "hook_source": spec.get("source")}}
+        out.append(
+            {
+                "ph": "i",
+                "s": "g",
+                "name": mark["name"],
+                "pid": mark["pid"],
+                "tid": 0,
+                "ts": _us(mark["mono_ns"], origin),
+                "args": mark.get("values", {}),
+            }
+        )
+    return {
+        "traceEvents": out,
+        "displayTimeUnit": "ms",
+        "metadata": {
+            "framework": spec.get("framework"),
+            "commit": spec.get("commit"),
+            "ref": spec.get("ref"),
+            "hook_source": spec.get("source"),
+        },
+    }

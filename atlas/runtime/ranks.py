@@ -10,8 +10,11 @@ from atlas.runtime.merge import Merged
 
 
 def rank_label(rank: dict) -> str:
-    parts = [f"{key[:-5]}{rank[key]}" for key in ("dp_rank", "pp_rank", "tp_rank") if key in rank
-             and rank.get(key[:-5] + "_size", 1) > 1]
+    parts = [
+        f"{key[:-5]}{rank[key]}"
+        for key in ("dp_rank", "pp_rank", "tp_rank")
+        if key in rank and rank.get(key[:-5] + "_size", 1) > 1
+    ]
     return "-".join(parts) or "rank0"
 
 
@@ -34,10 +37,12 @@ def per_rank(merged: Merged, spec: dict) -> dict:
         total_step = sum(step_ns[pid])
         total_coll = sum(coll_ns[pid].values())
         out[rank_label(rank)] = {
-            "pid": pid, **{k: v for k, v in rank.items() if k.endswith(("_rank", "_size"))},
+            "pid": pid,
+            **{k: v for k, v in rank.items() if k.endswith(("_rank", "_size"))},
             "steps": len(step_ns[pid]),
             "step_ms_median": round(statistics.median(step_ns[pid]) / 1e6, 3) if step_ns[pid] else None,
             "collective_ms_per_step": round(total_coll / len(coll_ns[pid]) / 1e6, 3) if coll_ns[pid] else 0.0,
             "collective_share": round(total_coll / total_step, 4) if total_step else None,
-            "collective_bytes": coll_bytes[pid]}
+            "collective_bytes": coll_bytes[pid],
+        }
     return out

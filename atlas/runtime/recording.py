@@ -58,9 +58,15 @@ def collect(out: Path, spec: dict) -> dict | None:
     if not files:
         return None
     docs = [json.loads(f.read_text(encoding="utf-8")) for f in files]
-    doc = {"schema": RECORDING_SCHEMA, "kind": "edges", **{k: spec.get(k, "") for k in PIN_KEYS},
-           "num_processes": len(docs), "fields": list(FIELDS), "edges": merge([d["edges"] for d in docs]),
-           "generators": sorted({tuple(g) for d in docs for g in d.get("generators", ())})}
+    doc = {
+        "schema": RECORDING_SCHEMA,
+        "kind": "edges",
+        **{k: spec.get(k, "") for k in PIN_KEYS},
+        "num_processes": len(docs),
+        "fields": list(FIELDS),
+        "edges": merge([d["edges"] for d in docs]),
+        "generators": sorted({tuple(g) for d in docs for g in d.get("generators", ())}),
+    }
     publish.write_text(out / "edges.json", dumps(doc))
     return doc
 
@@ -82,11 +88,15 @@ def load(path: Path) -> Recording:
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{file} is not JSON ({exc}); give the edges.json `atlas trace --edges` wrote") from None
     if not isinstance(doc, dict) or doc.get("kind") != "edges" or doc.get("schema") != RECORDING_SCHEMA:
-        raise ConfigError(f"{file} is not an edges recording of schema {RECORDING_SCHEMA}; record one again with "
-                          "`atlas trace --edges`")
+        raise ConfigError(
+            f"{file} is not an edges recording of schema {RECORDING_SCHEMA}; record one again with "
+            "`atlas trace --edges`"
+        )
     if tuple(doc.get("fields", ())) != FIELDS:
         raise ConfigError(f"{file}: edge fields {doc.get('fields')} are not {list(FIELDS)}; record it again")
-    return Recording(*(str(doc.get(k, "")) for k in PIN_KEYS),
-                     edges=tuple(RecordedEdge(*row) for row in doc["edges"]),
-                     num_processes=int(doc.get("num_processes", 0)),
-                     generators=frozenset(tuple(g) for g in doc.get("generators", ())))
+    return Recording(
+        *(str(doc.get(k, "")) for k in PIN_KEYS),
+        edges=tuple(RecordedEdge(*row) for row in doc["edges"]),
+        num_processes=int(doc.get("num_processes", 0)),
+        generators=frozenset(tuple(g) for g in doc.get("generators", ())),
+    )

@@ -14,8 +14,14 @@ from atlas.sources import analysed_files, load_all, locate
 
 HOOK_SOURCES = ("auto", "annotations", "builtin")
 # Per-symbol probe flags the annotations do not carry (how to record, not what): kept by qualname.
-TIMING = ("Scheduler.add_request", "Scheduler.schedule", "Scheduler.update_from_output",
-          "Scheduler.handle_generate_request", "Scheduler.get_next_batch_to_run", "Scheduler.process_batch_result")
+TIMING = (
+    "Scheduler.add_request",
+    "Scheduler.schedule",
+    "Scheduler.update_from_output",
+    "Scheduler.handle_generate_request",
+    "Scheduler.get_next_batch_to_run",
+    "Scheduler.process_batch_result",
+)
 FLAGS = {f"{e[0]}.{e[1]}": e[4] for e in defaults.VLLM + defaults.VLLM_CUDA_EXTRA + defaults.SGLANG}
 
 
@@ -32,9 +38,11 @@ def annotated_entries(framework: str, pin_set: str, settings: Settings) -> list[
     try:
         index = load_index(settings, framework, pin_set, on_demand=False)
     except BuildMissing:
-        raise BuildMissing(f"annotations for {framework} exist but the {pin_set} pins have no symbol index to "
-                           f"resolve them; run `atlas index {framework} --pins {pin_set}` first, or pass "
-                           "--hooks builtin") from None
+        raise BuildMissing(
+            f"annotations for {framework} exist but the {pin_set} pins have no symbol index to "
+            f"resolve them; run `atlas index {framework} --pins {pin_set}` first, or pass "
+            "--hooks builtin"
+        ) from None
     entries = merge_by_symbol([e for e in probe_spec(annotations, index) if e.get("framework") == framework])
     return [{**e, **{flag: True for flag in FLAGS.get(e["symbol"], ())}} for e in entries] or None
 
@@ -57,7 +65,9 @@ def with_timing_hooks(entries: list[dict], framework: str, device: str) -> list[
     """Annotation hooks plus the built-in ones the summary cannot do without (arrival, step, commit), where no
     annotation hooks them already; those stay marked builtin-default."""
     have = {e["symbol"] for e in entries}
-    needed = [e for e in defaults.default_hooks(framework, device) if e["qualname"] in TIMING and e["symbol"] not in have]
+    needed = [
+        e for e in defaults.default_hooks(framework, device) if e["qualname"] in TIMING and e["symbol"] not in have
+    ]
     return entries + needed
 
 
@@ -69,8 +79,10 @@ def hook_entries(framework: str, pin_set: str, device: str, settings: Settings, 
         if entries:
             return with_timing_hooks(entries, framework, device), "annotations"
         if source == "annotations":
-            raise ConfigError(f"no annotations for {framework} compile to probe hooks; add some under annotations/ "
-                              "or use --hooks builtin")
+            raise ConfigError(
+                f"no annotations for {framework} compile to probe hooks; add some under annotations/ "
+                "or use --hooks builtin"
+            )
     return defaults.default_hooks(framework, device), "builtin-default"
 
 
@@ -88,8 +100,16 @@ def pick_pin_set(manifest, requested: str, engine_version: str) -> str:
 GPU_SAMPLE_EVERY = 64
 
 
-def build_spec(framework: str, pin_set: str, device: str, out: Path, settings: Settings, source: str = "auto",
-               extra: dict | None = None, tp: int = 1) -> dict:
+def build_spec(
+    framework: str,
+    pin_set: str,
+    device: str,
+    out: Path,
+    settings: Settings,
+    source: str = "auto",
+    extra: dict | None = None,
+    tp: int = 1,
+) -> dict:
     """Everything the probe needs: pin, package layout, blob ids of the pinned files, resolved hooks (with the
     collective hooks when the engine runs tensor-parallel: tp > 1)."""
     (manifest,) = load_all(settings.root, [framework])
@@ -98,13 +118,30 @@ def build_spec(framework: str, pin_set: str, device: str, out: Path, settings: S
     if tp > 1:
         entries = entries + defaults.collective_hooks(framework)
     hooks = lines.resolve(entries, checkout.path, manifest.package_root)
-    return {"schema": 1, "framework": framework, "package": framework, "package_root": manifest.package_root,
-            "pin_set": pin_set, "ref": checkout.pin.ref, "commit": checkout.pin.commit, "url": checkout.pin.url,
-            "permalink_ref": checkout.pin.permalink_ref, "engine_version": checkout.pin.ref.lstrip("v"),
-            "source": origin, "device": device, "out": str(out), "control": "control", "active": True,
-            "capacity": 200_000, "flush_interval_s": 0.5, "tp": tp, "hooks": hooks,
-            "gpu_sample_every": GPU_SAMPLE_EVERY,
-            "blobs": dict(analysed_files(manifest, checkout, (".py",))), **(extra or {})}
+    return {
+        "schema": 1,
+        "framework": framework,
+        "package": framework,
+        "package_root": manifest.package_root,
+        "pin_set": pin_set,
+        "ref": checkout.pin.ref,
+        "commit": checkout.pin.commit,
+        "url": checkout.pin.url,
+        "permalink_ref": checkout.pin.permalink_ref,
+        "engine_version": checkout.pin.ref.lstrip("v"),
+        "source": origin,
+        "device": device,
+        "out": str(out),
+        "control": "control",
+        "active": True,
+        "capacity": 200_000,
+        "flush_interval_s": 0.5,
+        "tp": tp,
+        "hooks": hooks,
+        "gpu_sample_every": GPU_SAMPLE_EVERY,
+        "blobs": dict(analysed_files(manifest, checkout, (".py",))),
+        **(extra or {}),
+    }
 
 
 def write_spec(spec: dict, path: Path) -> Path:

@@ -10,7 +10,8 @@ from pathlib import Path
 from atlas.env import Settings
 from atlas.errors import AtlasError, BuildMissing, ConfigError
 from atlas.publish import write_text
-from atlas.runtime import cost, edges, launch, recording, spec as specs, workloads
+from atlas.runtime import cost, edges, launch, recording, workloads
+from atlas.runtime import spec as specs
 from atlas.runtime.merge import merge, write_events
 from atlas.runtime.perfetto import chrome_trace
 from atlas.runtime.summary import summarise
@@ -19,14 +20,34 @@ MODELS = Path(__file__).resolve().parents[1] / "data" / "models"
 TP_ARG = {"vllm": "tensor_parallel_size", "sglang": "tp_size"}  # the engines' names for the tensor-parallel size
 DEFAULT_MODEL = {"cpu": MODELS / "qwen3-tiny", "cuda": MODELS / "qwen3-0.6b"}
 ENGINE_DEFAULTS = {
-    ("vllm", "cpu"): {"load_format": "dummy", "skip_tokenizer_init": True, "enforce_eager": True,
-                      "dtype": "bfloat16", "max_model_len": 512, "max_num_seqs": 8,
-                      "kv_cache_memory_bytes": 64 << 20, "seed": 0},
-    ("vllm", "cuda"): {"load_format": "dummy", "skip_tokenizer_init": True, "dtype": "bfloat16",
-                       "gpu_memory_utilization": 0.5, "max_model_len": 4096, "seed": 0},
-    ("sglang", "cuda"): {"load_format": "dummy", "skip_tokenizer_init": True, "attention_backend": "triton",
-                         "sampling_backend": "pytorch", "mem_fraction_static": 0.5, "context_length": 4096,
-                         "random_seed": 0, "log_level": "warning"},
+    ("vllm", "cpu"): {
+        "load_format": "dummy",
+        "skip_tokenizer_init": True,
+        "enforce_eager": True,
+        "dtype": "bfloat16",
+        "max_model_len": 512,
+        "max_num_seqs": 8,
+        "kv_cache_memory_bytes": 64 << 20,
+        "seed": 0,
+    },
+    ("vllm", "cuda"): {
+        "load_format": "dummy",
+        "skip_tokenizer_init": True,
+        "dtype": "bfloat16",
+        "gpu_memory_utilization": 0.5,
+        "max_model_len": 4096,
+        "seed": 0,
+    },
+    ("sglang", "cuda"): {
+        "load_format": "dummy",
+        "skip_tokenizer_init": True,
+        "attention_backend": "triton",
+        "sampling_backend": "pytorch",
+        "mem_fraction_static": 0.5,
+        "context_length": 4096,
+        "random_seed": 0,
+        "log_level": "warning",
+    },
 }
 
 
@@ -65,8 +86,10 @@ def parse_engine_args(args: tuple[str, ...]) -> dict:
     while i < len(args):
         key = args[i]
         if not key.startswith("--"):
-            raise ConfigError(f"engine argument {key!r} is not an option; pass engine options after `--` as "
-                              "--name value (e.g. -- --max-num-seqs 4)")
+            raise ConfigError(
+                f"engine argument {key!r} is not an option; pass engine options after `--` as "
+                "--name value (e.g. -- --max-num-seqs 4)"
+            )
         name = key[2:].replace("-", "_")
         if "=" in name:
             name, raw = name.split("=", 1)
@@ -99,16 +122,20 @@ def model_dir(model: Path | None, device: str) -> Path:
     """The model folder (atlas's own for the device unless given), checked to hold a config.json."""
     model = (model or DEFAULT_MODEL[device]).resolve()
     if not (model / "config.json").is_file():
-        raise ConfigError(f"model folder {model} has no config.json; pass --model with a folder holding one "
-                          f"(atlas ships {', '.join(p.name for p in MODELS.iterdir())} under {MODELS})")
+        raise ConfigError(
+            f"model folder {model} has no config.json; pass --model with a folder holding one "
+            f"(atlas ships {', '.join(p.name for p in MODELS.iterdir())} under {MODELS})"
+        )
     return model
 
 
 def run_trace(opts: TraceOptions, settings: Settings) -> dict:
     """Run the engine under the probes and write the trace folder; returns the summary."""
     if (opts.framework, opts.device) not in ENGINE_DEFAULTS:
-        raise ConfigError(f"no engine recipe for {opts.framework} on {opts.device}; choose one of: "
-                          + ", ".join(f"{f}/{d}" for f, d in ENGINE_DEFAULTS))
+        raise ConfigError(
+            f"no engine recipe for {opts.framework} on {opts.device}; choose one of: "
+            + ", ".join(f"{f}/{d}" for f, d in ENGINE_DEFAULTS)
+        )
     out = launch.prepare_out(opts.out.resolve())
     python = launch.engine_python(opts.python)
     model = model_dir(opts.model, opts.device)
@@ -117,12 +144,26 @@ def run_trace(opts: TraceOptions, settings: Settings) -> dict:
     (manifest,) = load_all(settings.root, [opts.framework])
     version = launch.engine_version(python, opts.framework)
     if not version:
-        raise ConfigError(f"{python} has no {opts.framework} installed; pass --python (or ATLAS_ENGINE_PYTHON) with "
-                          "the engine's interpreter (bash scripts/setup_cpu_engine.sh makes one for vLLM on the CPU)")
+        raise ConfigError(
+            f"{python} has no {opts.framework} installed; pass --python (or ATLAS_ENGINE_PYTHON) with "
+            "the engine's interpreter (bash scripts/setup_cpu_engine.sh makes one for vLLM on the CPU)"
+        )
     pin_set = specs.pick_pin_set(manifest, opts.pin_set, version)
-    spec = specs.build_spec(opts.framework, pin_set, opts.device, out, settings, opts.hooks, tp=opts.tp,
-                            extra={"diagnostics": opts.diagnostics, "sample_hz": opts.sample_hz, "edges": opts.edges,
-                                   **({"gpu_sample_every": opts.gpu_every} if opts.gpu_every else {})})
+    spec = specs.build_spec(
+        opts.framework,
+        pin_set,
+        opts.device,
+        out,
+        settings,
+        opts.hooks,
+        tp=opts.tp,
+        extra={
+            "diagnostics": opts.diagnostics,
+            "sample_hz": opts.sample_hz,
+            "edges": opts.edges,
+            **({"gpu_sample_every": opts.gpu_every} if opts.gpu_every else {}),
+        },
+    )
     for hook in spec["hooks"]:
         if hook["symbol"] == opts.inject_fault:
             hook["capture"] = [*hook["capture"], "fail"]
@@ -131,8 +172,15 @@ def run_trace(opts: TraceOptions, settings: Settings) -> dict:
     vocab = json.loads((model / "config.json").read_text())["vocab_size"]
     workload = workloads.build(opts.workload, vocab=vocab, **opts.workload_params)
     engine = engine_config(opts)
-    config = {"model": str(model), "engine": engine, "workload": workload.to_json(), "rounds": list(opts.rounds),
-              "warmup": opts.warmup, "control": str(out / "control"), "result": str(out / "result.json")}
+    config = {
+        "model": str(model),
+        "engine": engine,
+        "workload": workload.to_json(),
+        "rounds": list(opts.rounds),
+        "warmup": opts.warmup,
+        "control": str(out / "control"),
+        "result": str(out / "result.json"),
+    }
     boot = launch.make_boot(out)
     env = launch.engine_env(spec_path, out, boot, opts.probes)
     if opts.single_process:
@@ -146,8 +194,10 @@ def run_trace(opts: TraceOptions, settings: Settings) -> dict:
     publish(summary, settings)
     if status != 0 or driver is None:
         tail = " | ".join(log.read_text(errors="replace").strip().splitlines()[-3:])
-        raise EngineFailed(f"the {opts.framework} engine {'timed out' if status == 124 else f'exited {status}'}; "
-                           f"the trace up to its last flush is in {out}; see {log}: {tail[-400:]}")
+        raise EngineFailed(
+            f"the {opts.framework} engine {'timed out' if status == 124 else f'exited {status}'}; "
+            f"the trace up to its last flush is in {out}; see {log}: {tail[-400:]}"
+        )
     return summary
 
 
@@ -169,8 +219,15 @@ def collect(out: Path, spec: dict, driver: dict | None = None, settings: Setting
         summary["runtime_edges"] = runtime_edges(merged, spec, settings)
     if spec.get("edges"):
         recorded = recording.collect(out, spec)
-        summary["recorded_edges"] = {"path": str(out / "edges.json"), "num_edges": len(recorded["edges"]),
-                                     "num_processes": recorded["num_processes"]} if recorded else None
+        summary["recorded_edges"] = (
+            {
+                "path": str(out / "edges.json"),
+                "num_edges": len(recorded["edges"]),
+                "num_processes": recorded["num_processes"],
+            }
+            if recorded
+            else None
+        )
     return summary
 
 
@@ -188,13 +245,20 @@ def runtime_edges(merged, spec: dict, settings: Settings) -> dict:
     (manifest,) = load_all(settings.root, [spec["framework"]])
     index = load_symbols(settings, spec["framework"], spec["pin_set"])  # the parse stage's, cached
     observed = edges.observed_edges(merged.events, index, manifest.package_root)
-    result = {"observed": [{"caller": e.caller, "callee": e.callee, "site": f"{e.site.path}:{e.site.start}",
-                            "count": n} for e, n in observed], "graph_checked": False, "missing": []}
+    result = {
+        "observed": [
+            {"caller": e.caller, "callee": e.callee, "site": f"{e.site.path}:{e.site.start}", "count": n}
+            for e, n in observed
+        ],
+        "graph_checked": False,
+        "missing": [],
+    }
     try:
         graph = load_graph(settings, spec["framework"], spec["pin_set"], on_demand=False)
     except BuildMissing:
         return result  # no static graph built for this pin yet: nothing to check against
     result["graph_checked"] = True
-    result["missing"] = [{"message": f.message, "where": f.where, **f.details}
-                         for f in edges.missing_from_graph(observed, graph)]
+    result["missing"] = [
+        {"message": f.message, "where": f.where, **f.details} for f in edges.missing_from_graph(observed, graph)
+    ]
     return result

@@ -148,8 +148,9 @@ def call_kind(edge: RecordedEdge, generators: frozenset, index: Index, callee: s
         return CallKind.CONSTRUCTOR
     if name.startswith("__") and name.endswith("__"):
         return CallKind.PROTOCOL
-    if symbol is not None and any(d in PROPERTY_DECORATORS or d.endswith((".setter", ".getter", ".deleter"))
-                                  for d in symbol.decorators):
+    if symbol is not None and any(
+        d in PROPERTY_DECORATORS or d.endswith((".setter", ".getter", ".deleter")) for d in symbol.decorators
+    ):
         return CallKind.PROPERTY
     if "<locals>" in edge.callee or "<lambda>" in edge.callee:
         return CallKind.NESTED
@@ -218,8 +219,14 @@ def verify(recording: Recording, index: Index, graph: AtlasGraph, package_root: 
         if component != "(none)" and callee is not None and callee.component:
             core[0] += c.verdict.is_held
             core[1] += 1
-    return Report(recording.framework, recording.pin_set, recording.ref, checks,
-                  {k: (held[k], recorded[k]) for k in sorted(recorded)}, (core[0], core[1]))
+    return Report(
+        recording.framework,
+        recording.pin_set,
+        recording.ref,
+        checks,
+        {k: (held[k], recorded[k]) for k in sorted(recorded)},
+        (core[0], core[1]),
+    )
 
 
 def missing_by_kind(report: Report) -> dict[str, Counter]:
@@ -242,17 +249,36 @@ def to_json(report: Report, min_share: float) -> dict:
     misses: dict[str, list[dict]] = {}
     for c in report.misses():
         e = c.edge
-        misses.setdefault(c.module, []).append({
-            "caller": c.caller, "callee": c.callee or f"{e.callee_path}:{e.callee}", "site": f"{e.caller_path}:"
-            f"{e.line}", "kind": c.kind.value, "reason": c.verdict.value, "count": e.count,
-            **({"site_callees": list(c.site_callees)} if c.site_callees else {})})
-    return {"framework": report.framework, "pin_set": report.pin_set, "ref": report.ref,
-            "num_recorded": len(report.checks), "num_outside": report.num_outside, "num_calls": len(report.calls), "num_held": report.num_held, "share": round(report.share, 4),
-            "min_share": min_share, "passed": report.share >= min_share,
-            "by_verdict": dict(sorted(Counter(c.verdict.value for c in report.calls).items())),
-            "by_kind": {k: {"held": h, "recorded": n} for k, (h, n) in sorted(by_kind.items())},
-            "by_component": {k: {"held": h, "recorded": n} for k, (h, n) in report.components.items()},
-            "core": {"held": report.core[0], "recorded": report.core[1],
-                     "share": round(report.core[0] / report.core[1], 4) if report.core[1] else 1.0},
-            "missing_by_kind": {k: dict(sorted(v.items())) for k, v in sorted(missing_by_kind(report).items())},
-            "misses": {m: sorted(rows, key=lambda r: (r["site"], r["callee"])) for m, rows in sorted(misses.items())}}
+        misses.setdefault(c.module, []).append(
+            {
+                "caller": c.caller,
+                "callee": c.callee or f"{e.callee_path}:{e.callee}",
+                "site": f"{e.caller_path}:{e.line}",
+                "kind": c.kind.value,
+                "reason": c.verdict.value,
+                "count": e.count,
+                **({"site_callees": list(c.site_callees)} if c.site_callees else {}),
+            }
+        )
+    return {
+        "framework": report.framework,
+        "pin_set": report.pin_set,
+        "ref": report.ref,
+        "num_recorded": len(report.checks),
+        "num_outside": report.num_outside,
+        "num_calls": len(report.calls),
+        "num_held": report.num_held,
+        "share": round(report.share, 4),
+        "min_share": min_share,
+        "passed": report.share >= min_share,
+        "by_verdict": dict(sorted(Counter(c.verdict.value for c in report.calls).items())),
+        "by_kind": {k: {"held": h, "recorded": n} for k, (h, n) in sorted(by_kind.items())},
+        "by_component": {k: {"held": h, "recorded": n} for k, (h, n) in report.components.items()},
+        "core": {
+            "held": report.core[0],
+            "recorded": report.core[1],
+            "share": round(report.core[0] / report.core[1], 4) if report.core[1] else 1.0,
+        },
+        "missing_by_kind": {k: dict(sorted(v.items())) for k, v in sorted(missing_by_kind(report).items())},
+        "misses": {m: sorted(rows, key=lambda r: (r["site"], r["callee"])) for m, rows in sorted(misses.items())},
+    }

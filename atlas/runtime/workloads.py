@@ -34,30 +34,51 @@ class Workload:
         return sum(r.max_tokens for r in self.requests)
 
     def to_json(self) -> dict:
-        return {"name": self.name, "concurrency": self.concurrency, "salt": self.salt, "kind": self.kind,
-                "beam_width": self.beam_width, "stream": self.stream,
-                "requests": [dict(asdict(r), prompt_ids=list(r.prompt_ids)) for r in self.requests]}
+        return {
+            "name": self.name,
+            "concurrency": self.concurrency,
+            "salt": self.salt,
+            "kind": self.kind,
+            "beam_width": self.beam_width,
+            "stream": self.stream,
+            "requests": [dict(asdict(r), prompt_ids=list(r.prompt_ids)) for r in self.requests],
+        }
 
 
 def _ids(rng: random.Random, n: int, vocab: int) -> tuple[int, ...]:
     return tuple(rng.randrange(100, vocab) for _ in range(n))
 
 
-def requests(n: int = 8, input_len: int = 64, output_len: int = 16, concurrency: int = 4, vocab: int = 1000,
-             seed: int = 0, stream: bool = False, salt: bool = False, output_spread: int = 0) -> Workload:
+def requests(
+    n: int = 8,
+    input_len: int = 64,
+    output_len: int = 16,
+    concurrency: int = 4,
+    vocab: int = 1000,
+    seed: int = 0,
+    stream: bool = False,
+    salt: bool = False,
+    output_spread: int = 0,
+) -> Workload:
     """N independent requests of the given lengths, at most `concurrency` in flight; with `output_spread`, output
     lengths spread evenly over output_len +- spread (requests then finish and start at different steps: a steady
     batch, not waves)."""
     rng = random.Random(seed)
     spread = rng.randint if output_spread else None
-    reqs = tuple(Request(f"req-{i}", _ids(rng, input_len, vocab),
-                         spread(output_len - output_spread, output_len + output_spread) if spread else output_len)
-                 for i in range(n))
+    reqs = tuple(
+        Request(
+            f"req-{i}",
+            _ids(rng, input_len, vocab),
+            spread(output_len - output_spread, output_len + output_spread) if spread else output_len,
+        )
+        for i in range(n)
+    )
     return Workload("requests", reqs, concurrency, salt=salt, stream=stream)
 
 
-def shared_prefix(prefix_len: int = 96, suffix_len: int = 16, output_len: int = 8, vocab: int = 1000,
-                  seed: int = 0, **_) -> Workload:
+def shared_prefix(
+    prefix_len: int = 96, suffix_len: int = 16, output_len: int = 8, vocab: int = 1000, seed: int = 0, **_
+) -> Workload:
     """Two requests sharing a prefix; the second starts after the first finished, so its prefix is cached."""
     rng = random.Random(seed)
     prefix = _ids(rng, prefix_len, vocab)
@@ -66,8 +87,16 @@ def shared_prefix(prefix_len: int = 96, suffix_len: int = 16, output_len: int = 
     return Workload("shared-prefix", (first, second), 1)
 
 
-def long_prefill(n: int = 4, input_len: int = 32, output_len: int = 48, long_len: int = 384, delay_s: float = 0.2,
-                 vocab: int = 1000, seed: int = 0, **_) -> Workload:
+def long_prefill(
+    n: int = 4,
+    input_len: int = 32,
+    output_len: int = 48,
+    long_len: int = 384,
+    delay_s: float = 0.2,
+    vocab: int = 1000,
+    seed: int = 0,
+    **_,
+) -> Workload:
     """A stream of decoding requests, and one long prompt injected while they decode (chunked prefill mixes in)."""
     rng = random.Random(seed)
     stream = tuple(Request(f"stream-{i}", _ids(rng, input_len, vocab), output_len) for i in range(n))
@@ -75,25 +104,46 @@ def long_prefill(n: int = 4, input_len: int = 32, output_len: int = 48, long_len
     return Workload("long-prefill", stream + (late,), n + 1)
 
 
-def sequential(lengths: tuple[int, ...] = (256,), output_len: int = 1, repeat: int = 1, vocab: int = 1000,
-               seed: int = 0, name: str = "sequential", **_) -> Workload:
+def sequential(
+    lengths: tuple[int, ...] = (256,),
+    output_len: int = 1,
+    repeat: int = 1,
+    vocab: int = 1000,
+    seed: int = 0,
+    name: str = "sequential",
+    **_,
+) -> Workload:
     """Unique random prompts of the given lengths, one at a time, fresh in every round (prefill cost alone)."""
     rng = random.Random(seed)
-    reqs = tuple(Request(f"len{n}-{i}", _ids(rng, n, vocab), output_len, after_finished=k)
-                 for k, (n, i) in enumerate((n, i) for n in lengths for i in range(repeat)))
+    reqs = tuple(
+        Request(f"len{n}-{i}", _ids(rng, n, vocab), output_len, after_finished=k)
+        for k, (n, i) in enumerate((n, i) for n in lengths for i in range(repeat))
+    )
     return Workload(name, reqs, 1, salt=True, stream=True)
 
 
 def repeat_prompt(length: int = 2080, output_len: int = 1, vocab: int = 1000, seed: int = 0, **_) -> Workload:
     """One prompt sent cold, then again once it finished (warm): what the prefix cache saves. Fresh per round."""
     prompt = _ids(random.Random(seed), length, vocab)
-    return Workload("repeat-prompt", (Request("cold", prompt, output_len), Request("warm", prompt, output_len,
-                                                                                     after_finished=1)), 1, salt=True,
-                    stream=True)
+    return Workload(
+        "repeat-prompt",
+        (Request("cold", prompt, output_len), Request("warm", prompt, output_len, after_finished=1)),
+        1,
+        salt=True,
+        stream=True,
+    )
 
 
-def stream_inject(input_len: int = 64, stream_len: int = 256, inject_len: int = 7168, after: int = 20,
-                  inject_output: int = 1, vocab: int = 1000, seed: int = 0, **_) -> Workload:
+def stream_inject(
+    input_len: int = 64,
+    stream_len: int = 256,
+    inject_len: int = 7168,
+    after: int = 20,
+    inject_output: int = 1,
+    vocab: int = 1000,
+    seed: int = 0,
+    **_,
+) -> Workload:
     """One request streaming `stream_len` tokens; a long prefill arrives after its `after`-th streamed token."""
     rng = random.Random(seed)
     stream = Request("stream", _ids(rng, input_len, vocab), stream_len)
@@ -101,8 +151,9 @@ def stream_inject(input_len: int = 64, stream_len: int = 256, inject_len: int = 
     return Workload("stream-inject", (stream, inject), 2, salt=True, stream=True)
 
 
-def pattern(kind: str = "repeat", input_len: int = 64, output_len: int = 256, vocab: int = 1000, seed: int = 0,
-            **_) -> Workload:
+def pattern(
+    kind: str = "repeat", input_len: int = 64, output_len: int = 256, vocab: int = 1000, seed: int = 0, **_
+) -> Workload:
     """One request whose prompt is a short token cycle repeated ("repeat": what n-gram drafting feeds on) or
     random tokens ("random": no repetition to look up)."""
     rng = random.Random(seed)
@@ -111,17 +162,31 @@ def pattern(kind: str = "repeat", input_len: int = 64, output_len: int = 256, vo
     return Workload(f"pattern-{kind}", (Request(kind, prompt, output_len),), 1, salt=True)
 
 
-def beam(input_len: int = 256, output_len: int = 16, beam_width: int = 4, vocab: int = 1000, seed: int = 0,
-         **_) -> Workload:
+def beam(
+    input_len: int = 256, output_len: int = 16, beam_width: int = 4, vocab: int = 1000, seed: int = 0, **_
+) -> Workload:
     """One prompt decoded with vLLM's beam search (width `beam_width`, `output_len` rounds of max_tokens=1)."""
     rng = random.Random(seed)
-    return Workload("beam", (Request("beam", _ids(rng, input_len, vocab), output_len),), 1, salt=True, kind="beam",
-                    beam_width=beam_width)
+    return Workload(
+        "beam",
+        (Request("beam", _ids(rng, input_len, vocab), output_len),),
+        1,
+        salt=True,
+        kind="beam",
+        beam_width=beam_width,
+    )
 
 
-BUILTIN = {"requests": requests, "shared-prefix": shared_prefix, "long-prefill": long_prefill,
-           "sequential": sequential, "repeat-prompt": repeat_prompt, "stream-inject": stream_inject,
-           "pattern": pattern, "beam": beam}
+BUILTIN = {
+    "requests": requests,
+    "shared-prefix": shared_prefix,
+    "long-prefill": long_prefill,
+    "sequential": sequential,
+    "repeat-prompt": repeat_prompt,
+    "stream-inject": stream_inject,
+    "pattern": pattern,
+    "beam": beam,
+}
 
 
 def build(name: str, **params) -> Workload:

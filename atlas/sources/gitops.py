@@ -26,8 +26,10 @@ def no_space(exc: BaseException) -> bool:
 
 def explain(exc: BaseException, doing: str) -> SourceError:
     if no_space(exc):
-        return SourceError(f"no space left on the device while {doing}; free some space (or point --cache elsewhere) "
-                           "and run the command again: nothing half-written was kept")
+        return SourceError(
+            f"no space left on the device while {doing}; free some space (or point --cache elsewhere) "
+            "and run the command again: nothing half-written was kept"
+        )
     return SourceError(f"git failed while {doing}: {first_line(exc)}")
 
 
@@ -57,8 +59,10 @@ def open_cache_repo(repo_dir: Path, url: str) -> git.Repo:
             repo = git.Repo(repo_dir)
             repo.git.rev_parse("--git-dir")
         except (git.InvalidGitRepositoryError, git.NoSuchPathError, git.GitCommandError):
-            raise SourceError(f"the cache repository {repo_dir} is corrupt; run `atlas sync --repair` "
-                              "(or delete that folder) to fetch it again") from None
+            raise SourceError(
+                f"the cache repository {repo_dir} is corrupt; run `atlas sync --repair` "
+                "(or delete that folder) to fetch it again"
+            ) from None
     else:
         repo_dir.parent.mkdir(parents=True, exist_ok=True)
         tmp = repo_dir.with_name(repo_dir.name + ".partial")
@@ -82,8 +86,10 @@ def ls_remote(repo: git.Repo, url: str) -> dict[str, str]:
     try:
         out = repo.git.ls_remote("origin")
     except git.GitCommandError as exc:
-        raise SourceError(f"cannot reach the remote {url}: {first_line(exc)}; check the network, "
-                          "or set ATLAS_MIRROR=DIR (--mirror DIR) to use a local mirror") from None
+        raise SourceError(
+            f"cannot reach the remote {url}: {first_line(exc)}; check the network, "
+            "or set ATLAS_MIRROR=DIR (--mirror DIR) to use a local mirror"
+        ) from None
     return parse_refs(out)
 
 
@@ -121,11 +127,13 @@ def resolve(repo: git.Repo, url: str, ref: str, progress: Progress | None = None
         raise explain(exc, f"resolving {ref}") from None
     commits = [sha for sha in out.split() if repo.git.cat_file("-t", sha) == "commit"]
     if len(commits) > 1:
-        raise SourceError(f"ambiguous commit {ref!r} at {url}: it matches {', '.join(c[:12] for c in commits)}; "
-                          "give more hex digits")
+        raise SourceError(
+            f"ambiguous commit {ref!r} at {url}: it matches {', '.join(c[:12] for c in commits)}; give more hex digits"
+        )
     if not commits:
-        raise SourceError(f"unknown ref {ref!r} at {url}: no tag, branch or commit matches; "
-                          f"list refs with `git ls-remote {url}`")
+        raise SourceError(
+            f"unknown ref {ref!r} at {url}: no tag, branch or commit matches; list refs with `git ls-remote {url}`"
+        )
     return commits[0]
 
 
@@ -142,13 +150,23 @@ class _GitProgress(git.RemoteProgress):
         self.report = report
 
     def update(self, op_code, cur_count, max_count=None, message=""):
-        stage = {self.COUNTING: "counting", self.COMPRESSING: "compressing", self.RECEIVING: "receiving",
-                 self.RESOLVING: "resolving"}.get(op_code & self.OP_MASK, "fetching")
+        stage = {
+            self.COUNTING: "counting",
+            self.COMPRESSING: "compressing",
+            self.RECEIVING: "receiving",
+            self.RESOLVING: "resolving",
+        }.get(op_code & self.OP_MASK, "fetching")
         self.report(stage, (cur_count / max_count) if max_count else 0.0)
 
 
-def fetch(repo: git.Repo, refspec: str, progress: Progress | None, depth: int | None = 1,
-          blobless: bool = False, history: bool = False) -> None:
+def fetch(
+    repo: git.Repo,
+    refspec: str,
+    progress: Progress | None,
+    depth: int | None = 1,
+    blobless: bool = False,
+    history: bool = False,
+) -> None:
     """Fetch `refspec` from origin: shallow by default; `history` fetches every branch and tag in full."""
     kwargs: dict = {}
     if depth:

@@ -34,8 +34,16 @@ def _read(path: Path) -> dict[str, str]:
         return {}
 
 
-def verify_lock(manifest: Manifest, pin_set: str, pin: Pin, url: str, label: str, source: str,
-                settings: Settings, offline_ok: bool = False) -> None:
+def verify_lock(
+    manifest: Manifest,
+    pin_set: str,
+    pin: Pin,
+    url: str,
+    label: str,
+    source: str,
+    settings: Settings,
+    offline_ok: bool = False,
+) -> None:
     """Raise SourceError unless `pin.ref` names `pin.commit` at the remote `url` (shown as `label`). With
     `offline_ok` (read-only verbs over a checkout sync made), an unreachable remote leaves the check to the next
     sync instead of failing."""
@@ -54,9 +62,11 @@ def verify_lock(manifest: Manifest, pin_set: str, pin: Pin, url: str, label: str
         actual = pin.commit if pin.commit.startswith(pin.ref) else ""
     if actual != pin.commit:
         named = f"names {actual[:12]}" if actual else "is not a commit the lock extends"
-        raise SourceError(f"{manifest.path}: the {source} lock of {manifest.name} {pin_set!r} is {pin.commit[:12]}, "
-                          f"but {pin.ref} {named} at {label}; re-lock with `atlas pin {manifest.name} {pin.ref} "
-                          f"--pins {pin_set}` (or delete that lock line and run `atlas sync`)")
+        raise SourceError(
+            f"{manifest.path}: the {source} lock of {manifest.name} {pin_set!r} is {pin.commit[:12]}, "
+            f"but {pin.ref} {named} at {label}; re-lock with `atlas pin {manifest.name} {pin.ref} "
+            f"--pins {pin_set}` (or delete that lock line and run `atlas sync`)"
+        )
     known[key] = pin.commit
     with contextlib.suppress(OSError):  # a read-only cache: verified again next time
         publish.write_text(path, json.dumps(known, indent=1, sort_keys=True) + "\n")
@@ -67,13 +77,17 @@ def resolve_at(url: str, label: str, ref: str) -> str | None:
     try:
         out = git.Git().ls_remote(url)
     except git.GitCommandError as exc:
-        raise Unreachable(f"cannot reach {label} to check the lock of {ref}: {gitops.first_line(exc)}; check the "
-                          "network, or set ATLAS_MIRROR=DIR (--mirror DIR) to use a local mirror") from None
+        raise Unreachable(
+            f"cannot reach {label} to check the lock of {ref}: {gitops.first_line(exc)}; check the "
+            "network, or set ATLAS_MIRROR=DIR (--mirror DIR) to use a local mirror"
+        ) from None
     refs = gitops.parse_refs(out)
     for candidate in (f"refs/tags/{ref}", f"refs/heads/{ref}", ref):
         if candidate in refs:
             return refs[candidate]
     if gitops.HEX.match(ref):
         return None
-    raise SourceError(f"{ref!r} is no longer a tag or branch at {label}, so its lock cannot be checked; re-pin with "
-                      f"`atlas pin FRAMEWORK REF`")
+    raise SourceError(
+        f"{ref!r} is no longer a tag or branch at {label}, so its lock cannot be checked; re-pin with "
+        f"`atlas pin FRAMEWORK REF`"
+    )

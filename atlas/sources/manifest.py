@@ -44,8 +44,10 @@ SCHEMA: dict[str, Any] = {
                     "locks": {
                         "type": "object",
                         "additionalProperties": False,
-                        "properties": {UPSTREAM: {"type": "string", "pattern": _SHA},
-                                       MIRROR: {"type": "string", "pattern": _SHA}},
+                        "properties": {
+                            UPSTREAM: {"type": "string", "pattern": _SHA},
+                            MIRROR: {"type": "string", "pattern": _SHA},
+                        },
                     },
                 },
             },

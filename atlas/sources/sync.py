@@ -40,12 +40,16 @@ def remote_of(manifest: Manifest, settings: Settings) -> Remote:
     if settings.mirror is None:
         return Remote(manifest.url, UPSTREAM, manifest.url)
     if not settings.mirror.is_dir():
-        raise SourceError(f"mirror folder {settings.mirror} does not exist; ATLAS_MIRROR (--mirror) names a folder "
-                          "holding <framework>.git repositories")
+        raise SourceError(
+            f"mirror folder {settings.mirror} does not exist; ATLAS_MIRROR (--mirror) names a folder "
+            "holding <framework>.git repositories"
+        )
     mirror = settings.mirror / f"{manifest.name}.git"
     if not mirror.is_dir():
-        raise SourceError(f"no mirror of {manifest.name} at {mirror}; ATLAS_MIRROR (--mirror) must name a folder "
-                          f"holding {manifest.name}.git")
+        raise SourceError(
+            f"no mirror of {manifest.name} at {mirror}; ATLAS_MIRROR (--mirror) must name a folder "
+            f"holding {manifest.name}.git"
+        )
     if (mirror / "refs").is_dir():
         return Remote(str(mirror), MIRROR, str(mirror))
     shim = _shim(mirror, settings.cache / "mirror-shims" / f"{manifest.name}.git")
@@ -58,9 +62,11 @@ def _shim(mirror: Path, shim: Path) -> Path:
     Files already as they should be are left alone (a read-only cache works), others are published atomically."""
     if not (mirror / "objects").is_dir() or not (mirror / "HEAD").is_file():
         raise SourceError(f"{mirror} is not a git repository (no objects/ or HEAD); point ATLAS_MIRROR elsewhere")
-    wanted = {"objects/info/alternates": (str((mirror / "objects").resolve()) + "\n").encode(),
-              "config": b"[core]\n\trepositoryformatversion = 0\n\tbare = true\n"
-                        b"[uploadpack]\n\tallowFilter = true\n\tallowAnySHA1InWant = true\n"}
+    wanted = {
+        "objects/info/alternates": (str((mirror / "objects").resolve()) + "\n").encode(),
+        "config": b"[core]\n\trepositoryformatversion = 0\n\tbare = true\n"
+        b"[uploadpack]\n\tallowFilter = true\n\tallowAnySHA1InWant = true\n",
+    }
     for name in ("HEAD", "packed-refs"):
         if (mirror / name).is_file():
             wanted[name] = (mirror / name).read_bytes()
@@ -70,8 +76,10 @@ def _shim(mirror: Path, shim: Path) -> Path:
             try:
                 publish.write_bytes(path, data)
             except OSError as exc:
-                raise SourceError(f"cannot write the mirror stand-in {shim} ({exc.strerror}); make the cache "
-                                  "writable, or point --cache (ATLAS_CACHE) at a writable folder") from None
+                raise SourceError(
+                    f"cannot write the mirror stand-in {shim} ({exc.strerror}); make the cache "
+                    "writable, or point --cache (ATLAS_CACHE) at a writable folder"
+                ) from None
     if not (shim / "refs").is_dir():
         (shim / "refs").mkdir(parents=True, exist_ok=True)
     return shim
@@ -90,8 +98,9 @@ def is_ready(settings: Settings, pin: Pin) -> bool:
     return _done_marker(checkout_path(settings, pin)).exists()
 
 
-def _verified(manifest: Manifest, pin_set: str, remote: Remote, settings: Settings,
-              offline_ok: bool = False) -> Pin | None:
+def _verified(
+    manifest: Manifest, pin_set: str, remote: Remote, settings: Settings, offline_ok: bool = False
+) -> Pin | None:
     """The locked pin of a set for this remote's source, checked against its ref (atlas.sources.integrity)."""
     pin = manifest.locked_pin(pin_set, remote.source)
     if pin is not None:
@@ -108,8 +117,10 @@ def _ready(settings: Settings, pin: Pin, pin_set: str, remote: Remote) -> Checko
         if problem.startswith(gitops.UNREADABLE):
             return None
         if problem:
-            raise SourceError(f"the checkout {path} {problem}; run `atlas sync --repair {pin.framework}` "
-                              "to discard it and check the pin out again")
+            raise SourceError(
+                f"the checkout {path} {problem}; run `atlas sync --repair {pin.framework}` "
+                "to discard it and check the pin out again"
+            )
         return Checkout(pin, pin_set, path, remote.source, fetched=False)
     return None
 
@@ -127,9 +138,11 @@ def sync_pin(manifest: Manifest, pin_set: str, settings: Settings, progress=None
         return _sync_locked(manifest, pin_set, settings, remote, progress, repair)
 
 
-def _sync_locked(manifest: Manifest, pin_set: str, settings: Settings, remote: Remote, progress,
-                 repair: bool) -> Checkout:
+def _sync_locked(
+    manifest: Manifest, pin_set: str, settings: Settings, remote: Remote, progress, repair: bool
+) -> Checkout:
     from atlas.sources.manifest import load_manifest
+
     manifest = load_manifest(manifest.path)  # another process may have locked it meanwhile
     entry = manifest.pin_entry(pin_set)
     pin = _verified(manifest, pin_set, remote, settings)
@@ -146,8 +159,10 @@ def _sync_locked(manifest: Manifest, pin_set: str, settings: Settings, remote: R
         commit = gitops.resolve(repo, remote.label, entry["ref"], progress)
         upstream = entry.get("upstream_commit") or ""
         if remote.source == UPSTREAM and upstream and not commit.startswith(upstream):
-            raise SourceError(f"{manifest.name} {entry['ref']} resolves to {commit[:12]} at {remote.label}, but the "
-                              f"release was cut from {upstream}; check the manifest {manifest.path}")
+            raise SourceError(
+                f"{manifest.name} {entry['ref']} resolves to {commit[:12]} at {remote.label}, but the "
+                f"release was cut from {upstream}; check the manifest {manifest.path}"
+            )
         pin = Pin(manifest.name, entry["ref"], commit, manifest.url, upstream)
         pinned = dict(entry.get("locks") or {}, **{remote.source: commit})
         write_pin(manifest, pin_set, entry["ref"], upstream, pinned)
@@ -164,8 +179,10 @@ def _ensure_checkout(repo, remote: Remote, pin: Pin, pin_set: str, settings: Set
     if not gitops.has_commit(repo, pin.commit):
         gitops.fetch(repo, pin.commit, progress)
         if not gitops.has_commit(repo, pin.commit):
-            raise SourceError(f"{remote.label} did not send commit {pin.commit[:12]} of {pin.framework}; "
-                              "the lock may be stale: run `atlas pin` again")
+            raise SourceError(
+                f"{remote.label} did not send commit {pin.commit[:12]} of {pin.framework}; "
+                "the lock may be stale: run `atlas pin` again"
+            )
     _keep(repo, pin.commit)
     gitops.remove_worktree(repo, path)  # a leftover from an interrupted run
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -258,16 +275,25 @@ def locate(manifest: Manifest, pin_set: str, settings: Settings) -> Checkout:
         other = MIRROR if remote.source == UPSTREAM else UPSTREAM
         synced = manifest.locked_pin(pin_set, other)
         if synced is not None and is_ready(settings, synced):  # synced from the other source: a setting was lost
-            fix = ("set ATLAS_MIRROR (or --mirror) as when you synced" if other == MIRROR
-                   else f"unset ATLAS_MIRROR (this run reads the mirror {remote.label})")
-            raise BuildMissing(f"{manifest.name} ({pin_set} pins) was synced from {other}, not {remote.source}: "
-                               f"{fix}, or run `atlas sync {manifest.name} --pins {pin_set}`")
-        raise BuildMissing(f"{manifest.name} ({pin_set} pins) is not synced yet; run `atlas sync {manifest.name} "
-                           f"--pins {pin_set}` first")
+            fix = (
+                "set ATLAS_MIRROR (or --mirror) as when you synced"
+                if other == MIRROR
+                else f"unset ATLAS_MIRROR (this run reads the mirror {remote.label})"
+            )
+            raise BuildMissing(
+                f"{manifest.name} ({pin_set} pins) was synced from {other}, not {remote.source}: "
+                f"{fix}, or run `atlas sync {manifest.name} --pins {pin_set}`"
+            )
+        raise BuildMissing(
+            f"{manifest.name} ({pin_set} pins) is not synced yet; run `atlas sync {manifest.name} "
+            f"--pins {pin_set}` first"
+        )
     path = checkout_path(settings, pin)
     if not (path / ".git").exists():
-        raise BuildMissing(f"the checkout {path} of {manifest.name} ({pin_set} pins) was deleted; run `atlas sync "
-                           f"{manifest.name} --pins {pin_set}` to check it out again")
+        raise BuildMissing(
+            f"the checkout {path} of {manifest.name} ({pin_set} pins) was deleted; run `atlas sync "
+            f"{manifest.name} --pins {pin_set}` to check it out again"
+        )
     return Checkout(pin, pin_set, path, remote.source, fetched=False)
 
 

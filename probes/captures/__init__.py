@@ -38,8 +38,12 @@ def for_hook(module, entry: dict) -> tuple[dict, dict, object, tuple | None]:
     if module is None:
         return _pick({}, entry), {}, None, None
     qualname = entry["qualname"]
-    return (_pick(module.CAPTURES, entry), _pick(module.BEFORES, entry), getattr(module, "IDLE", {}).get(qualname),
-            _pick_later(getattr(module, "LATER", {}), entry))
+    return (
+        _pick(module.CAPTURES, entry),
+        _pick(module.BEFORES, entry),
+        getattr(module, "IDLE", {}).get(qualname),
+        _pick_later(getattr(module, "LATER", {}), entry),
+    )
 
 
 def later_values(framework: str, qualname: str):

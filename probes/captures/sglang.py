@@ -22,8 +22,6 @@ def _mode(batch) -> str:
     return getattr(mode, "_name_", None) or getattr(mode, "name", str(mode))
 
 
-
-
 def _next(result):
     """The batch get_next_batch_to_run chose: v0.5.17 wraps it in a NextBatchPlan (batch_to_run), older returns it."""
     return getattr(result, "batch_to_run", result)
@@ -94,15 +92,23 @@ def _plan_raw(args, kwargs, result, before) -> tuple:
 def _ratio(scheduler) -> float:
     """The scheduler's new_token_ratio: on its NewTokenRatioTracker (v0.5.17 on), else its own attribute (older)."""
     tracker = getattr(scheduler, "new_token_ratio_tracker", None)
-    return float(getattr(tracker, "current", None) if tracker is not None else getattr(scheduler, "new_token_ratio", 0.0))
+    return float(
+        getattr(tracker, "current", None) if tracker is not None else getattr(scheduler, "new_token_ratio", 0.0)
+    )
 
 
 def plan_values(raw: tuple) -> dict:
     mode, rows, ratio, drafts = raw
-    return {"batch_mode": mode, "batch_size": len(rows), "request_ids": [r[0] for r in rows],
-            "num_scheduled_tokens": {r[0]: r[1] for r in rows}, "num_computed_tokens": {r[0]: r[2] for r in rows},
-            "prefix_hit_tokens": sum(r[2] for r in rows) if mode == "EXTEND" else 0, "new_token_ratio": ratio,
-            "draft_tokens": drafts}
+    return {
+        "batch_mode": mode,
+        "batch_size": len(rows),
+        "request_ids": [r[0] for r in rows],
+        "num_scheduled_tokens": {r[0]: r[1] for r in rows},
+        "num_computed_tokens": {r[0]: r[2] for r in rows},
+        "prefix_hit_tokens": sum(r[2] for r in rows) if mode == "EXTEND" else 0,
+        "new_token_ratio": ratio,
+        "draft_tokens": drafts,
+    }
 
 
 def _commit_raw(args, kwargs, result, before) -> tuple:
@@ -112,8 +118,12 @@ def _commit_raw(args, kwargs, result, before) -> tuple:
 
 def commit_values(raw: tuple) -> dict:
     rows, accepted = raw
-    return {"accepted_tokens": accepted, "request_ids": [r[0] for r in rows],
-            "output_tokens": {r[0]: r[1] for r in rows}, "finished": [r[0] for r in rows if r[2]]}
+    return {
+        "accepted_tokens": accepted,
+        "request_ids": [r[0] for r in rows],
+        "output_tokens": {r[0]: r[1] for r in rows},
+        "finished": [r[0] for r in rows if r[2]],
+    }
 
 
 def _decode_raw(args, kwargs, result, before) -> int:
@@ -137,11 +147,25 @@ def _run_values(raw: tuple) -> dict:
 LATER = {
     "ScheduleBatch.prepare_for_decode": (("kv_blocks", "batch_size"), _decode_raw, _decode_values),
     "Scheduler.run_batch": (("batch_mode", "batch_size", "cuda_graph"), _run_raw, _run_values),
-    "Scheduler.get_next_batch_to_run": (("batch_mode", "batch_size", "request_ids", "num_scheduled_tokens",
-                                         "num_computed_tokens", "prefix_hit_tokens", "new_token_ratio",
-                                         "draft_tokens"), _plan_raw, plan_values),
-    "Scheduler.process_batch_result": (("accepted_tokens", "request_ids", "output_tokens", "finished"),
-                                       _commit_raw, commit_values),
+    "Scheduler.get_next_batch_to_run": (
+        (
+            "batch_mode",
+            "batch_size",
+            "request_ids",
+            "num_scheduled_tokens",
+            "num_computed_tokens",
+            "prefix_hit_tokens",
+            "new_token_ratio",
+            "draft_tokens",
+        ),
+        _plan_raw,
+        plan_values,
+    ),
+    "Scheduler.process_batch_result": (
+        ("accepted_tokens", "request_ids", "output_tokens", "finished"),
+        _commit_raw,
+        commit_values,
+    ),
 }
 
 BEFORES: dict = {}

@@ -50,18 +50,31 @@ def _plan_raw(args, kwargs, out, before) -> tuple:
     new_blocks = getattr(cached, "new_block_ids", None)
     if new_blocks and getattr(cached, "resumed_req_ids", None):
         new_blocks = sum(len(b) for nb in new_blocks if nb for b in nb)
-    return (out.num_scheduled_tokens, new, cached.req_ids, cached.num_computed_tokens,
-            getattr(cached, "num_output_tokens", None), new_blocks, bool(drafts),
-            sum(map(len, drafts.values())) if drafts else 0, getattr(out, "preempted_req_ids", None))
+    return (
+        out.num_scheduled_tokens,
+        new,
+        cached.req_ids,
+        cached.num_computed_tokens,
+        getattr(cached, "num_output_tokens", None),
+        new_blocks,
+        bool(drafts),
+        sum(map(len, drafts.values())) if drafts else 0,
+        getattr(out, "preempted_req_ids", None),
+    )
 
 
 def plan_values(raw: tuple) -> dict:
     scheduled, new, cached_ids, cached_computed, outputs, new_block_ids, has_drafts, drafts, preempted = raw
-    return {"batch_size": len(scheduled), "num_scheduled_tokens": scheduled,
-            "num_computed_tokens": computed_before(new, cached_ids, cached_computed),
-            "batch_mode": plan_mode(scheduled, bool(new), cached_ids, outputs, has_drafts),
-            "request_ids": list(scheduled), "preempted": sorted(preempted or ()), "draft_tokens": drafts,
-            "kv_blocks": sum(r[2] for r in new) + _new_blocks(new_block_ids)}
+    return {
+        "batch_size": len(scheduled),
+        "num_scheduled_tokens": scheduled,
+        "num_computed_tokens": computed_before(new, cached_ids, cached_computed),
+        "batch_mode": plan_mode(scheduled, bool(new), cached_ids, outputs, has_drafts),
+        "request_ids": list(scheduled),
+        "preempted": sorted(preempted or ()),
+        "draft_tokens": drafts,
+        "kv_blocks": sum(r[2] for r in new) + _new_blocks(new_block_ids),
+    }
 
 
 def _new_blocks(new_block_ids) -> int:
@@ -86,9 +99,16 @@ def _commit_raw(args, kwargs, result, before) -> tuple:
                 finished.append(o.request_id)
     new = [(r.req_id, r.num_computed_tokens) for r in new_reqs] if new_reqs else []
     sampled = mro.sampled_token_ids or []  # tokens per request matter only with drafts
-    return (so.num_scheduled_tokens, new, cached.req_ids, cached.num_computed_tokens,
-            {r: len(t) for r, t in drafts.items()} if drafts else {}, mro.req_ids or [],
-            [len(t) for t in sampled] if drafts else len(sampled), (ids, counts, finished))
+    return (
+        so.num_scheduled_tokens,
+        new,
+        cached.req_ids,
+        cached.num_computed_tokens,
+        {r: len(t) for r, t in drafts.items()} if drafts else {},
+        mro.req_ids or [],
+        [len(t) for t in sampled] if drafts else len(sampled),
+        (ids, counts, finished),
+    )
 
 
 def commit_values(raw: tuple) -> dict:
@@ -106,12 +126,17 @@ def commit_values(raw: tuple) -> dict:
     rejected = {rid: n - max(sampled.get(rid, 0) - 1, 0) for rid, n in drafts.items()}
     before = computed_before(new, cached_ids, cached_computed)
     request_ids = sorted(new_tokens)
-    return {"request_ids": request_ids, "batch_size": len(sampled), "new_tokens": new_tokens,
-            "finished": finished,
-            "num_computed_tokens": {rid: before.get(rid, 0) + scheduled.get(rid, 0) - rejected.get(rid, 0)
-                                    for rid in request_ids},
-            "draft_tokens": sum(drafts.values()),
-            "accepted_tokens": sum(max(sampled.get(rid, 0) - 1, 0) for rid in drafts)}
+    return {
+        "request_ids": request_ids,
+        "batch_size": len(sampled),
+        "new_tokens": new_tokens,
+        "finished": finished,
+        "num_computed_tokens": {
+            rid: before.get(rid, 0) + scheduled.get(rid, 0) - rejected.get(rid, 0) for rid in request_ids
+        },
+        "draft_tokens": sum(drafts.values()),
+        "accepted_tokens": sum(max(sampled.get(rid, 0) - 1, 0) for rid in drafts),
+    }
 
 
 def _finished(emitted) -> list:
@@ -159,19 +184,54 @@ def _named(*names):
 
 # qualname -> (capture names, raw(args, kwargs, result, before) -> plain data, values(raw) -> dict offline)
 LATER = {
-    "Scheduler.schedule": (("batch_size", "num_scheduled_tokens", "num_computed_tokens", "batch_mode", "request_ids",
-                            "preempted", "draft_tokens", "kv_blocks"), _plan_raw, plan_values),
+    "Scheduler.schedule": (
+        (
+            "batch_size",
+            "num_scheduled_tokens",
+            "num_computed_tokens",
+            "batch_mode",
+            "request_ids",
+            "preempted",
+            "draft_tokens",
+            "kv_blocks",
+        ),
+        _plan_raw,
+        plan_values,
+    ),
     "KVCacheManager.allocate_slots": (("kv_blocks", "preempted"), _allocated_raw, _allocated_values),
-    "BlockPool.get_new_blocks": (("kv_blocks",), lambda args, kwargs, blocks, before: len(blocks),
-                                 lambda raw: {"kv_blocks": raw}),
-    "GPUModelRunner.execute_model": (("num_scheduled_tokens", "batch_size"), _execute_raw,
-                                     _named("num_scheduled_tokens", "batch_size")),
-    "GPUModelRunner._determine_batch_execution_and_padding": (("cuda_graph", "num_scheduled_tokens"), _padding_raw,
-                                                              _named("cuda_graph", "num_scheduled_tokens")),
-    "CudaGraphManager.dispatch": (("cuda_graph", "num_scheduled_tokens"), _dispatch_raw,
-                                  _named("cuda_graph", "num_scheduled_tokens")),
-    "Scheduler.update_from_output": (("request_ids", "num_computed_tokens", "draft_tokens", "accepted_tokens",
-                                      "batch_size", "new_tokens", "finished"), _commit_raw, commit_values),
+    "BlockPool.get_new_blocks": (
+        ("kv_blocks",),
+        lambda args, kwargs, blocks, before: len(blocks),
+        lambda raw: {"kv_blocks": raw},
+    ),
+    "GPUModelRunner.execute_model": (
+        ("num_scheduled_tokens", "batch_size"),
+        _execute_raw,
+        _named("num_scheduled_tokens", "batch_size"),
+    ),
+    "GPUModelRunner._determine_batch_execution_and_padding": (
+        ("cuda_graph", "num_scheduled_tokens"),
+        _padding_raw,
+        _named("cuda_graph", "num_scheduled_tokens"),
+    ),
+    "CudaGraphManager.dispatch": (
+        ("cuda_graph", "num_scheduled_tokens"),
+        _dispatch_raw,
+        _named("cuda_graph", "num_scheduled_tokens"),
+    ),
+    "Scheduler.update_from_output": (
+        (
+            "request_ids",
+            "num_computed_tokens",
+            "draft_tokens",
+            "accepted_tokens",
+            "batch_size",
+            "new_tokens",
+            "finished",
+        ),
+        _commit_raw,
+        commit_values,
+    ),
 }
 
 CAPTURES = {

@@ -52,8 +52,13 @@ class FolderIndex:
     def _walk(self, body, prefix: str, rel: str, in_class: bool) -> None:
         for node in body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                kind = (SymbolKind.CLASS if isinstance(node, ast.ClassDef)
-                        else SymbolKind.METHOD if in_class else SymbolKind.FUNCTION)
+                kind = (
+                    SymbolKind.CLASS
+                    if isinstance(node, ast.ClassDef)
+                    else SymbolKind.METHOD
+                    if in_class
+                    else SymbolKind.FUNCTION
+                )
                 sid = f"{prefix}.{node.name}"
                 bases = tuple(ast.unparse(b) for b in node.bases) if isinstance(node, ast.ClassDef) else ()
                 self.symbols[sid] = Symbol(sid, kind, Span(rel, node.lineno, node.end_lineno), bases=bases)
@@ -74,6 +79,8 @@ def default_pin_index(project, framework: str) -> FolderIndex:
     try:
         checkout = locate(manifest, "default", s)
     except Exception as exc:  # noqa: BLE001 - any failure to find the checkout means: not synced here
-        pytest.skip(f"{framework} default pin not synced ({exc}); export ATLAS_MIRROR=/work/shared/sources, "
-                    f"or run `atlas sync {framework}`")
+        pytest.skip(
+            f"{framework} default pin not synced ({exc}); export ATLAS_MIRROR=/work/shared/sources, "
+            f"or run `atlas sync {framework}`"
+        )
     return FolderIndex(checkout.path, checkout.pin, manifest.package_root)

@@ -4,9 +4,9 @@ import json
 from types import SimpleNamespace
 
 import pytest
-
 from annotate.folder_index import FolderIndex
 from annotate.test_loader import GOOD, write
+
 from atlas.cli import check as check_cli
 from atlas.cli import main
 from atlas.model import Pin
@@ -39,8 +39,10 @@ def run(project, *argv) -> int:
 def test_clean_project_exits_0(project, capsys):
     write(project.root, "vllm/a.yaml", GOOD)
     assert run(project) == 0
-    assert "vllm@cccccccccccc (default, pins default): 1/1 annotations resolve, 2/2 evidence items hold, 0 finding(s)" \
+    assert (
+        "vllm@cccccccccccc (default, pins default): 1/1 annotations resolve, 2/2 evidence items hold, 0 finding(s)"
         in capsys.readouterr().err
+    )
     assert project.indexes == [("vllm", "default")]
 
 
@@ -52,7 +54,9 @@ def test_unresolved_anchor_exits_1_with_file_and_line(project, capsys):
 
 
 def test_malformed_file_exits_2_listing_every_problem(project, capsys):
-    write(project.root, "vllm/a.yaml", GOOD.replace("role: release", "role: free").replace("verdict: holds", "verdict: x"))
+    write(
+        project.root, "vllm/a.yaml", GOOD.replace("role: release", "role: free").replace("verdict: holds", "verdict: x")
+    )
     assert run(project) == 2
     err = capsys.readouterr().err
     assert "annotations/vllm/a.yaml:8: annotations.0.role" in err and "a.yaml:18:" in err
@@ -66,8 +70,7 @@ def test_claims_json_lists_verdicts_and_evidence_lines(project, capsys):
     assert [r["ref"] for r in data["reports"]] == ["default", "latest"]
     (claim,) = data["reports"][0]["claims"]
     assert (claim["claim"], claim["verdict"]) == ("frees", "holds")
-    assert [(e["path"], e["line"], e["holds"]) for e in claim["evidence"]] == [("pkg/sched.py", 3, True),
-                                                                               ("", 0, True)]
+    assert [(e["path"], e["line"], e["holds"]) for e in claim["evidence"]] == [("pkg/sched.py", 3, True), ("", 0, True)]
 
 
 def test_unknown_framework_and_format_are_errors(project, capsys):
@@ -95,11 +98,14 @@ def test_at_entries_are_resolved_at_their_pin_set(project, capsys):
 
     path = write_manifest(project.root, "vllm", "https://example.invalid/vllm", "v1")
     path.write_text(path.read_text() + "  latest:\n    ref: v2\n")
-    moved = GOOD.replace('''    anchor: {pattern: "self.free(req)"}
-''', '''    anchor: {pattern: "self.free(req)"}
+    moved = GOOD.replace(
+        """    anchor: {pattern: "self.free(req)"}
+""",
+        """    anchor: {pattern: "self.free(req)"}
     at:
       latest: {anchor: {pattern: "self.release(req)"}}
-''')
+""",
+    )
     write(project.root, "vllm/a.yaml", moved)
     assert run(project, "--pins", "default,latest") == 1  # the fixture tree has no self.release(req)
     err = capsys.readouterr()

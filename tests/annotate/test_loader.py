@@ -53,7 +53,12 @@ def test_good_file_loads_into_frozen_annotations(tmp_path):
     write(tmp_path, "vllm/preemption.yaml", GOOD)
     (a,) = load_annotations(tmp_path)
     assert (a.id, a.framework, a.section, a.role, a.capture) == (
-        "vllm.preemption.preempt", "vllm", 9, "release", ("preempted",))
+        "vllm.preemption.preempt",
+        "vllm",
+        9,
+        "release",
+        ("preempted",),
+    )
     assert a.anchor.pattern == "self.free(req)" and a.anchor.line == 7
     assert a.where == "annotations/vllm/preemption.yaml:4"
     (claim,) = a.claims
@@ -65,20 +70,35 @@ def test_good_file_loads_into_frozen_annotations(tmp_path):
 # (file text, expected 'file:line: ...' fragment)
 MALFORMED = [
     ("schema: 1\nframework: vllm\nannotations: [\n", "preemption.yaml:4: invalid YAML"),
-    (GOOD.replace("    role: release\n", "    role: release\n    colour: red\n"),
-     "preemption.yaml:9: annotations.0: unknown field(s) colour"),
-    (GOOD.replace("framework: vllm", "framework: vlm"), "preemption.yaml:2: framework: 'vlm' is not one of: vllm, sglang"),
+    (
+        GOOD.replace("    role: release\n", "    role: release\n    colour: red\n"),
+        "preemption.yaml:9: annotations.0: unknown field(s) colour",
+    ),
+    (
+        GOOD.replace("framework: vllm", "framework: vlm"),
+        "preemption.yaml:2: framework: 'vlm' is not one of: vllm, sglang",
+    ),
     (GOOD.replace("role: release", "role: free"), "preemption.yaml:8: annotations.0.role: 'free' is not one of"),
     (GOOD.replace("verdict: holds", "verdict: true-ish"), "preemption.yaml:18: annotations.0.claims.0.verdict"),
     (GOOD.replace("[preempted]", "[preempted, temperature]"), "preemption.yaml:23: annotations.0.probe.capture.1"),
     (GOOD.replace("    summary: frees a request\n", ""), "preemption.yaml:4: annotations.0: 'summary' is a required"),
     (GOOD.replace('"self.free(req)"', '"self.free(req"'), "preemption.yaml:7: pattern 'self.free(req' is not Python"),
-    (GOOD.replace("id: vllm.preemption.preempt", "id: sglang.preemption.preempt"),
-     "preemption.yaml:4: id: 'sglang.preemption.preempt' must start with 'vllm.'"),
-    (GOOD.replace("id: frees", "id: frees").replace("    probe:", "      - id: frees\n        article: a\n"
-                  "        claim: c\n        verdict: holds\n        evidence: [{pattern: 'x()'}]\n    probe:"),
-     "preemption.yaml:23: claim id 'frees' appears twice"),
-    (GOOD + "    related: [vllm.nothing.here]\n", "preemption.yaml:4: related: no annotation has id 'vllm.nothing.here'"),
+    (
+        GOOD.replace("id: vllm.preemption.preempt", "id: sglang.preemption.preempt"),
+        "preemption.yaml:4: id: 'sglang.preemption.preempt' must start with 'vllm.'",
+    ),
+    (
+        GOOD.replace("id: frees", "id: frees").replace(
+            "    probe:",
+            "      - id: frees\n        article: a\n"
+            "        claim: c\n        verdict: holds\n        evidence: [{pattern: 'x()'}]\n    probe:",
+        ),
+        "preemption.yaml:23: claim id 'frees' appears twice",
+    ),
+    (
+        GOOD + "    related: [vllm.nothing.here]\n",
+        "preemption.yaml:4: related: no annotation has id 'vllm.nothing.here'",
+    ),
 ]
 
 
@@ -93,8 +113,10 @@ def test_each_malformation_is_named_with_file_and_line(tmp_path, text, expected)
 def test_duplicate_id_names_both_places(tmp_path):
     write(tmp_path, "vllm/a.yaml", GOOD)
     write(tmp_path, "vllm/b.yaml", GOOD)
-    assert problems(tmp_path) == ["annotations/vllm/b.yaml:4: id 'vllm.preemption.preempt' is already used at "
-                                  "annotations/vllm/a.yaml:4; ids must be unique"]
+    assert problems(tmp_path) == [
+        "annotations/vllm/b.yaml:4: id 'vllm.preemption.preempt' is already used at "
+        "annotations/vllm/a.yaml:4; ids must be unique"
+    ]
 
 
 def test_folder_must_match_framework(tmp_path):
@@ -106,11 +128,19 @@ def test_folder_must_match_framework(tmp_path):
 def test_all_problems_of_all_files_are_reported_together(tmp_path):
     write(tmp_path, "vllm/a.yaml", GOOD.replace("role: release", "role: free"))
     write(tmp_path, "vllm/b.yaml", "schema: 1\nframework: [\n")
-    write(tmp_path, "vllm/c.yaml", GOOD.replace("vllm.preemption.preempt", "vllm.preemption.other")
-          .replace("mechanism: preemption-retraction", "mechanism: nope"))
+    write(
+        tmp_path,
+        "vllm/c.yaml",
+        GOOD.replace("vllm.preemption.preempt", "vllm.preemption.other").replace(
+            "mechanism: preemption-retraction", "mechanism: nope"
+        ),
+    )
     found = problems(tmp_path)
-    assert [p.split(":")[0] for p in found] == ["annotations/vllm/a.yaml", "annotations/vllm/b.yaml",
-                                                "annotations/vllm/c.yaml"]
+    assert [p.split(":")[0] for p in found] == [
+        "annotations/vllm/a.yaml",
+        "annotations/vllm/b.yaml",
+        "annotations/vllm/c.yaml",
+    ]
 
 
 def test_unknown_framework_filter_names_the_choices(tmp_path):
@@ -148,29 +178,48 @@ def problems_with_cache(root: Path, cache: Path) -> list[str]:
 
 def test_framework_filter_ignores_problems_of_other_frameworks(tmp_path):
     write(tmp_path, "vllm/a.yaml", GOOD)
-    write(tmp_path, "sglang/b.yaml", GOOD.replace("framework: vllm", "framework: sglang")
-          .replace("vllm.preemption", "sglang.preemption").replace("role: release", "role: free"))
+    write(
+        tmp_path,
+        "sglang/b.yaml",
+        GOOD.replace("framework: vllm", "framework: sglang")
+        .replace("vllm.preemption", "sglang.preemption")
+        .replace("role: release", "role: free"),
+    )
     assert [a.id for a in load_annotations(tmp_path, "vllm")] == ["vllm.preemption.preempt"]
     assert problems(tmp_path)[0].startswith("annotations/sglang/b.yaml:8: annotations.0.role")
 
 
-AT = GOOD.replace('''    anchor: {pattern: "self.free(req)"}
-''', '''    anchor: {pattern: "self.free(req)"}
+AT = (
+    GOOD.replace(
+        """    anchor: {pattern: "self.free(req)"}
+""",
+        """    anchor: {pattern: "self.free(req)"}
     at:
       latest: {symbol: pkg.sched.Scheduler.release}
-''').replace('''          - pattern: "self.free(...)"
-''', '''          - pattern: "self.free(...)"
+""",
+    )
+    .replace(
+        """          - pattern: "self.free(...)"
+""",
+        """          - pattern: "self.free(...)"
             at:
               latest: {pattern: "self.release(...)"}
-''').replace('''        verdict: holds
-''', '''        verdict: holds
+""",
+    )
+    .replace(
+        """        verdict: holds
+""",
+        """        verdict: holds
         at:
           latest: {verdict: changed, note: frees through release()}
-''')
+""",
+    )
+)
 
 
 def test_at_entries_give_the_annotation_as_it_reads_at_a_pin_set(tmp_path):
     from gitfixtures import write_manifest
+
     write_manifest(tmp_path, "vllm", "https://example.invalid/vllm", "v1")
     text = (tmp_path / "pinned_sources" / "vllm.yaml").read_text()
     (tmp_path / "pinned_sources" / "vllm.yaml").write_text(text + "  latest:\n    ref: v2\n")
@@ -189,11 +238,14 @@ def test_at_entries_give_the_annotation_as_it_reads_at_a_pin_set(tmp_path):
 
 def test_unknown_pin_set_in_at_is_reported_with_file_line(tmp_path):
     from gitfixtures import write_manifest
+
     write_manifest(tmp_path, "vllm", "https://example.invalid/vllm", "v1")
     write(tmp_path, "vllm/preemption.yaml", AT.replace("      latest: {symbol", "      lates: {symbol"))
     found = problems(tmp_path)
-    assert any(p.startswith("annotations/vllm/preemption.yaml:9: at: no pin set 'lates'") and "choose one of" in p
-               for p in found), found
+    assert any(
+        p.startswith("annotations/vllm/preemption.yaml:9: at: no pin set 'lates'") and "choose one of" in p
+        for p in found
+    ), found
 
 
 def test_at_default_is_an_error(tmp_path):

@@ -6,8 +6,8 @@ with the reason, where a pin is not synced."""
 from pathlib import Path
 
 import pytest
-
 from annotate.folder_index import FolderIndex
+
 from atlas.annotate import check, load_annotations
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -22,8 +22,10 @@ def pin_index(framework: str, pin_set: str) -> FolderIndex:
     try:
         checkout = locate(manifest, pin_set, s)
     except Exception as exc:  # noqa: BLE001 - any failure to find the checkout means: not synced here
-        pytest.skip(f"{framework} {pin_set} pin not synced ({exc}); export ATLAS_MIRROR=/work/shared/sources and "
-                    f"run `atlas sync --pins {pin_set}`")
+        pytest.skip(
+            f"{framework} {pin_set} pin not synced ({exc}); export ATLAS_MIRROR=/work/shared/sources and "
+            f"run `atlas sync --pins {pin_set}`"
+        )
     return FolderIndex(checkout.path, checkout.pin, manifest.package_root)
 
 

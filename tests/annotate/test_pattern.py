@@ -6,7 +6,7 @@ import pytest
 
 from atlas.annotate.pattern import compile_pattern, find
 
-SOURCE = '''\
+SOURCE = """\
 class Scheduler:
     def schedule(self):
         new_blocks = self.kv_cache_manager.allocate_slots(request, num_new_tokens, num_lookahead_tokens=2)
@@ -20,7 +20,7 @@ class Scheduler:
 
     def other(self):
         self._preempt_request(x, ts)
-'''
+"""
 
 CASES = [
     ("self._preempt_request(...)", [(5, 5), (7, 7)]),
@@ -54,11 +54,14 @@ def test_pattern_matches_lines_within_the_symbol(pattern, lines):
     assert [(n.lineno, n.end_lineno) for n in hits] == lines
 
 
-@pytest.mark.parametrize(("pattern", "message"), [
-    ("self._preempt_request(", "is not Python"),
-    ("a = 1\nb = 2", "holds 2 statements"),
-    ("...", "matches everything"),
-])
+@pytest.mark.parametrize(
+    ("pattern", "message"),
+    [
+        ("self._preempt_request(", "is not Python"),
+        ("a = 1\nb = 2", "holds 2 statements"),
+        ("...", "matches everything"),
+    ],
+)
 def test_bad_pattern_says_what_to_write(pattern, message):
     with pytest.raises(ValueError, match=message):
         compile_pattern(pattern)

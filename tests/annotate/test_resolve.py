@@ -1,12 +1,10 @@
 """Resolving annotations against an index: symbols, statement anchors, claim evidence, the probe spec; a fixture
 index over a folder built in tmp_path stands in for atlas.graph's."""
 
-from pathlib import Path
-
 import pytest
-
 from annotate.folder_index import FolderIndex
 from annotate.test_loader import write
+
 from atlas.annotate import check, load_annotations, probe_spec, resolve
 from atlas.model import Pin
 
@@ -51,8 +49,12 @@ def index(tmp_path) -> FolderIndex:
     return FolderIndex(tmp_path / "repo", Pin("vllm", "v1", "a" * 40, "https://x/y"), package_root="python")
 
 
-def annotate(tmp_path, symbol="pkg.sched.Scheduler.preempt", anchor='anchor: {pattern: "self.free(req)"}',
-             evidence="{pattern: 'req.num_computed_tokens = 0'}"):
+def annotate(
+    tmp_path,
+    symbol="pkg.sched.Scheduler.preempt",
+    anchor='anchor: {pattern: "self.free(req)"}',
+    evidence="{pattern: 'req.num_computed_tokens = 0'}",
+):
     root = tmp_path / "project"
     write(root, "vllm/x.yaml", FILE.format(symbol=symbol, anchor=anchor, evidence=evidence))
     return load_annotations(root)
@@ -67,10 +69,18 @@ def test_anchor_resolves_to_the_statement_inside_the_symbol(tmp_path, index):
 # (symbol, anchor, evidence, expected finding kinds at the index's pin)
 CASES = [
     ("pkg.sched.Scheduler.preempt", "", "{pattern: 'req.num_computed_tokens = 0'}", []),
-    ("pkg.sched.Scheduler.preempt", 'anchor: {pattern: "self.free(req)", occurrence: 2}', "{pattern: 'self.free(...)'}",
-     ["anchor-not-found"]),
-    ("pkg.sched.Scheduler.schedule", 'anchor: {pattern: "self.free(req)"}', "{pattern: 'return 1'}",
-     ["anchor-not-found"]),
+    (
+        "pkg.sched.Scheduler.preempt",
+        'anchor: {pattern: "self.free(req)", occurrence: 2}',
+        "{pattern: 'self.free(...)'}",
+        ["anchor-not-found"],
+    ),
+    (
+        "pkg.sched.Scheduler.schedule",
+        'anchor: {pattern: "self.free(req)"}',
+        "{pattern: 'return 1'}",
+        ["anchor-not-found"],
+    ),
     ("pkg.sched.Scheduler.prempt", "", "{pattern: 'return 1'}", ["symbol-not-found", "symbol-not-found"]),
     ("pkg.sched.Scheduler.preempt", "", "{pattern: 'return 2'}", ["evidence-not-found"]),
     ("pkg.sched.Scheduler.preempt", "", "{symbol: pkg.sched.Scheduler.beam, expect: absent}", []),
@@ -102,10 +112,21 @@ def test_evidence_lines_are_reported(tmp_path, index):
 
 
 def test_probe_spec_names_module_qualname_lines_and_capture(tmp_path, index):
-    assert probe_spec(annotate(tmp_path), index) == [{
-        "annotation": "vllm.preemption.a", "framework": "vllm", "symbol": "pkg.sched.Scheduler.preempt",
-        "module": "pkg.sched", "qualname": "Scheduler.preempt", "role": "release", "path": "python/pkg/sched.py",
-        "line": 2, "end_line": 5, "capture": ["preempted", "request_ids"], "anchor_line": 4}]
+    assert probe_spec(annotate(tmp_path), index) == [
+        {
+            "annotation": "vllm.preemption.a",
+            "framework": "vllm",
+            "symbol": "pkg.sched.Scheduler.preempt",
+            "module": "pkg.sched",
+            "qualname": "Scheduler.preempt",
+            "role": "release",
+            "path": "python/pkg/sched.py",
+            "line": 2,
+            "end_line": 5,
+            "capture": ["preempted", "request_ids"],
+            "anchor_line": 4,
+        }
+    ]
 
 
 def test_other_frameworks_are_skipped(tmp_path, index):

@@ -6,8 +6,8 @@ runs without a graph build; it needs `atlas sync sglang` (skipped, with the reas
 from pathlib import Path
 
 import pytest
-
 from annotate.folder_index import FolderIndex, default_pin_index
+
 from atlas.annotate import check, load_annotations, probe_spec
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -83,7 +83,10 @@ def test_probe_spec_hooks_the_retraction_statement(index, annotations):
     assert len(spec) == sum(1 for a in annotations if a.capture)
     retract = {e["annotation"]: e for e in spec}["sglang.preemption-retraction.update-running-batch"]
     assert (retract["module"], retract["qualname"], retract["role"]) == (
-        "sglang.srt.managers.scheduler", "Scheduler.update_running_batch", "release")
+        "sglang.srt.managers.scheduler",
+        "Scheduler.update_running_batch",
+        "release",
+    )
     assert retract["path"] == "python/sglang/srt/managers/scheduler.py"
     assert retract["line"] < retract["anchor_line"] <= retract["end_line"]
     assert {"retracted", "new_token_ratio"} <= set(retract["capture"])

@@ -5,8 +5,8 @@ checkout, so it runs without a graph build; it needs `atlas sync vllm` (skipped,
 from pathlib import Path
 
 import pytest
-
 from annotate.folder_index import FolderIndex, default_pin_index
+
 from atlas.annotate import check, load_annotations, probe_spec
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -41,5 +41,8 @@ def test_probe_spec_covers_every_capturing_annotation(index, annotations):
     by_id = {e["annotation"]: e for e in spec}
     preempt = by_id["vllm.preemption.allocate-or-preempt"]
     assert (preempt["module"], preempt["qualname"], preempt["role"]) == (
-        "vllm.v1.core.sched.scheduler", "Scheduler.schedule", "release")
+        "vllm.v1.core.sched.scheduler",
+        "Scheduler.schedule",
+        "release",
+    )
     assert preempt["line"] < preempt["anchor_line"] <= preempt["end_line"]

@@ -32,6 +32,7 @@ def browser():
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing; run `bash scripts/setup_browser.sh` (Debian chromium + Playwright)")
     from playwright.sync_api import sync_playwright
+
     with sync_playwright() as pw:
         chromium = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--allow-file-access-from-files"])
         yield chromium
@@ -42,10 +43,13 @@ def browser():
 def fixture_site(tmp_path_factory):
     """The site of the fixture engine (500 extra kv_cache nodes for the timing test), built once."""
     import sitefixture
+
     from atlas.render import build_site
+
     tmp = tmp_path_factory.mktemp("site")
-    report = build_site(sitefixture.settings_for(tmp), site=sitefixture.site_for(tmp, num_extra=520),
-                        out=str(tmp / "out"))
+    report = build_site(
+        sitefixture.settings_for(tmp), site=sitefixture.site_for(tmp, num_extra=520), out=str(tmp / "out")
+    )
     return report.out
 
 
@@ -97,8 +101,12 @@ def served(fixture_site):
     """`atlas serve` on the fixture site: the base URL."""
     port = free_port()
     atlas = shutil.which("atlas") or str(Path(sys.executable).with_name("atlas"))  # on PATH, or beside this Python
-    proc = subprocess.Popen([atlas, "serve", "--out", str(fixture_site), "--port", str(port)], cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [atlas, "serve", "--out", str(fixture_site), "--port", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.time() + 20
     while time.time() < deadline:
         try:

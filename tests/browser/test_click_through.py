@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import networkx as nx
 import pytest
-
 import realsite
+from conftest import screenshot
+
 from atlas.graph import load_graph
 from atlas.model import SymbolKind
 from atlas.render.code import NAME_LINES
-from conftest import screenshot
 
 pytestmark = pytest.mark.slow
 
@@ -33,7 +33,9 @@ def wait_ready(page, engine: str, path: str) -> None:
     page.wait_for_function(
         "f => { const b = document.querySelector('.atlas-codeview');"
         " return b && b.getAttribute('data-file') === f && b.hasAttribute('data-ready-ms'); }",
-        arg=f"{engine}/{path}", timeout=30000)
+        arg=f"{engine}/{path}",
+        timeout=30000,
+    )
 
 
 def open_definition(page, graph, sid: str) -> None:
@@ -97,8 +99,9 @@ def test_vllm_from_the_home_page_to_the_kv_cache_write_kernel(site, open_page):
     kpath, kline = where(graph, kernel)
     assert kpath.endswith("cache_kernels.cu") and kline > 0
     row = page.locator(f".atlas-code-body tr[id='L{kline}'], .atlas-code-body [data-line='{kline}']").first
-    assert "reshape_and_cache_flash_kernel" in (row.inner_text() if row.count() else page.locator(
-        ".atlas-code-body").inner_text())
+    assert "reshape_and_cache_flash_kernel" in (
+        row.inner_text() if row.count() else page.locator(".atlas-code-body").inner_text()
+    )
     screenshot(page, "click-kernel")
     assert not guard.errors and not guard.refused, (guard.errors, guard.refused)
 
@@ -108,8 +111,11 @@ def test_sglang_from_run_batch_to_a_triton_kernel(site, open_page):
     graph = load_graph(settings, "sglang")
     start = "sglang.srt.managers.scheduler.Scheduler.run_batch"
     reach = nx.single_source_shortest_path(graph.graph, start)
-    kernels = sorted((len(p), sid) for sid, p in reach.items()
-                     if sid in graph.symbols and graph.symbols[sid].kind is SymbolKind.TRITON_KERNEL)
+    kernels = sorted(
+        (len(p), sid)
+        for sid, p in reach.items()
+        if sid in graph.symbols and graph.symbols[sid].kind is SymbolKind.TRITON_KERNEL
+    )
     assert kernels, "run_batch reaches no Triton kernel in the graph"
     chain = reach[kernels[0][1]]
     page, guard = open_page()
@@ -119,6 +125,6 @@ def test_sglang_from_run_batch_to_a_triton_kernel(site, open_page):
     page.locator(f"article a[href*='code.html#sglang/{path}:L{line}']").first.click()
     wait_ready(page, "sglang", path)
     walk(page, graph, "sglang", chain)
-    assert page.evaluate("location.hash").endswith(":L%d" % where(graph, chain[-1])[1])
+    assert page.evaluate("location.hash").endswith(f":L{where(graph, chain[-1])[1]}")
     screenshot(page, "click-triton-kernel")
     assert not guard.errors and not guard.refused, (guard.errors, guard.refused)

@@ -5,7 +5,6 @@ contract; excerpts and symbol pages lead into it."""
 from __future__ import annotations
 
 import pytest
-
 from conftest import screenshot
 from test_visual import MEASURE_ROWS, OVERFLOW, check_rows
 

@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import cut_words, screenshot
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "render"))
@@ -18,14 +17,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "render"))
 def experiments_site(tmp_path_factory):
     import sitefixture
     from test_experiments_pages import fixture_results
+
     from atlas.render import SiteData, build_site
     from atlas.runtime.experiments.article import load_article
     from atlas.runtime.experiments.report import build_report
+
     tmp = tmp_path_factory.mktemp("experiments")
     report = build_report(load_article(), {"prefix-cache": fixture_results()}, {})
     site = sitefixture.site_for(tmp)
-    return build_site(sitefixture.settings_for(tmp), site=SiteData(site.engines, {"experiments": report}),
-                      out=str(tmp / "out")).html
+    return build_site(
+        sitefixture.settings_for(tmp), site=SiteData(site.engines, {"experiments": report}), out=str(tmp / "out")
+    ).html
 
 
 def test_index_lists_the_nine_and_opens_a_scenario(experiments_site, open_page):

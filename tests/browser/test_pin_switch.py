@@ -6,11 +6,11 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-
 import sitefixture
+from conftest import screenshot
+
 from atlas.model import Pin
 from atlas.render import SiteData, build_sites
-from conftest import screenshot
 
 
 @pytest.fixture(scope="module")
@@ -23,8 +23,9 @@ def two_sets(tmp_path_factory):
     graph = engine.graph.copy()
     graph.remove_node("vllm.core.pool.evict")
     latest = SiteData((dataclasses.replace(engine, pin=latest_pin, pin_set="latest", symbols=symbols, graph=graph),))
-    reports = build_sites(sitefixture.settings_for(tmp), None, ["default", "latest"], str(tmp / "out"),
-                          [default, latest])
+    reports = build_sites(
+        sitefixture.settings_for(tmp), None, ["default", "latest"], str(tmp / "out"), [default, latest]
+    )
     return reports[0].html
 
 
@@ -64,5 +65,8 @@ def test_source_view_lists_files_when_one_is_gone_at_the_other_pins(two_sets, op
     page, _ = open_page()
     page.goto((two_sets / "latest" / "code.html").as_uri() + "#vllm/vllm/core/gone.py:L3")
     page.wait_for_selector(".atlas-code-missing", timeout=15000)
-    assert "vllm/core/gone.py is not among the indexed files of vllm v9.10.0" in page.locator(".atlas-code-missing").inner_text()
+    assert (
+        "vllm/core/gone.py is not among the indexed files of vllm v9.10.0"
+        in page.locator(".atlas-code-missing").inner_text()
+    )
     assert page.locator("ul.atlas-code-files a", has_text="vllm/core/sched.py").count() == 1

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 import realsite
 from conftest import screenshot
 
@@ -33,8 +32,9 @@ def test_search_allocate_slots_reaches_its_symbol_page(html, open_page):
     page.goto((html / "index.html").as_uri())
     search = page.locator("input.md-search__input")
     search.click()
-    page.wait_for_function("document.querySelector('.md-search-result__meta').textContent.includes('Type')",
-                           timeout=60000)
+    page.wait_for_function(
+        "document.querySelector('.md-search-result__meta').textContent.includes('Type')", timeout=60000
+    )
     search.press_sequentially("allocate_slots", delay=20)
     hit = page.locator(".md-search-result__item a[href*='KVCacheManager.allocate_slots.html']").first
     hit.wait_for(timeout=30000)
@@ -51,16 +51,20 @@ def test_largest_component_graph_node_click(html, open_page):
     page.wait_for_selector(".atlas-graph[data-ready-ms]", timeout=30000)
     ms = int(page.get_attribute(".atlas-graph", "data-graph-ms"))
     n = page.evaluate("window.atlasGraphs[0].nodes().length")
-    print(f"\n{pages[0].relative_to(html)}: {n} nodes interactive in {ms} ms "
-          f"({page.get_attribute('.atlas-graph', 'data-ready-ms')} ms after navigation start)")
+    print(
+        f"\n{pages[0].relative_to(html)}: {n} nodes interactive in {ms} ms "
+        f"({page.get_attribute('.atlas-graph', 'data-ready-ms')} ms after navigation start)"
+    )
     screenshot(page, "real-graph")
     target = page.evaluate("""() => { const cy = window.atlasGraphs[0];
         const n = cy.nodes().filter(n => n.data('url').includes('symbols/')).max(n => n.degree()).ele;
         const p = n.renderedPosition(); return [n.id(), p.x, p.y]; }""")
-    page.evaluate("id => { const cy = window.atlasGraphs[0]; cy.zoom(2); cy.center(cy.getElementById(id)); }",
-                  target[0])
-    x, y = page.evaluate("id => { const p = window.atlasGraphs[0].getElementById(id).renderedPosition();"
-                         " return [p.x, p.y]; }", target[0])
+    page.evaluate(
+        "id => { const cy = window.atlasGraphs[0]; cy.zoom(2); cy.center(cy.getElementById(id)); }", target[0]
+    )
+    x, y = page.evaluate(
+        "id => { const p = window.atlasGraphs[0].getElementById(id).renderedPosition(); return [p.x, p.y]; }", target[0]
+    )
     box = page.locator(".atlas-graph-canvas").bounding_box()
     page.mouse.click(box["x"] + x, box["y"] + y)
     page.wait_for_url(re.compile(r"/symbols/"))
@@ -72,12 +76,17 @@ def test_real_pages_read_as_code(html, open_page, width):
     """Excerpts and the source view on the real trees: one line per code row, numbers that fit, no sideways
     scroll (the same checks as tests/browser/test_visual.py, on a mechanism page, a symbol page and a large file)."""
     from test_visual import MEASURE_ROWS, OVERFLOW, check_rows
+
     symbol = sorted((html / "symbols" / "vllm").glob("*.html"), key=lambda p: -p.stat().st_size)[0]
     for name, url, rows in [
-            ("mechanism", (html / "mechanisms" / "preemption-retraction.html").as_uri(), "table.atlas-src-table tr"),
-            ("symbol", symbol.as_uri(), "table.atlas-src-table tr"),
-            ("code", (html / "code.html").as_uri() + "#vllm/vllm/v1/core/sched/scheduler.py:L300",
-             "table.atlas-code-table tr.atlas-line")]:
+        ("mechanism", (html / "mechanisms" / "preemption-retraction.html").as_uri(), "table.atlas-src-table tr"),
+        ("symbol", symbol.as_uri(), "table.atlas-src-table tr"),
+        (
+            "code",
+            (html / "code.html").as_uri() + "#vllm/vllm/v1/core/sched/scheduler.py:L300",
+            "table.atlas-code-table tr.atlas-line",
+        ),
+    ]:
         page, _ = open_page(width=width)
         page.goto(url)
         if name == "code":

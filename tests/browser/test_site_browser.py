@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from conftest import screenshot
 
 SYMBOL = "vllm.core.sched.KVCacheManager.allocate_slots"
@@ -65,8 +64,10 @@ def test_graph_node_click_lands_on_symbol(fixture_site, open_page):
     page.goto((fixture_site / "html" / "components" / "vllm" / "scheduler.html").as_uri())
     page.wait_for_selector(".atlas-graph[data-ready-ms]", timeout=15000)
     box = page.locator(".atlas-graph-canvas").bounding_box()
-    x, y = page.evaluate("id => { const p = window.atlasGraphs[0].getElementById(id).renderedPosition();"
-                         " return [p.x, p.y]; }", "vllm.core.sched.Scheduler.schedule")
+    x, y = page.evaluate(
+        "id => { const p = window.atlasGraphs[0].getElementById(id).renderedPosition(); return [p.x, p.y]; }",
+        "vllm.core.sched.Scheduler.schedule",
+    )
     page.mouse.click(box["x"] + x, box["y"] + y)
     page.wait_for_url("**/symbols/vllm/vllm.core.sched.Scheduler.schedule.html")
     assert page.locator("h1").first.inner_text().rstrip("¶") == "schedule"
@@ -79,14 +80,20 @@ def test_500_node_graph_interactive_within_a_second(fixture_site, open_page):
     for _ in range(3):
         page.goto((fixture_site / "html" / "components" / "vllm" / "kv-cache.html").as_uri())
         page.wait_for_selector(".atlas-graph[data-ready-ms]", timeout=15000)
-        runs.append((int(page.get_attribute(".atlas-graph", "data-graph-ms")),
-                     int(page.get_attribute(".atlas-graph", "data-ready-ms"))))
+        runs.append(
+            (
+                int(page.get_attribute(".atlas-graph", "data-graph-ms")),
+                int(page.get_attribute(".atlas-graph", "data-ready-ms")),
+            )
+        )
     assert page.evaluate("window.atlasGraphs[0].nodes().length") == 500
     page.evaluate("window.atlasGraphs[0].zoom(1.5)")  # labels and arrows come back when zoomed in
     assert page.evaluate("window.atlasGraphs[0].edges('.atlas-fast').length") == 0
     ms, since_navigation = min(runs)
-    print(f"\n500-node component graph: interactive in {ms} ms (library, data, elements, first frame; best of "
-          f"{[r[0] for r in runs]}); {since_navigation} ms after navigation start (headless chromium)")
+    print(
+        f"\n500-node component graph: interactive in {ms} ms (library, data, elements, first frame; best of "
+        f"{[r[0] for r in runs]}); {since_navigation} ms after navigation start (headless chromium)"
+    )
     print("screenshot:", screenshot(page, "graph-500"))
     assert ms < 1000
 

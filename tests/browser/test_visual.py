@@ -1,11 +1,10 @@
 """What a person sees on the fixture site in chromium: every code row of a source excerpt is one line high, the
-line-number column is as wide as its widest number, no name in a table is cut over two lines, and no page scrolls sideways at desktop (1280 px) and phone
-(390 px) widths. Screenshots of each page land in site_build/screenshots."""
+line-number column is as wide as its widest number, no name in a table is cut over two lines, and no page scrolls
+sideways at desktop (1280 px) and phone (390 px) widths. Screenshots of each page land in site_build/screenshots."""
 
 from __future__ import annotations
 
 import pytest
-
 from conftest import cut_words, screenshot
 
 PAGES = {  # name -> page under html/, and whether it shows source excerpts
@@ -34,12 +33,15 @@ def check_rows(rows: list[dict], where: str) -> None:
     widest = max(rows, key=lambda r: len(r["number"]))
     for row in rows:
         assert row["numberRects"] == 1, f"{where}: line number {row['number']} wraps onto {row['numberRects']} lines"
-        assert row["rowHeight"] <= row["lineHeight"] * 1.5, \
+        assert row["rowHeight"] <= row["lineHeight"] * 1.5, (
             f"{where}: row {row['number']} is {row['rowHeight']:.0f} px high, a line is {row['lineHeight']:.0f} px"
-        assert row["cellWidth"] >= row["numberWidth"], \
+        )
+        assert row["cellWidth"] >= row["numberWidth"], (
             f"{where}: number column {row['cellWidth']} px, narrower than {row['number']} ({row['numberWidth']:.0f} px)"
-    assert widest["cellWidth"] <= widest["numberWidth"] + 40, \
+        )
+    assert widest["cellWidth"] <= widest["numberWidth"] + 40, (
         f"{where}: number column {widest['cellWidth']} px for {widest['number']} ({widest['numberWidth']:.0f} px)"
+    )
 
 
 @pytest.mark.parametrize("width", [1280, 390])

@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from atlas.cli import main
 from gitfixtures import make_remote, write_manifest
 
-POOL = "def {name}(pool, n):\n    blocks = pool.take(n)\n    for block in blocks:\n        block.ref_cnt += 1\n" \
-       "    return blocks\n"
+from atlas.cli import main
+
+POOL = (
+    "def {name}(pool, n):\n    blocks = pool.take(n)\n    for block in blocks:\n        block.ref_cnt += 1\n"
+    "    return blocks\n"
+)
 SCHED_V1 = """from pkg.pool import take
 
 
@@ -57,10 +59,14 @@ annotations:
 @pytest.fixture
 def project(tmp_path, monkeypatch):
     mirror = tmp_path / "mirror"
-    make_remote(mirror, {
-        "v1": {"pkg/__init__.py": "", "pkg/pool.py": POOL.format(name="take"), "pkg/sched.py": SCHED_V1},
-        "v2": {"pkg/__init__.py": "", "pkg/pool.py": POOL.format(name="allocate"), "pkg/sched.py": SCHED_V2},
-    }, name="vllm")
+    make_remote(
+        mirror,
+        {
+            "v1": {"pkg/__init__.py": "", "pkg/pool.py": POOL.format(name="take"), "pkg/sched.py": SCHED_V1},
+            "v2": {"pkg/__init__.py": "", "pkg/pool.py": POOL.format(name="allocate"), "pkg/sched.py": SCHED_V2},
+        },
+        name="vllm",
+    )
     root = tmp_path / "project"
     write_manifest(root, "vllm", "https://example.invalid/vllm", "v1")
     (root / "annotations" / "vllm").mkdir(parents=True)
@@ -93,11 +99,14 @@ def test_diff_reports_drifted_broken_and_recheck(project, capsys):
     assert ("body changed", "pkg.sched.Scheduler.schedule", "pkg.sched.Scheduler.schedule") in kinds
 
 
-@pytest.mark.parametrize("fmt, expected", [
-    ("human", "Annotations drifted (1):"),
-    ("markdown", "| `vllm.prefix-cache.take` | `pkg.pool.take` | **drifted** |"),
-    ("github", "::error file=annotations/vllm/fixture.yaml,line="),
-])
+@pytest.mark.parametrize(
+    "fmt, expected",
+    [
+        ("human", "Annotations drifted (1):"),
+        ("markdown", "| `vllm.prefix-cache.take` | `pkg.pool.take` | **drifted** |"),
+        ("github", "::error file=annotations/vllm/fixture.yaml,line="),
+    ],
+)
 def test_formats(project, capsys, fmt, expected):
     code, out, _ = run(capsys, "diff", "vllm", "v1", "v2", "--format", fmt)
     assert code == 1 and expected in out

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import networkx as nx
 import pytest
-
 from annotate.folder_index import FolderIndex
+
 from atlas.annotate import check, load_annotations
 from atlas.annotate.resolve import Resolver
 from atlas.diff.apply import apply_suggestions
@@ -367,11 +367,13 @@ LOOKUP_NEW = """class KVCacheManager:
 """
 # vLLM async-commit: AsyncScheduler's override was folded into its base class, Scheduler, of another module, and the
 # statement changed on the way
-PLACEHOLDERS_OLD = {"pkg/scheduler.py": """class Scheduler:
+PLACEHOLDERS_OLD = {
+    "pkg/scheduler.py": """class Scheduler:
     def _update_request_with_output(self, request, new_token_ids):
         request.append_output_token_ids(new_token_ids)
         return new_token_ids, False
-""", "pkg/async_scheduler.py": """from pkg.scheduler import Scheduler
+""",
+    "pkg/async_scheduler.py": """from pkg.scheduler import Scheduler
 
 
 class AsyncScheduler(Scheduler):
@@ -381,8 +383,10 @@ class AsyncScheduler(Scheduler):
         request.num_output_placeholders -= len(new_token_ids)
         assert request.num_output_placeholders >= 0
         return new_token_ids, stopped
-"""}
-PLACEHOLDERS_NEW = {"pkg/scheduler.py": """class Scheduler:
+""",
+}
+PLACEHOLDERS_NEW = {
+    "pkg/scheduler.py": """class Scheduler:
     def _update_request_with_output(self, request, new_token_ids, is_stale=False):
         num_new_tokens = len(new_token_ids)
         request.append_output_token_ids(new_token_ids)
@@ -390,12 +394,14 @@ PLACEHOLDERS_NEW = {"pkg/scheduler.py": """class Scheduler:
             request.num_output_placeholders -= num_new_tokens
             assert request.num_output_placeholders >= 0
         return new_token_ids, False
-""", "pkg/async_scheduler.py": """from pkg.scheduler import Scheduler
+""",
+    "pkg/async_scheduler.py": """from pkg.scheduler import Scheduler
 
 
 class AsyncScheduler(Scheduler):
     pass
-"""}
+""",
+}
 # SGLang release-overallocated: the non-speculative assert gained an `or` term (a stop before the last committed token)
 OVERALLOCATED_OLD = """def _release_overallocated_kv_indices(req, start_p, end_p, tree_cache):
     allocator = tree_cache.token_to_kv_pool_allocator
@@ -438,72 +444,155 @@ def _page_size_default(args):
 
 # (rule, old files, new files, (symbol, pattern), where it must land: (symbol, pattern))
 CASES = [
-    ("renamed variable in a helper", {"pkg/adder.py": ADDER_OLD}, {"pkg/adder.py": ADDER_NEW},
-     ("pkg.adder.PrefillAdder.add_one_req", "trunc_len = chunk_tokens_limit // self.page_size * self.page_size"),
-     ("pkg.adder.PrefillAdder._select_admission", "chunk_tokens_limit // self.page_size * self.page_size")),
-    ("statement moved into a helper", {"pkg/adder.py": ADDER_OLD}, {"pkg/adder.py": ADDER_NEW},
-     ("pkg.adder.PrefillAdder.add_one_req", "self.new_chunked_req = req"),
-     ("pkg.adder.PrefillAdder._commit", "self.new_chunked_req = req")),
-    ("setting written through a setter call", {"pkg/hook.py": HOOK_OLD}, {"pkg/hook.py": HOOK_NEW},
-     ("pkg.hook._handle_ngram", "server_args.speculative_num_draft_tokens = 12"),
-     ("pkg.hook._handle_ngram", "declare_resolution(server_args, '_handle_ngram', speculative_num_draft_tokens=12)")),
-    ("attribute under a sub-object, in an imported helper of another module",
-     {"pkg/batch.py": BATCH_OLD}, {"pkg/batch.py": BATCH_NEW, "pkg/allocation.py": ALLOCATION},
-     ("pkg.batch.ScheduleBatch.prepare_for_extend", "req.kv_committed_len = seq_len"),
-     ("pkg.allocation.alloc_for_extend", "req.kv.kv_committed_len = seq_len")),
-    ("renamed argument", {"pkg/sched.py": SCHED_OLD}, {"pkg/sched.py": SCHED_NEW},
-     ("pkg.sched.Scheduler.schedule", "num_new_tokens = min(num_new_tokens, token_budget)"),
-     ("pkg.sched.Scheduler.schedule", "num_new_tokens = min(num_new_tokens, request_token_budget)")),
-    ("renamed callee, the pattern's own wildcards kept", {"pkg/attn.py": FORWARD_OLD}, {"pkg/attn.py": FORWARD_NEW},
-     ("pkg.attn.FlashAttentionImpl.forward", "flash_attn_varlen_func(..., causal=causal)"),
-     ("pkg.attn.FlashAttentionImpl.forward", "_FA4_DENSE_ATTENTION_KERNEL(..., causal=causal)")),
-    ("renamed keyword argument", {"pkg/batch.py": RELEASE_OLD}, {"pkg/batch.py": RELEASE_NEW},
-     ("pkg.batch.release_req", "release_kv_cache(req, tree_cache, is_insert=False)"),
-     ("pkg.batch.release_req", "release_kv_cache(req, tree_cache, checkpoint=False)")),
-    ("walrus unrolled", {"pkg/sched.py": RUNNING_OLD}, {"pkg/sched.py": RUNNING_NEW},
-     ("pkg.sched.Scheduler.update_running_batch",
-      "if (kv_full_retract_flag := not batch.check_decode_mem()) or ...: ..."),
-     ("pkg.sched.Scheduler.update_running_batch", "kv_full_retract_flag = not batch.check_decode_mem()")),
-    ("override folded into the base class (whole symbol)", {"pkg/sched.py": ASYNC_OLD}, {"pkg/sched.py": ASYNC_NEW},
-     ("pkg.sched.AsyncScheduler._update_request_with_output", ""),
-     ("pkg.sched.Scheduler._update_request_with_output", "")),
-    ("module split: statement moved to a function of a new module", {"pkg/pool.py": SPLIT_OLD},
-     {"pkg/pool.py": SPLIT_NEW, "pkg/free_queue.py": FREE_QUEUE},
-     ("pkg.pool.BlockPool.free_blocks", "block.ref_cnt -= 1"),
-     ("pkg.free_queue.release", "block.ref_cnt -= 1")),
-    ("field: a default added in the same class", {"pkg/req.py": REQ_OLD}, {"pkg/req.py": REQ_NEW},
-     ("pkg.req.ReqKvInfo", "kv_allocated_len: int"), ("pkg.req.ReqKvInfo", "kv_allocated_len: int = 0")),
-    ("field: moved onto a sub-object's class", {"pkg/req.py": REQ_OLD}, {"pkg/req.py": REQ_NEW},
-     ("pkg.req.Req.__init__", "self.kv_committed_len = 0"), ("pkg.req.ReqKvInfo", "kv_committed_len: int = 0")),
-    ("field: a config class split into field groups", {"pkg/server_args.py": ARGS_OLD},
-     {"pkg/server_args.py": ARGS_NEW, "pkg/fields/__init__.py": "", "pkg/fields/schedule.py": SCHEDULE},
-     ("pkg.server_args.ServerArgs", "page_size: ... = None"),
-     ("pkg.fields.schedule.Schedule", "page_size: ... = None")),
-    ("ranking: the other admission path kept its own statement", {"pkg/adder.py": ADMIT_OLD},
-     {"pkg/adder.py": ADMIT_NEW}, ("pkg.adder.PrefillAdder.add_one_req", "self.new_chunked_req = req"),
-     ("pkg.adder.PrefillAdder._commit_prefill_admission", "self.new_chunked_req = req")),
-    ("ranking: a relaxed match that was another statement before is left out", {"pkg/config.py": THRESHOLD_OLD},
-     {"pkg/config.py": THRESHOLD_NEW},
-     ("pkg.config.SchedulerConfig.__post_init__", "self.long_prefill_token_threshold = int(max_model_len * 0.04)"),
-     ("pkg.config.SchedulerConfig", "long_prefill_token_threshold: int = Field(default=0, ge=0)")),
-    ("a condition lost a term; the loop that was there before is left out", {"pkg/sched.py": WAITING_OLD},
-     {"pkg/sched.py": WAITING_NEW},
-     ("pkg.sched.Scheduler.schedule", "while (self.waiting or self.skipped_waiting) and token_budget > 0: ..."),
-     ("pkg.sched.Scheduler.schedule", "while token_budget > 0: ...")),
-    ("override folded into a base class of another module (a statement)", PLACEHOLDERS_OLD, PLACEHOLDERS_NEW,
-     ("pkg.async_scheduler.AsyncScheduler._update_request_with_output",
-      "request.num_output_placeholders -= len(new_token_ids)"),
-     ("pkg.scheduler.Scheduler._update_request_with_output", "request.num_output_placeholders -= num_new_tokens")),
-    ("a condition gained a term", {"pkg/common.py": OVERALLOCATED_OLD}, {"pkg/common.py": OVERALLOCATED_NEW},
-     ("pkg.common._release_overallocated_kv_indices", "assert start_p == end_p, ..."),
-     ("pkg.common._release_overallocated_kv_indices", "assert start_p == end_p or ..., ...")),
-    ("a function became a property of an object", {"pkg/overrides.py": PAGE_DEFAULT_OLD},
-     {"pkg/overrides.py": PAGE_DEFAULT_NEW}, ("pkg.overrides._page_size_default", "if not is_musa(): ..."),
-     ("pkg.overrides._page_size_default", "if not get_platform().is_musa: ...")),
-    ("condition extracted into a method", {"pkg/kv.py": LOOKUP_OLD}, {"pkg/kv.py": LOOKUP_NEW},
-     ("pkg.kv.KVCacheManager.get_computed_blocks",
-      "if not self.enable_caching or request.skip_reading_prefix_cache: ..."),
-     ("pkg.kv.KVCacheManager.get_computed_blocks", "if not self.prefix_cache_lookup_enabled(request): ...")),
+    (
+        "renamed variable in a helper",
+        {"pkg/adder.py": ADDER_OLD},
+        {"pkg/adder.py": ADDER_NEW},
+        ("pkg.adder.PrefillAdder.add_one_req", "trunc_len = chunk_tokens_limit // self.page_size * self.page_size"),
+        ("pkg.adder.PrefillAdder._select_admission", "chunk_tokens_limit // self.page_size * self.page_size"),
+    ),
+    (
+        "statement moved into a helper",
+        {"pkg/adder.py": ADDER_OLD},
+        {"pkg/adder.py": ADDER_NEW},
+        ("pkg.adder.PrefillAdder.add_one_req", "self.new_chunked_req = req"),
+        ("pkg.adder.PrefillAdder._commit", "self.new_chunked_req = req"),
+    ),
+    (
+        "setting written through a setter call",
+        {"pkg/hook.py": HOOK_OLD},
+        {"pkg/hook.py": HOOK_NEW},
+        ("pkg.hook._handle_ngram", "server_args.speculative_num_draft_tokens = 12"),
+        ("pkg.hook._handle_ngram", "declare_resolution(server_args, '_handle_ngram', speculative_num_draft_tokens=12)"),
+    ),
+    (
+        "attribute under a sub-object, in an imported helper of another module",
+        {"pkg/batch.py": BATCH_OLD},
+        {"pkg/batch.py": BATCH_NEW, "pkg/allocation.py": ALLOCATION},
+        ("pkg.batch.ScheduleBatch.prepare_for_extend", "req.kv_committed_len = seq_len"),
+        ("pkg.allocation.alloc_for_extend", "req.kv.kv_committed_len = seq_len"),
+    ),
+    (
+        "renamed argument",
+        {"pkg/sched.py": SCHED_OLD},
+        {"pkg/sched.py": SCHED_NEW},
+        ("pkg.sched.Scheduler.schedule", "num_new_tokens = min(num_new_tokens, token_budget)"),
+        ("pkg.sched.Scheduler.schedule", "num_new_tokens = min(num_new_tokens, request_token_budget)"),
+    ),
+    (
+        "renamed callee, the pattern's own wildcards kept",
+        {"pkg/attn.py": FORWARD_OLD},
+        {"pkg/attn.py": FORWARD_NEW},
+        ("pkg.attn.FlashAttentionImpl.forward", "flash_attn_varlen_func(..., causal=causal)"),
+        ("pkg.attn.FlashAttentionImpl.forward", "_FA4_DENSE_ATTENTION_KERNEL(..., causal=causal)"),
+    ),
+    (
+        "renamed keyword argument",
+        {"pkg/batch.py": RELEASE_OLD},
+        {"pkg/batch.py": RELEASE_NEW},
+        ("pkg.batch.release_req", "release_kv_cache(req, tree_cache, is_insert=False)"),
+        ("pkg.batch.release_req", "release_kv_cache(req, tree_cache, checkpoint=False)"),
+    ),
+    (
+        "walrus unrolled",
+        {"pkg/sched.py": RUNNING_OLD},
+        {"pkg/sched.py": RUNNING_NEW},
+        (
+            "pkg.sched.Scheduler.update_running_batch",
+            "if (kv_full_retract_flag := not batch.check_decode_mem()) or ...: ...",
+        ),
+        ("pkg.sched.Scheduler.update_running_batch", "kv_full_retract_flag = not batch.check_decode_mem()"),
+    ),
+    (
+        "override folded into the base class (whole symbol)",
+        {"pkg/sched.py": ASYNC_OLD},
+        {"pkg/sched.py": ASYNC_NEW},
+        ("pkg.sched.AsyncScheduler._update_request_with_output", ""),
+        ("pkg.sched.Scheduler._update_request_with_output", ""),
+    ),
+    (
+        "module split: statement moved to a function of a new module",
+        {"pkg/pool.py": SPLIT_OLD},
+        {"pkg/pool.py": SPLIT_NEW, "pkg/free_queue.py": FREE_QUEUE},
+        ("pkg.pool.BlockPool.free_blocks", "block.ref_cnt -= 1"),
+        ("pkg.free_queue.release", "block.ref_cnt -= 1"),
+    ),
+    (
+        "field: a default added in the same class",
+        {"pkg/req.py": REQ_OLD},
+        {"pkg/req.py": REQ_NEW},
+        ("pkg.req.ReqKvInfo", "kv_allocated_len: int"),
+        ("pkg.req.ReqKvInfo", "kv_allocated_len: int = 0"),
+    ),
+    (
+        "field: moved onto a sub-object's class",
+        {"pkg/req.py": REQ_OLD},
+        {"pkg/req.py": REQ_NEW},
+        ("pkg.req.Req.__init__", "self.kv_committed_len = 0"),
+        ("pkg.req.ReqKvInfo", "kv_committed_len: int = 0"),
+    ),
+    (
+        "field: a config class split into field groups",
+        {"pkg/server_args.py": ARGS_OLD},
+        {"pkg/server_args.py": ARGS_NEW, "pkg/fields/__init__.py": "", "pkg/fields/schedule.py": SCHEDULE},
+        ("pkg.server_args.ServerArgs", "page_size: ... = None"),
+        ("pkg.fields.schedule.Schedule", "page_size: ... = None"),
+    ),
+    (
+        "ranking: the other admission path kept its own statement",
+        {"pkg/adder.py": ADMIT_OLD},
+        {"pkg/adder.py": ADMIT_NEW},
+        ("pkg.adder.PrefillAdder.add_one_req", "self.new_chunked_req = req"),
+        ("pkg.adder.PrefillAdder._commit_prefill_admission", "self.new_chunked_req = req"),
+    ),
+    (
+        "ranking: a relaxed match that was another statement before is left out",
+        {"pkg/config.py": THRESHOLD_OLD},
+        {"pkg/config.py": THRESHOLD_NEW},
+        ("pkg.config.SchedulerConfig.__post_init__", "self.long_prefill_token_threshold = int(max_model_len * 0.04)"),
+        ("pkg.config.SchedulerConfig", "long_prefill_token_threshold: int = Field(default=0, ge=0)"),
+    ),
+    (
+        "a condition lost a term; the loop that was there before is left out",
+        {"pkg/sched.py": WAITING_OLD},
+        {"pkg/sched.py": WAITING_NEW},
+        ("pkg.sched.Scheduler.schedule", "while (self.waiting or self.skipped_waiting) and token_budget > 0: ..."),
+        ("pkg.sched.Scheduler.schedule", "while token_budget > 0: ..."),
+    ),
+    (
+        "override folded into a base class of another module (a statement)",
+        PLACEHOLDERS_OLD,
+        PLACEHOLDERS_NEW,
+        (
+            "pkg.async_scheduler.AsyncScheduler._update_request_with_output",
+            "request.num_output_placeholders -= len(new_token_ids)",
+        ),
+        ("pkg.scheduler.Scheduler._update_request_with_output", "request.num_output_placeholders -= num_new_tokens"),
+    ),
+    (
+        "a condition gained a term",
+        {"pkg/common.py": OVERALLOCATED_OLD},
+        {"pkg/common.py": OVERALLOCATED_NEW},
+        ("pkg.common._release_overallocated_kv_indices", "assert start_p == end_p, ..."),
+        ("pkg.common._release_overallocated_kv_indices", "assert start_p == end_p or ..., ..."),
+    ),
+    (
+        "a function became a property of an object",
+        {"pkg/overrides.py": PAGE_DEFAULT_OLD},
+        {"pkg/overrides.py": PAGE_DEFAULT_NEW},
+        ("pkg.overrides._page_size_default", "if not is_musa(): ..."),
+        ("pkg.overrides._page_size_default", "if not get_platform().is_musa: ..."),
+    ),
+    (
+        "condition extracted into a method",
+        {"pkg/kv.py": LOOKUP_OLD},
+        {"pkg/kv.py": LOOKUP_NEW},
+        (
+            "pkg.kv.KVCacheManager.get_computed_blocks",
+            "if not self.enable_caching or request.skip_reading_prefix_cache: ...",
+        ),
+        ("pkg.kv.KVCacheManager.get_computed_blocks", "if not self.prefix_cache_lookup_enabled(request): ..."),
+    ),
 ]
 
 
@@ -543,8 +632,11 @@ def test_a_field_gained_by_several_classes_is_not_guessed(tmp_path):
 
 def test_unrelated_code_is_not_suggested(tmp_path):
     old = tree(tmp_path / "old", {"pkg/adder.py": ADDER_OLD}, "a")
-    new = tree(tmp_path / "new", {"pkg/adder.py": "class PrefillAdder:\n    def add_one_req(self, req):\n"
-                                                   "        return self.admit(req)\n"}, "b")
+    new = tree(
+        tmp_path / "new",
+        {"pkg/adder.py": "class PrefillAdder:\n    def add_one_req(self, req):\n        return self.admit(req)\n"},
+        "b",
+    )
     assert Finder(old, new, []).locate("pkg.adder.PrefillAdder.add_one_req", "self.new_chunked_req = req", 1) is None
 
 
@@ -563,7 +655,9 @@ ALLOCATOR_OLD = """class BaseTokenToKVPoolAllocator:
     def available_size(self):
         return len(self.free_pages) * self.page_size
 """
-ALLOCATOR_NEW = ALLOCATOR_OLD + """
+ALLOCATOR_NEW = (
+    ALLOCATOR_OLD
+    + """
     def evict_to_free_tokens(self, tree_cache, num_tokens):
         if self.available_size() < num_tokens:
             tree_cache.evict(num_tokens - self.available_size())
@@ -572,6 +666,7 @@ ALLOCATOR_NEW = ALLOCATOR_OLD + """
         self.evict_to_free_tokens(tree_cache, num_tokens)
         return self.available_size() >= num_tokens
 """
+)
 DECODE_MEM_OLD = """from dataclasses import dataclass
 
 from pkg.allocator import BaseTokenToKVPoolAllocator
@@ -623,19 +718,32 @@ def call_graph(files: dict[str, str]) -> AtlasGraph:
     return AtlasGraph(Pin("sglang", "b", "b" * 40, "https://example.invalid/sglang"), graph, {})
 
 
-@pytest.mark.parametrize("pattern, rule, expected", [
-    ("return self.token_to_kv_pool_allocator.available_size() >= num_tokens", "typed helper",
-     "return self.available_size() >= num_tokens"),
-    ("evict_from_tree_cache(self.tree_cache, num_tokens)", "relaxed",
-     "self.evict_to_free_tokens(tree_cache, num_tokens)"),
-], ids=["as the callee writes it", "relaxed inside the callee"])
+@pytest.mark.parametrize(
+    "pattern, rule, expected",
+    [
+        (
+            "return self.token_to_kv_pool_allocator.available_size() >= num_tokens",
+            "typed helper",
+            "return self.available_size() >= num_tokens",
+        ),
+        (
+            "evict_from_tree_cache(self.tree_cache, num_tokens)",
+            "relaxed",
+            "self.evict_to_free_tokens(tree_cache, num_tokens)",
+        ),
+    ],
+    ids=["as the callee writes it", "relaxed inside the callee"],
+)
 def test_typed_helper_follows_a_method_of_another_object(tmp_path, pattern, rule, expected):
     old, new = tree(tmp_path / "old", TYPED_OLD, "a"), tree(tmp_path / "new", TYPED_NEW, "b")
     symbol = "pkg.batch.ScheduleBatch.check_decode_mem"
     assert Finder(old, new, []).locate(symbol, pattern, 1) is None  # no graph: no rule looks there
     hit = Finder(old, new, [], graph=call_graph(TYPED_NEW)).locate(symbol, pattern, 1)
     assert (hit.symbol, hit.pattern, hit.rule) == (
-        "pkg.allocator.BaseTokenToKVPoolAllocator.check_decode_capacity", expected, rule)
+        "pkg.allocator.BaseTokenToKVPoolAllocator.check_decode_capacity",
+        expected,
+        rule,
+    )
     assert Resolver(new).locate(new.get(hit.symbol), hit.pattern, hit.occurrence)[0] == hit.line
 
 
@@ -659,8 +767,10 @@ annotations:
 
 
 def test_apply_writes_at_entries_that_resolve_at_both_pins(tmp_path):
-    old, new = tree(tmp_path / "old", {"pkg/adder.py": ADDER_OLD}, "a"), tree(tmp_path / "new",
-                                                                             {"pkg/adder.py": ADDER_NEW}, "b")
+    old, new = (
+        tree(tmp_path / "old", {"pkg/adder.py": ADDER_OLD}, "a"),
+        tree(tmp_path / "new", {"pkg/adder.py": ADDER_NEW}, "b"),
+    )
     project = tmp_path / "project"
     (project / "annotations" / "vllm").mkdir(parents=True)
     path = project / "annotations" / "vllm" / "chunked.yaml"

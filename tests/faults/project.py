@@ -21,11 +21,11 @@ ENGINE = {
     "pkg/__init__.py": "",
     "pkg/pool.py": "class BlockPool:\n    def get_new_blocks(self, n):\n        return [n]\n",
     "pkg/kv.py": "from pkg.pool import BlockPool\n\n\nclass KVCacheManager:\n    def __init__(self):\n"
-                 "        self.pool = BlockPool()\n\n    def allocate_slots(self, n):\n"
-                 "        return self.pool.get_new_blocks(n)\n",
+    "        self.pool = BlockPool()\n\n    def allocate_slots(self, n):\n"
+    "        return self.pool.get_new_blocks(n)\n",
     "pkg/sched.py": "from pkg.kv import KVCacheManager\n\n\nclass Scheduler:\n    def __init__(self):\n"
-                    "        self.kv = KVCacheManager()\n\n    def schedule(self):\n"
-                    "        return self.kv.allocate_slots(1)\n",
+    "        self.kv = KVCacheManager()\n\n    def schedule(self):\n"
+    "        return self.kv.allocate_slots(1)\n",
 }
 NEWER = {**ENGINE, "pkg/extra.py": "def helper():\n    return 2\n"}
 
@@ -38,15 +38,30 @@ class Project:
     build: Path
     env: dict
 
-    def atlas(self, *args: str, timeout: float = 300, env: dict | None = None, cwd: Path | None = None,
-              **kwargs) -> subprocess.CompletedProcess:
-        return subprocess.run([*ATLAS, *args], cwd=cwd or self.root, env={**self.env, **(env or {})},
-                              capture_output=True, text=True, timeout=timeout, **kwargs)
+    def atlas(
+        self, *args: str, timeout: float = 300, env: dict | None = None, cwd: Path | None = None, **kwargs
+    ) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [*ATLAS, *args],
+            cwd=cwd or self.root,
+            env={**self.env, **(env or {})},
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            **kwargs,
+        )
 
     def start(self, *args: str, env: dict | None = None) -> subprocess.Popen:
         """`atlas ARGS` in the background, in a process group of its own (so a test can signal the group)."""
-        return subprocess.Popen([*ATLAS, *args], cwd=self.root, env={**self.env, **(env or {})},
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        return subprocess.Popen(
+            [*ATLAS, *args],
+            cwd=self.root,
+            env={**self.env, **(env or {})},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
 
 
 def make_project(tmp: Path, frameworks: tuple[str, ...] = ("vllm", "sglang")) -> Project:
@@ -59,8 +74,13 @@ def make_project(tmp: Path, frameworks: tuple[str, ...] = ("vllm", "sglang")) ->
         (root / shared).symlink_to(REPO / shared)
     (root / "annotations").mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith("ATLAS_")}
-    env.update(ATLAS_CACHE=str(tmp / "cache"), ATLAS_MIRROR=str(mirror), ATLAS_BUILD=str(tmp / "build"),
-               NO_COLOR="1", PYTHONPATH=str(REPO))
+    env.update(
+        ATLAS_CACHE=str(tmp / "cache"),
+        ATLAS_MIRROR=str(mirror),
+        ATLAS_BUILD=str(tmp / "build"),
+        NO_COLOR="1",
+        PYTHONPATH=str(REPO),
+    )
     return Project(root, mirror, tmp / "cache", tmp / "build", env)
 
 
@@ -88,8 +108,11 @@ def kill_after(proc: subprocess.Popen, seconds: float, signum: int, group: bool 
 def group_alive(pgid: int) -> list[int]:
     """Processes still in the process group `pgid`."""
     out = subprocess.run(["ps", "-eo", "pid=,pgid=,stat="], capture_output=True, text=True).stdout
-    return [int(pid) for pid, group, stat in (line.split()[:3] for line in out.splitlines())
-            if int(group) == pgid and not stat.startswith("Z")]
+    return [
+        int(pid)
+        for pid, group, stat in (line.split()[:3] for line in out.splitlines())
+        if int(group) == pgid and not stat.startswith("Z")
+    ]
 
 
 def files_of(folder: Path) -> dict[str, bytes]:

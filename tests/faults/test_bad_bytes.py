@@ -11,13 +11,14 @@ import time
 from pathlib import Path
 
 import pytest
+from project import promise
 
 from atlas import yamlio
 from atlas.errors import ConfigError
-from project import promise
 
 BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
-    f"{c}: &{c} [{', '.join([f'*{p}'] * 9)}]\n" for p, c in zip("abcdefgh", "bcdefghi"))
+    f"{c}: &{c} [{', '.join([f'*{p}'] * 9)}]\n" for p, c in zip("abcdefgh", "bcdefghi")
+)
 HOSTILE = {
     "not-utf8": (b"id: a\nsummary: caf\xe9\n", 2),
     "nul": (b"id: a\n\nsummary: x\x00y\n", 3),
@@ -57,19 +58,56 @@ def test_hostile_file_is_one_line_with_file_and_line(fresh, name, where):
 def test_hostile_yaml_costs_little(tmp_path, name):
     path = tmp_path / "x.yaml"
     path.write_bytes(HOSTILE[name][0])
-    code = f"from atlas import yamlio; from pathlib import Path\ntry: yamlio.load(Path({str(path)!r}))\n" \
-           "except Exception as e: print(type(e).__name__)"
+    code = (
+        f"from atlas import yamlio; from pathlib import Path\ntry: yamlio.load(Path({str(path)!r}))\n"
+        "except Exception as e: print(type(e).__name__)"
+    )
     started = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)))
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)),
+    )
     assert time.perf_counter() - started < 5
     assert out.stdout.strip() == "ConfigError", out.stdout + out.stderr
 
 
 def _random_yaml(rng: random.Random) -> bytes:
-    pieces = [b"a: ", b"&x ", b"*x", b"[", b"]", b"{", b"}", b"- ", b"\n", b"  ", b"'", b'"', b"\\", b":", b",",
-              b"#", b"!!python/object:os.system", b"<<: *x", b"\xff", b"\x00", b"\t", b"? ", b"|", b">", b"%YAML 1.2",
-              b"---", b"...", b"&y [*x, *x, *x]", b"key", b"1e999", b"~"]
+    pieces = [
+        b"a: ",
+        b"&x ",
+        b"*x",
+        b"[",
+        b"]",
+        b"{",
+        b"}",
+        b"- ",
+        b"\n",
+        b"  ",
+        b"'",
+        b'"',
+        b"\\",
+        b":",
+        b",",
+        b"#",
+        b"!!python/object:os.system",
+        b"<<: *x",
+        b"\xff",
+        b"\x00",
+        b"\t",
+        b"? ",
+        b"|",
+        b">",
+        b"%YAML 1.2",
+        b"---",
+        b"...",
+        b"&y [*x, *x, *x]",
+        b"key",
+        b"1e999",
+        b"~",
+    ]
     return b"".join(rng.choice(pieces) for _ in range(rng.randrange(1, 80)))
 
 

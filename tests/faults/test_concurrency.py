@@ -6,8 +6,9 @@ from __future__ import annotations
 import fcntl
 import os
 
-from atlas import locks
 from project import promise
+
+from atlas import locks
 
 
 def _both(project, *args, env=None):

@@ -7,9 +7,9 @@ import os
 import random
 
 import pytest
+from project import promise
 
 from atlas import stored
-from project import promise
 
 
 def _graph_files(project):
@@ -61,10 +61,18 @@ def test_stored_refuses_every_damage(tmp_path):
             stored.load(path, "v1")
 
 
-@pytest.mark.parametrize("verb", [("show", "Scheduler.schedule", "--framework", "vllm"), ("index",), ("check",),
-                                  ("graph", "callees", "Scheduler.schedule", "--framework", "vllm")])
+@pytest.mark.parametrize(
+    "verb",
+    [
+        ("show", "Scheduler.schedule", "--framework", "vllm"),
+        ("index",),
+        ("check",),
+        ("graph", "callees", "Scheduler.schedule", "--framework", "vllm"),
+    ],
+)
 def test_deleted_checkout_is_named_then_recreated_by_sync(project, verb):
     from atlas.sources.gitops import remove_tree
+
     for checkout in (project.cache / "checkouts" / "vllm").iterdir():
         if checkout.is_dir():
             remove_tree(checkout)

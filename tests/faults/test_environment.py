@@ -8,24 +8,38 @@ import socket
 import subprocess
 
 import pytest
-
 from project import ATLAS, promise
 
 
 def _read_only(project, *args: str) -> subprocess.CompletedProcess:
     """`atlas ARGS` with the cache mounted read-only, in a private mount namespace (nothing leaks out of it)."""
     cache = shlex.quote(str(project.cache))
-    command = f"mount --bind {cache} {cache} && mount -o remount,bind,ro {cache} && exec " + \
-        " ".join(shlex.quote(a) for a in [*ATLAS, *args])
-    done = subprocess.run(["unshare", "-m", "sh", "-c", command], cwd=project.root, env=project.env,
-                          capture_output=True, text=True, timeout=120)
+    command = f"mount --bind {cache} {cache} && mount -o remount,bind,ro {cache} && exec " + " ".join(
+        shlex.quote(a) for a in [*ATLAS, *args]
+    )
+    done = subprocess.run(
+        ["unshare", "-m", "sh", "-c", command],
+        cwd=project.root,
+        env=project.env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     if "mount:" in done.stderr or "unshare:" in done.stderr:
         pytest.skip(f"cannot mount read-only here: {done.stderr.strip()}")
     return done
 
 
-@pytest.mark.parametrize("verb", [("show", "Scheduler.schedule", "--framework", "vllm"), ("sync",), ("index",),
-                                  ("check",), ("graph", "export", "sglang")])
+@pytest.mark.parametrize(
+    "verb",
+    [
+        ("show", "Scheduler.schedule", "--framework", "vllm"),
+        ("sync",),
+        ("index",),
+        ("check",),
+        ("graph", "export", "sglang"),
+    ],
+)
 def test_read_only_cache_serves_read_only_verbs(project, verb):
     promise(_read_only(project, *verb))
 
@@ -51,8 +65,11 @@ def test_relative_mirror_is_read_from_the_project_root(project):
     relative = str(project.mirror.relative_to(project.root.parent))
     env = {"ATLAS_MIRROR": f"../{relative}"}
     promise(project.atlas("sync", env=env, cwd=sub))
-    promise(project.atlas("--root", str(project.root), "show", "Scheduler.schedule", "--framework", "vllm",
-                          env=env, cwd=sub))
+    promise(
+        project.atlas(
+            "--root", str(project.root), "show", "Scheduler.schedule", "--framework", "vllm", env=env, cwd=sub
+        )
+    )
 
 
 def test_pins_mean_the_same_on_every_verb(project):
@@ -78,8 +95,14 @@ def test_a_lost_mirror_setting_is_named(project):
     nothing was synced (a sync would go to GitHub)."""
     promise(project.atlas("sync", "vllm"))
     env = {k: v for k, v in project.env.items() if k != "ATLAS_MIRROR"}
-    done = subprocess.run([*ATLAS, "show", "Scheduler.schedule", "--framework", "vllm"], cwd=project.root, env=env,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [*ATLAS, "show", "Scheduler.schedule", "--framework", "vllm"],
+        cwd=project.root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     promise(done, (2,))
     assert "synced from mirror" in done.stderr and "ATLAS_MIRROR" in done.stderr, done.stderr
 
@@ -98,8 +121,9 @@ def test_depth_below_one_is_refused(project, depth):
     assert "--depth" in done.stderr
 
 
-@pytest.mark.parametrize("argv", [["--bogus-flag"], ["--bogus=1", "sync"], ["sync", "--bogus"],
-                                  ["--root", ".", "--nope", "index"]])
+@pytest.mark.parametrize(
+    "argv", [["--bogus-flag"], ["--bogus=1", "sync"], ["sync", "--bogus"], ["--root", ".", "--nope", "index"]]
+)
 def test_unknown_options_are_named(project, argv):
     done = project.atlas(*argv)
     promise(done, (2,))

@@ -14,11 +14,49 @@ from hypothesis import strategies as st
 from atlas import yamlio
 from atlas.errors import ConfigError
 
-SETTINGS = settings(max_examples=150, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-TOKENS = [b"a: ", b"&x ", b"*x", b"[", b"]", b"{", b"}", b"- ", b"\n", b"  ", b"'", b'"', b"\\", b":", b",", b"#",
-          b"!!python/object:os.system", b"<<: *x", b"\xff", b"\x00", b"\t", b"? ", b"|", b">", b"%YAML 1.2", b"---",
-          b"...", b"&y [*x, *x, *x]", b"key", b"1e999", b"~", b"\xe4\xb8\xad", b"\r", b"\xef\xbb\xbf", b"\x1b"]
+SETTINGS = settings(
+    max_examples=150,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+TOKENS = [
+    b"a: ",
+    b"&x ",
+    b"*x",
+    b"[",
+    b"]",
+    b"{",
+    b"}",
+    b"- ",
+    b"\n",
+    b"  ",
+    b"'",
+    b'"',
+    b"\\",
+    b":",
+    b",",
+    b"#",
+    b"!!python/object:os.system",
+    b"<<: *x",
+    b"\xff",
+    b"\x00",
+    b"\t",
+    b"? ",
+    b"|",
+    b">",
+    b"%YAML 1.2",
+    b"---",
+    b"...",
+    b"&y [*x, *x, *x]",
+    b"key",
+    b"1e999",
+    b"~",
+    b"\xe4\xb8\xad",
+    b"\r",
+    b"\xef\xbb\xbf",
+    b"\x1b",
+]
 TIME_LIMIT_S = 5.0  # "a few seconds" (issue 20), on a machine other jobs share
 
 
@@ -69,7 +107,7 @@ def test_alias_chains_are_bounded_before_anything_walks_them(tmp_path_factory, w
     expanded = 1 + sum(sizes)  # the mapping holding every level
     if expanded <= yamlio.MAX_NODES and levels < yamlio.MAX_DEPTH:
         assert loaded is not None, message
-    elif width ** levels > yamlio.MAX_NODES:
+    elif width**levels > yamlio.MAX_NODES:
         assert message is not None and ("nodes" in message or levels >= yamlio.MAX_DEPTH - 2), message
 
 

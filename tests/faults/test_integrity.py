@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from gitfixtures import git
 from project import promise
 

@@ -7,9 +7,9 @@ import random
 import signal
 
 import pytest
+from project import SIGNALS, files_of, kill_after, promise
 
 from atlas import publish
-from project import SIGNALS, files_of, kill_after, promise
 
 
 @pytest.mark.parametrize("signum", SIGNALS)
@@ -83,7 +83,7 @@ def test_file_publish_is_whole_or_absent(tmp_path):
     with pytest.raises(ZeroDivisionError):
         with publish.writer(path) as handle:
             handle.write("two, half")
-            1 / 0
+            raise ZeroDivisionError
     assert path.read_text() == "one" and [p.name for p in tmp_path.iterdir()] == ["results.json"]
 
 
@@ -103,10 +103,18 @@ def test_staged_files_equal_to_the_live_ones_are_links_to_them(tmp_path):
         assert publish.share_unchanged(staging, target) == 1
         with pytest.raises(FileExistsError):
             publish.write_new(staging / "same.txt", b"into the live file")
-        assert files_of(target) == {"same.txt": b"same", "changed.txt": b"old", "built.txt": b"built",
-                                    "gone.txt": b"gone"}
-    assert files_of(target) == {"same.txt": b"same", "changed.txt": b"new", "built.txt": b"built",
-                                "other.txt": b"other"}
-    assert {name: (target / name).stat().st_ino == inodes[name] for name in ("same.txt", "changed.txt",
-                                                                              "built.txt")} == {
-        "same.txt": True, "changed.txt": False, "built.txt": True}
+        assert files_of(target) == {
+            "same.txt": b"same",
+            "changed.txt": b"old",
+            "built.txt": b"built",
+            "gone.txt": b"gone",
+        }
+    assert files_of(target) == {
+        "same.txt": b"same",
+        "changed.txt": b"new",
+        "built.txt": b"built",
+        "other.txt": b"other",
+    }
+    assert {
+        name: (target / name).stat().st_ino == inodes[name] for name in ("same.txt", "changed.txt", "built.txt")
+    } == {"same.txt": True, "changed.txt": False, "built.txt": True}

@@ -24,8 +24,11 @@ build_site(sitefixture.settings_for(tmp), site=sitefixture.site_for(tmp), out=st
 
 
 def _digests(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file() and p.name != ".atlas.lock"}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name != ".atlas.lock"
+    }
 
 
 def _build(where: Path, seed: str) -> dict[str, str]:
@@ -52,8 +55,9 @@ def test_two_exports_of_each_graph_are_byte_identical(project, fmt):
     for seed, fork in (("1", ""), ("2", "1")):
         env = {"PYTHONHASHSEED": seed, "ATLAS_NO_FORK": fork}
         assert project.atlas("index", "--force", env=env).returncode == 0
-        exports.append([project.atlas("graph", "export", name, "--format", fmt, env=env).stdout
-                        for name in ("vllm", "sglang")])
+        exports.append(
+            [project.atlas("graph", "export", name, "--format", fmt, env=env).stdout for name in ("vllm", "sglang")]
+        )
     assert exports[0] == exports[1] and all(exports[0])
 
 

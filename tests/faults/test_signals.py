@@ -9,7 +9,6 @@ import subprocess
 import time
 
 import pytest
-
 from project import ATLAS, group_alive, promise
 
 
@@ -28,7 +27,7 @@ def _workers_started(proc, timeout=20.0) -> bool:
 def test_workers_end_with_their_parent(project, signum):
     """Only the parent is signalled (as `timeout` and CI runners do); its forked workers must not outlive it."""
     env = {"ATLAS_NO_FORK": ""}
-    for attempt in range(5):
+    for _attempt in range(5):
         proc = project.start("index", "--force", env=env)
         if _workers_started(proc):
             break
@@ -47,8 +46,14 @@ def test_workers_end_with_their_parent(project, signum):
 
 def test_closed_stdout_ends_quietly(project):
     shell = f"{' '.join(repr(a) for a in ATLAS)} graph export vllm --format json | head -c 10"
-    done = subprocess.run(["bash", "-o", "pipefail", "-c", shell], cwd=project.root, env=project.env,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", shell],
+        cwd=project.root,
+        env=project.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
     assert done.stderr.strip() == ""
     assert len(done.stdout) == 10
@@ -57,8 +62,15 @@ def test_closed_stdout_ends_quietly(project):
 def test_closed_stdout_before_start(project):
     read, write = os.pipe()
     os.close(read)
-    done = subprocess.run([*ATLAS, "show", "Scheduler.schedule", "--framework", "vllm"], cwd=project.root,
-                          env=project.env, stdout=write, stderr=subprocess.PIPE, text=True, timeout=60)
+    done = subprocess.run(
+        [*ATLAS, "show", "Scheduler.schedule", "--framework", "vllm"],
+        cwd=project.root,
+        env=project.env,
+        stdout=write,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=60,
+    )
     os.close(write)
     assert "Traceback" not in done.stderr and done.stderr.strip() == "", done.stderr
 

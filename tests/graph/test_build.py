@@ -9,28 +9,34 @@ import importlib
 from dataclasses import replace
 
 import pytest
+from gitfixtures import make_remote, write_manifest
 
+from atlas import stored as stored_files
 from atlas.env import settings as load_settings
 from atlas.errors import BuildMissing
 from atlas.graph import build, build_many, load_graph, load_index, packs, processes, schedule
-from atlas import stored as stored_files
 from atlas.graph.build import GRAPH_FILE, GRAPH_VERSION, INDEX_FILE, folder
 from atlas.sources import load_all, locate
 from atlas.sources.sync import sync_pin
-from gitfixtures import make_remote, write_manifest
 
 TREES = {
-    "vllm": {"pkg/__init__.py": "", "pkg/pool.py": "class Pool:\n    def take(self, n):\n        return [n]\n",
-             "pkg/sched.py": "from pkg.pool import Pool\n\n\nclass Scheduler:\n    def __init__(self):\n"
-                             "        self.pool = Pool()\n\n    def schedule(self):\n"
-                             "        return self.pool.take(1) + missing(2)\n"},
-    "sglang": {"pkg/__init__.py": "", "pkg/a.py": "def f(x):\n    return g(x)\n\n\ndef g(x):\n    return x\n",
-               "pkg/b.py": "from pkg.a import f\n\nf(1)\n",
-               "pkg/ops.py": "import torch\n\n\ndef norm(x):\n    return torch.ops.demo.norm(x)\n",
-               "pkg/csrc/norm.cu": "__global__ void norm_kernel(float* x) {}\n"
-                                   "void norm(float* x) { norm_kernel<<<1, 1>>>(x); }\n",
-               "pkg/csrc/bind.cpp": 'TORCH_LIBRARY(demo, m) {\n  m.def("norm(Tensor x) -> Tensor");\n'
-                                   '  m.impl("norm", &norm);\n}\n'},
+    "vllm": {
+        "pkg/__init__.py": "",
+        "pkg/pool.py": "class Pool:\n    def take(self, n):\n        return [n]\n",
+        "pkg/sched.py": "from pkg.pool import Pool\n\n\nclass Scheduler:\n    def __init__(self):\n"
+        "        self.pool = Pool()\n\n    def schedule(self):\n"
+        "        return self.pool.take(1) + missing(2)\n",
+    },
+    "sglang": {
+        "pkg/__init__.py": "",
+        "pkg/a.py": "def f(x):\n    return g(x)\n\n\ndef g(x):\n    return x\n",
+        "pkg/b.py": "from pkg.a import f\n\nf(1)\n",
+        "pkg/ops.py": "import torch\n\n\ndef norm(x):\n    return torch.ops.demo.norm(x)\n",
+        "pkg/csrc/norm.cu": "__global__ void norm_kernel(float* x) {}\n"
+        "void norm(float* x) { norm_kernel<<<1, 1>>>(x); }\n",
+        "pkg/csrc/bind.cpp": 'TORCH_LIBRARY(demo, m) {\n  m.def("norm(Tensor x) -> Tensor");\n'
+        '  m.impl("norm", &norm);\n}\n',
+    },
 }
 
 
@@ -82,8 +88,11 @@ def test_build_many_stores_what_build_stores(settings, tmp_path, monkeypatch, wo
     assert [u[1] for u in unresolved] == ["missing"]
     _, edges, _, _, _ = stored(settings, "sglang")
     chain = {(a, b) for a, b, _ in edges}
-    assert {("pkg.ops.norm", "op:demo::norm"), ("op:demo::norm", "cpp:pkg/csrc/norm.cu::norm"),
-            ("cpp:pkg/csrc/norm.cu::norm", "cuda:pkg/csrc/norm.cu::norm_kernel")} <= chain
+    assert {
+        ("pkg.ops.norm", "op:demo::norm"),
+        ("op:demo::norm", "cpp:pkg/csrc/norm.cu::norm"),
+        ("cpp:pkg/csrc/norm.cu::norm", "cuda:pkg/csrc/norm.cu::norm_kernel"),
+    } <= chain
     assert [r.rebuilt for r in build_many(settings, list(TREES))] == [False, False]
 
 
@@ -93,6 +102,7 @@ def test_shares_do_move_between_processes(settings, monkeypatch):
     monkeypatch.setattr(schedule, "CHUNK_MB", 1e-9)
     from atlas.graph.build import _plan, _work
     from atlas.graph.parsing import cache
+
     works = [_work(_plan(settings, f, "default"), "default", 0.0, cache(settings.build)) for f in TREES]
     costs = [processes.tree_costs(w) for w in works]
     two = schedule.assign(costs, 2)
@@ -109,10 +119,10 @@ def test_a_rebuild_after_a_code_change_reads_the_parse_cache(settings, monkeypat
     reports = build_many(settings, list(TREES))
     assert [(r.rebuilt, r.num_parsed) for r in reports] == [(True, 0), (True, 0)]
     entries = [entry for pack in settings.build.glob("pyfacts/*/*.pack") for entry in packs._read_header(pack).values()]
-    data = {entry: entry[0].read_bytes()[entry[1]:entry[1] + entry[2]] for entry in entries}
+    data = {entry: entry[0].read_bytes()[entry[1] : entry[1] + entry[2]] for entry in entries}
     ((pack, offset, size),) = [entry for entry, raw in data.items() if b"pkg/pool.py" in raw]
     raw = bytearray(pack.read_bytes())
-    raw[offset:offset + 4] = b"\xff" * 4  # that entry damaged, its length kept
+    raw[offset : offset + 4] = b"\xff" * 4  # that entry damaged, its length kept
     pack.write_bytes(bytes(raw))
     monkeypatch.setattr(build_module, "code_version", lambda: "third graph code")
     assert [r.num_parsed for r in build_many(settings, list(TREES))] == [1, 0]  # that file parsed again
@@ -135,8 +145,11 @@ def test_a_stale_graph_is_rebuilt_or_named(settings, monkeypatch):
     build_module = importlib.import_module("atlas.graph.build")  # (atlas.graph.build is also the function)
     monkeypatch.setattr(build_module, "code_version", lambda: "other parser and graph code")
     for load in (load_graph, load_index):
-        with pytest.raises(BuildMissing, match=r"vllm \(default pins\).* is stale .*run `atlas index vllm --pins "
-                                               r"default`"):
+        with pytest.raises(
+            BuildMissing,
+            match=r"vllm \(default pins\).* is stale .*run `atlas index vllm --pins "
+            r"default`",
+        ):
             load(settings, "vllm", on_demand=False)
     assert "pkg.pool.Pool.take" in load_graph(settings, "vllm").symbols  # on demand: built again, under the new key
     assert load_index(settings, "vllm", on_demand=False).get("pkg.pool.Pool.take") is not None

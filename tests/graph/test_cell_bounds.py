@@ -34,7 +34,8 @@ def test_a_registry_of_many_classes_keeps_every_class():
 def test_a_hub_every_container_flows_through_holds_a_bounded_number_of_them():
     n = 150
     makers = "".join(f"def make{i}():\n    return sanitize({{'k{i}': [{i}], 'v': ({i}, {i})}})\n" for i in range(n))
-    text = """
+    text = (
+        """
 def sanitize(x):
     if isinstance(x, dict):
         return {k: sanitize(v) for k, v in x.items()}
@@ -46,7 +47,9 @@ class Session:
 def main():
     s = sanitize(Session())
     s.run()
-""" + makers
+"""
+        + makers
+    )
     solver, out = solve({"hub.py": text})
     assert solver.cells.num_full > 0  # the bound was reached: the case exercises it
     for cell in cells_of(solver):
@@ -58,6 +61,7 @@ def main():
 def test_getattr_setattr_over_many_names_is_a_copier_not_followed():
     """`for name in FIELDS: setattr(dst, name, getattr(src, name))` over a dataclass's many fields would give every
     attribute every other's values; over a few names each is followed."""
+
     def case(names: list[str]) -> set:
         fields = ", ".join(repr(f) for f in names)
         text = f"""
@@ -77,6 +81,7 @@ def main():
     dst.{names[-1]}.step()
 """
         return set(solve({"c.py": text})[1].edges)
+
     few = case(["engine", "runner"])
     many = case([f"f{i}" for i in range(30)])
     assert ("c.main", "c.Engine.step") in few

@@ -54,8 +54,14 @@ def test_the_same_edges_for_any_hash_seed(sglang_root, rounds):
     results = set()
     for seed in ("0", "1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": seed, "ROUNDS": rounds}
-        done = subprocess.run([sys.executable, "-c", RESOLVE, str(sglang_root), *PACKAGES], env=env,
-                              capture_output=True, text=True, timeout=900, cwd=Path(__file__).resolve().parents[2])
+        done = subprocess.run(
+            [sys.executable, "-c", RESOLVE, str(sglang_root), *PACKAGES],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            cwd=Path(__file__).resolve().parents[2],
+        )
         assert done.returncode == 0, done.stderr[-2000:]
         results.add(done.stdout.strip())
     num_rows = int(next(iter(results)).split()[0])

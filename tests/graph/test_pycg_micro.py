@@ -7,14 +7,16 @@ from pathlib import Path
 import pytest
 
 _spec = importlib.util.spec_from_file_location(
-    "pycg_eval", Path(__file__).resolve().parents[2] / "benchmarks" / "pycg_eval.py")
+    "pycg_eval", Path(__file__).resolve().parents[2] / "benchmarks" / "pycg_eval.py"
+)
 pycg_eval = importlib.util.module_from_spec(_spec)
 sys.modules["pycg_eval"] = pycg_eval
 _spec.loader.exec_module(pycg_eval)
 
 SNIPPETS = pycg_eval.snippets_dir()
-needs_suite = pytest.mark.skipif(not SNIPPETS.is_dir(),
-                                 reason=f"PyCG micro-benchmark not found at {SNIPPETS}; set ATLAS_PYCG_MICRO")
+needs_suite = pytest.mark.skipif(
+    not SNIPPETS.is_dir(), reason=f"PyCG micro-benchmark not found at {SNIPPETS}; set ATLAS_PYCG_MICRO"
+)
 
 
 @needs_suite
@@ -30,8 +32,16 @@ def test_suite_meets_the_targets():
 
 
 @needs_suite
-@pytest.mark.parametrize("case", ["classes/base_class_calls_child", "mro/super_call", "dicts/assign",
-                                  "lambdas/chained_calls", "imports/init_func_import"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "classes/base_class_calls_child",
+        "mro/super_call",
+        "dicts/assign",
+        "lambdas/chained_calls",
+        "imports/init_func_import",
+    ],
+)
 def test_hard_cases_exact(case):
     score = pycg_eval.score_case(SNIPPETS / case)
     assert score.is_complete and score.is_sound, (score.missing, score.extra)
@@ -39,13 +49,18 @@ def test_hard_cases_exact(case):
 
 def test_cli_prints_pycg_json(tmp_path, capsys):
     from atlas.cli import main
+
     (tmp_path / "main.py").write_text("from to_import import func\nfunc()\n")
     (tmp_path / "to_import.py").write_text("def func():\n    len([])\n")
     (tmp_path / "pinned_sources").mkdir()
     assert main(["callgraph", str(tmp_path), "main.py", "--format", "pycg", "--root", str(tmp_path)]) == 0
     import json
-    assert json.loads(capsys.readouterr().out) == {"<builtin>.len": [], "main": ["to_import.func"],
-                                                  "to_import.func": ["<builtin>.len"]}
+
+    assert json.loads(capsys.readouterr().out) == {
+        "<builtin>.len": [],
+        "main": ["to_import.func"],
+        "to_import.func": ["<builtin>.len"],
+    }
 
 
 def test_callgraph_works_outside_the_project(tmp_path, monkeypatch, capsys):

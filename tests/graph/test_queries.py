@@ -12,22 +12,29 @@ from atlas.graph import AtlasGraph, Index
 from atlas.model import Pin, Span, Symbol, SymbolKind
 
 PIN = Pin("vllm", "v0.26.0", "b3a370f04a60359cff7e92068539ba88a0a3a086", "https://github.com/vllm-project/vllm")
-IDS = ["vllm.v1.core.sched.scheduler.Scheduler.schedule", "vllm.v1.core.kv_cache_manager.KVCacheManager.allocate_slots",
-       "vllm.v1.engine.core.EngineCore.step", "vllm.v0.Scheduler.schedule"]
+IDS = [
+    "vllm.v1.core.sched.scheduler.Scheduler.schedule",
+    "vllm.v1.core.kv_cache_manager.KVCacheManager.allocate_slots",
+    "vllm.v1.engine.core.EngineCore.step",
+    "vllm.v0.Scheduler.schedule",
+]
 
 
 def make_index() -> Index:
     return Index(PIN, Path("/nowhere"), {i: Symbol(i, SymbolKind.METHOD, Span("x.py", 1, 2)) for i in IDS})
 
 
-@pytest.mark.parametrize("name, expected", [
-    ("KVCacheManager.allocate_slots", [IDS[1]]),
-    ("allocate_slots", [IDS[1]]),
-    ("sched.scheduler.Scheduler.schedule", [IDS[0]]),
-    ("Scheduler.schedule", sorted([IDS[0], IDS[3]])),
-    ("heduler.schedule", []),  # suffixes are whole dotted parts
-    (IDS[2], [IDS[2]]),
-])
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("KVCacheManager.allocate_slots", [IDS[1]]),
+        ("allocate_slots", [IDS[1]]),
+        ("sched.scheduler.Scheduler.schedule", [IDS[0]]),
+        ("Scheduler.schedule", sorted([IDS[0], IDS[3]])),
+        ("heduler.schedule", []),  # suffixes are whole dotted parts
+        (IDS[2], [IDS[2]]),
+    ],
+)
 def test_find(name, expected):
     assert make_index().find(name) == expected
 
@@ -57,10 +64,13 @@ def test_callees_callers_depth_and_path():
     assert {e.callee for e in g.edges()} == {IDS[0], IDS[1]}
 
 
-@pytest.mark.parametrize("fmt, expected", [
-    ("dot", ['digraph calls {', f'  "{IDS[2]}" -> "{IDS[0]}" [label="type-inferred"];', "}"]),
-    ("mermaid", ["flowchart LR", f'  n0["{IDS[2]}"]', f'  n1["{IDS[0]}"]', "  n0 -->|type-inferred| n1"]),
-])
+@pytest.mark.parametrize(
+    "fmt, expected",
+    [
+        ("dot", ["digraph calls {", f'  "{IDS[2]}" -> "{IDS[0]}" [label="type-inferred"];', "}"]),
+        ("mermaid", ["flowchart LR", f'  n0["{IDS[2]}"]', f'  n1["{IDS[0]}"]', "  n0 -->|type-inferred| n1"]),
+    ],
+)
 def test_edge_formats(fmt, expected, capsys):
     g = make_graph()
     _print_edges(fmt, [(IDS[2], IDS[0], g.graph.get_edge_data(IDS[2], IDS[0])[0])], [])
@@ -74,8 +84,9 @@ def stored(g: AtlasGraph) -> AtlasGraph:
 
 def test_edge_table_answers_like_the_networkx_graph():
     g = make_graph()
-    g.graph.add_edge(IDS[0], "torch.ops.vllm.unified_attention", provenance="static", confidence=1.0,
-                     path="scheduler.py", line=600)  # an external node
+    g.graph.add_edge(
+        IDS[0], "torch.ops.vllm.unified_attention", provenance="static", confidence=1.0, path="scheduler.py", line=600
+    )  # an external node
     h = stored(g)
     for sid in IDS + ["torch.ops.vllm.unified_attention"]:
         assert h.callees(sid, depth=2) == g.callees(sid, depth=2)
@@ -88,27 +99,36 @@ def test_edge_table_answers_like_the_networkx_graph():
     assert h.path(IDS[2], IDS[1]) == [IDS[2], IDS[0], IDS[1]]
 
 
-KERNEL_IDS = ["cuda:csrc/cache_kernels.cu::vllm::reshape_and_cache_flash_kernel",
-              "cpp:csrc/cache_kernels.cu::reshape_and_cache_flash", "op:_C_cache_ops::reshape_and_cache_flash",
-              "vllm._custom_ops.reshape_and_cache_flash", "ext:sgl_kernel.rmsnorm", "jit:clamp::clamp", "vllm.x.clamp"]
+KERNEL_IDS = [
+    "cuda:csrc/cache_kernels.cu::vllm::reshape_and_cache_flash_kernel",
+    "cpp:csrc/cache_kernels.cu::reshape_and_cache_flash",
+    "op:_C_cache_ops::reshape_and_cache_flash",
+    "vllm._custom_ops.reshape_and_cache_flash",
+    "ext:sgl_kernel.rmsnorm",
+    "jit:clamp::clamp",
+    "vllm.x.clamp",
+]
 
 
-@pytest.mark.parametrize("name, expected", [
-    ("reshape_and_cache_flash_kernel", [KERNEL_IDS[0]]),
-    ("vllm::reshape_and_cache_flash_kernel", [KERNEL_IDS[0]]),
-    ("cuda:reshape_and_cache_flash_kernel", [KERNEL_IDS[0]]),
-    ("cuda:cache_kernels.cu::vllm::reshape_and_cache_flash_kernel", [KERNEL_IDS[0]]),
-    (KERNEL_IDS[0], [KERNEL_IDS[0]]),
-    ("reshape_and_cache_flash", sorted(KERNEL_IDS[1:4])),  # the same op at three layers
-    ("op:reshape_and_cache_flash", [KERNEL_IDS[2]]),
-    ("cpp:reshape_and_cache_flash", [KERNEL_IDS[1]]),
-    ("_C_cache_ops::reshape_and_cache_flash", [KERNEL_IDS[2]]),
-    ("rmsnorm", [KERNEL_IDS[4]]),
-    ("clamp", [KERNEL_IDS[5], KERNEL_IDS[6]]),
-    ("jit:clamp", [KERNEL_IDS[5]]),
-    ("cache_flash_kernel", []),  # suffixes are whole parts, as for dotted ids
-    ("cuda:reshape_and_cache_flash", []),  # the kind prefix must agree
-])
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("reshape_and_cache_flash_kernel", [KERNEL_IDS[0]]),
+        ("vllm::reshape_and_cache_flash_kernel", [KERNEL_IDS[0]]),
+        ("cuda:reshape_and_cache_flash_kernel", [KERNEL_IDS[0]]),
+        ("cuda:cache_kernels.cu::vllm::reshape_and_cache_flash_kernel", [KERNEL_IDS[0]]),
+        (KERNEL_IDS[0], [KERNEL_IDS[0]]),
+        ("reshape_and_cache_flash", sorted(KERNEL_IDS[1:4])),  # the same op at three layers
+        ("op:reshape_and_cache_flash", [KERNEL_IDS[2]]),
+        ("cpp:reshape_and_cache_flash", [KERNEL_IDS[1]]),
+        ("_C_cache_ops::reshape_and_cache_flash", [KERNEL_IDS[2]]),
+        ("rmsnorm", [KERNEL_IDS[4]]),
+        ("clamp", [KERNEL_IDS[5], KERNEL_IDS[6]]),
+        ("jit:clamp", [KERNEL_IDS[5]]),
+        ("cache_flash_kernel", []),  # suffixes are whole parts, as for dotted ids
+        ("cuda:reshape_and_cache_flash", []),  # the kind prefix must agree
+    ],
+)
 def test_find_kernel_ids(name, expected):
     index = Index(PIN, Path("/nowhere"), {i: Symbol(i, SymbolKind.FUNCTION, None) for i in KERNEL_IDS})
     assert index.find(name) == expected

@@ -58,6 +58,7 @@ def test_vllm_engine_step_reaches_the_kv_cache_write_kernel(settings, capsys):
     attention -> op -> C++ -> `__global__`, printed with the kernel's file and line."""
     _graph(settings, "vllm")
     from atlas.cli import main
+
     assert main(["graph", "path", "EngineCore.step", "reshape_and_cache_flash", "--framework", "vllm"]) == 0
     out = capsys.readouterr().out.splitlines()
     chain = [line.split("-> ")[1].split()[0] for line in out if "-> " in line]
@@ -71,11 +72,15 @@ def test_vllm_engine_step_reaches_the_kv_cache_write_kernel(settings, capsys):
     g = load_graph(settings, "vllm")  # and the model's own route is there too: step -> the model -> its layers
     model = g.path("vllm.v1.engine.core.EngineCore.step", "vllm.model_executor.models.qwen3.Qwen3ForCausalLM.forward")
     assert model and any(c.endswith("GPUModelRunner.execute_model") for c in model), model
-    layer = g.path("vllm.model_executor.models.qwen3.Qwen3ForCausalLM.forward",
-                   "vllm.model_executor.layers.attention.attention.Attention.forward")
+    layer = g.path(
+        "vllm.model_executor.models.qwen3.Qwen3ForCausalLM.forward",
+        "vllm.model_executor.layers.attention.attention.Attention.forward",
+    )
     assert layer and any(c.endswith("DecoderLayer.forward") for c in layer), layer
-    assert chain[-3:-1] == ["op:_C_cache_ops::reshape_and_cache_flash",
-                            "cpp:csrc/libtorch_stable/cache_kernels.cu::reshape_and_cache_flash"], chain
+    assert chain[-3:-1] == [
+        "op:_C_cache_ops::reshape_and_cache_flash",
+        "cpp:csrc/libtorch_stable/cache_kernels.cu::reshape_and_cache_flash",
+    ], chain
     assert chain[-1].startswith("cuda:") and chain[-1].endswith("::reshape_and_cache_flash_kernel")
     assert "[string-dispatch]" in "\n".join(out)  # the executor -> worker hop, by rule
     kernel, _, where = out[-1].partition(" (__global__ kernel) is defined at ")
@@ -85,6 +90,7 @@ def test_vllm_engine_step_reaches_the_kv_cache_write_kernel(settings, capsys):
 def test_kernel_ids_by_suffix(settings, capsys):
     _graph(settings, "vllm")
     from atlas.cli import main
+
     assert main(["show", "reshape_and_cache_flash_kernel", "--framework", "vllm"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("cuda:") and "(cuda_kernel" in out and "callers (" in out
@@ -106,6 +112,7 @@ def test_dispatch_rules_name_classes_of_the_default_trees(settings):
     instance rules name a second runner that only one pin has)."""
     from atlas.graph.components import rules_path
     from atlas.graph.resolve.rules import load
+
     for framework in ("vllm", "sglang"):
         index = load_index(settings, framework)
         rules = load(rules_path(framework))
@@ -119,6 +126,7 @@ def test_dispatch_rules_name_classes_of_the_default_trees(settings):
 def test_unresolved_kernel_sites_are_listed_with_file_and_line(settings, capsys):
     _graph(settings, "vllm")
     from atlas.cli import main
+
     assert main(["graph", "unresolved", "vllm", "--kind", "kernel", "--format", "json"]) == 1  # findings
     rows = __import__("json").loads(capsys.readouterr().out)
     assert rows and all(r["kind"] and r["path"] and r["line"] > 0 for r in rows)

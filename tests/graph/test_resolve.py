@@ -8,7 +8,8 @@ from atlas.model import Provenance
 from atlas.parse.python import extract, module_name
 
 
-def resolve(files: dict[str, str], rules: DispatchRules = DispatchRules()):
+def resolve(files: dict[str, str], rules: DispatchRules | None = None):
+    rules = rules or DispatchRules()
     facts = []
     for path, text in files.items():
         module, is_package = module_name(path)
@@ -58,15 +59,28 @@ class LlamaModel(nn.Module):
 """
 
 CASES = [
-    ("attribute typed by assignment", {"kv.py": KV, "sched.py": """
+    (
+        "attribute typed by assignment",
+        {
+            "kv.py": KV,
+            "sched.py": """
 from kv import KVCacheManager
 class Scheduler:
     def __init__(self):
         self.kv_cache_manager = KVCacheManager()
     def schedule(self):
         self.kv_cache_manager.allocate_slots(1)
-"""}, "sched.Scheduler.schedule", "kv.KVCacheManager.allocate_slots", Provenance.TYPE_INFERRED),
-    ("attribute typed by annotation", {"kv.py": KV, "sched.py": """
+""",
+        },
+        "sched.Scheduler.schedule",
+        "kv.KVCacheManager.allocate_slots",
+        Provenance.TYPE_INFERRED,
+    ),
+    (
+        "attribute typed by annotation",
+        {
+            "kv.py": KV,
+            "sched.py": """
 from typing import Optional
 from kv import KVCacheManager
 class Scheduler:
@@ -75,32 +89,73 @@ class Scheduler:
         self.kv = kv
     def schedule(self):
         self.kv.allocate_slots(1)
-"""}, "sched.Scheduler.schedule", "kv.KVCacheManager.allocate_slots", Provenance.TYPE_INFERRED),
-    ("return annotation", {"kv.py": KV, "sched.py": """
+""",
+        },
+        "sched.Scheduler.schedule",
+        "kv.KVCacheManager.allocate_slots",
+        Provenance.TYPE_INFERRED,
+    ),
+    (
+        "return annotation",
+        {
+            "kv.py": KV,
+            "sched.py": """
 from kv import KVCacheManager
 def make() -> KVCacheManager: ...
 def schedule():
     make().allocate_slots(2)
-"""}, "sched.schedule", "kv.KVCacheManager.allocate_slots", Provenance.TYPE_INFERRED),
-    ("self method", {"a.py": """
+""",
+        },
+        "sched.schedule",
+        "kv.KVCacheManager.allocate_slots",
+        Provenance.TYPE_INFERRED,
+    ),
+    (
+        "self method",
+        {
+            "a.py": """
 class A:
     def f(self): self.g()
     def g(self): pass
-"""}, "a.A.f", "a.A.g", Provenance.STATIC),
-    ("inherited method through super()", {"a.py": """
+"""
+        },
+        "a.A.f",
+        "a.A.g",
+        Provenance.STATIC,
+    ),
+    (
+        "inherited method through super()",
+        {
+            "a.py": """
 class A:
     def step(self): pass
 class B(A):
     def step(self):
         super().step()
-"""}, "a.B.step", "a.A.step", Provenance.STATIC),
-    ("constructor to __init__", {"a.py": """
+"""
+        },
+        "a.B.step",
+        "a.A.step",
+        Provenance.STATIC,
+    ),
+    (
+        "constructor to __init__",
+        {
+            "a.py": """
 class A:
     def __init__(self): pass
 def f():
     A()
-"""}, "a.f", "a.A.__init__", Provenance.STATIC),
-    ("override may be dispatched (base call reaches child via self)", {"a.py": """
+"""
+        },
+        "a.f",
+        "a.A.__init__",
+        Provenance.STATIC,
+    ),
+    (
+        "override may be dispatched (base call reaches child via self)",
+        {
+            "a.py": """
 class Base:
     def run(self): self.hook()
     def hook(self): pass
@@ -108,42 +163,96 @@ class Child(Base):
     def hook(self): pass
 def main():
     Child().run()
-"""}, "a.Base.run", "a.Child.hook", Provenance.STATIC),
-    ("functools.partial keeps the function reachable", {"a.py": """
+"""
+        },
+        "a.Base.run",
+        "a.Child.hook",
+        Provenance.STATIC,
+    ),
+    (
+        "functools.partial keeps the function reachable",
+        {
+            "a.py": """
 import functools
 def work(x): pass
 def main():
     functools.partial(work, 1)
-"""}, "a.main", "functools.partial", Provenance.TYPE_INFERRED),
-    ("triton launch", {"k.py": """
+"""
+        },
+        "a.main",
+        "functools.partial",
+        Provenance.TYPE_INFERRED,
+    ),
+    (
+        "triton launch",
+        {
+            "k.py": """
 import triton
 @triton.jit
 def add_kernel(x_ptr):
     pass
 def add(x):
     add_kernel[(1,)](x)
-"""}, "k.add", "k.add_kernel", Provenance.LAUNCH),
-    ("a kernel jit'd by a call is launched", {"k.py": """
+"""
+        },
+        "k.add",
+        "k.add_kernel",
+        Provenance.LAUNCH,
+    ),
+    (
+        "a kernel jit'd by a call is launched",
+        {
+            "k.py": """
 import triton
 def _body(x_ptr):
     pass
 _kernel = triton.jit(do_not_specialize=["n"])(_body)
 def add(x):
     _kernel[(1,)](x)
-"""}, "k.add", "k._body", Provenance.LAUNCH),
-    ("nested function", {"a.py": """
+"""
+        },
+        "k.add",
+        "k._body",
+        Provenance.LAUNCH,
+    ),
+    (
+        "nested function",
+        {
+            "a.py": """
 def outer():
     def inner(): pass
     inner()
-"""}, "a.outer", "a.outer.inner", Provenance.STATIC),
-    ("relative import in a package", {"p/__init__.py": "", "p/x.py": "def f(): pass\n",
-                                      "p/y.py": "from .x import f\ndef g():\n    f()\n"},
-     "p.y.g", "p.x.f", Provenance.STATIC),
-    ("star import", {"x.py": "def f(): pass\n", "y.py": "from x import *\ndef g():\n    f()\n"},
-     "y.g", "x.f", Provenance.STATIC),
-    ("import inside a function", {"x.py": "def f(): pass\n", "y.py": "def g():\n    from x import f\n    f()\n"},
-     "y.g", "x.f", Provenance.STATIC),
-    ("staticmethod and classmethod", {"a.py": """
+"""
+        },
+        "a.outer",
+        "a.outer.inner",
+        Provenance.STATIC,
+    ),
+    (
+        "relative import in a package",
+        {"p/__init__.py": "", "p/x.py": "def f(): pass\n", "p/y.py": "from .x import f\ndef g():\n    f()\n"},
+        "p.y.g",
+        "p.x.f",
+        Provenance.STATIC,
+    ),
+    (
+        "star import",
+        {"x.py": "def f(): pass\n", "y.py": "from x import *\ndef g():\n    f()\n"},
+        "y.g",
+        "x.f",
+        Provenance.STATIC,
+    ),
+    (
+        "import inside a function",
+        {"x.py": "def f(): pass\n", "y.py": "def g():\n    from x import f\n    f()\n"},
+        "y.g",
+        "x.f",
+        Provenance.STATIC,
+    ),
+    (
+        "staticmethod and classmethod",
+        {
+            "a.py": """
 class A:
     @staticmethod
     def s(): pass
@@ -151,48 +260,116 @@ class A:
     def c(cls): cls.s()
 def main():
     A.c()
-"""}, "a.A.c", "a.A.s", Provenance.STATIC),
-    ("type[X] parameter is the class: calling it constructs", {"a.py": EXECUTOR + """
+"""
+        },
+        "a.A.c",
+        "a.A.s",
+        Provenance.STATIC,
+    ),
+    (
+        "type[X] parameter is the class: calling it constructs",
+        {
+            "a.py": EXECUTOR
+            + """
 class EngineCore:
     def __init__(self, executor_class: type[Executor]):
         self.model_executor = executor_class(1)
     def step(self):
         self.model_executor.execute_model()
-"""}, "a.EngineCore.step", "a.Executor.execute_model", Provenance.TYPE_INFERRED),
-    ("Type[X] | None and quoted type[X] name the class too", {"a.py": EXECUTOR + """
+"""
+        },
+        "a.EngineCore.step",
+        "a.Executor.execute_model",
+        Provenance.TYPE_INFERRED,
+    ),
+    (
+        "Type[X] | None and quoted type[X] name the class too",
+        {
+            "a.py": EXECUTOR
+            + """
 from typing import Type
 def make(a: Type[Executor] | None, b: "type[Executor]"):
     a(1).execute_model()
     b(2).execute_model()
-"""}, "a.make", "a.Executor.__init__", Provenance.STATIC),
-    ("type[X] return annotation: the returned class constructs", {"a.py": EXECUTOR + """
+"""
+        },
+        "a.make",
+        "a.Executor.__init__",
+        Provenance.STATIC,
+    ),
+    (
+        "type[X] return annotation: the returned class constructs",
+        {
+            "a.py": EXECUTOR
+            + """
 class Backend:
     @staticmethod
     def get_impl_cls() -> type["Executor"]: ...
 def run():
     Backend.get_impl_cls()(1).execute_model()
-"""}, "a.run", "a.Executor.execute_model", Provenance.TYPE_INFERRED),
-    ("X | None parameter annotation", {"kv.py": KV, "sched.py": """
+"""
+        },
+        "a.run",
+        "a.Executor.execute_model",
+        Provenance.TYPE_INFERRED,
+    ),
+    (
+        "X | None parameter annotation",
+        {
+            "kv.py": KV,
+            "sched.py": """
 from kv import KVCacheManager
 def schedule(kv: KVCacheManager | None):
     kv.allocate_slots(1)
-"""}, "sched.schedule", "kv.KVCacheManager.allocate_slots", Provenance.TYPE_INFERRED),
-    ("calling an nn.Module instance runs its forward", {"m.py": MODULES + """
+""",
+        },
+        "sched.schedule",
+        "kv.KVCacheManager.allocate_slots",
+        Provenance.TYPE_INFERRED,
+    ),
+    (
+        "calling an nn.Module instance runs its forward",
+        {
+            "m.py": MODULES
+            + """
 class Layer(nn.Module):
     def __init__(self):
         self.attn = Attention()
     def forward(self, x):
         return self.attn(x)
-"""}, "m.Layer.forward", "m.Attention.forward", Provenance.TYPE_INFERRED),
-    ("nn.Module subclass of an in-tree module base", {"m.py": MODULES + """
+"""
+        },
+        "m.Layer.forward",
+        "m.Attention.forward",
+        Provenance.TYPE_INFERRED,
+    ),
+    (
+        "nn.Module subclass of an in-tree module base",
+        {
+            "m.py": MODULES
+            + """
 class Sink(Attention):
     def forward(self, q): pass
 def run(s: Sink):
     s(1)
-"""}, "m.run", "m.Sink.forward", Provenance.TYPE_INFERRED),
-    ("layers made by a shared helper from a lambda, iterated through islice/enumerate", {"m.py": MODULES + LAYERS},
-     "m.QwenModel.forward", "m.QwenLayer.forward", Provenance.TYPE_INFERRED),
-    ("list.append grows the list a loop later calls", {"m.py": MODULES + """
+"""
+        },
+        "m.run",
+        "m.Sink.forward",
+        Provenance.TYPE_INFERRED,
+    ),
+    (
+        "layers made by a shared helper from a lambda, iterated through islice/enumerate",
+        {"m.py": MODULES + LAYERS},
+        "m.QwenModel.forward",
+        "m.QwenLayer.forward",
+        Provenance.TYPE_INFERRED,
+    ),
+    (
+        "list.append grows the list a loop later calls",
+        {
+            "m.py": MODULES
+            + """
 class Stack(nn.Module):
     def __init__(self):
         self.layers = nn.ModuleList()
@@ -200,8 +377,16 @@ class Stack(nn.Module):
     def forward(self, x):
         for layer in self.layers:
             layer(x)
-"""}, "m.Stack.forward", "m.Attention.forward", Provenance.TYPE_INFERRED),
-    ("a method only subclasses define (duck typing) is dispatched to them", {"a.py": """
+"""
+        },
+        "m.Stack.forward",
+        "m.Attention.forward",
+        Provenance.TYPE_INFERRED,
+    ),
+    (
+        "a method only subclasses define (duck typing) is dispatched to them",
+        {
+            "a.py": """
 class ImplBase:
     pass
 class FlashImpl(ImplBase):
@@ -211,8 +396,16 @@ class Attention:
         self.impl = impl
     def forward(self):
         self.impl.do_kv_cache_update()
-"""}, "a.Attention.forward", "a.FlashImpl.do_kv_cache_update", Provenance.DISPATCH),
-    ("a decorator's wrapper is what the decorated name calls", {"a.py": """
+"""
+        },
+        "a.Attention.forward",
+        "a.FlashImpl.do_kv_cache_update",
+        Provenance.DISPATCH,
+    ),
+    (
+        "a decorator's wrapper is what the decorated name calls",
+        {
+            "a.py": """
 import functools
 def deco(fn):
     @functools.wraps(fn)
@@ -222,8 +415,16 @@ def deco(fn):
 def work(): pass
 def main():
     work()
-"""}, "a.main", "a.deco.wrapper", Provenance.STATIC),
-    ("the wrapper calls the decorated function", {"a.py": """
+"""
+        },
+        "a.main",
+        "a.deco.wrapper",
+        Provenance.STATIC,
+    ),
+    (
+        "the wrapper calls the decorated function",
+        {
+            "a.py": """
 import functools
 def deco(fn):
     @functools.wraps(fn)
@@ -231,8 +432,16 @@ def deco(fn):
     return wrapper
 @deco
 def work(): pass
-"""}, "a.deco.wrapper", "a.work", Provenance.STATIC),
-    ("a decorator that returns its argument leaves the name to the function", {"a.py": """
+"""
+        },
+        "a.deco.wrapper",
+        "a.work",
+        Provenance.STATIC,
+    ),
+    (
+        "a decorator that returns its argument leaves the name to the function",
+        {
+            "a.py": """
 REGISTRY = {}
 def register(fn):
     REGISTRY[fn.__name__] = fn
@@ -241,8 +450,16 @@ def register(fn):
 def work(): pass
 def main():
     work()
-"""}, "a.main", "a.work", Provenance.STATIC),
-    ("a decorator that hands the function to a library leaves the name to it too", {"a.py": """
+"""
+        },
+        "a.main",
+        "a.work",
+        Provenance.STATIC,
+    ),
+    (
+        "a decorator that hands the function to a library leaves the name to it too",
+        {
+            "a.py": """
 import torch
 def compiled(fn):
     return torch.compile(fn)
@@ -250,34 +467,68 @@ def compiled(fn):
 def work(): pass
 def main():
     work()
-"""}, "a.main", "a.work", Provenance.STATIC),
-    ("a module's __getattr__ (PEP 562) runs for a name it does not bind, read or imported", {"envs.py": """
+"""
+        },
+        "a.main",
+        "a.work",
+        Provenance.STATIC,
+    ),
+    (
+        "a module's __getattr__ (PEP 562) runs for a name it does not bind, read or imported",
+        {
+            "envs.py": """
 def __getattr__(name):
     return LOOKUP[name]()
 LOOKUP = {"A": lambda: 1}
-""", "user.py": """
+""",
+            "user.py": """
 import envs
 from envs import B
 def main():
     return envs.A
-"""}, "user.main", "envs.__getattr__", Provenance.TYPE_INFERRED),
-    ("the import of a name a module's __getattr__ gives", {"envs.py": "def __getattr__(name): return 1\n",
-                                                         "user.py": "from envs import B\n"},
-     "user", "envs.__getattr__", Provenance.TYPE_INFERRED),
-    ("a subscript with a str parameter reaches every value of the dict", {"envs.py": """
+""",
+        },
+        "user.main",
+        "envs.__getattr__",
+        Provenance.TYPE_INFERRED,
+    ),
+    (
+        "the import of a name a module's __getattr__ gives",
+        {"envs.py": "def __getattr__(name): return 1\n", "user.py": "from envs import B\n"},
+        "user",
+        "envs.__getattr__",
+        Provenance.TYPE_INFERRED,
+    ),
+    (
+        "a subscript with a str parameter reaches every value of the dict",
+        {
+            "envs.py": """
 def __getattr__(name: str):
     return LOOKUP[name]()
 def one(): return 1
 LOOKUP = {"A": one}
-"""}, "envs.__getattr__", "envs.one", Provenance.TYPE_INFERRED),
-    ("reading a property calls its getter", {"a.py": """
+"""
+        },
+        "envs.__getattr__",
+        "envs.one",
+        Provenance.TYPE_INFERRED,
+    ),
+    (
+        "reading a property calls its getter",
+        {
+            "a.py": """
 class Config:
     @property
     def size(self):
         return 1
 def main(c: Config):
     return c.size + 1
-"""}, "a.main", "a.Config.size", Provenance.TYPE_INFERRED),
+"""
+        },
+        "a.main",
+        "a.Config.size",
+        Provenance.TYPE_INFERRED,
+    ),
 ]
 
 
@@ -295,23 +546,30 @@ def test_unresolved_sites_are_kept():
 
 
 def test_no_edge_to_a_method_of_an_unrelated_class():
-    edges = resolve({"a.py": """
+    edges = resolve(
+        {
+            "a.py": """
 class A:
     def go(self): pass
 class B:
     def go(self): pass
 def f(a: A):
     a.go()
-"""}).edges
+"""
+        }
+    ).edges
     assert ("a.f", "a.A.go") in edges and ("a.f", "a.B.go") not in edges
 
 
 def test_type_annotation_binds_the_class_and_a_plain_one_an_instance():
-    source = EXECUTOR + """
+    source = (
+        EXECUTOR
+        + """
 def f(a: type[Executor], b: Executor):
     a(1)
     b(2)
 """
+    )
     edges = resolve({"a.py": source}).edges
     a_line = source.splitlines().index("    a(1)") + 1
     assert set(edges[("a.f", "a.Executor.__init__")]) == {a_line}  # b(2) calls an instance, not the class
@@ -348,12 +606,18 @@ class Executor:
 RPC = DispatchRules(by_name=(ByName("collective_rpc", "method", ("w.WorkerBase",)),))
 
 
-@pytest.mark.parametrize("caller, callees", [
-    ("w.Executor.execute_model", {"w.WorkerBase.execute_model", "w.Worker.execute_model", "w.CPUWorker.execute_model"}),
-    ("w.Executor.profile", {"w.WorkerBase.profile"}),  # the keyword form
-    ("w.Executor.dynamic", set()),  # no string literal: nothing to follow
-    ("w.Executor.unknown", set()),  # no worker method of that name
-])
+@pytest.mark.parametrize(
+    "caller, callees",
+    [
+        (
+            "w.Executor.execute_model",
+            {"w.WorkerBase.execute_model", "w.Worker.execute_model", "w.CPUWorker.execute_model"},
+        ),
+        ("w.Executor.profile", {"w.WorkerBase.profile"}),  # the keyword form
+        ("w.Executor.dynamic", set()),  # no string literal: nothing to follow
+        ("w.Executor.unknown", set()),  # no worker method of that name
+    ],
+)
 def test_string_dispatch_by_rule(caller, callees):
     edges = resolve({"w.py": WORKERS}, RPC).edges
     found = {b for (a, b), lines in edges.items() if a == caller and Provenance.STRING_DISPATCH in lines.values()}
@@ -366,7 +630,9 @@ def test_string_dispatch_needs_a_rule():
 
 
 def test_instances_rule_makes_calls_through_the_attribute_dispatch_edges():
-    files = {"m.py": MODULES + """
+    files = {
+        "m.py": MODULES
+        + """
 class Qwen(nn.Module):
     def forward(self, x): pass
     def compute_logits(self, h): pass
@@ -376,7 +642,8 @@ class Runner:
     def run(self, x):
         self.model(x)
         self.model.compute_logits(x)
-"""}
+"""
+    }
     rules = DispatchRules(instances=(Instances("m.Runner.model", ("m.Qwen", "m.Missing")),))
     edges = resolve(files, rules).edges
     assert set(edges[("m.Runner.run", "m.Qwen.forward")].values()) == {Provenance.DISPATCH}
@@ -394,7 +661,9 @@ def test_a_site_reached_two_ways_keeps_the_surest_provenance(line):
 def test_containers_of_one_annotation_are_not_shared_across_the_tree():
     """`dict[str, Any]` parameters of two functions are two containers: what one function puts in its own does not
     reach the other's reads (one container per annotated type once mixed whole trees together)."""
-    out = resolve({"a.py": """
+    out = resolve(
+        {
+            "a.py": """
 from typing import Any
 class Job:
     def run(self): pass
@@ -405,7 +674,9 @@ def use(d: dict[str, Any]):
 def own(d: dict[str, Any]):
     d["k"] = Job()
     d["k"].run()
-"""})
+"""
+        }
+    )
     assert ("a.use", "a.Job.run") not in out.edges
     assert ("a.own", "a.Job.run") in out.edges
 
@@ -413,7 +684,9 @@ def own(d: dict[str, Any]):
 def test_one_application_of_a_decorator_gives_only_its_own_function():
     """An identity decorator reached through `*args` (a placeholder `triton.jit`) returns every function it was
     applied to, as one cell; each decorated name keeps only its own function and the wrappers the decorator makes."""
-    out = resolve({"a.py": """
+    out = resolve(
+        {
+            "a.py": """
 def placeholder(*args, **kwargs):
     if args and callable(args[0]):
         return args[0]
@@ -424,7 +697,9 @@ def first(): pass
 def second(): pass
 def main():
     first()
-"""})
+"""
+        }
+    )
     assert ("a.main", "a.first") in out.edges
     assert ("a.main", "a.second") not in out.edges
 
@@ -432,7 +707,9 @@ def main():
 def test_a_function_returning_one_of_its_star_args_gives_each_call_its_own_argument():
     """`return args[0]` of a `*args` parameter is a pass-through: each call gets back what it passed, not what
     every call passed (the decorator factory's result below, applied as a decorator, is one function)."""
-    out = resolve({"a.py": """
+    out = resolve(
+        {
+            "a.py": """
 def first_of(*args):
     return args[0]
 def one(): pass
@@ -441,6 +718,8 @@ def main():
     f = first_of(one)
     g = first_of(two)
     f()
-"""})
+"""
+        }
+    )
     assert ("a.main", "a.one") in out.edges
     assert ("a.main", "a.two") not in out.edges

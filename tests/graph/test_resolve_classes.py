@@ -2,11 +2,13 @@
 (`found`) and those it must not (`not_found`), on packages written here in the engines' idioms."""
 
 import pytest
-
 from test_resolve import resolve
 
 CASES = [
-    ("context manager: `with C() as x` calls __enter__ and __exit__, x is what __enter__ returns", {"a.py": """
+    (
+        "context manager: `with C() as x` calls __enter__ and __exit__, x is what __enter__ returns",
+        {
+            "a.py": """
 class Session:
     def run(self): pass
 class Timer:
@@ -17,8 +19,15 @@ class Timer:
 def main():
     with Timer() as s:
         s.run()
-"""}, {("a.main", "a.Timer.__enter__"), ("a.main", "a.Timer.__exit__"), ("a.main", "a.Session.run")}, set()),
-    ("context manager made by a generator (contextlib.contextmanager) yields the bound value", {"a.py": """
+"""
+        },
+        {("a.main", "a.Timer.__enter__"), ("a.main", "a.Timer.__exit__"), ("a.main", "a.Session.run")},
+        set(),
+    ),
+    (
+        "context manager made by a generator (contextlib.contextmanager) yields the bound value",
+        {
+            "a.py": """
 import contextlib
 class Buffer:
     def flush(self): pass
@@ -28,8 +37,15 @@ def borrowed():
 def main():
     with borrowed() as b:
         b.flush()
-"""}, {("a.main", "a.borrowed"), ("a.main", "a.Buffer.flush")}, set()),
-    ("flow-sensitive: a reassignment replaces what a name held", {"a.py": """
+"""
+        },
+        {("a.main", "a.borrowed"), ("a.main", "a.Buffer.flush")},
+        set(),
+    ),
+    (
+        "flow-sensitive: a reassignment replaces what a name held",
+        {
+            "a.py": """
 class Prefill:
     def run(self): pass
 class Decode:
@@ -39,8 +55,15 @@ def main():
     batch.run()
     batch = Decode()
     batch.run()
-"""}, {("a.main", "a.Prefill.run"), ("a.main", "a.Decode.run")}, set()),
-    ("flow-sensitive: after the reassignment only the new value is called", {"a.py": """
+"""
+        },
+        {("a.main", "a.Prefill.run"), ("a.main", "a.Decode.run")},
+        set(),
+    ),
+    (
+        "flow-sensitive: after the reassignment only the new value is called",
+        {
+            "a.py": """
 class Prefill:
     def only_prefill(self): pass
 class Decode:
@@ -49,8 +72,15 @@ def main():
     batch = Prefill()
     batch = Decode()
     batch.only_prefill()
-"""}, {("a.main", "a.Decode.only_prefill")}, {("a.main", "a.Prefill.only_prefill")}),
-    ("flow-sensitive: after a branch both values join", {"a.py": """
+"""
+        },
+        {("a.main", "a.Decode.only_prefill")},
+        {("a.main", "a.Prefill.only_prefill")},
+    ),
+    (
+        "flow-sensitive: after a branch both values join",
+        {
+            "a.py": """
 class A:
     def go(self): pass
 class B:
@@ -60,16 +90,30 @@ def main(flag):
     if flag:
         x = B()
     x.go()
-"""}, {("a.main", "a.A.go"), ("a.main", "a.B.go")}, set()),
-    ("container flow: dict.update carries the values into the dict", {"a.py": """
+"""
+        },
+        {("a.main", "a.A.go"), ("a.main", "a.B.go")},
+        set(),
+    ),
+    (
+        "container flow: dict.update carries the values into the dict",
+        {
+            "a.py": """
 class Handler:
     def handle(self): pass
 def main():
     table = {}
     table.update({"h": Handler()})
     table["h"].handle()
-"""}, {("a.main", "a.Handler.handle")}, set()),
-    ("container flow: nested containers and extended indexing", {"a.py": """
+"""
+        },
+        {("a.main", "a.Handler.handle")},
+        set(),
+    ),
+    (
+        "container flow: nested containers and extended indexing",
+        {
+            "a.py": """
 class Req:
     def finished(self): return True
 def main():
@@ -77,8 +121,15 @@ def main():
     groups[0][-1].finished()
     last = groups[-1]
     last[0].finished()
-"""}, {("a.main", "a.Req.finished")}, set()),
-    ("list elements: `reqs[i].finished()` on a list attribute filled elsewhere", {"a.py": """
+"""
+        },
+        {("a.main", "a.Req.finished")},
+        set(),
+    ),
+    (
+        "list elements: `reqs[i].finished()` on a list attribute filled elsewhere",
+        {
+            "a.py": """
 class Req:
     def finished(self): return True
 class Batch:
@@ -88,8 +139,15 @@ class Batch:
         self.reqs.append(r)
     def done(self):
         return [i for i in range(len(self.reqs)) if self.reqs[i].finished()]
-"""}, {("a.Batch.done", "a.Req.finished")}, set()),
-    ("a decorator returning a different function: the name calls the wrapper, the wrapper the function", {"a.py": """
+"""
+        },
+        {("a.Batch.done", "a.Req.finished")},
+        set(),
+    ),
+    (
+        "a decorator returning a different function: the name calls the wrapper, the wrapper the function",
+        {
+            "a.py": """
 import functools
 def traced(fn):
     @functools.wraps(fn)
@@ -100,21 +158,40 @@ def traced(fn):
 def step(): pass
 def main():
     step()
-"""}, {("a.main", "a.traced.wrapper"), ("a.traced.wrapper", "a.step")}, set()),
-    ("a package's __init__ re-exports a class: calls through the package reach it", {
-        "pkg/__init__.py": "from pkg.impl import Scheduler\n__all__ = ['Scheduler']\n",
-        "pkg/impl.py": "class Scheduler:\n    def schedule(self): pass\n",
-        "user.py": "import pkg\nfrom pkg import Scheduler\ndef main():\n    Scheduler().schedule()\n"
-                   "    pkg.Scheduler().schedule()\n"},
-     {("user.main", "pkg.impl.Scheduler.schedule")}, set()),
-    ("methods of builtin types are edges out of the tree, not into it", {"a.py": """
+"""
+        },
+        {("a.main", "a.traced.wrapper"), ("a.traced.wrapper", "a.step")},
+        set(),
+    ),
+    (
+        "a package's __init__ re-exports a class: calls through the package reach it",
+        {
+            "pkg/__init__.py": "from pkg.impl import Scheduler\n__all__ = ['Scheduler']\n",
+            "pkg/impl.py": "class Scheduler:\n    def schedule(self): pass\n",
+            "user.py": "import pkg\nfrom pkg import Scheduler\ndef main():\n    Scheduler().schedule()\n"
+            "    pkg.Scheduler().schedule()\n",
+        },
+        {("user.main", "pkg.impl.Scheduler.schedule")},
+        set(),
+    ),
+    (
+        "methods of builtin types are edges out of the tree, not into it",
+        {
+            "a.py": """
 class Joiner:
     def join(self, parts): pass
 def main(names: list[str]):
     sep = ", "
     return sep.join(names)
-"""}, set(), {("a.main", "a.Joiner.join")}),
-    ("enum members: a method reached through an attribute holding a member", {"a.py": """
+"""
+        },
+        set(),
+        {("a.main", "a.Joiner.join")},
+    ),
+    (
+        "enum members: a method reached through an attribute holding a member",
+        {
+            "a.py": """
 import enum
 class ForwardMode(enum.IntEnum):
     EXTEND = 1
@@ -126,8 +203,15 @@ class Batch:
         self.forward_mode = ForwardMode.DECODE
     def run(self):
         return self.forward_mode.is_extend()
-"""}, {("a.Batch.run", "a.ForwardMode.is_extend")}, set()),
-    ("a component holding a back-reference calls into its owner", {"a.py": """
+"""
+        },
+        {("a.Batch.run", "a.ForwardMode.is_extend")},
+        set(),
+    ),
+    (
+        "a component holding a back-reference calls into its owner",
+        {
+            "a.py": """
 class Scheduler:
     def __init__(self):
         self.inquirer = LoadInquirer(self)
@@ -138,8 +222,15 @@ class LoadInquirer:
         self.scheduler = scheduler
     def loads(self):
         return self.scheduler.get_loads()
-"""}, {("a.LoadInquirer.loads", "a.Scheduler.get_loads")}, set()),
-    ("an attribute whose type is set in another object's __init__", {"a.py": """
+"""
+        },
+        {("a.LoadInquirer.loads", "a.Scheduler.get_loads")},
+        set(),
+    ),
+    (
+        "an attribute whose type is set in another object's __init__",
+        {
+            "a.py": """
 class Pool:
     def alloc(self): pass
 class Runner:
@@ -150,9 +241,16 @@ class Worker:
         self.runner = runner
     def step(self):
         self.runner.pool.alloc()
-"""}, {("a.Worker.step", "a.Pool.alloc")}, set()),
-    ("a property with a setter: a read calls the getter, a store the setter, both bodies under the one id (their "
-     "__qualname__)", {"a.py": """
+"""
+        },
+        {("a.Worker.step", "a.Pool.alloc")},
+        set(),
+    ),
+    (
+        "a property with a setter: a read calls the getter, a store the setter, both bodies under the one id (their "
+        "__qualname__)",
+        {
+            "a.py": """
 class Tracker:
     def refresh(self): pass
     def record(self, v): pass
@@ -170,9 +268,20 @@ def poll(r: Req):
     return r.finished
 def finish(r: Req):
     r.finished = True
-"""}, {("a.poll", "a.Req.finished"), ("a.finish", "a.Req.finished"), ("a.Req.finished", "a.Tracker.refresh"),
-       ("a.Req.finished", "a.Tracker.record")}, set()),
-    ("a function defined on both branches of an `if`: the calls of both bodies are kept", {"a.py": """
+"""
+        },
+        {
+            ("a.poll", "a.Req.finished"),
+            ("a.finish", "a.Req.finished"),
+            ("a.Req.finished", "a.Tracker.refresh"),
+            ("a.Req.finished", "a.Tracker.record"),
+        },
+        set(),
+    ),
+    (
+        "a function defined on both branches of an `if`: the calls of both bodies are kept",
+        {
+            "a.py": """
 import os
 def cuda_path(): pass
 def cpu_path(): pass
@@ -184,9 +293,16 @@ else:
         cpu_path()
 def main():
     forward()
-"""}, {("a.main", "a.forward"), ("a.forward", "a.cuda_path"), ("a.forward", "a.cpu_path")}, set()),
-    ("an annotation naming a class the module defines further down (a string, or any name under `from __future__ "
-     "import annotations`) promises an instance of it", {"a.py": """
+"""
+        },
+        {("a.main", "a.forward"), ("a.forward", "a.cuda_path"), ("a.forward", "a.cpu_path")},
+        set(),
+    ),
+    (
+        "an annotation naming a class the module defines further down (a string, or any name under `from __future__ "
+        "import annotations`) promises an instance of it",
+        {
+            "a.py": """
 from __future__ import annotations
 class Compilation:
     def is_enabled(self, op): pass
@@ -199,10 +315,21 @@ class Config:
     def copy(self) -> Config: pass
 def main(c: Config):
     c.copy().compilation.is_enabled("x")
-"""}, {("a.quoted", "a.Compilation.is_enabled"), ("a.lazy", "a.Compilation.is_enabled"),
-       ("a.main", "a.Config.copy"), ("a.main", "a.Compilation.is_enabled")}, set()),
-    ("what a factory parameter makes, kept in a container an attribute holds, is what the factories passed make "
-     "(vLLM's per-engine stat loggers)", {"a.py": """
+"""
+        },
+        {
+            ("a.quoted", "a.Compilation.is_enabled"),
+            ("a.lazy", "a.Compilation.is_enabled"),
+            ("a.main", "a.Config.copy"),
+            ("a.main", "a.Compilation.is_enabled"),
+        },
+        set(),
+    ),
+    (
+        "what a factory parameter makes, kept in a container an attribute holds, is what the factories passed make "
+        "(vLLM's per-engine stat loggers)",
+        {
+            "a.py": """
 class LoggingStatLogger:
     def record(self): pass
 class Adapter:
@@ -214,9 +341,17 @@ class Adapter:
         self.loggers[idx].record()
 def main():
     Adapter([0], LoggingStatLogger).record(0)
-"""}, {("a.Adapter.record", "a.LoggingStatLogger.record")}, set()),
-    ("typing.cast(T, x) is x and a T, copy.deepcopy(x) an object of x's classes, and a deque's appendleft/popleft move "
-     "elements as a list's append/pop do (vLLM's batch queue of futures)", {"a.py": """
+"""
+        },
+        {("a.Adapter.record", "a.LoggingStatLogger.record")},
+        set(),
+    ),
+    (
+        "typing.cast(T, x) is x and a T, copy.deepcopy(x) an object of x's classes, and a deque's appendleft/popleft "
+        "move "
+        "elements as a list's append/pop do (vLLM's batch queue of futures)",
+        {
+            "a.py": """
 import copy
 from collections import deque
 from concurrent.futures import Future
@@ -239,10 +374,15 @@ def snapshot(o: Output):
     copy.deepcopy(o).result()
 def unknown(x):
     cast(Output, x).result()  # an x the tree cannot follow is still what the cast promises
-"""}, {("a.Core.step", "a.Output.result"), ("a.snapshot", "a.Output.result"), ("a.unknown", "a.Output.result")},
-     set()),
-    ("a priority queue kept with heapq gives back what was pushed; dataclasses.replace(x) is an object of x's "
-     "class", {"a.py": """
+"""
+        },
+        {("a.Core.step", "a.Output.result"), ("a.snapshot", "a.Output.result"), ("a.unknown", "a.Output.result")},
+        set(),
+    ),
+    (
+        "a priority queue kept with heapq gives back what was pushed; dataclasses.replace(x) is an object of x's class",
+        {
+            "a.py": """
 import dataclasses
 import heapq
 @dataclasses.dataclass
@@ -259,15 +399,26 @@ class Scheduler:
         r.finish()
     def bump(self, r: Request):
         dataclasses.replace(r, priority=1).finish()
-"""}, {("a.Scheduler.step", "a.Request.finish"), ("a.Scheduler.bump", "a.Request.finish")}, set()),
-    ("a plain property without a setter: a store does not call it", {"a.py": """
+"""
+        },
+        {("a.Scheduler.step", "a.Request.finish"), ("a.Scheduler.bump", "a.Request.finish")},
+        set(),
+    ),
+    (
+        "a plain property without a setter: a store does not call it",
+        {
+            "a.py": """
 class Req:
     @property
     def size(self):
         return 1
 def resize(r: Req):
     r.size = 2
-"""}, set(), {("a.resize", "a.Req.size")}),
+"""
+        },
+        set(),
+        {("a.resize", "a.Req.size")},
+    ),
 ]
 
 
@@ -281,20 +432,25 @@ def test_class(name, files, found, not_found):
 def test_a_name_declared_only_for_type_checkers_comes_from_the_module_getattr():
     """`if TYPE_CHECKING: VLLM_X: bool = False` declares a name that does not exist at run time: reading it calls
     the module's __getattr__ (vllm.envs); a name bound for real does not."""
-    edges = resolve({"envs.py": """
+    edges = resolve(
+        {
+            "envs.py": """
 from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     VLLM_X: bool = False
 REAL = 1
 def __getattr__(name):
     return 0
-""", "user.py": """
+""",
+            "user.py": """
 import envs
 def uses_declared():
     return envs.VLLM_X
 def uses_real():
     return envs.REAL
-"""}).edges
+""",
+        }
+    ).edges
     assert ("user.uses_declared", "envs.__getattr__") in edges
     assert ("user.uses_real", "envs.__getattr__") not in edges
 
@@ -302,7 +458,9 @@ def uses_real():
 def test_an_attribute_the_class_lacks_goes_through_its_getattr():
     """A wrapper class forwarding with __getattr__ (vLLM's WorkerWrapperBase): reading a name it lacks calls it;
     a name it has does not."""
-    edges = resolve({"w.py": """
+    edges = resolve(
+        {
+            "w.py": """
 class Wrapper:
     def __init__(self, inner):
         self.inner = inner
@@ -313,7 +471,9 @@ def main(w: Wrapper):
     w.load_model()
 def other(w: Wrapper):
     w.own()
-"""}).edges
+"""
+        }
+    ).edges
     assert ("w.main", "w.Wrapper.__getattr__") in edges
     assert ("w.other", "w.Wrapper.__getattr__") not in edges and ("w.other", "w.Wrapper.own") in edges
 
@@ -321,7 +481,9 @@ def other(w: Wrapper):
 def test_a_mixin_after_an_external_base_gives_its_methods():
     """`class Model(nn.Module, EagleMixin)`: a method only the mixin defines is the mixin's (nn.Module has no such
     name), while a dunder stays the external base's (nn.Module.__init__ runs, not the mixin's)."""
-    edges = resolve({"m.py": """
+    edges = resolve(
+        {
+            "m.py": """
 from torch import nn
 class EagleMixin:
     def __init__(self): pass
@@ -331,7 +493,9 @@ class Model(nn.Module, EagleMixin):
         self.collect_aux()
 def build():
     return Model()
-"""}).edges
+"""
+        }
+    ).edges
     assert ("m.Model.forward", "m.EagleMixin.collect_aux") in edges
     assert ("m.Model.forward", "torch.nn.Module.collect_aux") not in edges
     assert ("m.build", "m.EagleMixin.__init__") not in edges
@@ -339,7 +503,9 @@ def build():
 
 def test_a_condition_takes_the_truth_value_of_an_instance():
     """`if self.waiting:` calls the queue's __bool__ (else its __len__); a plain expression statement does not."""
-    edges = resolve({"q.py": """
+    edges = resolve(
+        {
+            "q.py": """
 class Queue:
     def __bool__(self):
         return True
@@ -357,14 +523,18 @@ class Scheduler:
             break
     def touch(self):
         self.waiting
-"""}).edges
+"""
+        }
+    ).edges
     assert ("q.Scheduler.schedule", "q.Queue.__bool__") in edges
     assert ("q.Scheduler.schedule", "q.Sized.__len__") in edges
     assert ("q.Scheduler.touch", "q.Queue.__bool__") not in edges
 
 
 def test_not_takes_the_truth_value_too():
-    edges = resolve({"q.py": """
+    edges = resolve(
+        {
+            "q.py": """
 class Queue:
     def __bool__(self):
         return False
@@ -374,14 +544,18 @@ class Queue:
 def drain(q: Queue):
     while q and not q:
         pass
-"""}).edges
+"""
+        }
+    ).edges
     assert ("q.Queue.peek", "q.Queue.__bool__") in edges and ("q.drain", "q.Queue.__bool__") in edges
 
 
 def test_a_function_patched_into_a_library_module_is_what_its_readers_call():
     """`torch.accelerator.empty_cache = noop` (vLLM's CPU runner): later calls of it run noop; an attribute set on
     an object typed by a library class is not shared with every other such object."""
-    edges = resolve({"r.py": """
+    edges = resolve(
+        {
+            "r.py": """
 import torch
 from torch import nn
 def noop(*args, **kwargs):
@@ -396,7 +570,9 @@ def tag(m: nn.Module):
     m.job = Job()
 def other(m: nn.Module):
     m.job.run()
-"""}).edges
+"""
+        }
+    ).edges
     assert ("r.cleanup", "r.noop") in edges
     assert ("r.other", "r.Job.run") not in edges
 
@@ -404,7 +580,9 @@ def other(m: nn.Module):
 def test_setattr_with_a_constant_name_patches_like_an_assignment():
     """`setattr(triton, "next_power_of_2", ours)` (SGLang's utils): later calls of it run ours, as with `=`; a
     `getattr` with a constant name reads the attribute."""
-    edges = resolve({"u.py": """
+    edges = resolve(
+        {
+            "u.py": """
 import triton
 class Pool:
     def alloc(self): pass
@@ -418,7 +596,9 @@ def blocks(n):
 def fill(h: Holder):
     setattr(h, "pool", Pool())
     getattr(h, "pool").alloc()
-"""}).edges
+"""
+        }
+    ).edges
     assert ("u.blocks", "u.next_power_of_2") in edges
     assert ("u.fill", "u.Pool.alloc") in edges
 
@@ -426,7 +606,9 @@ def fill(h: Holder):
 def test_storing_an_attribute_or_item_calls_the_class_setattr_and_setitem():
     """`args.x = 1` on a class defining __setattr__ (SGLang's ServerArgs, a flag group) calls it; `table[k] = v`
     calls __setitem__; a class without them gets no such edge."""
-    edges = resolve({"a.py": """
+    edges = resolve(
+        {
+            "a.py": """
 class Args:
     def __setattr__(self, name, value):
         object.__setattr__(self, name, value)
@@ -438,7 +620,9 @@ def configure(args: Args, table: Table, plain: Plain):
     args.port = 1
     table["k"] = 2
     plain.port = 3
-"""}).edges
+"""
+        }
+    ).edges
     assert ("a.configure", "a.Args.__setattr__") in edges and ("a.configure", "a.Table.__setitem__") in edges
     assert not any(callee.endswith("__setattr__") and callee != "a.Args.__setattr__" for _, callee in edges)
 
@@ -446,7 +630,9 @@ def configure(args: Args, table: Table, plain: Plain):
 def test_formatting_and_slicing_call_the_instance_protocol():
     """An f-string formats each value: `{x}` runs `__format__`, else (object's) `__str__`; `{x!r}` and `{x=}` run
     `__repr__`; slicing an instance runs its `__getitem__` (SGLang's RadixKey)."""
-    edges = resolve({"k.py": """
+    edges = resolve(
+        {
+            "k.py": """
 class ArgList:
     def __str__(self): return ""
 class Key:
@@ -461,16 +647,25 @@ def debug(key: Key):
     return f"{key=}"
 def split(key: Key, n: int):
     return key[:n]
-"""}).edges
-    assert {("k.render", "k.ArgList.__str__"), ("k.render", "k.Key.__repr__"), ("k.render", "k.Spec.__format__"),
-            ("k.debug", "k.Key.__repr__"), ("k.split", "k.Key.__getitem__")} <= set(edges)
+"""
+        }
+    ).edges
+    assert {
+        ("k.render", "k.ArgList.__str__"),
+        ("k.render", "k.Key.__repr__"),
+        ("k.render", "k.Spec.__format__"),
+        ("k.debug", "k.Key.__repr__"),
+        ("k.split", "k.Key.__getitem__"),
+    } <= set(edges)
     assert ("k.render", "k.Spec.__str__") not in edges
 
 
 def test_defining_a_subclass_calls_the_base_init_subclass():
     """`class Causal(Base)` runs Base.__init_subclass__ (a registry, SGLang's TransformersBase) from the scope
     holding the class statement; the base's own definition does not."""
-    edges = resolve({"m.py": """
+    edges = resolve(
+        {
+            "m.py": """
 class Base:
     registry = []
     def __init_subclass__(cls, **kwargs):
@@ -481,7 +676,9 @@ def make():
     class Local(Causal):
         pass
     return Local
-"""}).edges
+"""
+        }
+    ).edges
     assert ("m", "m.Base.__init_subclass__") in edges and ("m.make", "m.Base.__init_subclass__") in edges
 
 
@@ -490,7 +687,9 @@ def test_a_dataclass_constructor_gives_its_fields_the_arguments():
     its generated __init__ sets each field from the argument of that name or position, so calls through the
     fields reach what was passed; __post_init__ runs on the new instance. A plain class without __init__ does not
     bind its annotated names."""
-    edges = resolve({"c.py": """
+    edges = resolve(
+        {
+            "c.py": """
 from dataclasses import dataclass
 from typing import Callable, NamedTuple
 class Pool:
@@ -519,16 +718,24 @@ class Scheduler:
         Plain().load()
         Params(1)
         Row(Pool()).pool.available_size()
-"""}).edges
-    assert {("c.Inquirer.load", "c.Scheduler.init.<lambda1>"), ("c.Inquirer.load", "c.Pool.available_size"),
-            ("c.Scheduler.init", "c.Params.__post_init__"), ("c.Scheduler.init", "c.Pool.available_size")} <= set(edges)
+"""
+        }
+    ).edges
+    assert {
+        ("c.Inquirer.load", "c.Scheduler.init.<lambda1>"),
+        ("c.Inquirer.load", "c.Pool.available_size"),
+        ("c.Scheduler.init", "c.Params.__post_init__"),
+        ("c.Scheduler.init", "c.Pool.available_size"),
+    } <= set(edges)
     assert not any(caller == "c.Plain.load" and "lambda" in callee for caller, callee in edges)
 
 
 def test_a_partial_called_runs_its_function():
     """`nvtx_method = partial(profile_method, enabled=...)`, then `@nvtx_method("name")` on methods (SGLang's
     scheduler): the decorator is profile_method's, so calls of the methods go through its wrapper."""
-    edges = resolve({"p.py": """
+    edges = resolve(
+        {
+            "p.py": """
 from functools import partial, wraps
 def profile_method(name, *, enabled=False):
     def decorator(func):
@@ -543,14 +750,18 @@ class Scheduler:
     def run_batch(self): pass
     def loop(self):
         self.run_batch()
-"""}).edges
+"""
+        }
+    ).edges
     assert ("p.Scheduler.loop", "p.profile_method.decorator.wrapper") in edges
     assert ("p.profile_method.decorator.wrapper", "p.Scheduler.run_batch") in edges
 
 
 def test_constructing_a_class_runs_the_tree_new():
     """vLLM's CustomOp defines __new__ (it picks the op's implementation): every layer built runs it first."""
-    edges = resolve({"op.py": """
+    edges = resolve(
+        {
+            "op.py": """
 class CustomOp:
     def __new__(cls, *args, **kwargs):
         return super().__new__(cls)
@@ -563,7 +774,9 @@ class Plain:
 def build():
     RMSNorm(8)
     Plain()
-"""}).edges
+"""
+        }
+    ).edges
     assert ("op.build", "op.CustomOp.__new__") in edges and ("op.build", "op.RMSNorm.__init__") in edges
     assert sum(callee.endswith("__new__") for caller, callee in edges if caller == "op.build") == 1
 
@@ -571,25 +784,33 @@ def build():
 def test_from_import_of_a_plain_module_with_getattr_runs_it():
     """`from M import x` first looks up `M.__path__` (is M a package?): a plain module defining __getattr__ (vLLM's
     torch_utils, for its lazy PIN_MEMORY) has it run at every such import; a package's does not."""
-    edges = resolve({"lazy.py": """
+    edges = resolve(
+        {
+            "lazy.py": """
 def helper(): pass
 def __getattr__(name):
     raise AttributeError(name)
-""", "pkg/__init__.py": """
+""",
+            "pkg/__init__.py": """
 def __getattr__(name):
     raise AttributeError(name)
 def tool(): pass
-""", "user.py": """
+""",
+            "user.py": """
 from lazy import helper
 from pkg import tool
-"""}).edges
+""",
+        }
+    ).edges
     assert ("user", "lazy.__getattr__") in edges and ("user", "pkg.__getattr__") not in edges
 
 
 def test_a_torch_function_given_a_tensor_subclass_runs_its_torch_function():
     """`torch.empty_like(param)` with a Parameter subclass of the tree defining __torch_function__ (vLLM's
     BasevLLMParameter) runs it; a plain tensor argument does not."""
-    edges = resolve({"p.py": """
+    edges = resolve(
+        {
+            "p.py": """
 import torch
 class BasevLLMParameter(torch.nn.Parameter):
     @classmethod
@@ -599,7 +820,9 @@ def load(weight: BasevLLMParameter, plain: torch.Tensor):
     torch.empty_like(weight)
 def other(plain: torch.Tensor):
     torch.empty_like(plain)
-"""}).edges
+"""
+        }
+    ).edges
     assert ("p.load", "p.BasevLLMParameter.__torch_function__") in edges
     assert ("p.other", "p.BasevLLMParameter.__torch_function__") not in edges
 
@@ -607,7 +830,9 @@ def other(plain: torch.Tensor):
 def test_a_forwarding_getattr_reads_the_name_on_what_it_wraps():
     """`def __getattr__(self, attr): return getattr(self.worker, attr)` (vLLM's WorkerWrapperBase): a method the
     wrapper lacks is the wrapped worker's; two wrappers forwarding to each other end."""
-    edges = resolve({"w.py": """
+    edges = resolve(
+        {
+            "w.py": """
 class Worker:
     def load_model(self): pass
 class WorkerWrapper:
@@ -628,5 +853,7 @@ class Pong:
 def run(w: WorkerWrapper, p: Ping):
     w.load_model()
     p.missing()
-"""}).edges
+"""
+        }
+    ).edges
     assert ("w.run", "w.WorkerWrapper.__getattr__") in edges and ("w.run", "w.Worker.load_model") in edges

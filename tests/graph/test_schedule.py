@@ -22,7 +22,7 @@ def placed(trees, shares):
 
 def files_of(shares, tree: int, is_cpp: bool) -> list[int]:
     out = []
-    for p, share in enumerate(shares):
+    for share in shares:
         out += [i for c in share.foreign if c.tree == tree and c.is_cpp is is_cpp for i in c.files]
         if share.owner == tree:
             out += share.own_cpp if is_cpp else share.own_py
@@ -33,13 +33,23 @@ SGLANG = Tree((100_000,) * 400, (15_000,) * 200)  # 40 MB of Python, 3 MB of C++
 VLLM = Tree((100_000,) * 280, (15_000,) * 280)
 
 
-@pytest.mark.parametrize("trees, cores", [([SGLANG], 1), ([SGLANG], 2), ([SGLANG], 4), ([SGLANG, VLLM], 2),
-                                          ([VLLM, SGLANG], 3), ([SGLANG, VLLM, VLLM], 2), ([Tree((), ())], 2)])
+@pytest.mark.parametrize(
+    "trees, cores",
+    [
+        ([SGLANG], 1),
+        ([SGLANG], 2),
+        ([SGLANG], 4),
+        ([SGLANG, VLLM], 2),
+        ([VLLM, SGLANG], 3),
+        ([SGLANG, VLLM, VLLM], 2),
+        ([Tree((), ())], 2),
+    ],
+)
 def test_every_file_once(trees, cores):
     shares = assign(trees, cores)
     assert len(shares) == max(cores, len(trees))
-    assert [s.owner for s in shares[:len(trees)]] == list(range(len(trees)))
-    assert all(s.owner == -1 for s in shares[len(trees):])
+    assert [s.owner for s in shares[: len(trees)]] == list(range(len(trees)))
+    assert all(s.owner == -1 for s in shares[len(trees) :])
     for i, tree in enumerate(trees):
         assert files_of(shares, i, False) == list(range(len(tree.py)))
         assert files_of(shares, i, True) == list(range(len(tree.cpp)))

@@ -1,15 +1,15 @@
 """atlas.graph.table.EdgeBuilder: the edge table it freezes is the one a networkx MultiDiGraph built by the same
 additions gives (node order, edge order grouped by caller then callee, attributes), and has_edge agrees."""
 
-import pytest
-
 import networkx as nx
+import pytest
 
 from atlas.graph.table import EdgeBuilder, from_networkx
 
 # (caller, callee, provenance, confidence, path, line); "n:x" adds a node only
 ADDITIONS = [
-    "n:a", "n:b",
+    "n:a",
+    "n:b",
     ("a", "c", "static", 1.0, "a.py", 3),
     ("b", "a", "type-inferred", 0.9, "b.py", 7),
     ("a", "b", "dispatch", 0.5, "a.py", 4),
@@ -38,12 +38,15 @@ def test_table_is_the_networkx_one(cut):
     builder, g = build(ADDITIONS[:cut])
     mine, theirs = builder.table(), from_networkx(g)
     assert mine.nodes == theirs.nodes
-    assert [mine.attrs(i) | {"ends": (mine.nodes[mine.callers[i]], mine.nodes[mine.callees[i]])}
-            for i in range(len(mine))] == [theirs.attrs(i) | {"ends": (theirs.nodes[theirs.callers[i]],
-                                                                        theirs.nodes[theirs.callees[i]])}
-                                           for i in range(len(theirs))]
-    assert list(builder.edges()) == [(a, b, d["provenance"], d["confidence"], d["path"], d["line"])
-                                     for a, b, d in g.edges(data=True)]
+    assert [
+        mine.attrs(i) | {"ends": (mine.nodes[mine.callers[i]], mine.nodes[mine.callees[i]])} for i in range(len(mine))
+    ] == [
+        theirs.attrs(i) | {"ends": (theirs.nodes[theirs.callers[i]], theirs.nodes[theirs.callees[i]])}
+        for i in range(len(theirs))
+    ]
+    assert list(builder.edges()) == [
+        (a, b, d["provenance"], d["confidence"], d["path"], d["line"]) for a, b, d in g.edges(data=True)
+    ]
     for a in g.nodes:
         assert a in builder
         for b in g.nodes:

@@ -5,10 +5,10 @@ resolver's own cases, to a fixpoint and with the round cap that real trees use."
 from pathlib import Path
 
 import pytest
+from test_resolve import CASES
 
 from atlas.graph.resolve import Solver, dispatch, statements
 from atlas.parse.python import extract, module_name
-from test_resolve import CASES
 
 SNIPPETS = Path(__file__).resolve().parents[2] / ".." / "shared" / "benchmarks" / "pycg-micro" / "snippets"
 
@@ -61,8 +61,12 @@ def test_worklist_equals_running_every_statement(pycg, max_rounds):
         got = worklist.solve()
         reference = Solver(facts_of(files), pycg=pycg, max_rounds=max_rounds)
         want = solve_every_statement(reference)
-        if (got.edges, got.sites, got.rounds, got.reached_fixpoint) != (want.edges, want.sites, want.rounds,
-                                                                     want.reached_fixpoint):
+        if (got.edges, got.sites, got.rounds, got.reached_fixpoint) != (
+            want.edges,
+            want.sites,
+            want.rounds,
+            want.reached_fixpoint,
+        ):
             differ.append(name)
         skipped += reference.num_evaluated - worklist.num_evaluated
     assert not differ

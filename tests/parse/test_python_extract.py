@@ -7,20 +7,22 @@ import pytest
 
 from atlas.model import SymbolKind
 from atlas.parse.python import extract, module_name, pack, unpack
-from atlas.parse.python.ir import (Assign, Attribute, Call, Constant, Import, ImportFrom, Name, NameTarget, Return,
-                                     Site)
+from atlas.parse.python.ir import Assign, Attribute, Call, Constant, Import, ImportFrom, Name, NameTarget, Return, Site
 
 
-@pytest.mark.parametrize("path, root, expected", [
-    ("vllm/v1/core/sched/scheduler.py", "", ("vllm.v1.core.sched.scheduler", False)),
-    ("python/sglang/srt/managers/scheduler.py", "python", ("sglang.srt.managers.scheduler", False)),
-    ("vllm/v1/__init__.py", "", ("vllm.v1", True)),
-])
+@pytest.mark.parametrize(
+    "path, root, expected",
+    [
+        ("vllm/v1/core/sched/scheduler.py", "", ("vllm.v1.core.sched.scheduler", False)),
+        ("python/sglang/srt/managers/scheduler.py", "python", ("sglang.srt.managers.scheduler", False)),
+        ("vllm/v1/__init__.py", "", ("vllm.v1", True)),
+    ],
+)
 def test_module_name(path, root, expected):
     assert module_name(path, root) == expected
 
 
-SOURCE = b'''\
+SOURCE = b"""\
 import os.path as osp
 from . import sibling
 from ..core import KVCacheManager
@@ -47,23 +49,31 @@ class Scheduler(Base):
 @triton.jit
 def kernel(x_ptr):
     pass
-'''
+"""
 
 
-@pytest.mark.parametrize("sid, kind, start, end, signature", [
-    ("vllm.v1.core.sched.s", SymbolKind.MODULE, 1, 27, ""),
-    ("vllm.v1.core.sched.s.LIMIT", SymbolKind.ATTRIBUTE, 8, 8, ""),
-    ("vllm.v1.core.sched.s.Scheduler", SymbolKind.CLASS, 10, 22, "class Scheduler(Base)"),
-    ("vllm.v1.core.sched.s.Scheduler.policy", SymbolKind.ATTRIBUTE, 11, 11, "policy: str"),
-    ("vllm.v1.core.sched.s.Scheduler.__init__", SymbolKind.METHOD, 13, 18,
-     'def __init__(self, kv: "KVCacheManager", cfg: Optional[VllmConfig] = None) -> None'),
-    ("vllm.v1.core.sched.s.Scheduler.kv_cache_manager", SymbolKind.ATTRIBUTE, 14, 14, ""),
-    ("vllm.v1.core.sched.s.Scheduler.hits", SymbolKind.ATTRIBUTE, 15, 15, "hits: int"),
-    ("vllm.v1.core.sched.s.Scheduler.__init__.inner", SymbolKind.FUNCTION, 16, 17, "def inner()"),
-    ("vllm.v1.core.sched.s.Scheduler.__init__.inner.<lambda1>", SymbolKind.FUNCTION, 17, 17, "lambda x"),
-    ("vllm.v1.core.sched.s.Scheduler.size", SymbolKind.METHOD, 20, 22, "def size(self)"),
-    ("vllm.v1.core.sched.s.kernel", SymbolKind.TRITON_KERNEL, 24, 26, "def kernel(x_ptr)"),
-])
+@pytest.mark.parametrize(
+    "sid, kind, start, end, signature",
+    [
+        ("vllm.v1.core.sched.s", SymbolKind.MODULE, 1, 27, ""),
+        ("vllm.v1.core.sched.s.LIMIT", SymbolKind.ATTRIBUTE, 8, 8, ""),
+        ("vllm.v1.core.sched.s.Scheduler", SymbolKind.CLASS, 10, 22, "class Scheduler(Base)"),
+        ("vllm.v1.core.sched.s.Scheduler.policy", SymbolKind.ATTRIBUTE, 11, 11, "policy: str"),
+        (
+            "vllm.v1.core.sched.s.Scheduler.__init__",
+            SymbolKind.METHOD,
+            13,
+            18,
+            'def __init__(self, kv: "KVCacheManager", cfg: Optional[VllmConfig] = None) -> None',
+        ),
+        ("vllm.v1.core.sched.s.Scheduler.kv_cache_manager", SymbolKind.ATTRIBUTE, 14, 14, ""),
+        ("vllm.v1.core.sched.s.Scheduler.hits", SymbolKind.ATTRIBUTE, 15, 15, "hits: int"),
+        ("vllm.v1.core.sched.s.Scheduler.__init__.inner", SymbolKind.FUNCTION, 16, 17, "def inner()"),
+        ("vllm.v1.core.sched.s.Scheduler.__init__.inner.<lambda1>", SymbolKind.FUNCTION, 17, 17, "lambda x"),
+        ("vllm.v1.core.sched.s.Scheduler.size", SymbolKind.METHOD, 20, 22, "def size(self)"),
+        ("vllm.v1.core.sched.s.kernel", SymbolKind.TRITON_KERNEL, 24, 26, "def kernel(x_ptr)"),
+    ],
+)
 def test_symbols(sid, kind, start, end, signature):
     facts = extract(SOURCE, "vllm/v1/core/sched/s.py", "vllm.v1.core.sched.s", False)
     symbols = {s.id: s for s in facts.symbols}
@@ -113,7 +123,7 @@ def test_broken_source_still_yields_facts():
     assert "m.A.g" in {s.id for s in facts.symbols}
 
 
-TRITON = b'''\
+TRITON = b"""\
 import triton
 from triton import jit
 make_desc = triton.language.make_tensor_descriptor
@@ -134,19 +144,22 @@ wrapped = other(plain)
 def outer():
     @triton.jit
     def nested(x): pass
-'''
+"""
 
 
-@pytest.mark.parametrize("sid, kind", [
-    ("k.make_desc", SymbolKind.TRITON_KERNEL),  # a def after an assignment of the same name: the def is the symbol
-    ("k.stacked", SymbolKind.TRITON_KERNEL),
-    ("k.aliased", SymbolKind.TRITON_KERNEL),
-    ("k.body", SymbolKind.TRITON_KERNEL),  # jit'd by a call
-    ("k.body2", SymbolKind.TRITON_KERNEL),
-    ("k.cat_kernel", SymbolKind.ATTRIBUTE),
-    ("k.plain", SymbolKind.FUNCTION),
-    ("k.outer.nested", SymbolKind.TRITON_KERNEL),
-])
+@pytest.mark.parametrize(
+    "sid, kind",
+    [
+        ("k.make_desc", SymbolKind.TRITON_KERNEL),  # a def after an assignment of the same name: the def is the symbol
+        ("k.stacked", SymbolKind.TRITON_KERNEL),
+        ("k.aliased", SymbolKind.TRITON_KERNEL),
+        ("k.body", SymbolKind.TRITON_KERNEL),  # jit'd by a call
+        ("k.body2", SymbolKind.TRITON_KERNEL),
+        ("k.cat_kernel", SymbolKind.ATTRIBUTE),
+        ("k.plain", SymbolKind.FUNCTION),
+        ("k.outer.nested", SymbolKind.TRITON_KERNEL),
+    ],
+)
 def test_triton_kernels(sid, kind):
     symbols = [s for s in extract(TRITON, "k.py", "k", False).symbols if s.id == sid]
     assert [s.kind for s in symbols] == [kind]
@@ -159,17 +172,25 @@ def test_pack_round_trip_through_marshal():
     back = unpack(marshal.loads(marshal.dumps(pack(facts))))
     assert back == facts
     tagged = unpack(marshal.loads(marshal.dumps(pack(facts))), lambda sid: "scheduler" if ".Scheduler" in sid else "")
-    assert {s.id for s in tagged.symbols if s.component == "scheduler"} == {
-        s.id for s in facts.symbols if ".Scheduler" in s.id} != set()
+    assert (
+        {s.id for s in tagged.symbols if s.component == "scheduler"}
+        == {s.id for s in facts.symbols if ".Scheduler" in s.id}
+        != set()
+    )
     assert [dataclasses.replace(s, component="") for s in tagged.symbols] == facts.symbols
 
 
-@pytest.mark.parametrize("source, symbol, stmt", [
-    ("x = 'caf\u00e9'\ny = f(x)\n", "m.y",
-     Assign((NameTarget("x", 1),), Constant("caf\u00e9"), (), 1)),
-    ("# \u00fcber\nclass \u00c4rger:\n    def g\u00e4(self):\n        return self.\u00e4()\n", "m.\u00c4rger.g\u00e4",
-     Return(Call(Attribute(Name("self", (0,)), "\u00e4"), (), (), Site(4, 4, "self.\u00e4")), 4)),
-])
+@pytest.mark.parametrize(
+    "source, symbol, stmt",
+    [
+        ("x = 'caf\u00e9'\ny = f(x)\n", "m.y", Assign((NameTarget("x", 1),), Constant("caf\u00e9"), (), 1)),
+        (
+            "# \u00fcber\nclass \u00c4rger:\n    def g\u00e4(self):\n        return self.\u00e4()\n",
+            "m.\u00c4rger.g\u00e4",
+            Return(Call(Attribute(Name("self", (0,)), "\u00e4"), (), (), Site(4, 4, "self.\u00e4")), 4),
+        ),
+    ],
+)
 def test_non_ascii_source(source, symbol, stmt):
     """Text is cut by byte offsets: a file with non-ASCII characters keeps exact names, strings and call sites."""
     facts = extract(source.encode(), "m.py", "m", False)

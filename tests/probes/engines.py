@@ -13,7 +13,7 @@ from atlas.runtime.defaults import default_hooks
 
 REPO = Path(__file__).resolve().parents[2]
 
-VLLM = '''\
+VLLM = """\
 import enum
 from types import SimpleNamespace as NS
 
@@ -118,9 +118,9 @@ def drive():
         sampled = STEPS[step][2]
         s.update_from_output(out, NS(req_ids=list(sampled), sampled_token_ids=list(sampled.values())))
     s.kv.free(B)
-'''
+"""
 
-SGLANG = '''\
+SGLANG = """\
 import enum
 from types import SimpleNamespace as NS
 
@@ -200,7 +200,7 @@ def drive():
             continue
         batch.prepare_for_extend() if batch.forward_mode is ForwardMode.EXTEND else batch.prepare_for_decode()
         s.process_batch_result(batch, s.run_batch(batch))
-'''
+"""
 
 SOURCES = {"vllm": VLLM, "sglang": SGLANG}
 
@@ -209,16 +209,30 @@ def run(tmp_path: Path, framework: str) -> Path:
     """Drive the stand-in of `framework` under the probe with the built-in hooks; returns the trace folder."""
     (tmp_path / "standin.py").write_text(SOURCES[framework])
     out = tmp_path / "out"
-    hooks = [dict(e, module="standin", symbol=f"standin.{e['qualname']}", path="standin.py", line=1, end_line=2)
-             for e in default_hooks(framework, "cpu")]
-    spec = {"framework": framework, "package": "standin", "package_root": "", "commit": "0" * 40,
-            "engine_version": "0", "out": str(out), "blobs": {}, "flush_interval_s": 0.1, "hooks": hooks}
+    hooks = [
+        dict(e, module="standin", symbol=f"standin.{e['qualname']}", path="standin.py", line=1, end_line=2)
+        for e in default_hooks(framework, "cpu")
+    ]
+    spec = {
+        "framework": framework,
+        "package": "standin",
+        "package_root": "",
+        "commit": "0" * 40,
+        "engine_version": "0",
+        "out": str(out),
+        "blobs": {},
+        "flush_interval_s": 0.1,
+        "hooks": hooks,
+    }
     (tmp_path / "spec.json").write_text(json.dumps(spec))
-    script = (f"import standin\nfrom probes.runtime import install_from_env\n"
-              f"assert install_from_env({framework!r})\nstandin.drive()\n")
+    script = (
+        f"import standin\nfrom probes.runtime import install_from_env\n"
+        f"assert install_from_env({framework!r})\nstandin.drive()\n"
+    )
     env = dict(os.environ, ATLAS_PROBES=str(tmp_path / "spec.json"), PYTHONPATH=f"{REPO}{os.pathsep}{tmp_path}")
     env.pop("ATLAS_TRACE_DIR", None)
-    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60,
-                          cwd=tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
     assert done.returncode == 0, done.stderr
     return out

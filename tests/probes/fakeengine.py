@@ -14,7 +14,7 @@ from probes.guard import blob_id
 
 REPO = Path(__file__).resolve().parents[2]
 
-SCHED = '''\
+SCHED = """\
 __all__ = ["Scheduler"]
 
 
@@ -28,9 +28,9 @@ class Scheduler:
 
     def idle(self):
         return None
-'''
+"""
 
-RUN = '''\
+RUN = """\
 from fakeengine.sched import Scheduler
 
 
@@ -40,7 +40,7 @@ def drive(calls):
     for i in range(calls):
         out.append(s.schedule(i))
     return out
-'''
+"""
 
 
 def make_engine(root: Path) -> dict[str, str]:
@@ -55,11 +55,30 @@ def make_engine(root: Path) -> dict[str, str]:
 
 def spec(root: Path, out: Path, blobs: dict, captures=(), **flags) -> dict:
     line = SCHED.splitlines().index("    def schedule(self, n):") + 1
-    return {"framework": "fakeengine", "package": "fakeengine", "package_root": "", "commit": "c0ffee" * 6 + "c0ff",
-            "ref": "v1.2.3", "engine_version": "1.2.3", "out": str(out), "blobs": blobs, "flush_interval_s": 0.1,
-            "hooks": [{"symbol": "fakeengine.sched.Scheduler.schedule", "module": "fakeengine.sched",
-                       "qualname": "Scheduler.schedule", "role": "plan", "path": "fakeengine/sched.py",
-                       "line": line, "end_line": line + 2, "capture": list(captures), **flags}]}
+    return {
+        "framework": "fakeengine",
+        "package": "fakeengine",
+        "package_root": "",
+        "commit": "c0ffee" * 6 + "c0ff",
+        "ref": "v1.2.3",
+        "engine_version": "1.2.3",
+        "out": str(out),
+        "blobs": blobs,
+        "flush_interval_s": 0.1,
+        "hooks": [
+            {
+                "symbol": "fakeengine.sched.Scheduler.schedule",
+                "module": "fakeengine.sched",
+                "qualname": "Scheduler.schedule",
+                "role": "plan",
+                "path": "fakeengine/sched.py",
+                "line": line,
+                "end_line": line + 2,
+                "capture": list(captures),
+                **flags,
+            }
+        ],
+    }
 
 
 def run(root: Path, spec_dict: dict, body: str, wait: bool = True):
@@ -67,8 +86,10 @@ def run(root: Path, spec_dict: dict, body: str, wait: bool = True):
     spec_path = root / "spec.json"
     spec_path.write_text(json.dumps(spec_dict))
     script = root / "main.py"
-    script.write_text("import fakeengine\nfrom probes.runtime import install_from_env\n"
-                      "assert install_from_env('fakeengine') is not None\n" + textwrap.dedent(body))
+    script.write_text(
+        "import fakeengine\nfrom probes.runtime import install_from_env\n"
+        "assert install_from_env('fakeengine') is not None\n" + textwrap.dedent(body)
+    )
     env = dict(os.environ, ATLAS_PROBES=str(spec_path), PYTHONPATH=f"{REPO}{os.pathsep}{root}")
     env.pop("ATLAS_TRACE_DIR", None)
     if not wait:

@@ -23,30 +23,39 @@ def _later(module, qualname: str, call: Call) -> dict:
 def _plan(new, cached, spec=None, outputs=None):
     """new/cached: {rid: (computed before, scheduled, prompt len)}; outputs: num_output_tokens of the cached
     requests (vLLM's CachedRequestData field; None: a version without it)."""
-    out = NS(scheduled_new_reqs=[NS(req_id=r, num_computed_tokens=c, block_ids=([0] * 4,))
-                                 for r, (c, _, _) in new.items()],
-             scheduled_cached_reqs=NS(req_ids=list(cached), num_computed_tokens=[c for c, _, _ in cached.values()],
-                                      **({} if outputs is None else {"num_output_tokens": outputs})),
-             num_scheduled_tokens={r: s for r, (_, s, _) in {**new, **cached}.items()},
-             scheduled_spec_decode_tokens=spec or {})
+    out = NS(
+        scheduled_new_reqs=[NS(req_id=r, num_computed_tokens=c, block_ids=([0] * 4,)) for r, (c, _, _) in new.items()],
+        scheduled_cached_reqs=NS(
+            req_ids=list(cached),
+            num_computed_tokens=[c for c, _, _ in cached.values()],
+            **({} if outputs is None else {"num_output_tokens": outputs}),
+        ),
+        num_scheduled_tokens={r: s for r, (_, s, _) in {**new, **cached}.items()},
+        scheduled_spec_decode_tokens=spec or {},
+    )
     return out
 
 
-@pytest.mark.parametrize("new, cached, spec, outputs, mode", [
-    ({"a": (0, 64, 64)}, {}, None, None, "EXTEND"),
-    ({}, {"a": (64, 1, 64), "b": (70, 1, 64)}, None, None, "DECODE"),
-    ({}, {"a": (64, 1, 64), "b": (70, 1, 64)}, None, [1, 7], "DECODE"),
-    ({"c": (0, 32, 200)}, {"a": (64, 1, 64)}, None, None, "MIXED"),
-    ({}, {"a": (128, 64, 400)}, None, None, "EXTEND"),  # a later chunk of a chunked prefill
-    ({}, {"a": (128, 64, 400)}, None, [0], "EXTEND"),
-    ({}, {"a": (199, 1, 200)}, None, [0], "EXTEND"),  # a last chunk of one token: no output token yet
-    ({}, {"a": (199, 1, 200), "b": (300, 1, 64)}, None, [0, 5], "MIXED"),
-    ({}, {"a": (64, 3, 64)}, {"a": [5, 6]}, None, "TARGET_VERIFY"),
-    ({}, {}, None, None, "IDLE"),
-])
+@pytest.mark.parametrize(
+    "new, cached, spec, outputs, mode",
+    [
+        ({"a": (0, 64, 64)}, {}, None, None, "EXTEND"),
+        ({}, {"a": (64, 1, 64), "b": (70, 1, 64)}, None, None, "DECODE"),
+        ({}, {"a": (64, 1, 64), "b": (70, 1, 64)}, None, [1, 7], "DECODE"),
+        ({"c": (0, 32, 200)}, {"a": (64, 1, 64)}, None, None, "MIXED"),
+        ({}, {"a": (128, 64, 400)}, None, None, "EXTEND"),  # a later chunk of a chunked prefill
+        ({}, {"a": (128, 64, 400)}, None, [0], "EXTEND"),
+        ({}, {"a": (199, 1, 200)}, None, [0], "EXTEND"),  # a last chunk of one token: no output token yet
+        ({}, {"a": (199, 1, 200), "b": (300, 1, 64)}, None, [0, 5], "MIXED"),
+        ({}, {"a": (64, 3, 64)}, {"a": [5, 6]}, None, "TARGET_VERIFY"),
+        ({}, {}, None, None, "IDLE"),
+    ],
+)
 def test_vllm_batch_mode(new, cached, spec, outputs, mode):
-    assert _later(vllm, "Scheduler.schedule", Call((NS(),), {}, _plan(new, cached, spec, outputs), None))[
-        "batch_mode"] == mode
+    assert (
+        _later(vllm, "Scheduler.schedule", Call((NS(),), {}, _plan(new, cached, spec, outputs), None))["batch_mode"]
+        == mode
+    )
 
 
 class _Range(tuple):  # stands in for sglang.srt.utils.common.Range (a NamedTuple start, end)
@@ -63,36 +72,51 @@ def _sglang_req(rid, shape, prompt=100, outputs=0, prefix=0):
     return req
 
 
-@pytest.mark.parametrize("mode, shape, scheduled, computed, prefix_hits", [
-    ("EXTEND", "v0.5.17", {"a": 60, "b": 100}, {"a": 40, "b": 0}, 40),
-    ("EXTEND", "older", {"a": 60, "b": 100}, {"a": 40, "b": 0}, 40),
-    ("EXTEND", "neither", {"a": 0, "b": 0}, {"a": 40, "b": 0}, 40),  # a Req without either: 0, never a raise
-    ("DECODE", "v0.5.17", {"a": 1, "b": 1}, {"a": 99, "b": 99}, 0),
-])
+@pytest.mark.parametrize(
+    "mode, shape, scheduled, computed, prefix_hits",
+    [
+        ("EXTEND", "v0.5.17", {"a": 60, "b": 100}, {"a": 40, "b": 0}, 40),
+        ("EXTEND", "older", {"a": 60, "b": 100}, {"a": 40, "b": 0}, 40),
+        ("EXTEND", "neither", {"a": 0, "b": 0}, {"a": 40, "b": 0}, 40),  # a Req without either: 0, never a raise
+        ("DECODE", "v0.5.17", {"a": 1, "b": 1}, {"a": 99, "b": 99}, 0),
+    ],
+)
 def test_sglang_plan_snapshot(mode, shape, scheduled, computed, prefix_hits):
     reqs = [_sglang_req("a", shape, prefix=40), _sglang_req("b", shape)]
     batch = NS(reqs=reqs, forward_mode=NS(name=mode))
-    plan = _later(sglang, "Scheduler.get_next_batch_to_run",
-                  Call((NS(new_token_ratio=0.5),), {}, NS(batch_to_run=batch), None))
-    assert (plan["batch_mode"], plan["num_scheduled_tokens"], plan["num_computed_tokens"],
-            plan["prefix_hit_tokens"], plan["request_ids"]) == (mode, scheduled, computed, prefix_hits, ["a", "b"])
+    plan = _later(
+        sglang, "Scheduler.get_next_batch_to_run", Call((NS(new_token_ratio=0.5),), {}, NS(batch_to_run=batch), None)
+    )
+    assert (
+        plan["batch_mode"],
+        plan["num_scheduled_tokens"],
+        plan["num_computed_tokens"],
+        plan["prefix_hit_tokens"],
+        plan["request_ids"],
+    ) == (mode, scheduled, computed, prefix_hits, ["a", "b"])
 
 
-@pytest.mark.parametrize("kwargs, req, slots", [
-    ({"kv_len_to_handle": 355}, NS(rid="a"), 355),  # v0.5.17: cache_finished_req(req, kv_len_to_handle=...)
-    ({}, NS(rid="a", fill_ids=[0] * 300), 300),  # older versions: Req.fill_ids
-    ({}, NS(rid="a"), 0),
-])
+@pytest.mark.parametrize(
+    "kwargs, req, slots",
+    [
+        ({"kv_len_to_handle": 355}, NS(rid="a"), 355),  # v0.5.17: cache_finished_req(req, kv_len_to_handle=...)
+        ({}, NS(rid="a", fill_ids=[0] * 300), 300),  # older versions: Req.fill_ids
+        ({}, NS(rid="a"), 0),
+    ],
+)
 def test_sglang_released_slots(kwargs, req, slots):
     kv_blocks = sglang.CAPTURES["RadixCache.cache_finished_req"]["kv_blocks"]
     assert kv_blocks(Call((NS(), req), kwargs, None, None)) == slots
 
 
-@pytest.mark.parametrize("scheduler, ratio", [
-    (NS(new_token_ratio_tracker=NS(current=0.098)), 0.098),  # v0.5.17: NewTokenRatioTracker.current
-    (NS(new_token_ratio=0.5), 0.5),  # older versions: Scheduler.new_token_ratio
-    (NS(), 0.0),
-])
+@pytest.mark.parametrize(
+    "scheduler, ratio",
+    [
+        (NS(new_token_ratio_tracker=NS(current=0.098)), 0.098),  # v0.5.17: NewTokenRatioTracker.current
+        (NS(new_token_ratio=0.5), 0.5),  # older versions: Scheduler.new_token_ratio
+        (NS(), 0.0),
+    ],
+)
 def test_sglang_plan_new_token_ratio(scheduler, ratio):
     batch = NS(reqs=[_sglang_req("a", "v0.5.17")], forward_mode=NS(name="DECODE"))
     plan = _later(sglang, "Scheduler.get_next_batch_to_run", Call((scheduler,), {}, NS(batch_to_run=batch), None))
@@ -103,19 +127,25 @@ def test_vllm_plan_counts_a_resumed_requests_blocks_when_it_is_taken():
     """V1's model runner adopts a resumed request's new block lists and extends them in later steps, before the
     flusher writes the plan: they are counted on the engine thread (other requests' lists are only read)."""
     lists = ([1, 2, 3],)
-    out = NS(num_scheduled_tokens={"a": 1}, scheduled_new_reqs=[], scheduled_spec_decode_tokens={},
-             scheduled_cached_reqs=NS(req_ids=["a"], num_computed_tokens=[64], new_block_ids=[lists],
-                                      resumed_req_ids={"a"}))
+    out = NS(
+        num_scheduled_tokens={"a": 1},
+        scheduled_new_reqs=[],
+        scheduled_spec_decode_tokens={},
+        scheduled_cached_reqs=NS(req_ids=["a"], num_computed_tokens=[64], new_block_ids=[lists], resumed_req_ids={"a"}),
+    )
     raw = vllm.LATER["Scheduler.schedule"][1]((NS(),), {}, out, None)
     lists[0].extend([4, 5])  # a later step's blocks
     assert vllm.plan_values(read_frames(encode_frame([raw]))[0][0])["kv_blocks"] == 3
 
 
-@pytest.mark.parametrize("emitted", [
-    (["a", "b"], [2, 1], ["b"]),  # as taken now: the finished requests' ids
-    (["a", "b"], [2, 1], [False, True]),  # older shards: a flag per request
-    [("a", 2, False), ("b", 1, True)],  # older still: rows
-])
+@pytest.mark.parametrize(
+    "emitted",
+    [
+        (["a", "b"], [2, 1], ["b"]),  # as taken now: the finished requests' ids
+        (["a", "b"], [2, 1], [False, True]),  # older shards: a flag per request
+        [("a", 2, False), ("b", 1, True)],  # older still: rows
+    ],
+)
 def test_vllm_commit_reads_every_shape_of_emitted_outputs(emitted):
     raw = ({"a": 1, "b": 1}, [], ["a", "b"], [10, 20], {}, ["a", "b"], 2, emitted)
     values = vllm.commit_values(raw)

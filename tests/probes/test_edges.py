@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tests.probes.fakeengine import REPO
 
-CORE = '''\
+CORE = """\
 import threading
 
 from edgepkg import util
@@ -59,17 +59,17 @@ def drive(times, outside):
     t.start()
     t.join()
     return total
-'''
+"""
 
-UTIL = '''\
+UTIL = """\
 def add(a, b):
     return a + b
-'''
+"""
 
-OUTSIDE = '''\
+OUTSIDE = """\
 def call_back(fn):
     return fn()
-'''
+"""
 
 
 def make_package(root: Path) -> None:
@@ -88,8 +88,11 @@ def line(text: str, source: str = CORE) -> int:
 def run(root: Path, body: str, env: dict | None = None, wait: bool = True):
     script = root / "main.py"
     script.write_text("import outside\nfrom edgepkg import core\nfrom probes import edges\n" + body)
-    env = {**{k: v for k, v in os.environ.items() if k not in ("ATLAS_TRACE_DIR", "ATLAS_EDGES", "ATLAS_PROBES")},
-           "PYTHONPATH": f"{REPO}{os.pathsep}{root}", **(env or {})}
+    env = {
+        **{k: v for k, v in os.environ.items() if k not in ("ATLAS_TRACE_DIR", "ATLAS_EDGES", "ATLAS_PROBES")},
+        "PYTHONPATH": f"{REPO}{os.pathsep}{root}",
+        **(env or {}),
+    }
     if not wait:
         return subprocess.Popen([sys.executable, str(script)], env=env)
     done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=60)
@@ -135,20 +138,42 @@ def test_probe_wrappers_are_looked_through_and_a_killed_process_keeps_its_flushe
     make_package(tmp_path)
     out = tmp_path / "out"
     step = line("def step")
-    spec = {"framework": "edgepkg", "package": "edgepkg", "package_root": "", "commit": "0" * 40, "ref": "v0",
-            "engine_version": "0", "out": str(out), "blobs": {}, "flush_interval_s": 0.1, "edges": True,
-            "hooks": [{"symbol": "edgepkg.core.Engine.step", "module": "edgepkg.core", "qualname": "Engine.step",
-                       "role": "plan", "path": "edgepkg/core.py", "line": step, "end_line": step + 2,
-                       "capture": []}]}
+    spec = {
+        "framework": "edgepkg",
+        "package": "edgepkg",
+        "package_root": "",
+        "commit": "0" * 40,
+        "ref": "v0",
+        "engine_version": "0",
+        "out": str(out),
+        "blobs": {},
+        "flush_interval_s": 0.1,
+        "edges": True,
+        "hooks": [
+            {
+                "symbol": "edgepkg.core.Engine.step",
+                "module": "edgepkg.core",
+                "qualname": "Engine.step",
+                "role": "plan",
+                "path": "edgepkg/core.py",
+                "line": step,
+                "end_line": step + 2,
+                "capture": [],
+            }
+        ],
+    }
     (tmp_path / "spec.json").write_text(json.dumps(spec))
-    body = ("from probes.runtime import install_from_env\nimport time\n"
-            "assert edges.install_from_env('edgepkg', install_from_env('edgepkg')) is not None\n"
-            "core.drive(2, outside)\nprint('ready', flush=True)\ntime.sleep(60)\n")
+    body = (
+        "from probes.runtime import install_from_env\nimport time\n"
+        "assert edges.install_from_env('edgepkg', install_from_env('edgepkg')) is not None\n"
+        "core.drive(2, outside)\nprint('ready', flush=True)\ntime.sleep(60)\n"
+    )
     proc = run(tmp_path, body, {"ATLAS_PROBES": str(tmp_path / "spec.json")}, wait=False)
     try:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and not any(
-                e[1] == "drive" and e[4] == "Engine.step" for d in documents(out) for e in d["edges"]):
+            e[1] == "drive" and e[4] == "Engine.step" for d in documents(out) for e in d["edges"]
+        ):
             time.sleep(0.1)
     finally:
         proc.send_signal(signal.SIGKILL)
@@ -162,9 +187,11 @@ def test_probe_wrappers_are_looked_through_and_a_killed_process_keeps_its_flushe
 
 def test_a_forked_child_writes_its_own_edges(tmp_path):
     make_package(tmp_path)
-    body = (f"import os\nedges.install('edgepkg', {str(tmp_path / 'out')!r})\ncore.Engine().helper()\n"
-            "pid = os.fork()\nif pid == 0:\n    core.drive(1, outside)\n    edges._RECORDER.write()\n"
-            "    os._exit(0)\nos.waitpid(pid, 0)\n")
+    body = (
+        f"import os\nedges.install('edgepkg', {str(tmp_path / 'out')!r})\ncore.Engine().helper()\n"
+        "pid = os.fork()\nif pid == 0:\n    core.drive(1, outside)\n    edges._RECORDER.write()\n"
+        "    os._exit(0)\nos.waitpid(pid, 0)\n"
+    )
     run(tmp_path, body)
     docs = {d["pid"]: d for d in documents(tmp_path / "out")}
     assert len(docs) == 2
@@ -180,9 +207,15 @@ def test_a_forked_child_writes_its_own_edges(tmp_path):
 
 def test_nothing_is_recorded_unless_asked(tmp_path):
     make_package(tmp_path)
-    run(tmp_path, f"assert edges.install_from_env('edgepkg') is None\ncore.drive(1, outside)\n",
-        {"ATLAS_TRACE_DIR": str(tmp_path / "out")})
+    run(
+        tmp_path,
+        "assert edges.install_from_env('edgepkg') is None\ncore.drive(1, outside)\n",
+        {"ATLAS_TRACE_DIR": str(tmp_path / "out")},
+    )
     assert not (tmp_path / "out").exists()
-    run(tmp_path, "assert edges.install_from_env('edgepkg') is not None\ncore.drive(1, outside)\n",
-        {"ATLAS_TRACE_DIR": str(tmp_path / "out"), "ATLAS_EDGES": "1"})
+    run(
+        tmp_path,
+        "assert edges.install_from_env('edgepkg') is not None\ncore.drive(1, outside)\n",
+        {"ATLAS_TRACE_DIR": str(tmp_path / "out"), "ATLAS_EDGES": "1"},
+    )
     assert len(documents(tmp_path / "out")) == 1

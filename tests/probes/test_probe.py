@@ -33,15 +33,23 @@ def test_events_map_to_definition_and_call_site(tmp_path):
     stats = [r for r in rows if r["kind"] == "stats"][-1]
     hook = stats["hooks"]["fakeengine.sched.Scheduler.schedule"]
     assert hook.pop("own_ns") > 0  # the wrapper's own time over the 3 calls
-    assert hook == {"installed": True, "calls": 3, "at_pin": True, "run_path": "fakeengine/sched.py",
-                    "run_line": def_line}
+    assert hook == {
+        "installed": True,
+        "calls": 3,
+        "at_pin": True,
+        "run_path": "fakeengine/sched.py",
+        "run_line": def_line,
+    }
 
 
-@pytest.mark.parametrize("change, version, at_pin, version_at_pin", [
-    ("none", "1.2.3", True, True),
-    ("file", "1.2.3", False, True),
-    ("version", "1.3.0", True, False),
-])
+@pytest.mark.parametrize(
+    "change, version, at_pin, version_at_pin",
+    [
+        ("none", "1.2.3", True, True),
+        ("file", "1.2.3", False, True),
+        ("version", "1.3.0", True, False),
+    ],
+)
 def test_version_guard_marks_not_at_pin(tmp_path, change, version, at_pin, version_at_pin):
     blobs = make_engine(tmp_path)
     if change == "file":
@@ -71,21 +79,33 @@ def test_capture_that_raises_disables_only_that_hook(tmp_path):
 def test_skip_none_and_step_hooks(tmp_path):
     blobs = make_engine(tmp_path)
     s = spec(tmp_path, tmp_path / "out", blobs, step=True)
-    s["hooks"].append({**s["hooks"][0], "symbol": "fakeengine.sched.Scheduler.idle", "qualname": "Scheduler.idle",
-                       "skip_none": True, "step": False})
-    done = run(tmp_path, s, "from fakeengine.sched import Scheduler\nx = Scheduler()\n"
-                            "for i in range(3):\n    x.idle(); x.schedule(i)\n")
+    s["hooks"].append(
+        {
+            **s["hooks"][0],
+            "symbol": "fakeengine.sched.Scheduler.idle",
+            "qualname": "Scheduler.idle",
+            "skip_none": True,
+            "step": False,
+        }
+    )
+    done = run(
+        tmp_path,
+        s,
+        "from fakeengine.sched import Scheduler\nx = Scheduler()\nfor i in range(3):\n    x.idle(); x.schedule(i)\n",
+    )
     assert done.returncode == 0, done.stderr
     calls = _calls(records(tmp_path / "out"))
-    assert [(c["symbol"].rsplit(".", 1)[1], c["step"]) for c in calls] == [("schedule", 1), ("schedule", 2),
-                                                                          ("schedule", 3)]
+    assert [(c["symbol"].rsplit(".", 1)[1], c["step"]) for c in calls] == [
+        ("schedule", 1),
+        ("schedule", 2),
+        ("schedule", 3),
+    ]
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
 def test_killed_process_leaves_flushed_events(tmp_path, sig):
     blobs = make_engine(tmp_path)
-    body = ("import sys, time\nfrom fakeengine.run import drive\ndrive(5)\nprint('ready', flush=True)\n"
-            "time.sleep(60)\n")
+    body = "import sys, time\nfrom fakeengine.run import drive\ndrive(5)\nprint('ready', flush=True)\ntime.sleep(60)\n"
     proc = run(tmp_path, spec(tmp_path, tmp_path / "out", blobs), body, wait=False)
     assert proc.stdout.readline().strip() == "ready"
     if sig == signal.SIGKILL:
@@ -97,8 +117,10 @@ def test_killed_process_leaves_flushed_events(tmp_path, sig):
 
 def test_a_forked_child_is_its_own_process(tmp_path):
     blobs = make_engine(tmp_path)
-    body = ("import os, sys\nfrom fakeengine.run import drive\ndrive(1)\npid = os.fork()\n"
-            "if pid == 0:\n    drive(2)\n    sys.exit(0)\nos.waitpid(pid, 0)\nprint(pid)\n")
+    body = (
+        "import os, sys\nfrom fakeengine.run import drive\ndrive(1)\npid = os.fork()\n"
+        "if pid == 0:\n    drive(2)\n    sys.exit(0)\nos.waitpid(pid, 0)\nprint(pid)\n"
+    )
     done = run(tmp_path, spec(tmp_path, tmp_path / "out", blobs), body)
     assert done.returncode == 0, done.stderr
     child = int(done.stdout.split()[-1])
@@ -149,18 +171,23 @@ print("stale", runtime._PROBE.hooks[0].num_stale_calls)
     assert "stale 2" in done.stdout
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("on", ("on", frozenset(), True, True, False, True, 0)),
-    ("absent\n", ("absent", frozenset(), True, True, False, True, 0)),
-    ("on skip=Scheduler.schedule,KVCacheManager.free gpu=0",
-     ("on", frozenset({"Scheduler.schedule", "KVCacheManager.free"}), False, True, False, True, 0)),
-    ("on write=0", ("on", frozenset(), True, False, False, True, 0)),
-    ("on pack=1 wake=0", ("on", frozenset(), True, True, True, False, 0)),
-    ("on duty=100 gpu=0", ("on", frozenset(), False, True, False, True, 100)),
-    ("on duty=lots", ("on", frozenset(), True, True, False, True, 0)),
-    ("", ("on", frozenset(), True, True, False, True, 0)),
-    ("bogus skip= junk", ("on", frozenset(), True, True, False, True, 0)),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("on", ("on", frozenset(), True, True, False, True, 0)),
+        ("absent\n", ("absent", frozenset(), True, True, False, True, 0)),
+        (
+            "on skip=Scheduler.schedule,KVCacheManager.free gpu=0",
+            ("on", frozenset({"Scheduler.schedule", "KVCacheManager.free"}), False, True, False, True, 0),
+        ),
+        ("on write=0", ("on", frozenset(), True, False, False, True, 0)),
+        ("on pack=1 wake=0", ("on", frozenset(), True, True, True, False, 0)),
+        ("on duty=100 gpu=0", ("on", frozenset(), False, True, False, True, 100)),
+        ("on duty=lots", ("on", frozenset(), True, True, False, True, 0)),
+        ("", ("on", frozenset(), True, True, False, True, 0)),
+        ("bogus skip= junk", ("on", frozenset(), True, True, False, True, 0)),
+    ],
+)
 def test_control_text_reads_state_and_options(text, expected):
     from probes.control import parse_control
 

@@ -41,10 +41,11 @@ def test_a_flush_writes_frames_of_bounded_size_and_stats_last(tmp_path, records,
     data, at, sizes = (tmp_path / "s.shard").read_bytes(), 0, []
     while at < len(data):
         (size,) = LENGTH.unpack_from(data, at)
-        sizes.append(read_frames(data[at:at + LENGTH.size + size])[0])
+        sizes.append(read_frames(data[at : at + LENGTH.size + size])[0])
         at += LENGTH.size + size
-    assert len(sizes) == frames and [len(f) for f in sizes[:-1]] == [min(per_frame, records - i)
-                                                                     for i in range(0, records, per_frame)]
+    assert len(sizes) == frames and [len(f) for f in sizes[:-1]] == [
+        min(per_frame, records - i) for i in range(0, records, per_frame)
+    ]
     assert [r["kind"] for r in sizes[-1]] == ["stats"]
 
 
@@ -79,7 +80,7 @@ def test_enough_waiting_rows_wake_the_flusher_before_its_interval(tmp_path):
 def test_a_torn_last_frame_is_skipped_and_counted(cut):
     whole = encode_frame([_mark(0), ("c", 1, 2)]) + encode_frame([_mark(1)])
     first = len(encode_frame([_mark(0), ("c", 1, 2)]))
-    rows, torn = read_frames(whole[:first + cut] if cut > 0 else whole[:cut])
+    rows, torn = read_frames(whole[: first + cut] if cut > 0 else whole[:cut])
     assert torn == 1 and rows == [_mark(0), ("c", 1, 2)]
 
 
@@ -91,13 +92,16 @@ class _Name(str):
     pass
 
 
-@pytest.mark.parametrize("value, written", [
-    (_Mode.FULL, 2),  # as JSON writes an int subclass: its value
-    (_Name("req-1"), "req-1"),
-    ({"a": [_Mode.FULL, (1, "x")]}, {"a": [2, (1, "x")]}),
-    ({_Mode.FULL: _Name("v")}, {"2": "v"}),
-    (enum.Enum("E", "A").A, "E.A"),  # anything else: str(), as JSON's default=str
-])
+@pytest.mark.parametrize(
+    "value, written",
+    [
+        (_Mode.FULL, 2),  # as JSON writes an int subclass: its value
+        (_Name("req-1"), "req-1"),
+        ({"a": [_Mode.FULL, (1, "x")]}, {"a": [2, (1, "x")]}),
+        ({_Mode.FULL: _Name("v")}, {"2": "v"}),
+        (enum.Enum("E", "A").A, "E.A"),  # anything else: str(), as JSON's default=str
+    ],
+)
 def test_values_marshal_cannot_take_are_written_as_json_would(value, written):
     data, converted = frame([("c", 1), [1, value], {"x": 2}])
     records, torn = read_frames(data)
@@ -120,11 +124,14 @@ def test_blob_id_is_gits(tmp_path):
     assert blob_id(str(f)) == expected
 
 
-@pytest.mark.parametrize("package, root, filename, path", [
-    ("vllm", "", "/venv/lib/site-packages/vllm/v1/core/x.py", "vllm/v1/core/x.py"),
-    ("sglang", "python", "/s/site_sgl/sglang/srt/managers/scheduler.py", "python/sglang/srt/managers/scheduler.py"),
-    ("vllm", "", "/usr/lib/python3.11/threading.py", "/usr/lib/python3.11/threading.py"),
-])
+@pytest.mark.parametrize(
+    "package, root, filename, path",
+    [
+        ("vllm", "", "/venv/lib/site-packages/vllm/v1/core/x.py", "vllm/v1/core/x.py"),
+        ("sglang", "python", "/s/site_sgl/sglang/srt/managers/scheduler.py", "python/sglang/srt/managers/scheduler.py"),
+        ("vllm", "", "/usr/lib/python3.11/threading.py", "/usr/lib/python3.11/threading.py"),
+    ],
+)
 def test_guard_maps_running_files_to_repository_paths(package, root, filename, path):
     assert FileGuard(package, root, {}).locate(filename) == (path, False)
 

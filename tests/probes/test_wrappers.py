@@ -34,17 +34,20 @@ def f_positional(a, b, /, c=4):
     return _bound(a, b, c)
 
 
-@pytest.mark.parametrize("fn, args, kwargs", [
-    (f_plain, ("s", 1), {}),
-    (f_plain, ("s",), {"a": 1, "b": 5}),
-    (f_plain, ("s", 1, 5), {}),
-    (f_keywords, ("s", 1), {"j": 2}),
-    (f_keywords, ("s",), {"a": 1, "j": 2, "k": 9}),
-    (f_star, ("s", 1, 7, 8), {"x": 1}),
-    (f_star, ("s",), {"a": 1}),
-    (f_positional, (1, 2), {"c": 3}),
-    (f_positional, (1, 2), {}),
-])
+@pytest.mark.parametrize(
+    "fn, args, kwargs",
+    [
+        (f_plain, ("s", 1), {}),
+        (f_plain, ("s",), {"a": 1, "b": 5}),
+        (f_plain, ("s", 1, 5), {}),
+        (f_keywords, ("s", 1), {"j": 2}),
+        (f_keywords, ("s",), {"a": 1, "j": 2, "k": 9}),
+        (f_star, ("s", 1, 7, 8), {"x": 1}),
+        (f_star, ("s",), {"a": 1}),
+        (f_positional, (1, 2), {"c": 3}),
+        (f_positional, (1, 2), {}),
+    ],
+)
 @pytest.mark.parametrize("state", ["on", "off"])
 def test_a_mirrored_signature_passes_every_call_through(tmp_path, fn, args, kwargs, state):
     probe, hook = _installed(tmp_path, raw=None)
@@ -55,12 +58,15 @@ def test_a_mirrored_signature_passes_every_call_through(tmp_path, fn, args, kwar
     assert len(probe.shard.buffer) == (state == "on")
 
 
-@pytest.mark.parametrize("fn, args, kwargs", [
-    (f_plain, ("s",), {}),  # a missing argument
-    (f_plain, ("s", 1), {"c": 1}),  # an unknown keyword
-    (f_keywords, ("s", 1, 2), {"j": 1}),  # a keyword-only argument given by position
-    (f_positional, (1,), {"b": 2}),  # a positional-only argument given by keyword
-])
+@pytest.mark.parametrize(
+    "fn, args, kwargs",
+    [
+        (f_plain, ("s",), {}),  # a missing argument
+        (f_plain, ("s", 1), {"c": 1}),  # an unknown keyword
+        (f_keywords, ("s", 1, 2), {"j": 1}),  # a keyword-only argument given by position
+        (f_positional, (1,), {"b": 2}),  # a positional-only argument given by keyword
+    ],
+)
 def test_a_call_the_function_refuses_raises_the_same(tmp_path, fn, args, kwargs):
     probe, hook = _installed(tmp_path, raw=None)
     wrapper = wrap(probe, hook, fn)
@@ -82,6 +88,7 @@ def _decorated(fn):
     @functools.wraps(fn)
     def inner(*args, **kwargs):
         return fn(*args, **kwargs)
+
     return inner
 
 
@@ -89,12 +96,15 @@ def f_result(self, result):  # a parameter named as one of the wrapper's own nam
     return result
 
 
-@pytest.mark.parametrize("fn, args", [
-    (_decorated(f_plain), ("s", 1)),  # a decorator may take other arguments than what it wraps
-    (f_result, ("s", 5)),
-    (len, ([1, 2],)),
-    (functools.partial(f_plain, "s"), (1,)),
-])
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (_decorated(f_plain), ("s", 1)),  # a decorator may take other arguments than what it wraps
+        (f_result, ("s", 5)),
+        (len, ([1, 2],)),
+        (functools.partial(f_plain, "s"), (1,)),
+    ],
+)
 def test_what_cannot_be_mirrored_takes_args_and_kwargs(tmp_path, fn, args):
     assert signature_parts(fn) is None
     probe, hook = _installed(tmp_path, raw=None)

@@ -6,24 +6,53 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
+from atlas.render.env import environment
 from atlas.render.inputs import load_results
 from atlas.render.pages import result_pages
-from atlas.render.env import environment
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "site" / "templates"
 
 REPORT = {
-    "framework": "vllm", "old": {"ref": "v0.26.0", "commit": "a" * 40}, "new": {"ref": "v0.33.0", "commit": "b" * 40},
+    "framework": "vllm",
+    "old": {"ref": "v0.26.0", "commit": "a" * 40},
+    "new": {"ref": "v0.33.0", "commit": "b" * 40},
     "summary": {"renamed": 1, "removed": 1},
-    "changes": [{"kind": "renamed", "symbol": "pkg.take", "new_symbol": "pkg.allocate", "detail": "renamed to allocate"},
-                {"kind": "removed", "symbol": "pkg.gone<script>", "new_symbol": "", "detail": ""}],
+    "changes": [
+        {"kind": "renamed", "symbol": "pkg.take", "new_symbol": "pkg.allocate", "detail": "renamed to allocate"},
+        {"kind": "removed", "symbol": "pkg.gone<script>", "new_symbol": "", "detail": ""},
+    ],
     "annotations": [
-        {"id": "vllm.prefix-cache.take", "symbol": "pkg.take", "status": "drifted", "reason": "renamed to allocate",
-         "proposed": "pkg.allocate", "candidates": ["pkg.allocate"], "file": "annotations/vllm/x.yaml", "line": 5},
-        {"id": "vllm.preemption-retraction.gone", "symbol": "pkg.gone", "status": "broken", "reason": "gone <b>",
-         "proposed": "", "candidates": ["pkg.went"], "file": "annotations/vllm/x.yaml", "line": 9},
-        {"id": "vllm.prefix-cache.ok", "symbol": "pkg.ok", "status": "ok", "reason": "", "proposed": "",
-         "candidates": [], "file": "annotations/vllm/x.yaml", "line": 12}],
+        {
+            "id": "vllm.prefix-cache.take",
+            "symbol": "pkg.take",
+            "status": "drifted",
+            "reason": "renamed to allocate",
+            "proposed": "pkg.allocate",
+            "candidates": ["pkg.allocate"],
+            "file": "annotations/vllm/x.yaml",
+            "line": 5,
+        },
+        {
+            "id": "vllm.preemption-retraction.gone",
+            "symbol": "pkg.gone",
+            "status": "broken",
+            "reason": "gone <b>",
+            "proposed": "",
+            "candidates": ["pkg.went"],
+            "file": "annotations/vllm/x.yaml",
+            "line": 9,
+        },
+        {
+            "id": "vllm.prefix-cache.ok",
+            "symbol": "pkg.ok",
+            "status": "ok",
+            "reason": "",
+            "proposed": "",
+            "candidates": [],
+            "file": "annotations/vllm/x.yaml",
+            "line": 12,
+        },
+    ],
 }
 
 
@@ -41,5 +70,7 @@ def test_diff_page_shows_statuses_links_and_changes(tmp_path):
 
 
 def test_diff_page_without_a_report_says_how_to_make_one(tmp_path):
-    pages = dict(result_pages(environment(TEMPLATES), SimpleNamespace(results=load_results(SimpleNamespace(build=tmp_path)))))
+    pages = dict(
+        result_pages(environment(TEMPLATES), SimpleNamespace(results=load_results(SimpleNamespace(build=tmp_path))))
+    )
     assert "atlas diff FRAMEWORK OLD NEW" in pages["diff.md"]

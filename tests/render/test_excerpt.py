@@ -9,16 +9,19 @@ PIN = Pin("vllm", "v0.26.0", "b" * 40, "https://github.com/vllm-project/vllm", "
 TEXT = "".join(f"line {n} <b>&\n" for n in range(1, 11))
 
 
-@pytest.mark.parametrize("start, end, first, last", [
-    (3, 5, 3, 5),
-    (0, 2, 1, 2),  # clipped to the file
-    (9, 50, 9, 10),
-    (4, 4, 4, 4),
-])
+@pytest.mark.parametrize(
+    "start, end, first, last",
+    [
+        (3, 5, 3, 5),
+        (0, 2, 1, 2),  # clipped to the file
+        (9, 50, 9, 10),
+        (4, 4, 4, 4),
+    ],
+)
 def test_cut_keeps_the_files_lines(start, end, first, last):
     cut = excerpt.cut(PIN, "vllm/x.py", TEXT, start, end)
     assert (cut.start, cut.last_shown) == (first, last)
-    assert list(cut.lines) == TEXT.splitlines()[first - 1:last]
+    assert list(cut.lines) == TEXT.splitlines()[first - 1 : last]
 
 
 def test_long_spans_are_cut_with_a_link_to_the_rest():

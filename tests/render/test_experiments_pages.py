@@ -9,8 +9,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 import sitefixture
+
 from atlas.render import SiteData, build_site, check_site
 from atlas.render.check import check_excerpts
 from atlas.render.content import load_content
@@ -19,8 +19,17 @@ from atlas.runtime.experiments.article import load_article
 from atlas.runtime.experiments.report import build_report
 
 FIXTURE = Path(__file__).resolve().parents[1] / "runtime" / "fixtures" / "prefix-cache.json"
-SCENARIOS = ["prefill-scaling", "prefix-cache", "beam-search", "continuous-batching", "chunked-prefill", "cuda-graph",
-             "spec-ngram", "preemption", "overlap"]
+SCENARIOS = [
+    "prefill-scaling",
+    "prefix-cache",
+    "beam-search",
+    "continuous-batching",
+    "chunked-prefill",
+    "cuda-graph",
+    "spec-ngram",
+    "preemption",
+    "overlap",
+]
 SYMBOL = "vllm.core.sched.KVCacheManager.allocate_slots"
 
 
@@ -28,9 +37,13 @@ def fixture_results() -> dict:
     """The fixture results file, measured (as far as the pages know) at the fixture engine's pin."""
     results = copy.deepcopy(json.loads(FIXTURE.read_text()))
     results["engines"]["vllm"] = {"version": "9.9.9", "pin": "v9.9.9", "commit": sitefixture.PIN.commit}
-    results["evidence"][0] = {"engine": "vllm", "symbol": SYMBOL, "where": "vllm/core/sched.py:9",
-                              "url": sitefixture.PIN.permalink("vllm/core/sched.py", 9),
-                              "text": "warm request: 2064 prefix-hit tokens <script>alert(5)</script>"}
+    results["evidence"][0] = {
+        "engine": "vllm",
+        "symbol": SYMBOL,
+        "where": "vllm/core/sched.py:9",
+        "url": sitefixture.PIN.permalink("vllm/core/sched.py", 9),
+        "text": "warm request: 2064 prefix-hit tokens <script>alert(5)</script>",
+    }
     results["notes"].append("a note with <b>markup</b> | and a pipe")
     results["errors"] = ["sglang eager: the server did not start in 600 s"]
     return results
@@ -41,8 +54,9 @@ def built(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("site")
     report = build_report(load_article(), {"prefix-cache": fixture_results()}, {"overlap": "the GPU session ran out"})
     site = sitefixture.site_for(tmp)
-    out = build_site(sitefixture.settings_for(tmp), site=SiteData(site.engines, {"experiments": report}),
-                     out=str(tmp / "out"))
+    out = build_site(
+        sitefixture.settings_for(tmp), site=SiteData(site.engines, {"experiments": report}), out=str(tmp / "out")
+    )
     return out, tmp
 
 
@@ -64,10 +78,12 @@ def test_every_scenario_has_a_page_and_the_links_hold(built):
 
 def test_a_measured_page_shows_both_tables_evidence_notes_and_the_run(built):
     text = page(built, "prefix-cache")
-    row = ('<td>vLLM graph, warm</td>\n<td><code>ttft_ms</code> ms</td>\n'
-           '<td style="text-align: right;">13.78 <small>(l. 137)</small></td>\n'
-           '<td style="text-align: right;">7.12</td>\n<td style="text-align: right;">7.50</td>\n'
-           '<td style="text-align: right;">1.053</td>\n<td><a href="#note-1">[1]</a></td>')
+    row = (
+        "<td>vLLM graph, warm</td>\n<td><code>ttft_ms</code> ms</td>\n"
+        '<td style="text-align: right;">13.78 <small>(l. 137)</small></td>\n'
+        '<td style="text-align: right;">7.12</td>\n<td style="text-align: right;">7.50</td>\n'
+        '<td style="text-align: right;">1.053</td>\n<td><a href="#note-1">[1]</a></td>'
+    )
     assert row in text
     assert '<span id="note-1">[1]</span> article: server prefill' in text and text.count("server prefill") == 1
     assert "atlas: the tail block the warm request forwards again" in text  # a row the article has no figure for
@@ -99,13 +115,16 @@ def test_pages_render_with_no_results_at_all(tmp_path):
     pages = {p: t for p, t in rendered.files.items() if p.startswith("experiments/")}
     assert sorted(pages) == sorted(["experiments/index.md"] + [f"experiments/{n}.md" for n in SCENARIOS])
     assert all("Not run yet" in pages[f"experiments/{n}.md"] for n in SCENARIOS)
-    assert {"Experiments": [{"Overview": "experiments/index.md"}] + [{f"s{i + 2} {n}": f"experiments/{n}.md"}
-                                                        for i, n in enumerate(SCENARIOS)]} in rendered.nav
+    assert {
+        "Experiments": [{"Overview": "experiments/index.md"}]
+        + [{f"s{i + 2} {n}": f"experiments/{n}.md"} for i, n in enumerate(SCENARIOS)]
+    } in rendered.nav
 
 
 def test_the_build_reads_the_committed_results_when_not_handed_any(tmp_path):
-    report = build_site(sitefixture.settings_for(tmp_path), site=sitefixture.site_for(tmp_path),
-                        out=str(tmp_path / "out"))
+    report = build_site(
+        sitefixture.settings_for(tmp_path), site=sitefixture.site_for(tmp_path), out=str(tmp_path / "out")
+    )
     assert all((report.html / "experiments" / f"{n}.html").is_file() for n in ["index", *SCENARIOS])
     assert list(check_site(report.html)) == []
 
@@ -113,20 +132,56 @@ def test_the_build_reads_the_committed_results_when_not_handed_any(tmp_path):
 def test_a_sparse_results_file_renders(tmp_path):
     """What a run that went partly wrong writes: no versions, an evidence line without a permalink, a log figure
     without a unit, a row the article has no figure for."""
-    results = {"scenario": "cuda-graph", "engines": {"sglang": {"version": None, "pin": None, "commit": None}},
-               "rows": [{"engine": "sglang", "variant": "graph", "label": "capture-decode", "metric": "buckets",
-                         "unit": "", "absent": 8, "on": None, "note": "from the engine log of this start"},
-                        {"engine": "sglang", "variant": "graph", "label": "c1", "metric": "out_tok_s", "unit": "tok/s",
-                         "absent": None, "on": None, "rounds": {}}],
-               "evidence": [{"engine": "sglang", "variant": "graph", "symbol": "sglang.srt.x.Scheduler.run_batch",
-                             "where": "python/sglang/srt/x.py:10", "url": "", "text": "CUDA graph use: {True: 9}"}],
-               "notes": [], "errors": ["sglang-eager: the engine did not finish (see its engine.log)"]}
+    results = {
+        "scenario": "cuda-graph",
+        "engines": {"sglang": {"version": None, "pin": None, "commit": None}},
+        "rows": [
+            {
+                "engine": "sglang",
+                "variant": "graph",
+                "label": "capture-decode",
+                "metric": "buckets",
+                "unit": "",
+                "absent": 8,
+                "on": None,
+                "note": "from the engine log of this start",
+            },
+            {
+                "engine": "sglang",
+                "variant": "graph",
+                "label": "c1",
+                "metric": "out_tok_s",
+                "unit": "tok/s",
+                "absent": None,
+                "on": None,
+                "rounds": {},
+            },
+        ],
+        "evidence": [
+            {
+                "engine": "sglang",
+                "variant": "graph",
+                "symbol": "sglang.srt.x.Scheduler.run_batch",
+                "where": "python/sglang/srt/x.py:10",
+                "url": "",
+                "text": "CUDA graph use: {True: 9}",
+            }
+        ],
+        "notes": [],
+        "errors": ["sglang-eager: the engine did not finish (see its engine.log)"],
+    }
     root = sitefixture.ROOT
     report = build_report(load_article(), {"cuda-graph": results}, {})
     site = SiteData(sitefixture.site_for(tmp_path).engines, {"experiments": report})
-    text = render_docs(site, load_content(root / "site"), root / "site" / "templates").files["experiments/cuda-graph.md"]
-    assert "| SGLang graph, capture-decode | <code>buckets</code> buckets | 8 <small>(l. 309)</small> | 8 | - | - |" \
+    text = render_docs(site, load_content(root / "site"), root / "site" / "templates").files[
+        "experiments/cuda-graph.md"
+    ]
+    assert (
+        "| SGLang graph, capture-decode | <code>buckets</code> buckets | 8 <small>(l. 309)</small> | 8 | - | - |"
         in text
+    )
     assert "<code>python/sglang/srt/x.py:10</code> | CUDA graph use: {True: 9} |" in text and 'href=""' not in text
-    assert "| SGLang | <code>9529c2e96</code> | not recorded |" in text and "| vLLM | <code>d1d2f7535</code> |  |" in text
+    assert (
+        "| SGLang | <code>9529c2e96</code> | not recorded |" in text and "| vLLM | <code>d1d2f7535</code> |  |" in text
+    )
     assert "the engine did not finish" in text and "None" not in text

@@ -17,24 +17,31 @@ NODE_MODULES = sitefixture.ROOT / "site" / "node_modules"
 
 
 def _digests(folder: Path) -> dict[str, str]:
-    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file() and p.name != ".atlas.lock"}
+    return {
+        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name != ".atlas.lock"
+    }
 
 
 def _edited(site: SiteData, summary: str, start: int) -> SiteData:
     """The fixture's annotation with a new summary and claim text, anchored `start` lines into its symbol."""
     engine = site.engines[0]
     (item,) = engine.anchored
-    annotation = dataclasses.replace(item.annotation, summary=summary, claims=(
-        dataclasses.replace(item.annotation.claims[0], claim=f"{summary} (claim)"),))
+    annotation = dataclasses.replace(
+        item.annotation,
+        summary=summary,
+        claims=(dataclasses.replace(item.annotation.claims[0], claim=f"{summary} (claim)"),),
+    )
     anchored = (dataclasses.replace(item, annotation=annotation, span=Span(item.span.path, start, item.span.end)),)
     return SiteData((dataclasses.replace(engine, anchored=anchored),), site.results)
 
 
 def _differing(a: Path, b: Path) -> list[str]:
     """Files of the site (html/ and docs/; not the memo, whose pickle shares objects differently) that differ."""
-    first, second = ({f"{part}/{k}": v for part in ("html", "docs") for k, v in _digests(out / part).items()}
-                     for out in (a, b))
+    first, second = (
+        {f"{part}/{k}": v for part in ("html", "docs") for k, v in _digests(out / part).items()} for out in (a, b)
+    )
     return sorted(set(first) ^ set(second)) + sorted(k for k in first.keys() & second.keys() if first[k] != second[k])
 
 
@@ -46,8 +53,10 @@ def fixture_site(tmp_path_factory):
     return tmp, sitefixture.settings_for(tmp), sitefixture.site_for(tmp)
 
 
-@pytest.mark.parametrize("summary, start", [("Reserves KV slots for the new tokens, edited.", 8),
-                                            ("Reserves KV slots <script>alert(4)</script> (中文).", 7)])
+@pytest.mark.parametrize(
+    "summary, start",
+    [("Reserves KV slots for the new tokens, edited.", 8), ("Reserves KV slots <script>alert(4)</script> (中文).", 7)],
+)
 def test_rebuild_after_an_edit_equals_a_clean_build(fixture_site, summary, start):
     tmp, settings, site = fixture_site
     incremental, clean = tmp / f"incremental-{start}", tmp / f"clean-{start}"
@@ -80,9 +89,11 @@ def test_rebuild_of_the_same_inputs_keeps_every_file(fixture_site):
     tmp, settings, site = fixture_site
     out = tmp / "kept"
     build_site(settings, site=site, out=str(out))
-    before = {p.relative_to(out): p.stat().st_ino for part in ("html", "docs") for p in (out / part).rglob("*")
-              if p.is_file()}
+    before = {
+        p.relative_to(out): p.stat().st_ino for part in ("html", "docs") for p in (out / part).rglob("*") if p.is_file()
+    }
     build_site(settings, site=site, out=str(out))
-    after = {p.relative_to(out): p.stat().st_ino for part in ("html", "docs") for p in (out / part).rglob("*")
-             if p.is_file()}
+    after = {
+        p.relative_to(out): p.stat().st_ino for part in ("html", "docs") for p in (out / part).rglob("*") if p.is_file()
+    }
     assert after == before

@@ -2,9 +2,9 @@
 base class at the new pin, a claim whose verdict changes there), rendered by site/templates/_pin_changes.md.j2."""
 
 from pathlib import Path
-from types import SimpleNamespace
 
 from annotate.folder_index import FolderIndex
+
 from atlas.annotate import load_annotations
 from atlas.annotate.resolve import Resolver
 from atlas.model import Pin
@@ -71,26 +71,42 @@ def test_a_moved_step_shows_both_pins_and_the_verdict_change(tmp_path):
     old, new = tree(tmp_path / "old", OLD, "v1"), tree(tmp_path / "new", NEW, "v2")
     change = pinchanges._change(a, pinchanges._placed(a, old, new, Resolver(old), Resolver(new), "latest"), "latest")
     assert change["moved"] == "pkg.sched.AsyncScheduler.update -> pkg.sched.Scheduler.update"
-    assert change["old"] == {"text": "pkg/sched.py:9",
-                             "href": "https://github.com/vllm-project/vllm/blob/v1/pkg/sched.py#L9"}
+    assert change["old"] == {
+        "text": "pkg/sched.py:9",
+        "href": "https://github.com/vllm-project/vllm/blob/v1/pkg/sched.py#L9",
+    }
     assert change["new"]["text"] == "pkg/sched.py:5"
-    assert change["verdicts"] == [{"claim": "Only the async scheduler consumes placeholders.", "old": "holds",
-                                   "new": "changed", "note": "folded into Scheduler.update"}]
+    assert change["verdicts"] == [
+        {
+            "claim": "Only the async scheduler consumes placeholders.",
+            "old": "holds",
+            "new": "changed",
+            "note": "folded into Scheduler.update",
+        }
+    ]
     env = environment(ROOT / "site" / "templates")
-    text = env.from_string('{% from "_pin_changes.md.j2" import pin_changes %}{{ pin_changes(c) }}').render(
-        c=change)
+    text = env.from_string('{% from "_pin_changes.md.j2" import pin_changes %}{{ pin_changes(c) }}').render(c=change)
     assert "**From v1 to v2** (latest pins)" in text
     assert 'href="https://github.com/vllm-project/vllm/blob/v2/pkg/sched.py#L5"' in text
     assert "atlas-verdict-holds" in text and "atlas-verdict-changed" in text and "folded into Scheduler.update" in text
 
 
 def test_no_change_says_so(tmp_path):
-    change = {"pin_set": "latest", "old_ref": "v1", "new_ref": "v2", "old": {"text": "a.py:1", "href": "u1"},
-              "new": {"text": "a.py:3", "href": "u2"}, "moved": "", "anchor_changed": False, "signature": None,
-              "verdicts": []}
+    change = {
+        "pin_set": "latest",
+        "old_ref": "v1",
+        "new_ref": "v2",
+        "old": {"text": "a.py:1", "href": "u1"},
+        "new": {"text": "a.py:3", "href": "u2"},
+        "moved": "",
+        "anchor_changed": False,
+        "signature": None,
+        "verdicts": [],
+    }
     env = environment(ROOT / "site" / "templates")
-    text = env.from_string('{% from "_pin_changes.md.j2" import pin_changes %}{{ pin_changes(c) }}').render(
-        c=change)
+    text = env.from_string('{% from "_pin_changes.md.j2" import pin_changes %}{{ pin_changes(c) }}').render(c=change)
     assert "the same code and verdicts" in text
-    assert env.from_string('{% from "_pin_changes.md.j2" import pin_changes %}{{ pin_changes(c) }}').render(
-        c=None).strip() == ""
+    assert (
+        env.from_string('{% from "_pin_changes.md.j2" import pin_changes %}{{ pin_changes(c) }}').render(c=None).strip()
+        == ""
+    )

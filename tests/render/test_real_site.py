@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 import realsite
+
 from atlas.render import check_site, collect
 from atlas.render.check import check_excerpts
 from atlas.render.weigh import weigh

@@ -14,18 +14,53 @@ from atlas.render.pages import result_pages
 TEMPLATES = Path(__file__).resolve().parents[2] / "site" / "templates"
 SOURCE = "https://github.com/sgl-project/sglang/blob/v0.5.17/python/sglang/srt/managers/scheduler.py#L2925"
 SUMMARY = {
-    "engine": "sglang v0.5.17", "framework": "sglang", "num_events": 12, "num_dropped": 0, "capture_errors": {},
-    "device": "cuda", "hook_source": "builtin", "steps_by_batch_mode": {"EXTEND": 1}, "cuda_graph": {"REPLAY": 1},
-    "hooks": {"sglang.srt.managers.scheduler.Scheduler.get_next_batch_to_run": {
-        "role": "plan", "fired": 5, "at_pin": True, "path": "python/sglang/srt/managers/scheduler.py", "line": 2925}},
-    "timeline": [{"step": 1, "t_ms": 0.2, "dur_ms": 1.1, "role": "plan", "count": 1, "source": SOURCE,
-                  "symbol": "sglang.srt.managers.scheduler.Scheduler.get_next_batch_to_run",
-                  "where": "python/sglang/srt/managers/scheduler.py:2925", "values": {"batch_mode": "EXTEND"}}],
-    "runtime_edges": {"graph_checked": True, "observed": [
-        {"caller": "pkg.Scheduler.event_loop", "callee": "pkg.Scheduler.run_batch", "site": "s.py:10", "count": 7},
-        {"caller": "pkg.Dispatcher.__call__", "callee": "pkg.Scheduler.handle", "site": "u.py:3", "count": 2}],
-        "missing": [{"caller": "pkg.Dispatcher.__call__", "callee": "pkg.Scheduler.handle", "where": "u.py:3",
-                     "count": 2, "message": "..."}]},
+    "engine": "sglang v0.5.17",
+    "framework": "sglang",
+    "num_events": 12,
+    "num_dropped": 0,
+    "capture_errors": {},
+    "device": "cuda",
+    "hook_source": "builtin",
+    "steps_by_batch_mode": {"EXTEND": 1},
+    "cuda_graph": {"REPLAY": 1},
+    "hooks": {
+        "sglang.srt.managers.scheduler.Scheduler.get_next_batch_to_run": {
+            "role": "plan",
+            "fired": 5,
+            "at_pin": True,
+            "path": "python/sglang/srt/managers/scheduler.py",
+            "line": 2925,
+        }
+    },
+    "timeline": [
+        {
+            "step": 1,
+            "t_ms": 0.2,
+            "dur_ms": 1.1,
+            "role": "plan",
+            "count": 1,
+            "source": SOURCE,
+            "symbol": "sglang.srt.managers.scheduler.Scheduler.get_next_batch_to_run",
+            "where": "python/sglang/srt/managers/scheduler.py:2925",
+            "values": {"batch_mode": "EXTEND"},
+        }
+    ],
+    "runtime_edges": {
+        "graph_checked": True,
+        "observed": [
+            {"caller": "pkg.Scheduler.event_loop", "callee": "pkg.Scheduler.run_batch", "site": "s.py:10", "count": 7},
+            {"caller": "pkg.Dispatcher.__call__", "callee": "pkg.Scheduler.handle", "site": "u.py:3", "count": 2},
+        ],
+        "missing": [
+            {
+                "caller": "pkg.Dispatcher.__call__",
+                "callee": "pkg.Scheduler.handle",
+                "where": "u.py:3",
+                "count": 2,
+                "message": "...",
+            }
+        ],
+    },
 }
 
 
@@ -39,12 +74,16 @@ def test_runtime_page_lays_out_steps_with_source_links_and_edges(tmp_path):
     (tmp_path / "results" / "gpu-sglang-summary.json").write_text(json.dumps(SUMMARY))
     page = _page(tmp_path, root=tmp_path)
     assert "## sglang v0.5.17 — H200 run, committed in results/gpu-sglang-summary.json" in page
-    assert ('<a href="https://github.com/sgl-project/sglang/blob/v0.5.17/python/sglang/srt/managers/scheduler.py#L2925">'
-            "<code>Scheduler.get_next_batch_to_run</code> python/sglang/srt/managers/scheduler.py:2925</a>") in page
+    assert (
+        '<a href="https://github.com/sgl-project/sglang/blob/v0.5.17/python/sglang/srt/managers/scheduler.py#L2925">'
+        "<code>Scheduler.get_next_batch_to_run</code> python/sglang/srt/managers/scheduler.py:2925</a>"
+    ) in page
     rows = [line for line in page.splitlines() if line.startswith("| <code>pkg.")]
-    assert rows == ["| <code>pkg.Scheduler.event_loop</code> | <code>pkg.Scheduler.run_batch</code> | s.py:10 | 7 | yes |",
-                    "| <code>pkg.Dispatcher.&#95;&#95;call&#95;&#95;</code> | <code>pkg.Scheduler.handle</code> | u.py:3 | 2 "
-                    "| **no** |"]
+    assert rows == [
+        "| <code>pkg.Scheduler.event_loop</code> | <code>pkg.Scheduler.run_batch</code> | s.py:10 | 7 | yes |",
+        "| <code>pkg.Dispatcher.&#95;&#95;call&#95;&#95;</code> | <code>pkg.Scheduler.handle</code> | u.py:3 | 2 "
+        "| **no** |",
+    ]
     assert "1 missing (a missing edge is a graph bug)" in page
 
 
@@ -54,10 +93,21 @@ def test_runtime_page_without_traces_says_how_to_make_one(tmp_path):
 
 def test_runtime_page_sets_out_what_the_probes_cost(tmp_path):
     (tmp_path / "results").mkdir()
-    summary = dict(SUMMARY, throughput={"phases": {"c16": {
-        "median_absent": 7878.0, "median_off": 7747.0, "median_on": 7951.3, "on_over_absent": 1.0093,
-        "on_over_off": 1.0264}}}, duty={"c16-ab: on duty=100": {"median": 0.9925, "ci95": [0.9753, 1.0205],
-                                                                 "pooled": 1.0029, "pairs": 88}})
+    summary = dict(
+        SUMMARY,
+        throughput={
+            "phases": {
+                "c16": {
+                    "median_absent": 7878.0,
+                    "median_off": 7747.0,
+                    "median_on": 7951.3,
+                    "on_over_absent": 1.0093,
+                    "on_over_off": 1.0264,
+                }
+            }
+        },
+        duty={"c16-ab: on duty=100": {"median": 0.9925, "ci95": [0.9753, 1.0205], "pooled": 1.0029, "pairs": 88}},
+    )
     (tmp_path / "results" / "gpu-sglang-summary.json").write_text(json.dumps(summary))
     page = _page(tmp_path, root=tmp_path)
     assert "| c16 | 7878.0 | 7747.0 | 7951.3 | 1.0093 | 1.0264 |" in page

@@ -7,8 +7,8 @@ import re
 from html.parser import HTMLParser
 
 import pytest
-
 import sitefixture
+
 from atlas.render import build_site, check_site
 from atlas.render.check import check_excerpts
 
@@ -42,10 +42,18 @@ class Scripts(HTMLParser):
 def test_pages_exist(built):
     report, _ = built
     html = report.html
-    for page in ["index.html", "mechanisms/index.html", "mechanisms/prefix-cache.html",
-                 "components/vllm/kv-cache.html", "browse/vllm.html", "crossref/bottlenecks.html",
-                 "crossref/multi-gpu.html", "runtime.html", "diff.html",
-                 "symbols/vllm/vllm.core.sched.KVCacheManager.allocate_slots.html"]:
+    for page in [
+        "index.html",
+        "mechanisms/index.html",
+        "mechanisms/prefix-cache.html",
+        "components/vllm/kv-cache.html",
+        "browse/vllm.html",
+        "crossref/bottlenecks.html",
+        "crossref/multi-gpu.html",
+        "runtime.html",
+        "diff.html",
+        "symbols/vllm/vllm.core.sched.KVCacheManager.allocate_slots.html",
+    ]:
         assert (html / page).is_file(), page
     assert report.num_symbol_pages == 8  # annotated + component members with a file; the op has none
 
@@ -107,6 +115,7 @@ def test_bundled_assets_and_no_cdn(built):
 
 def test_search_index_has_symbols_but_not_their_code(built):
     import json
+
     report, _ = built
     docs = json.loads((report.html / "search" / "search_index.json").read_text())["docs"]
     assert any(d["location"].endswith("KVCacheManager.allocate_slots.html") for d in docs)

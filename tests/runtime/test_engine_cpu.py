@@ -39,14 +39,25 @@ def _check_hooks_at_pin(summary: dict, settings) -> None:
 
 def test_single_process_trace_every_hook_fires_at_its_pinned_line(tmp_path):
     settings = load_settings(build=str(tmp_path / "build"))
-    s = run_trace(TraceOptions("vllm", tmp_path, python=engine_python(), single_process=True, warmup=False,
-                               workload_params=SMALL, hooks="builtin"), settings)
+    s = run_trace(
+        TraceOptions(
+            "vllm",
+            tmp_path,
+            python=engine_python(),
+            single_process=True,
+            warmup=False,
+            workload_params=SMALL,
+            hooks="builtin",
+        ),
+        settings,
+    )
     assert (s["pin_set"], s["engine_version"], s["hook_source"]) == ("cpu", "0.32.0", "builtin-default")
     assert all(p["version_at_pin"] for p in s["processes"])
     _check_hooks_at_pin(s, settings)
     assert (s["num_dropped"], s["capture_errors"], s["num_torn_lines"]) == (0, {}, 0)
-    assert len(s["requests"]) == 4 and all(r["output_tokens"] == 8 and r["ttft_ms"] > 0 and r["tpot_ms"] > 0
-                                           for r in s["requests"].values())
+    assert len(s["requests"]) == 4 and all(
+        r["output_tokens"] == 8 and r["ttft_ms"] > 0 and r["tpot_ms"] > 0 for r in s["requests"].values()
+    )
     assert s["steps_by_batch_mode"].get("DECODE", 0) > 0 and s["kv_blocks_allocated"] == s["kv_blocks_freed"] > 0
     assert s["cuda_graph"] == {"NONE": sum(s["cuda_graph"].values())}  # eager on the CPU
     assert all(h["own_us_per_call"] > 0 for h in s["hooks"].values() if h["fired"])  # the wrappers time themselves
@@ -56,8 +67,9 @@ def test_single_process_trace_every_hook_fires_at_its_pinned_line(tmp_path):
     check_trace_file(tmp_path / "trace.json")
     published = json.loads((tmp_path / "build" / "runtime" / "summary.json").read_text())
     assert published["engine"] == "vllm v0.32.0" and published["timeline"]
-    observed = {(e["caller"].rsplit(".", 2)[-2:][0], e["callee"].rsplit(".", 1)[1])
-                for e in s["runtime_edges"]["observed"]}
+    observed = {
+        (e["caller"].rsplit(".", 2)[-2:][0], e["callee"].rsplit(".", 1)[1]) for e in s["runtime_edges"]["observed"]
+    }
     assert ("EngineCore", "schedule") in observed and ("EngineCore", "update_from_output") in observed
 
 
@@ -65,8 +77,18 @@ def test_multiprocess_trace_with_a_faulty_capture(tmp_path):
     """Default mode: front end, EngineCore and worker each write a shard; KVCacheManager.free's capture raises."""
     settings = load_settings(build=str(tmp_path / "build"))
     free = "vllm.v1.core.kv_cache_manager.KVCacheManager.free"
-    s = run_trace(TraceOptions("vllm", tmp_path, python=engine_python(), warmup=False, workload_params=SMALL,
-                               hooks="builtin", inject_fault=free), settings)
+    s = run_trace(
+        TraceOptions(
+            "vllm",
+            tmp_path,
+            python=engine_python(),
+            warmup=False,
+            workload_params=SMALL,
+            hooks="builtin",
+            inject_fault=free,
+        ),
+        settings,
+    )
     names = {p["proc"] for p in s["processes"]}
     assert {"EngineCore", "MainProcess"} <= names and any(n.startswith("VllmWorker") for n in names), names
     assert s["capture_errors"] == {free: 1} and s["disabled_hooks"] == [free]
@@ -79,11 +101,27 @@ def test_multiprocess_trace_with_a_faulty_capture(tmp_path):
 
 def test_killed_mid_run_leaves_a_trace_that_opens(tmp_path):
     env = dict(os.environ, ATLAS_ENGINE_PYTHON=engine_python())
-    argv = [*ATLAS, "trace", "--framework", "vllm", "--single-process", "--no-warmup",
-            "--requests", "64", "--output-len", "64", "--concurrency", "4", "--hooks", "builtin",
-            "--out", str(tmp_path / "trace"), "--build", str(tmp_path / "build")]
-    proc = subprocess.Popen(argv, env=env, start_new_session=True, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    argv = [
+        *ATLAS,
+        "trace",
+        "--framework",
+        "vllm",
+        "--single-process",
+        "--no-warmup",
+        "--requests",
+        "64",
+        "--output-len",
+        "64",
+        "--concurrency",
+        "4",
+        "--hooks",
+        "builtin",
+        "--out",
+        str(tmp_path / "trace"),
+        "--build",
+        str(tmp_path / "build"),
+    ]
+    proc = subprocess.Popen(argv, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 150
     try:
         while time.monotonic() < deadline and proc.poll() is None:
@@ -96,9 +134,24 @@ def test_killed_mid_run_leaves_a_trace_that_opens(tmp_path):
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
     assert not (tmp_path / "trace" / "summary.json").exists()
-    done = subprocess.run([*ATLAS, "trace", "--format", "json", "--framework", "vllm", "--collect-only",
-                           "--out", str(tmp_path / "trace"), "--build", str(tmp_path / "build")],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            *ATLAS,
+            "trace",
+            "--format",
+            "json",
+            "--framework",
+            "vllm",
+            "--collect-only",
+            "--out",
+            str(tmp_path / "trace"),
+            "--build",
+            str(tmp_path / "build"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
     assert summary["num_events"] >= 40 and summary["hooks"]["vllm.v1.core.sched.scheduler.Scheduler.schedule"]["fired"]
@@ -109,9 +162,26 @@ def test_scenario_prefix_cache_on_the_cpu_engine(tmp_path):
     """`atlas trace --scenario prefix-cache`: the warm request hits the cold one's full blocks (probes on and absent),
     the results file carries both, and its evidence line is the hooked lookup at the pin."""
     env = dict(os.environ, ATLAS_ENGINE_PYTHON=engine_python())
-    argv = [*ATLAS, "trace", "--format", "json", "--framework", "vllm", "--device", "cpu", "--scenario",
-            "prefix-cache", "--variant", "graph", "--config", "length=300", "--out", str(tmp_path / "run"),
-            "--build", str(tmp_path / "build")]
+    argv = [
+        *ATLAS,
+        "trace",
+        "--format",
+        "json",
+        "--framework",
+        "vllm",
+        "--device",
+        "cpu",
+        "--scenario",
+        "prefix-cache",
+        "--variant",
+        "graph",
+        "--config",
+        "length=300",
+        "--out",
+        str(tmp_path / "run"),
+        "--build",
+        str(tmp_path / "build"),
+    ]
     done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     result = json.loads((tmp_path / "run" / "results" / "prefix-cache.json").read_text())

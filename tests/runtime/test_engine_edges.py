@@ -29,12 +29,24 @@ MARGIN = 0.02
 
 def test_cpu_engine_edges_held_by_the_static_graph(tmp_path):
     if not MEASURED.is_file():
-        pytest.fail(f"no committed measurement {MEASURED.name}: run `atlas index vllm --pins cpu`, then `atlas graph "
-                    f"verify results/edges/vllm-cpu-v0.32.0.edges.json --format json > results/edges/{MEASURED.name}`")
+        pytest.fail(
+            f"no committed measurement {MEASURED.name}: run `atlas index vllm --pins cpu`, then `atlas graph "
+            f"verify results/edges/vllm-cpu-v0.32.0.edges.json --format json > results/edges/{MEASURED.name}`"
+        )
     floor = round(json.loads(MEASURED.read_text())["share"] - MARGIN, 4)
     settings = load_settings(build=str(tmp_path / "build"))  # the trace's own summary stays out of the project
-    s = run_trace(TraceOptions("vllm", tmp_path / "trace", python=engine_python(), warmup=False,
-                               workload_params=SMALL, hooks="builtin", edges=True), settings)
+    s = run_trace(
+        TraceOptions(
+            "vllm",
+            tmp_path / "trace",
+            python=engine_python(),
+            warmup=False,
+            workload_params=SMALL,
+            hooks="builtin",
+            edges=True,
+        ),
+        settings,
+    )
     assert s["recorded_edges"]["num_processes"] == 3  # front end, EngineCore, worker: each loaded the plugin
     rec = load(tmp_path / "trace")
     assert (rec.framework, rec.pin_set, rec.engine_version) == ("vllm", "cpu", "0.32.0")

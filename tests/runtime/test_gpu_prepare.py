@@ -22,8 +22,11 @@ def prepare():
 
 def test_every_group_names_built_in_hooks(prepare):
     assert prepare.unknown_hooks() == []
-    assert all(state.startswith(("on ", "off ")) for states in (*prepare.BISECT.values(), *prepare.OFF_BISECT.values())
-               for state in states)
+    assert all(
+        state.startswith(("on ", "off "))
+        for states in (*prepare.BISECT.values(), *prepare.OFF_BISECT.values())
+        for state in states
+    )
 
 
 def test_balanced_rounds_rotate_the_states(prepare):

@@ -31,25 +31,58 @@ def test_summary_figures(tmp_path):
     assert s["steps_by_batch_mode"] == {"DECODE": 2, "EXTEND": 1}
     assert s["kv_blocks_allocated"] == 2 and s["preempted"] == 0
     # a arrived at 0 ms, b at 1 ms; tokens committed at the end of each update_from_output: 19, 29, 39 ms
-    assert s["requests"]["a"] == {"output_tokens": 3, "ttft_ms": 19.0, "tpot_ms": 10.0,
-                                  "itl_ms": {"mean": 10.0, "p50": 10.0, "max": 10.0}}
+    assert s["requests"]["a"] == {
+        "output_tokens": 3,
+        "ttft_ms": 19.0,
+        "tpot_ms": 10.0,
+        "itl_ms": {"mean": 10.0, "p50": 10.0, "max": 10.0},
+    }
     assert s["requests"]["b"]["ttft_ms"] == 18.0
     assert all(h["fired"] > 0 and h["at_pin"] for h in s["hooks"].values())
 
 
-@pytest.mark.parametrize("rounds, ratio, on_over_absent, off_over_absent", [
-    ([("off", 100.0), ("on", 98.0), ("off", 102.0), ("on", 99.0), ("off", 101.0), ("on", 97.0)], 0.9703, None, None),
-    ([("on", 50.0)], None, None, None),
-    ([("absent", 200.0), ("on", 190.0), ("off", 198.0), ("absent", 204.0), ("on", 194.0), ("off", 199.0),
-      ("absent", 202.0), ("on", 192.0), ("off", 197.0)], 0.9697, 0.9505, 0.9802),
-])
+@pytest.mark.parametrize(
+    "rounds, ratio, on_over_absent, off_over_absent",
+    [
+        (
+            [("off", 100.0), ("on", 98.0), ("off", 102.0), ("on", 99.0), ("off", 101.0), ("on", 97.0)],
+            0.9703,
+            None,
+            None,
+        ),
+        ([("on", 50.0)], None, None, None),
+        (
+            [
+                ("absent", 200.0),
+                ("on", 190.0),
+                ("off", 198.0),
+                ("absent", 204.0),
+                ("on", 194.0),
+                ("off", 199.0),
+                ("absent", 202.0),
+                ("on", 192.0),
+                ("off", 197.0),
+            ],
+            0.9697,
+            0.9505,
+            0.9802,
+        ),
+    ],
+)
 def test_throughput_ratio_of_medians(rounds, ratio, on_over_absent, off_over_absent):
     from atlas.runtime.summary import throughput
-    driver = {"rounds": [{"round": i, "probes": p, "out_tokens": 1, "seconds": 1, "out_tok_s": v}
-                         for i, (p, v) in enumerate(rounds)]}
+
+    driver = {
+        "rounds": [
+            {"round": i, "probes": p, "out_tokens": 1, "seconds": 1, "out_tok_s": v} for i, (p, v) in enumerate(rounds)
+        ]
+    }
     result = throughput(driver)
     assert (result.get("on_over_off"), result.get("on_over_absent"), result.get("off_over_absent")) == (
-        ratio, on_over_absent, off_over_absent)
+        ratio,
+        on_over_absent,
+        off_over_absent,
+    )
 
 
 def test_chrome_trace_has_slices_flows_and_source_links(tmp_path):
@@ -60,8 +93,10 @@ def test_chrome_trace_has_slices_flows_and_source_links(tmp_path):
     assert slices[0]["args"]["source"] == "https://github.com/vllm-project/vllm/blob/v0.32.0/vllm/x.py#L1"
     step2 = [s for s in slices if s["args"]["step"] == 2 and "bind_id" in s]
     assert [(s["name"], s["flow_in"], s["flow_out"]) for s in step2] == [
-        ("Scheduler.schedule", False, True), ("GPUModelRunner.execute_model", True, True),
-        ("Scheduler.update_from_output", True, False)]
+        ("Scheduler.schedule", False, True),
+        ("GPUModelRunner.execute_model", True, True),
+        ("Scheduler.update_from_output", True, False),
+    ]
     request_flows = [e for e in trace["traceEvents"] if e.get("cat") == "request"]
     assert [e["ph"] for e in request_flows if e["name"] == "a"] == ["s", "t", "f"]
     json.dumps(trace)

@@ -43,8 +43,10 @@ def test_recorded_calls_are_held_by_the_default_graph(settings, path):
     measured = json.loads(path.with_name(path.name.replace(".edges.json", ".verify.json")).read_text())
     (manifest,) = load_all(settings.root, [rec.framework])
     try:
-        index, graph = load_index(settings, rec.framework, rec.pin_set), load_graph(settings, rec.framework,
-                                                                                   rec.pin_set)
+        index, graph = (
+            load_index(settings, rec.framework, rec.pin_set),
+            load_graph(settings, rec.framework, rec.pin_set),
+        )
     except AtlasError as exc:
         pytest.skip(f"{rec.framework} not synced: {exc}")
     report = verify.verify(rec, index, graph, manifest.package_root)

@@ -20,9 +20,15 @@ def _settings():
         pytest.skip(f"no project settings: {exc}")
 
 
-@pytest.mark.parametrize("framework, pin_set, device", [
-    ("vllm", "default", "cuda"), ("vllm", "cpu", "cpu"), ("vllm", "latest", "cuda"), ("sglang", "default", "cuda"),
-])
+@pytest.mark.parametrize(
+    "framework, pin_set, device",
+    [
+        ("vllm", "default", "cuda"),
+        ("vllm", "cpu", "cpu"),
+        ("vllm", "latest", "cuda"),
+        ("sglang", "default", "cuda"),
+    ],
+)
 def test_builtin_hooks_resolve_to_def_lines(framework, pin_set, device, tmp_path):
     settings = _settings()
     try:
@@ -42,17 +48,23 @@ def test_builtin_hooks_resolve_to_def_lines(framework, pin_set, device, tmp_path
 def test_a_hook_gone_at_a_pin_is_named(tmp_path):
     """SGLang 0.5.23 dropped RadixCache.cache_finished_req (the release path moved): the built-in list, written for
     the default pins, must say so rather than hook something else."""
-    with pytest.raises(SymbolNotFound, match=r"RadixCache\.cache_finished_req is not defined in "
-                                             r"python/sglang/srt/mem_cache/radix_cache\.py"):
+    with pytest.raises(
+        SymbolNotFound,
+        match=r"RadixCache\.cache_finished_req is not defined in "
+        r"python/sglang/srt/mem_cache/radix_cache\.py",
+    ):
         build_spec("sglang", "latest", "cuda", tmp_path, _settings(), source="builtin")
 
 
-@pytest.mark.parametrize("framework, requested, version, picked", [
-    ("vllm", "default", "0.32.0+cpu", "cpu"),
-    ("vllm", "default", "0.26.0", "default"),
-    ("vllm", "default", "0.99.0", "default"),  # not pinned: keep the request, events say "not at pin"
-    ("sglang", "default", "0.5.23", "latest"),
-])
+@pytest.mark.parametrize(
+    "framework, requested, version, picked",
+    [
+        ("vllm", "default", "0.32.0+cpu", "cpu"),
+        ("vllm", "default", "0.26.0", "default"),
+        ("vllm", "default", "0.99.0", "default"),  # not pinned: keep the request, events say "not at pin"
+        ("sglang", "default", "0.5.23", "latest"),
+    ],
+)
 def test_engine_version_picks_the_pin_set(framework, requested, version, picked):
     (manifest,) = load_all(_settings().root, [framework])
     assert pick_pin_set(manifest, requested, version) == picked
@@ -60,13 +72,21 @@ def test_engine_version_picks_the_pin_set(framework, requested, version, picked)
 
 def test_annotations_on_one_symbol_share_one_hook():
     from atlas.runtime.spec import merge_by_symbol, with_timing_hooks
-    entries = [{"annotation": "a1", "symbol": "vllm.x.Scheduler.schedule", "role": "plan", "capture": ["batch_size"]},
-               {"annotation": "a2", "symbol": "vllm.x.Scheduler.schedule", "role": "plan",
-                "capture": ["batch_size", "request_ids"]},
-               {"annotation": "a3", "symbol": "vllm.x.Other.f", "role": "commit", "capture": []}]
+
+    entries = [
+        {"annotation": "a1", "symbol": "vllm.x.Scheduler.schedule", "role": "plan", "capture": ["batch_size"]},
+        {
+            "annotation": "a2",
+            "symbol": "vllm.x.Scheduler.schedule",
+            "role": "plan",
+            "capture": ["batch_size", "request_ids"],
+        },
+        {"annotation": "a3", "symbol": "vllm.x.Other.f", "role": "commit", "capture": []},
+    ]
     merged = merge_by_symbol(entries)
     assert [(e["symbol"], e["annotations"], e["capture"]) for e in merged] == [
         ("vllm.x.Scheduler.schedule", ["a1", "a2"], ["batch_size", "request_ids"]),
-        ("vllm.x.Other.f", ["a3"], [])]
+        ("vllm.x.Other.f", ["a3"], []),
+    ]
     added = [e["qualname"] for e in with_timing_hooks(merged, "vllm", "cpu")[2:]]
     assert added == ["Scheduler.add_request", "Scheduler.schedule", "Scheduler.update_from_output"]

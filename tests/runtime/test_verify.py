@@ -22,33 +22,52 @@ PIN = Pin("pkg", "v1", "0" * 40, "https://example.com/pkg")
 #  1 module
 #  3-20 class Engine:  4-6 __init__, 8-14 step (12-13 nested inner), 16-18 numbers (a generator), 19-20 size
 #  22-30 def drive
-SPANS = {"pkg.core": (SymbolKind.MODULE, 1, 30), "pkg.core.Engine": (SymbolKind.CLASS, 3, 20),
-         "pkg.core.Engine.__init__": (SymbolKind.METHOD, 4, 6), "pkg.core.Engine.step": (SymbolKind.METHOD, 8, 14),
-         "pkg.core.Engine.step.inner": (SymbolKind.FUNCTION, 12, 13),
-         "pkg.core.Engine.numbers": (SymbolKind.METHOD, 16, 18), "pkg.core.Engine.size": (SymbolKind.METHOD, 19, 20),
-         "pkg.core.Engine.speed": (SymbolKind.ATTRIBUTE, 5, 5), "pkg.core.drive": (SymbolKind.FUNCTION, 22, 30),
-         "pkg.util": (SymbolKind.MODULE, 1, 5), "pkg.util.add": (SymbolKind.FUNCTION, 1, 2),
-         "pkg.util.sub": (SymbolKind.FUNCTION, 4, 5)}
+SPANS = {
+    "pkg.core": (SymbolKind.MODULE, 1, 30),
+    "pkg.core.Engine": (SymbolKind.CLASS, 3, 20),
+    "pkg.core.Engine.__init__": (SymbolKind.METHOD, 4, 6),
+    "pkg.core.Engine.step": (SymbolKind.METHOD, 8, 14),
+    "pkg.core.Engine.step.inner": (SymbolKind.FUNCTION, 12, 13),
+    "pkg.core.Engine.numbers": (SymbolKind.METHOD, 16, 18),
+    "pkg.core.Engine.size": (SymbolKind.METHOD, 19, 20),
+    "pkg.core.Engine.speed": (SymbolKind.ATTRIBUTE, 5, 5),
+    "pkg.core.drive": (SymbolKind.FUNCTION, 22, 30),
+    "pkg.util": (SymbolKind.MODULE, 1, 5),
+    "pkg.util.add": (SymbolKind.FUNCTION, 1, 2),
+    "pkg.util.sub": (SymbolKind.FUNCTION, 4, 5),
+}
 DECORATORS = {"pkg.core.Engine.size": ("property",)}
 COMPONENT = {"pkg.core.drive": "driver", "pkg.util.add": "util"}
 
 
 def make_index() -> Index:
-    return Index(PIN, Path("/nowhere"), {
-        sid: Symbol(sid, kind, Span("src/" + sid.split(".")[0] + "/" + sid.split(".")[1] + ".py", a, b),
-                    decorators=DECORATORS.get(sid, ()), component=COMPONENT.get(sid, ""))
-        for sid, (kind, a, b) in SPANS.items()})
+    return Index(
+        PIN,
+        Path("/nowhere"),
+        {
+            sid: Symbol(
+                sid,
+                kind,
+                Span("src/" + sid.split(".")[0] + "/" + sid.split(".")[1] + ".py", a, b),
+                decorators=DECORATORS.get(sid, ()),
+                component=COMPONENT.get(sid, ""),
+            )
+            for sid, (kind, a, b) in SPANS.items()
+        },
+    )
 
 
 def make_graph(index: Index) -> AtlasGraph:
     g = nx.MultiDiGraph()
     for sid in index.symbols:
         g.add_node(sid)
-    for caller, callee, line in [("pkg.core.drive", "pkg.core.Engine", 23),  # a constructor: an edge to the class
-                                 ("pkg.core.Engine.step", "pkg.util.add", 9),
-                                 ("pkg.core.Engine.step", "pkg.core.Engine.step.inner", 14),
-                                 ("pkg.core", "pkg.util.add", 26),  # the site in drive, under another caller
-                                 ("pkg.core.drive", "pkg.util.sub", 27)]:
+    for caller, callee, line in [
+        ("pkg.core.drive", "pkg.core.Engine", 23),  # a constructor: an edge to the class
+        ("pkg.core.Engine.step", "pkg.util.add", 9),
+        ("pkg.core.Engine.step", "pkg.core.Engine.step.inner", 14),
+        ("pkg.core", "pkg.util.add", 26),  # the site in drive, under another caller
+        ("pkg.core.drive", "pkg.util.sub", 27),
+    ]:
         g.add_edge(caller, callee, provenance="static", confidence=1.0, path="src/pkg/core.py", line=line)
     unresolved = [CallSite("pkg.core.drive", "e.run()", Span("src/pkg/core.py", 28, 28))]
     return AtlasGraph(PIN, g, index.symbols, unresolved)
@@ -71,16 +90,16 @@ EDGES = [  # (recorded edge, verdict, kind)
 
 
 def make_recording(edges=tuple(e for e, _, _ in EDGES)) -> Recording:
-    return Recording("pkg", "default", "v1", "0" * 40, "1.0", tuple(edges), 2,
-                     frozenset({("pkg/core.py", "Engine.numbers")}))
+    return Recording(
+        "pkg", "default", "v1", "0" * 40, "1.0", tuple(edges), 2, frozenset({("pkg/core.py", "Engine.numbers")})
+    )
 
 
 def test_each_recorded_edge_gets_its_verdict_and_kind():
     index = make_index()
     report = verify(make_recording(), index, make_graph(index), "src")
     assert [(c.verdict, c.kind) for c in report.checks] == [(v, k) for _, v, k in EDGES]
-    assert [c.caller for c in report.checks[:3]] == ["pkg.core.drive", "pkg.core.Engine.step",
-                                                     "pkg.core.Engine.step"]
+    assert [c.caller for c in report.checks[:3]] == ["pkg.core.drive", "pkg.core.Engine.step", "pkg.core.Engine.step"]
     assert report.checks[4].site_callees == ("pkg.util.sub",)
     assert (report.num_held, len(report.calls), len(report.checks)) == (4, 7, 8) and report.share == 4 / 7
     assert report.components == {"(none)": (2, 3), "driver": (2, 4)}  # the resumed generator is not a call
@@ -91,7 +110,12 @@ def test_the_report_as_json_and_text_groups_misses_by_caller_module():
     index = make_index()
     doc = to_json(verify(make_recording(), index, make_graph(index), "src"), min_share=0.6)
     assert (doc["num_recorded"], doc["num_calls"], doc["num_held"], doc["share"], doc["passed"]) == (
-        8, 7, 4, 0.5714, False)
+        8,
+        7,
+        4,
+        0.5714,
+        False,
+    )
     assert doc["by_kind"]["call"] == {"held": 2, "recorded": 3}
     assert doc["missing_by_kind"]["call"] == {Verdict.ELSEWHERE.value: 1}
     assert list(doc["misses"]) == ["pkg.core"]
@@ -100,17 +124,23 @@ def test_the_report_as_json_and_text_groups_misses_by_caller_module():
     doc.update(pin_set="default", graph_ref="v1")
     text = "\n".join(human(doc))
     assert "4 of 7 recorded calls held, 57.1% (minimum 60.0%: FAILED)" in text
-    assert "pkg/core.py:27  pkg.core.drive -> pkg.util.add  [call; missing: the call site resolved to other " \
-           "callees -> has pkg.util.sub]  x2" in text
+    assert (
+        "pkg/core.py:27  pkg.core.drive -> pkg.util.add  [call; missing: the call site resolved to other "
+        "callees -> has pkg.util.sub]  x2" in text
+    )
 
 
 def test_runs_without_a_call_in_the_source_are_shown_not_counted_and_callers_are_named_by_qualname():
     """A class body and a comprehension are run by the interpreter where the source has no call; a call made on a
     decorator line of a method belongs to the class body running it, whose calls the graph gives the module."""
     index = make_index()
-    recorded = make_recording((edge("<module>", 3, "pkg/core.py", "Engine", 3),
-                               edge("drive", 24, "pkg/core.py", "drive.<locals>.<listcomp>", 24),
-                               edge("Engine", 8, "pkg/util.py", "add", 1)))
+    recorded = make_recording(
+        (
+            edge("<module>", 3, "pkg/core.py", "Engine", 3),
+            edge("drive", 24, "pkg/core.py", "drive.<locals>.<listcomp>", 24),
+            edge("Engine", 8, "pkg/util.py", "add", 1),
+        )
+    )
     report = verify(recorded, index, make_graph(index), "src")
     assert [c.kind for c in report.checks] == [CallKind.CLASS_BODY, CallKind.COMPREHENSION, CallKind.CALL]
     assert report.checks[2].caller == "pkg.core" and report.checks[2].verdict is Verdict.EDGE
@@ -121,9 +151,13 @@ def test_calls_with_an_end_in_a_file_atlas_does_not_analyse_are_shown_not_counte
     """Vendored code the manifest excludes (vLLM's third_party/) has no symbols: its calls, and calls into it,
     cannot be in the graph by design; they are reported apart, not counted as misses."""
     index = make_index()
-    recorded = make_recording((RecordedEdge("pkg/vendored.py", "helper", 3, "pkg/vendored.py", "inner", 9, 4),
-                               edge("drive", 25, "pkg/vendored.py", "helper", 1),
-                               edge("Engine.step", 9, "pkg/util.py", "add", 1)))
+    recorded = make_recording(
+        (
+            RecordedEdge("pkg/vendored.py", "helper", 3, "pkg/vendored.py", "inner", 9, 4),
+            edge("drive", 25, "pkg/vendored.py", "helper", 1),
+            edge("Engine.step", 9, "pkg/util.py", "add", 1),
+        )
+    )
     report = verify(recorded, index, make_graph(index), "src")
     assert [c.verdict for c in report.checks] == [Verdict.OUTSIDE, Verdict.OUTSIDE, Verdict.EDGE]
     assert (report.num_outside, len(report.calls), report.share) == (2, 1, 1.0)
@@ -131,10 +165,18 @@ def test_calls_with_an_end_in_a_file_atlas_does_not_analyse_are_shown_not_counte
     assert doc["num_outside"] == 2 and doc["misses"] == {} and doc["by_kind"] == {"call": {"held": 1, "recorded": 1}}
 
 
-@pytest.mark.parametrize("line, expected", [
-    (1, "pkg.core"), (3, "pkg.core.Engine"), (5, "pkg.core.Engine.__init__"),  # an attribute is not a scope
-    (12, "pkg.core.Engine.step.inner"), (14, "pkg.core.Engine.step"), (21, "pkg.core"), (31, None),
-])
+@pytest.mark.parametrize(
+    "line, expected",
+    [
+        (1, "pkg.core"),
+        (3, "pkg.core.Engine"),
+        (5, "pkg.core.Engine.__init__"),  # an attribute is not a scope
+        (12, "pkg.core.Engine.step.inner"),
+        (14, "pkg.core.Engine.step"),
+        (21, "pkg.core"),
+        (31, None),
+    ],
+)
 def test_symbol_at_is_the_innermost_scope(line, expected):
     assert make_index().symbol_at("src/pkg/core.py", line) == expected
     assert make_index().symbol_at("src/pkg/other.py", 1) is None
@@ -144,8 +186,11 @@ def test_recording_merges_processes_and_round_trips(tmp_path):
     (tmp_path / "edges").mkdir()
     row = ["pkg/core.py", "drive", 23, "pkg/core.py", "Engine.__init__", 4]
     for pid, n in ((1, 2), (2, 3)):
-        (tmp_path / "edges" / f"p-{pid}.json").write_text(json.dumps({
-            "schema": 1, "kind": "edges", "edges": [[*row, n]], "generators": [["pkg/core.py", "Engine.numbers"]]}))
+        (tmp_path / "edges" / f"p-{pid}.json").write_text(
+            json.dumps(
+                {"schema": 1, "kind": "edges", "edges": [[*row, n]], "generators": [["pkg/core.py", "Engine.numbers"]]}
+            )
+        )
     spec = {"framework": "pkg", "pin_set": "default", "ref": "v1", "commit": "0" * 40, "engine_version": "1.0"}
     doc = recording.collect(tmp_path, spec)
     assert doc["edges"] == [[*row, 5]] and doc["num_processes"] == 2
@@ -155,11 +200,14 @@ def test_recording_merges_processes_and_round_trips(tmp_path):
     assert recording.load(tmp_path / "edges.json") == loaded
 
 
-@pytest.mark.parametrize("content, says", [
-    (None, "is not a recording"),
-    ("{", "is not JSON"),
-    ('{"kind": "edges", "schema": 99}', "not an edges recording of schema 1"),
-])
+@pytest.mark.parametrize(
+    "content, says",
+    [
+        (None, "is not a recording"),
+        ("{", "is not JSON"),
+        ('{"kind": "edges", "schema": 99}', "not an edges recording of schema 1"),
+    ],
+)
 def test_a_bad_recording_says_what_to_do(tmp_path, content, says):
     path = tmp_path / "edges.json"
     if content is not None:

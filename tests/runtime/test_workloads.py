@@ -9,16 +9,19 @@ from atlas.runtime import workloads
 from atlas.runtime.trace import parse_engine_args
 
 
-@pytest.mark.parametrize("name, params, n, concurrency, out_tokens", [
-    ("requests", {"n": 3, "input_len": 8, "output_len": 4, "concurrency": 2}, 3, 2, 12),
-    ("shared-prefix", {"prefix_len": 10, "suffix_len": 2, "output_len": 5}, 2, 1, 10),
-    ("long-prefill", {"n": 2, "input_len": 4, "output_len": 6, "long_len": 50}, 3, 3, 20),
-    ("sequential", {"lengths": (8, 16), "output_len": 1, "repeat": 2}, 4, 1, 4),
-    ("repeat-prompt", {"length": 20, "output_len": 1}, 2, 1, 2),
-    ("stream-inject", {"input_len": 4, "stream_len": 30, "inject_len": 50, "after": 5}, 2, 2, 31),
-    ("pattern", {"kind": "repeat", "input_len": 12, "output_len": 7}, 1, 1, 7),
-    ("beam", {"input_len": 8, "output_len": 3, "beam_width": 2}, 1, 1, 3),
-])
+@pytest.mark.parametrize(
+    "name, params, n, concurrency, out_tokens",
+    [
+        ("requests", {"n": 3, "input_len": 8, "output_len": 4, "concurrency": 2}, 3, 2, 12),
+        ("shared-prefix", {"prefix_len": 10, "suffix_len": 2, "output_len": 5}, 2, 1, 10),
+        ("long-prefill", {"n": 2, "input_len": 4, "output_len": 6, "long_len": 50}, 3, 3, 20),
+        ("sequential", {"lengths": (8, 16), "output_len": 1, "repeat": 2}, 4, 1, 4),
+        ("repeat-prompt", {"length": 20, "output_len": 1}, 2, 1, 2),
+        ("stream-inject", {"input_len": 4, "stream_len": 30, "inject_len": 50, "after": 5}, 2, 2, 31),
+        ("pattern", {"kind": "repeat", "input_len": 12, "output_len": 7}, 1, 1, 7),
+        ("beam", {"input_len": 8, "output_len": 3, "beam_width": 2}, 1, 1, 3),
+    ],
+)
 def test_builtin_workloads(name, params, n, concurrency, out_tokens):
     w = workloads.build(name, **params)
     assert (len(w.requests), w.concurrency, w.num_output_tokens) == (n, concurrency, out_tokens)
@@ -59,12 +62,15 @@ def test_unknown_workload_names_the_choices():
         workloads.build("nope")
 
 
-@pytest.mark.parametrize("args, parsed", [
-    (("--max-num-seqs", "4"), {"max_num_seqs": 4}),
-    (("--enforce-eager",), {"enforce_eager": True}),
-    (("--dtype=float16", "--x", "1.5"), {"dtype": "float16", "x": 1.5}),
-    (("--attention-backend", "TRITON_ATTN", "--flag"), {"attention_backend": "TRITON_ATTN", "flag": True}),
-])
+@pytest.mark.parametrize(
+    "args, parsed",
+    [
+        (("--max-num-seqs", "4"), {"max_num_seqs": 4}),
+        (("--enforce-eager",), {"enforce_eager": True}),
+        (("--dtype=float16", "--x", "1.5"), {"dtype": "float16", "x": 1.5}),
+        (("--attention-backend", "TRITON_ATTN", "--flag"), {"attention_backend": "TRITON_ATTN", "flag": True}),
+    ],
+)
 def test_engine_args(args, parsed):
     assert parse_engine_args(args) == parsed
 

@@ -44,8 +44,10 @@ def trace_processor_counts(path: Path) -> dict | None:
         return None
     tp = TraceProcessor(trace=str(path), config=TraceProcessorConfig(bin_path=str(shell)))
     try:
-        return {"slices": next(iter(tp.query("select count(*) as n from slice"))).n,
-                "flows": next(iter(tp.query("select count(*) as n from flow"))).n}
+        return {
+            "slices": next(iter(tp.query("select count(*) as n from slice"))).n,
+            "flows": next(iter(tp.query("select count(*) as n from flow"))).n,
+        }
     finally:
         tp.close()
 

@@ -10,10 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from gitfixtures import git, make_remote, write_manifest
 
 from atlas.cli import main
 from atlas.sources import gitops
-from gitfixtures import git, make_remote, write_manifest
 
 VERSIONS = {
     "v1": {"pkg/__init__.py": "", "pkg/core.py": "def f():\n    return 1\n", "pkg/tests/test_core.py": "x = 1\n"},
@@ -31,8 +31,17 @@ def project(tmp_path, monkeypatch):
     monkeypatch.setenv("ATLAS_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("ATLAS_MIRROR", str(mirror))
     monkeypatch.chdir(root)
-    return type("Project", (), {"root": root, "mirror": mirror, "bare": bare, "cache": tmp_path / "cache",
-                                "manifest": root / "pinned_sources" / "engine.yaml"})
+    return type(
+        "Project",
+        (),
+        {
+            "root": root,
+            "mirror": mirror,
+            "bare": bare,
+            "cache": tmp_path / "cache",
+            "manifest": root / "pinned_sources" / "engine.yaml",
+        },
+    )
 
 
 def run(capsys, *argv) -> tuple[int, str, str]:
@@ -50,8 +59,14 @@ def sync_json(capsys, *argv) -> list[dict]:
 def test_sync_checks_out_the_pin_read_only_and_writes_the_lock(project, capsys):
     (row,) = sync_json(capsys)
     v1 = git(project.bare, "rev-parse", "v1")
-    assert row == {"name": "engine", "pins": "default", "ref": "v1", "commit": v1, "source": "mirror",
-                   "path": row["path"]}
+    assert row == {
+        "name": "engine",
+        "pins": "default",
+        "ref": "v1",
+        "commit": v1,
+        "source": "mirror",
+        "path": row["path"],
+    }
     checkout = Path(row["path"])
     assert (checkout / "pkg" / "core.py").read_text() == VERSIONS["v1"]["pkg/core.py"]
     assert not (checkout / "pkg" / "core.py").stat().st_mode & 0o222, "checkout files must be read-only"
@@ -131,8 +146,13 @@ def _commits_sharing_a_prefix(bare: Path) -> str:
     """Add commits until two share a 4-hex-digit prefix; return that prefix."""
     stream = ["reset refs/heads/main"]
     for i in range(1200):
-        stream += ["commit refs/heads/main", "mark :%d" % (i + 1), "committer a <a@b> 1700000000 +0000",
-                   f"data {len(str(i))}", str(i)]
+        stream += [
+            "commit refs/heads/main",
+            f"mark :{i + 1}",
+            "committer a <a@b> 1700000000 +0000",
+            f"data {len(str(i))}",
+            str(i),
+        ]
         if i:
             stream.append(f"from :{i}")
     git(bare, "fast-import", "--quiet", "--force", stdin=("\n".join(stream) + "\n").encode())
@@ -186,12 +206,15 @@ def test_local_changes_in_a_checkout_then_repair(project, capsys):
     assert core.read_text() == VERSIONS["v1"]["pkg/core.py"]
 
 
-@pytest.mark.parametrize("text, where, what", [
-    ("schema: 1\nname: engine\nurl: x\ninclude: [a]\npins: {default: {ref: v1}}\n", ":3:", "url"),
-    ("schema: 1\nname: engine\nurl: /x\ninclude: [a]\ncolour: red\npins: {default: {ref: v1}}\n", ":5:", "colour"),
-    ("schema: 1\nname: engine\nurl: /x\ninclude: [a]\npins:\n  default: {ref: v1, lock: abc}\n", ":6:", "lock"),
-    ("schema: 1\nname: engine\nurl: /x\ninclude: [a]\npins:\n  default:\n    ref: [v1\n", ":7:", "invalid YAML"),
-])
+@pytest.mark.parametrize(
+    "text, where, what",
+    [
+        ("schema: 1\nname: engine\nurl: x\ninclude: [a]\npins: {default: {ref: v1}}\n", ":3:", "url"),
+        ("schema: 1\nname: engine\nurl: /x\ninclude: [a]\ncolour: red\npins: {default: {ref: v1}}\n", ":5:", "colour"),
+        ("schema: 1\nname: engine\nurl: /x\ninclude: [a]\npins:\n  default: {ref: v1, lock: abc}\n", ":6:", "lock"),
+        ("schema: 1\nname: engine\nurl: /x\ninclude: [a]\npins:\n  default:\n    ref: [v1\n", ":7:", "invalid YAML"),
+    ],
+)
 def test_bad_manifest_names_file_and_line(project, capsys, text, where, what):
     project.manifest.write_text(text)
     before = project.manifest.read_text()
@@ -257,8 +280,11 @@ def test_a_pin_set_only_some_frameworks_have(project, capsys, tmp_path):
     other.write_text(text.replace("name: engine", "name: other"))
     project.manifest.write_text(text + "  cpu:\n    ref: v2\n")
     rows = sync_json(capsys, "--pins", "default,cpu")
-    assert sorted((r["name"], r["pins"]) for r in rows) == [("engine", "cpu"), ("engine", "default"),
-                                                           ("other", "default")]
+    assert sorted((r["name"], r["pins"]) for r in rows) == [
+        ("engine", "cpu"),
+        ("engine", "default"),
+        ("other", "default"),
+    ]
     code, _, err = run(capsys, "sync", "other", "--pins", "cpu")
     assert code == 2 and "no pin set 'cpu'" in err
     code, _, err = run(capsys, "sync", "--pins", "nightly")

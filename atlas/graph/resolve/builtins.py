@@ -9,8 +9,23 @@ from typing import TYPE_CHECKING, Final
 
 from atlas.graph.resolve import calls, classes, expressions, heap, names
 from atlas.graph.resolve.values import (
-    BOUND_METHOD, CLASS, CONSTANT, DISPATCHED, EXTERNAL, FUNCTION, INSTANCE, LIBRARY_RESULT, NOTHING, OBJECT, SUPER,
-    Value, Values, constant, instance, obj, some,
+    BOUND_METHOD,
+    CLASS,
+    CONSTANT,
+    DISPATCHED,
+    EXTERNAL,
+    FUNCTION,
+    INSTANCE,
+    LIBRARY_RESULT,
+    NOTHING,
+    OBJECT,
+    SUPER,
+    Value,
+    Values,
+    constant,
+    instance,
+    obj,
+    some,
 )
 from atlas.model import Provenance
 from atlas.parse.python.ir import Attribute, Expr, Keyword, Name, Site, Starred
@@ -20,8 +35,13 @@ if TYPE_CHECKING:
 
 # External callables whose result holds the elements of their arguments: "iterable" (the first argument's
 # elements), "iterables" (every argument's elements) or "items" (each positional argument is an element).
-CONTAINERS: Final = {"torch.nn.ModuleList": "iterable", "torch.nn.Sequential": "items",
-                     "itertools.islice": "iterable", "itertools.chain": "iterables", "collections.deque": "iterable"}
+CONTAINERS: Final = {
+    "torch.nn.ModuleList": "iterable",
+    "torch.nn.Sequential": "items",
+    "itertools.islice": "iterable",
+    "itertools.chain": "iterables",
+    "collections.deque": "iterable",
+}
 PARTIALS: Final = frozenset({"functools.partial", "functools.partialmethod"})
 CASTS: Final = frozenset({"typing.cast", "typing_extensions.cast"})  # cast(T, x): x, and what T promises
 # External callables that give back one of their arguments (the index), as it is or a copy of the same classes.
@@ -32,14 +52,24 @@ HEAP_TAKES: Final = frozenset({"heapq.heappop", "heapq.heappushpop", "heapq.heap
 COPIES: Final = frozenset({"iter", "reversed", "sorted", "list", "tuple", "set", "frozenset"})
 STRINGS: Final = frozenset({"str", "repr", "format", "chr", "input", "ascii", "hex", "oct", "bin"})
 # Builtins that call a protocol method of an instance argument, and the method.
-PROTOCOL: Final = {"len": "__len__", "iter": "__iter__", "next": "__next__", "str": "__str__", "repr": "__repr__",
-                   "hash": "__hash__", "bool": "__bool__", "abs": "__abs__", "reversed": "__reversed__"}
+PROTOCOL: Final = {
+    "len": "__len__",
+    "iter": "__iter__",
+    "next": "__next__",
+    "str": "__str__",
+    "repr": "__repr__",
+    "hash": "__hash__",
+    "bool": "__bool__",
+    "abs": "__abs__",
+    "reversed": "__reversed__",
+}
 CALLS_ITS_FUNCTION: Final = frozenset({"sorted", "min", "max"})  # with key=: called with each element
 PYCG_PREFIX: Final = {"dict": "<**PyDict**>", "list": "<**PyList**>"}  # PyCG's names of the builtin types
 
 
-def call_external(s: Solver, v: Value, args: tuple[Expr, ...], keywords: tuple[Keyword, ...], site: Site | None,
-                  func: Expr) -> Values:
+def call_external(
+    s: Solver, v: Value, args: tuple[Expr, ...], keywords: tuple[Keyword, ...], site: Site | None, func: Expr
+) -> Values:
     calls.edge(s, v.name, site, func, Provenance.STATIC if isinstance(func, Name) else Provenance.TYPE_INFERRED)
     values, keyword_values = calls.evaluate_arguments(s, args, keywords)
     if s.pycg:
@@ -49,8 +79,14 @@ def call_external(s: Solver, v: Value, args: tuple[Expr, ...], keywords: tuple[K
     if v.name in CONTAINERS:  # nn.ModuleList(layers), islice(layers, ...): the elements
         return new_list(s, v.name, site, elements(s, values, CONTAINERS[v.name], args))
     if v.name in CASTS and len(values) > 1:  # (an x the tree cannot follow is still a T)
-        return {**values[1], **{instance(t.name) if t.kind == CLASS else t: None for t in values[0]
-                                if t.kind == CLASS or t.kind == EXTERNAL}}
+        return {
+            **values[1],
+            **{
+                instance(t.name) if t.kind == CLASS else t: None
+                for t in values[0]
+                if t.kind == CLASS or t.kind == EXTERNAL
+            },
+        }
     if v.name in RETURNS_ARGUMENT and len(args) > RETURNS_ARGUMENT[v.name] and values[RETURNS_ARGUMENT[v.name]]:
         return values[RETURNS_ARGUMENT[v.name]]
     if (v.name in HEAP_PUTS or v.name in HEAP_TAKES) and values:
@@ -140,8 +176,9 @@ def call_back(s: Solver, functions: Values, arguments: list[Values], site: Site 
 # -- methods of containers ------------------------------------------------------------------------------------------
 
 
-def call_container_method(s: Solver, v: Value, args: tuple[Expr, ...], keywords: tuple[Keyword, ...],
-                          site: Site | None, func: Expr) -> Values:
+def call_container_method(
+    s: Solver, v: Value, args: tuple[Expr, ...], keywords: tuple[Keyword, ...], site: Site | None, func: Expr
+) -> Values:
     """A method of a list or dict object: elements flow in (append, extend, insert, update, setdefault) and out
     (pop, get, values, items, keys, copy)."""
     alloc, method = v.name, str(v.extra)
@@ -210,8 +247,9 @@ def _keys(s: Solver, alloc: str) -> Values:
 # -- builtin functions ----------------------------------------------------------------------------------------------
 
 
-def call_builtin(s: Solver, name: str, args: tuple[Expr, ...], keywords: tuple[Keyword, ...], site: Site | None,
-                 func: Expr) -> Values:
+def call_builtin(
+    s: Solver, name: str, args: tuple[Expr, ...], keywords: tuple[Keyword, ...], site: Site | None, func: Expr
+) -> Values:
     calls.edge(s, f"<builtin>.{name}", site, func)
     if name == "super":
         cls = s.class_of.get(s.ctx.scope, "")
@@ -283,4 +321,3 @@ def _union(values: list[Values]) -> Values:
     for v in values:
         out.update(v)
     return out
-

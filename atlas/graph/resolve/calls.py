@@ -8,9 +8,29 @@ from typing import TYPE_CHECKING, Final
 from atlas.graph.resolve import builtins, classes, dispatch, expressions, heap, summaries
 from atlas.graph.resolve.heap import PARAMETER, Context
 from atlas.graph.resolve.values import (
-    BOUND_METHOD, BUILTIN, BUILTIN_METHOD, CLASS, CONSTANT, CONTAINER_METHOD, DISPATCHED, EXTERNAL, FUNCTION,
-    GENERATOR, INSTANCE, LIBRARY_RESULT, MODULE, NOTHING, OBJECT, PARAM_RESULT, PROPERTY, SUPER, Value,
-    Values, instance, klass, without_constants,
+    BOUND_METHOD,
+    BUILTIN,
+    BUILTIN_METHOD,
+    CLASS,
+    CONSTANT,
+    CONTAINER_METHOD,
+    DISPATCHED,
+    EXTERNAL,
+    FUNCTION,
+    GENERATOR,
+    INSTANCE,
+    LIBRARY_RESULT,
+    MODULE,
+    NOTHING,
+    OBJECT,
+    PARAM_RESULT,
+    PROPERTY,
+    SUPER,
+    Value,
+    Values,
+    instance,
+    klass,
+    without_constants,
 )
 from atlas.model import Provenance
 from atlas.parse.python.ir import Attribute, Call, Expr, Keyword, Name, Scope, Site, Starred, Subscript
@@ -23,9 +43,21 @@ CALL_RUNS: Final = {"torch.nn.Module": "forward", "torch.nn.modules.module.Modul
 # Called with a function, these return it as a kernel (`k = triton.jit(fn)`); with options only, a decorator.
 KERNEL_WRAPPERS: Final = frozenset({"triton.jit", "triton.autotune", "triton.heuristics"})
 # Which provenance an edge keeps when one call site reaches a callee in several ways (first = surest).
-RANK: Final = {p: i for i, p in enumerate((Provenance.STATIC, Provenance.LAUNCH, Provenance.TYPE_INFERRED,
-                                           Provenance.STRING_DISPATCH, Provenance.DISPATCH, Provenance.REGISTRATION,
-                                           Provenance.NAME_MATCH, Provenance.RUNTIME))}
+RANK: Final = {
+    p: i
+    for i, p in enumerate(
+        (
+            Provenance.STATIC,
+            Provenance.LAUNCH,
+            Provenance.TYPE_INFERRED,
+            Provenance.STRING_DISPATCH,
+            Provenance.DISPATCH,
+            Provenance.REGISTRATION,
+            Provenance.NAME_MATCH,
+            Provenance.RUNTIME,
+        )
+    )
+}
 _NOT_CALLABLE: Final = frozenset({CONSTANT, OBJECT, GENERATOR, SUPER, MODULE})
 _IN_TREE: Final = frozenset({FUNCTION, BOUND_METHOD, CLASS, INSTANCE, DISPATCHED, PROPERTY})
 
@@ -89,15 +121,24 @@ def provenance_of(s: Solver, callee: str, func: Expr) -> Provenance:
             return Provenance.STATIC
         if isinstance(owner, Call) and isinstance(owner.func, Name) and owner.func.id == "super":
             return Provenance.STATIC
-    if isinstance(func, Subscript) and callee in s.scopes and (callee in s.kernel_functions or any(
-            d.split("(")[0].rsplit(".", 1)[-1] in ("jit", "autotune", "heuristics")
-            for d in s.scopes[callee].decorator_names)):
+    if (
+        isinstance(func, Subscript)
+        and callee in s.scopes
+        and (
+            callee in s.kernel_functions
+            or any(
+                d.split("(")[0].rsplit(".", 1)[-1] in ("jit", "autotune", "heuristics")
+                for d in s.scopes[callee].decorator_names
+            )
+        )
+    ):
         return Provenance.LAUNCH
     return Provenance.TYPE_INFERRED
 
 
-def invoke(s: Solver, v: Value, args: tuple[Expr, ...], keywords: tuple[Keyword, ...], site: Site | None,
-           func: Expr) -> Values:
+def invoke(
+    s: Solver, v: Value, args: tuple[Expr, ...], keywords: tuple[Keyword, ...], site: Site | None, func: Expr
+) -> Values:
     """What calling `v` with `args` returns; records the edges the call makes."""
     kind = v.kind
     if kind == FUNCTION:
@@ -131,8 +172,9 @@ def invoke(s: Solver, v: Value, args: tuple[Expr, ...], keywords: tuple[Keyword,
     return NOTHING
 
 
-def call_instance(s: Solver, v: Value, args: tuple[Expr, ...], keywords: tuple[Keyword, ...], site: Site | None,
-                  func: Expr) -> Values:
+def call_instance(
+    s: Solver, v: Value, args: tuple[Expr, ...], keywords: tuple[Keyword, ...], site: Site | None, func: Expr
+) -> Values:
     """Calling an instance runs its class's `__call__`; an external base's `__call__` that runs a method of the
     instance (nn.Module -> forward) reaches that method."""
     out: Values = {}
@@ -141,14 +183,16 @@ def call_instance(s: Solver, v: Value, args: tuple[Expr, ...], keywords: tuple[K
         if method:
             for f in classes.class_attr(s, v.name, method, v):
                 if f.kind == BOUND_METHOD:
-                    out.update(call_function(s, f.name, f.receiver, args, keywords, site, func,
-                                             Provenance.TYPE_INFERRED))
+                    out.update(
+                        call_function(s, f.name, f.receiver, args, keywords, site, func, Provenance.TYPE_INFERRED)
+                    )
         out.update(invoke(s, m, args, keywords, site, func))
     return out
 
 
-def evaluate_arguments(s: Solver, args: tuple[Expr, ...], keywords: tuple[Keyword, ...]) \
-        -> tuple[list[Values], list[tuple[str | None, Values]]]:
+def evaluate_arguments(
+    s: Solver, args: tuple[Expr, ...], keywords: tuple[Keyword, ...]
+) -> tuple[list[Values], list[tuple[str | None, Values]]]:
     """The values of the arguments (parameter results made concrete; constants dropped but in PyCG mode). A call
     with several callees evaluates them once: the memo holds the last evaluation, for the same arguments in the same
     context (call_expr clears it around each call)."""
@@ -166,9 +210,16 @@ def evaluate_arguments(s: Solver, args: tuple[Expr, ...], keywords: tuple[Keywor
     return values, keyword_values
 
 
-def call_function(s: Solver, fid: str, receiver: Value | None, args: tuple[Expr, ...],
-                  keywords: tuple[Keyword, ...], site: Site | None, func: Expr,
-                  provenance: Provenance | None = None) -> Values:
+def call_function(
+    s: Solver,
+    fid: str,
+    receiver: Value | None,
+    args: tuple[Expr, ...],
+    keywords: tuple[Keyword, ...],
+    site: Site | None,
+    func: Expr,
+    provenance: Provenance | None = None,
+) -> Values:
     """Call the function `fid` (bound to `receiver`, for a method) with the arguments as written at `site`."""
     scope = s.scopes.get(fid)
     if scope is None:
@@ -181,8 +232,9 @@ def call_function(s: Solver, fid: str, receiver: Value | None, args: tuple[Expr,
     return enter(s, scope, receiver, values, starred, keyword_values, site)
 
 
-def call_with_values(s: Solver, fid: str, receiver: Value | None, values: list[Values], site: Site | None,
-                     func: Expr) -> Values:
+def call_with_values(
+    s: Solver, fid: str, receiver: Value | None, values: list[Values], site: Site | None, func: Expr
+) -> Values:
     """Call the function `fid` with positional arguments already evaluated (a decorator applied to what it
     decorates, a callback a builtin calls)."""
     scope = s.scopes.get(fid)
@@ -194,8 +246,15 @@ def call_with_values(s: Solver, fid: str, receiver: Value | None, values: list[V
     return enter(s, scope, receiver, values, [False] * len(values), [], site)
 
 
-def enter(s: Solver, scope: Scope, receiver: Value | None, values: list[Values], starred: list[bool],
-          keyword_values: list[tuple[str | None, Values]], site: Site | None) -> Values:
+def enter(
+    s: Solver,
+    scope: Scope,
+    receiver: Value | None,
+    values: list[Values],
+    starred: list[bool],
+    keyword_values: list[tuple[str | None, Values]],
+    site: Site | None,
+) -> Values:
     """Pass the arguments into the parameters of `scope` (a `*args` parameter gets a list of the rest, `**kwargs`
     a dict of the unmatched keywords) and give what the call returns."""
     fid = scope.id
@@ -254,8 +313,9 @@ def returns(s: Solver, fid: str) -> Values:
     return heap.returns(s, fid)
 
 
-def construct(s: Solver, cls: str, args: tuple[Expr, ...], keywords: tuple[Keyword, ...], func: Expr,
-              site: Site | None) -> Values:
+def construct(
+    s: Solver, cls: str, args: tuple[Expr, ...], keywords: tuple[Keyword, ...], func: Expr, site: Site | None
+) -> Values:
     """`cls(...)`: its `__init__` runs on a new instance (an external base's `__init__` is an edge out of the tree);
     a class with no `__init__` of its own (a dataclass, say) gets the edge itself."""
     inst = instance(cls)
@@ -279,8 +339,7 @@ def construct(s: Solver, cls: str, args: tuple[Expr, ...], keywords: tuple[Keywo
     return {inst: None}
 
 
-def init_fields(s: Solver, inst: Value, fields: list[str], given: list[tuple[str | None, Values]],
-                site: Site) -> None:
+def init_fields(s: Solver, inst: Value, fields: list[str], given: list[tuple[str | None, Values]], site: Site) -> None:
     """A generated `__init__` (a dataclass's): each argument becomes the attribute of its field; then the class's
     `__post_init__`, if it has one, runs on the instance."""
     for name, values in given:

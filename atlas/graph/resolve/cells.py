@@ -11,8 +11,16 @@ from __future__ import annotations
 
 from typing import Final
 
-from atlas.graph.resolve.values import (BUILTIN_METHOD, CONSTANT, CONTAINER_METHOD, EXTERNAL, LIBRARY_RESULT, NOTHING,
-                                         OBJECT, Values)
+from atlas.graph.resolve.values import (
+    BUILTIN_METHOD,
+    CONSTANT,
+    CONTAINER_METHOD,
+    EXTERNAL,
+    LIBRARY_RESULT,
+    NOTHING,
+    OBJECT,
+    Values,
+)
 
 # A cell holds at most MAX_VALUES values of the tree's code (functions, classes, instances: a model registry's
 # hundreds of classes are real) and MAX_DATA_VALUES of data (containers and their methods, library objects,

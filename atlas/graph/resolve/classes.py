@@ -7,17 +7,29 @@ from typing import TYPE_CHECKING, Final
 
 from atlas.graph.mro import linearize
 from atlas.graph.resolve import calls, heap
-from atlas.parse.python.ir import Attribute, Name, Site
 from atlas.graph.resolve.values import (
-    BOUND_METHOD, CLASS, DISPATCHED, FUNCTION, NOTHING, PROPERTY, Value, Values, bound, external, instance, klass,
+    BOUND_METHOD,
+    CLASS,
+    DISPATCHED,
+    FUNCTION,
+    NOTHING,
+    PROPERTY,
+    Value,
+    Values,
+    bound,
+    external,
+    instance,
+    klass,
 )
+from atlas.parse.python.ir import Attribute, Name, Site
 
 if TYPE_CHECKING:
     from atlas.graph.resolve.solver import Solver
 
 PLAIN_BASES: Final = frozenset({"abc", "typing", "typing_extensions", "enum", "dataclasses", "builtins", "collections"})
-ENUM_BASES: Final = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag",
-                               "enum.ReprEnum"})
+ENUM_BASES: Final = frozenset(
+    {"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag", "enum.ReprEnum"}
+)
 TUPLE_BASES: Final = frozenset({"typing.NamedTuple", "typing_extensions.NamedTuple"})
 MAX_SUBCLASS_METHODS: Final = 40  # a name more subclasses define than this is too generic to follow
 # What an MRO entry is
@@ -39,8 +51,14 @@ def mro_walk(s: Solver, cls: str) -> tuple:
             mro = linearize(cls, s.bases, lambda base: mro_walk(s, base)[0])
         finally:
             s.mro_active.discard(cls)
-        walk = tuple((k[2:], PLAIN if k[2:].split(".")[0] in PLAIN_BASES else OUTER) if k.startswith("x:")
-                     else (k, BUILTIN) if k.startswith("b:") else (k, INTERNAL) for k in mro)
+        walk = tuple(
+            (k[2:], PLAIN if k[2:].split(".")[0] in PLAIN_BASES else OUTER)
+            if k.startswith("x:")
+            else (k, BUILTIN)
+            if k.startswith("b:")
+            else (k, INTERNAL)
+            for k in mro
+        )
         internal = tuple(k for k, what in walk if what == INTERNAL)
         got = s.mro_memo[cls] = (mro, internal, walk)
         for k in mro:
@@ -83,7 +101,7 @@ def class_attr(s: Solver, cls: str, name: str, receiver: Value | None, start_aft
     defines a plain (non-dunder) name, as a mixin listed after `nn.Module` does (`class M(nn.Module, Mixin)`)."""
     mro_, internal, walk = mro_walk(s, cls)
     if start_after:
-        walk = walk[mro_.index(start_after) + 1:] if start_after in mro_ else ()
+        walk = walk[mro_.index(start_after) + 1 :] if start_after in mro_ else ()
     outside: Values | None = None  # what the first class outside the tree answers, if nothing later does
     dunder = name.startswith("__") and name.endswith("__")
     for k, what in walk:
@@ -219,4 +237,3 @@ def resolve_properties(s: Solver, values: Values, name: str) -> Values:
         else:
             out[v] = None
     return out
-

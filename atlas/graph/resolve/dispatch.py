@@ -16,11 +16,13 @@ if TYPE_CHECKING:
     from atlas.graph.resolve.solver import Solver
 
 
-def note_named_call(s: Solver, rule: ByName, args: tuple[Expr, ...], keywords: tuple[Keyword, ...],
-                    site: Site) -> None:
+def note_named_call(s: Solver, rule: ByName, args: tuple[Expr, ...], keywords: tuple[Keyword, ...], site: Site) -> None:
     """A by-name call: remember the method its string literal names."""
-    named: Expr | None = args[0] if args and isinstance(args[0], Constant) else next(
-        (k.value for k in keywords if k.name == rule.argument), None)
+    named: Expr | None = (
+        args[0]
+        if args and isinstance(args[0], Constant)
+        else next((k.value for k in keywords if k.name == rule.argument), None)
+    )
     if isinstance(named, Constant) and isinstance(named.value, str) and named.value.isidentifier():
         s.named_calls.add((s.ctx.caller, site.line, named.value, rule))
 
@@ -34,9 +36,15 @@ def link_by_name(s: Solver) -> None:
             subclasses.setdefault(base, []).append(cls)
     for caller, line, method, rule in sorted(s.named_calls, key=lambda c: c[:3]):
         for cls in rule.classes:
-            targets = {m.name for m in classes.class_attr(s, cls, method, instance(cls))
-                       if m.kind == BOUND_METHOD} if cls in s.scopes else set()
-            targets |= {f"{sub}.{method}" for sub in subclasses.get(cls, ())
-                        if method in s.scopes[sub].local_names and f"{sub}.{method}" in s.scopes}
+            targets = (
+                {m.name for m in classes.class_attr(s, cls, method, instance(cls)) if m.kind == BOUND_METHOD}
+                if cls in s.scopes
+                else set()
+            )
+            targets |= {
+                f"{sub}.{method}"
+                for sub in subclasses.get(cls, ())
+                if method in s.scopes[sub].local_names and f"{sub}.{method}" in s.scopes
+            }
             for fid in sorted(targets):
                 s.out.edges.setdefault((caller, fid), {}).setdefault(line, Provenance.STRING_DISPATCH)

@@ -7,12 +7,44 @@ from typing import TYPE_CHECKING, Final
 
 from atlas.graph.resolve import calls, classes, heap, names, summaries
 from atlas.graph.resolve.values import (
-    BOUND_METHOD, CLASS, CONSTANT, DISPATCHED, EXTERNAL, FUNCTION, GENERATOR, INSTANCE, LIBRARY_RESULT, NOTHING,
-    OBJECT, PARAM_RESULT, Value, Values, constant, function, instance, is_literal, obj, some,
+    BOUND_METHOD,
+    CLASS,
+    CONSTANT,
+    DISPATCHED,
+    EXTERNAL,
+    FUNCTION,
+    GENERATOR,
+    INSTANCE,
+    LIBRARY_RESULT,
+    NOTHING,
+    OBJECT,
+    PARAM_RESULT,
+    Value,
+    Values,
+    constant,
+    function,
+    instance,
+    is_literal,
+    obj,
+    some,
 )
 from atlas.parse.python.ir import (
-    UNKNOWN, Attribute, Call, Constant, DictDisplay, Display, Either, Elements, Expr, Lambda, Name, Operation, Site,
-    Slice, Starred, Subscript,
+    UNKNOWN,
+    Attribute,
+    Call,
+    Constant,
+    DictDisplay,
+    Display,
+    Either,
+    Elements,
+    Expr,
+    Lambda,
+    Name,
+    Operation,
+    Site,
+    Slice,
+    Starred,
+    Subscript,
 )
 
 if TYPE_CHECKING:
@@ -88,8 +120,11 @@ def _plain_operand(v: Value, e: Operation, out: Values) -> None:
         out[v] = None
     elif v.kind == LIBRARY_RESULT or v.kind == EXTERNAL:
         out[Value(LIBRARY_RESULT, v.name.split(".")[0])] = None
-    elif v.kind == CONSTANT and (v.name or isinstance(v.extra, (str, bytes))) and \
-            e.method in ("__add__", "__mod__", "__mul__"):
+    elif (
+        v.kind == CONSTANT
+        and (v.name or isinstance(v.extra, (str, bytes)))
+        and e.method in ("__add__", "__mod__", "__mul__")
+    ):
         out[some(v.name or type(v.extra).__name__)] = None
 
 
@@ -132,8 +167,7 @@ def copy_slots(s: Solver, values: Values, alloc: str) -> None:
     for v in values:
         if v.kind == OBJECT:
             for key in list(heap.slot_keys(s, v.name)):
-                heap.write_slot(s, alloc, key, heap.read_slot(s, v.name, key),
-                                strong=s.ctx.strong and key != "*")
+                heap.write_slot(s, alloc, key, heap.read_slot(s, v.name, key), strong=s.ctx.strong and key != "*")
 
 
 def constant_keys(keys: Values) -> list[object] | None:

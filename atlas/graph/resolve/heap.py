@@ -118,4 +118,3 @@ def write_yield(s: Solver, fid: str, values: Values) -> None:
 
 def yields(s: Solver, fid: str) -> Values:
     return s.cells.read(s.cells.yielded(fid))
-

@@ -9,8 +9,26 @@ from typing import TYPE_CHECKING, Final
 from atlas.graph.resolve import calls, classes, heap, summaries
 from atlas.graph.resolve.cells import OUTSIDE
 from atlas.graph.resolve.values import (
-    BOUND_METHOD, BUILTIN, BUILTIN_METHOD, CLASS, CONSTANT, CONTAINER_METHOD, DISPATCHED, EXTERNAL, INSTANCE, LIBRARY_RESULT,
-    MODULE, NOTHING, OBJECT, PARAM_RESULT, SUPER, Value, Values, constant, external, instance,
+    BOUND_METHOD,
+    BUILTIN,
+    BUILTIN_METHOD,
+    CLASS,
+    CONSTANT,
+    CONTAINER_METHOD,
+    DISPATCHED,
+    EXTERNAL,
+    INSTANCE,
+    LIBRARY_RESULT,
+    MODULE,
+    NOTHING,
+    OBJECT,
+    PARAM_RESULT,
+    SUPER,
+    Value,
+    Values,
+    constant,
+    external,
+    instance,
 )
 from atlas.model import Provenance
 from atlas.parse.python.ir import Attribute, Call, Name, Return, Scope, Site
@@ -98,8 +116,10 @@ def instance_getattr(s: Solver, receiver: Value, name: str) -> Values:
             if held and key not in s.forwarding:  # `return getattr(self.worker, attr)`: the name read on what it
                 s.forwarding.add(key)  # wraps (a wrapper of a wrapper of itself stops here)
                 try:
-                    inner = {**classes.instance_attr(s, receiver.name, held),
-                             **classes.class_attr(s, receiver.name, held, receiver)}
+                    inner = {
+                        **classes.instance_attr(s, receiver.name, held),
+                        **classes.class_attr(s, receiver.name, held, receiver),
+                    }
                     out.update(getattr_(s, inner, name))
                 finally:
                     s.forwarding.discard(key)
@@ -116,9 +136,16 @@ def forwarded_to(scope: Scope | None) -> str:
         stmt = step.stmt
         if isinstance(stmt, Return) and isinstance(stmt.value, Call):
             func, args = stmt.value.func, stmt.value.args
-            if isinstance(func, Name) and func.id == "getattr" and len(args) >= 2 and \
-                    isinstance(args[0], Attribute) and isinstance(args[0].value, Name) and \
-                    args[0].value.id == me and isinstance(args[1], Name) and args[1].id == key:
+            if (
+                isinstance(func, Name)
+                and func.id == "getattr"
+                and len(args) >= 2
+                and isinstance(args[0], Attribute)
+                and isinstance(args[0].value, Name)
+                and args[0].value.id == me
+                and isinstance(args[1], Name)
+                and args[1].id == key
+            ):
                 return args[0].attr
     return ""
 
@@ -134,9 +161,14 @@ def setattr_(s: Solver, objects: Values, name: str, values: Values) -> None:
             if o.kind != CLASS and not s.pycg:
                 for m in classes.class_attr(s, o.name, "__setattr__", o):
                     if m.kind == BOUND_METHOD:
-                        calls.call_with_values(s, m.name, m.receiver, [{constant(name): None}, values],
-                                               Site(s.ctx.line, s.ctx.line, name),
-                                               Attribute(Name("<instance>"), "__setattr__"))
+                        calls.call_with_values(
+                            s,
+                            m.name,
+                            m.receiver,
+                            [{constant(name): None}, values],
+                            Site(s.ctx.line, s.ctx.line, name),
+                            Attribute(Name("<instance>"), "__setattr__"),
+                        )
         elif o.kind == MODULE and o.name in s.scopes:
             heap.write_variable(s, o.name, name, OUTSIDE, values)
         elif o.kind == EXTERNAL and is_library_module(o.name):  # a library patched: `torch.x.f = noop`

@@ -45,10 +45,14 @@ def load(path: Path) -> DispatchRules:
         return DispatchRules()
     if not isinstance(section, dict) or set(section) - {"by_name", "instances"}:
         raise ConfigError(f"{path}:{_line(data, 'dispatch')}: `dispatch:` holds `by_name:` and `instances:` lists")
-    by_name = tuple(ByName(r["call"], r.get("argument", "method"), tuple(r["classes"]))
-                    for r in _rules(path, section, "by_name", ("call", "classes"), ("argument",)))
-    instances = tuple(Instances(r["attribute"], tuple(r["classes"]))
-                      for r in _rules(path, section, "instances", ("attribute", "classes"), ()))
+    by_name = tuple(
+        ByName(r["call"], r.get("argument", "method"), tuple(r["classes"]))
+        for r in _rules(path, section, "by_name", ("call", "classes"), ("argument",))
+    )
+    instances = tuple(
+        Instances(r["attribute"], tuple(r["classes"]))
+        for r in _rules(path, section, "instances", ("attribute", "classes"), ())
+    )
     return DispatchRules(by_name, instances)
 
 
@@ -59,8 +63,12 @@ def _rules(path: Path, section: dict, name: str, required: tuple[str, ...], opti
     for n, rule in enumerate(rules):
         line = rules.lc.item(n)[0] + 1 if hasattr(rules, "lc") else 0
         keys = set(rule) if isinstance(rule, dict) else set()
-        if not isinstance(rule, dict) or set(required) - keys or keys - set(required) - set(optional) or not (
-                isinstance(rule["classes"], list) and all(isinstance(c, str) for c in rule["classes"])):
+        if (
+            not isinstance(rule, dict)
+            or set(required) - keys
+            or keys - set(required) - set(optional)
+            or not (isinstance(rule["classes"], list) and all(isinstance(c, str) for c in rule["classes"]))
+        ):
             fields = ", ".join([*required, *(f"{o} (optional)" for o in optional)])
             raise ConfigError(f"{path}:{line}: a `{name}` rule has {fields}; `classes` is a list of class ids")
     return rules

@@ -15,8 +15,21 @@ from atlas.graph.resolve.rules import ByName, DispatchRules
 from atlas.graph.resolve.summaries import calls_parameters, returned_parameters
 from atlas.graph.resolve.values import DISPATCHED, Value
 from atlas.model import Provenance
-from atlas.parse.python.ir import (Assign, Attribute, Call, Constant, Define, Evaluate, Import, ImportFrom,
-                                   ModuleFacts, Name, NameTarget, Scope, Step)
+from atlas.parse.python.ir import (
+    Assign,
+    Attribute,
+    Call,
+    Constant,
+    Define,
+    Evaluate,
+    Import,
+    ImportFrom,
+    ModuleFacts,
+    Name,
+    NameTarget,
+    Scope,
+    Step,
+)
 
 MAX_ROUNDS: Final = 64  # a guard: real trees reach their fixpoint in far fewer rounds (benchmarks/graph_rounds.py)
 
@@ -36,8 +49,15 @@ class Solver:
     """Resolves the calls of every scope of `facts`; `solve()` returns the Resolution. `pycg`: name things as PyCG's
     micro-benchmark expects (atlas.graph.pycg)."""
 
-    def __init__(self, facts: list[ModuleFacts], pycg: bool = False, max_rounds: int = MAX_ROUNDS, cap: int = 48,
-                 rules: DispatchRules = DispatchRules()):
+    def __init__(
+        self,
+        facts: list[ModuleFacts],
+        pycg: bool = False,
+        max_rounds: int = MAX_ROUNDS,
+        cap: int = 48,
+        rules: DispatchRules | None = None,
+    ):
+        rules = rules or DispatchRules()
         self.pycg = pycg
         self.max_rounds = max_rounds
         self.cap = cap  # an argument with more values than this is not passed on (a guess too wide to help)
@@ -63,8 +83,12 @@ class Solver:
             parts = m.split(".")
             for i in range(1, len(parts)):
                 self.submodules.setdefault(".".join(parts[:i]), set()).add(".".join(parts[i:]))
-        self.star_modules = {s.module for s in self.scopes.values() for step in s.steps
-                             if isinstance(step.stmt, ImportFrom) and any(n.name == "*" for n in step.stmt.names)}
+        self.star_modules = {
+            s.module
+            for s in self.scopes.values()
+            for step in s.steps
+            if isinstance(step.stmt, ImportFrom) and any(n.name == "*" for n in step.stmt.names)
+        }
         self.caller_of = {sid: self._caller(s) for sid, s in self.scopes.items()}
         self.class_of = {sid: self._enclosing_class(s) for sid, s in self.scopes.items()}
         self.pr_functions: dict[str, frozenset[str]] = calls_parameters(self.scopes) if not pycg else {}
@@ -73,8 +97,11 @@ class Solver:
         self.forwarding: set[tuple[str, str]] = set()  # (class, name) being read through a forwarding __getattr__
         # module -> the names it binds only under `if TYPE_CHECKING:` (they do not exist at run time: a module's
         # __getattr__ gives them, names.module_attribute)
-        self.type_only: dict[str, frozenset[str]] = {s.id: type_only_names(s) for s in self.scopes.values()
-                                                     if s.kind == "module" and f"{s.id}.__getattr__" in self.scopes}
+        self.type_only: dict[str, frozenset[str]] = {
+            s.id: type_only_names(s)
+            for s in self.scopes.values()
+            if s.kind == "module" and f"{s.id}.__getattr__" in self.scopes
+        }
         # -- memory
         self.cells = Cells()
         self.kinds: dict[str, str] = {}  # allocation id -> "list" or "dict"
@@ -98,8 +125,9 @@ class Solver:
         self.out = Resolution()
         for rule in rules.instances:
             owner, _, attr = rule.attribute.rpartition(".")
-            heap.write_attribute(self, owner, attr, {Value(DISPATCHED, c): None for c in rule.classes
-                                                      if c in self.scopes})
+            heap.write_attribute(
+                self, owner, attr, {Value(DISPATCHED, c): None for c in rule.classes if c in self.scopes}
+            )
 
     # -- scope helpers ------------------------------------------------------------------------------------------------
     def _caller(self, scope: Scope) -> str:
@@ -168,8 +196,13 @@ def assigned_attributes(scopes: list[Scope]) -> frozenset[str]:
                 out.update(t.attr for t in stmt.targets if isinstance(t, Attribute))
             elif isinstance(stmt, Evaluate) and isinstance(stmt.value, Call):
                 call = stmt.value
-                if isinstance(call.func, Name) and call.func.id == "setattr" and len(call.args) > 1 and \
-                        isinstance(call.args[1], Constant) and isinstance(call.args[1].value, str):
+                if (
+                    isinstance(call.func, Name)
+                    and call.func.id == "setattr"
+                    and len(call.args) > 1
+                    and isinstance(call.args[1], Constant)
+                    and isinstance(call.args[1].value, str)
+                ):
                     out.add(call.args[1].value)
     return frozenset(out)
 
@@ -177,8 +210,11 @@ def assigned_attributes(scopes: list[Scope]) -> frozenset[str]:
 def type_only_names(module: Scope) -> frozenset[str]:
     """The names a module body binds only inside `if TYPE_CHECKING:` (steps whose top-level statement is such an
     `if`; an `else:` arm shares that top line and counts with it)."""
-    checking = {step.top for step in module.steps if isinstance(step.stmt, Evaluate) and step.line == step.top
-                and _names_type_checking(step.stmt.value)}
+    checking = {
+        step.top
+        for step in module.steps
+        if isinstance(step.stmt, Evaluate) and step.line == step.top and _names_type_checking(step.stmt.value)
+    }
     inside: set[str] = set()
     outside: set[str] = set()
     for step in module.steps:
@@ -197,6 +233,4 @@ def type_only_names(module: Scope) -> frozenset[str]:
 
 
 def _names_type_checking(e: object) -> bool:
-    return (isinstance(e, Name) and e.id == "TYPE_CHECKING") or (isinstance(e, Attribute) and
-                                                                 e.attr == "TYPE_CHECKING")
-
+    return (isinstance(e, Name) and e.id == "TYPE_CHECKING") or (isinstance(e, Attribute) and e.attr == "TYPE_CHECKING")

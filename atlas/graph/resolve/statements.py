@@ -10,13 +10,51 @@ from atlas.graph.resolve import builtins, calls, classes, expressions, heap, nam
 from atlas.graph.resolve.cells import OUTSIDE
 from atlas.graph.resolve.heap import PARAMETER, Context
 from atlas.graph.resolve.values import (
-    BOUND_METHOD, BUILTIN, CLASS, DISPATCHED, EXTERNAL, FUNCTION, GENERATOR, INSTANCE, LIBRARY_RESULT, MODULE,
-    OBJECT, PROPERTY, Value, Values, external, function, instance, klass, some,
+    BOUND_METHOD,
+    BUILTIN,
+    CLASS,
+    DISPATCHED,
+    EXTERNAL,
+    FUNCTION,
+    GENERATOR,
+    INSTANCE,
+    LIBRARY_RESULT,
+    MODULE,
+    OBJECT,
+    PROPERTY,
+    Value,
+    Values,
+    external,
+    function,
+    instance,
+    klass,
+    some,
 )
 from atlas.parse.python.ir import (
-    Annotation, Assign, Attribute, Define, Display, Evaluate, Expr, For, Import, ImportFrom, Name, NameTarget, Raise,
+    Annotation,
+    Assign,
+    Attribute,
+    Define,
+    Display,
+    Evaluate,
+    Expr,
+    For,
+    Import,
+    ImportFrom,
+    Name,
+    NameTarget,
+    Raise,
     Return,
-    Scope, Site, Starred, StarTarget, Step, Subscript, Target, Unpack, With, Yield,
+    Scope,
+    Site,
+    Starred,
+    StarTarget,
+    Step,
+    Subscript,
+    Target,
+    Unpack,
+    With,
+    Yield,
 )
 
 if TYPE_CHECKING:
@@ -92,8 +130,11 @@ def with_statement(s: Solver, stmt: With) -> None:
 
 def assign_expr(s: Solver, target: Target, value: Expr) -> None:
     """`target = value`, matching the elements of a tuple target and a tuple display one by one."""
-    if isinstance(target, Unpack) and isinstance(value, Display) and \
-            not any(isinstance(i, Starred) for i in value.elements):
+    if (
+        isinstance(target, Unpack)
+        and isinstance(value, Display)
+        and not any(isinstance(i, Starred) for i in value.elements)
+    ):
         items, targets = value.elements, target.elements
         stars = [i for i, t in enumerate(targets) if isinstance(t, StarTarget)]
         if not stars and len(items) == len(targets):
@@ -105,9 +146,9 @@ def assign_expr(s: Solver, target: Target, value: Expr) -> None:
             after = len(targets) - star - 1
             for t, item in zip(targets[:star], items[:star]):
                 assign_expr(s, t, item)
-            for t, item in zip(targets[star + 1:], items[len(items) - after:]):
+            for t, item in zip(targets[star + 1 :], items[len(items) - after :]):
                 assign_expr(s, t, item)
-            middle = Display(items[star:len(items) - after], f"{value.alloc}*")
+            middle = Display(items[star : len(items) - after], f"{value.alloc}*")
             starred = targets[star]
             assert isinstance(starred, StarTarget)
             assign(s, starred.target, expressions.evaluate(s, middle))
@@ -134,8 +175,14 @@ def assign(s: Solver, target: Target, values: Values, strong: bool | None = None
                 site = Site(target.line or s.ctx.line, target.line or s.ctx.line, "[]=")
                 for m in classes.class_attr(s, o.name, "__setitem__", o):
                     if m.kind == BOUND_METHOD:
-                        calls.call_with_values(s, m.name, m.receiver, [expressions.evaluate(s, target.index), values],
-                                               site, Attribute(Name("<instance>"), "__setitem__"))
+                        calls.call_with_values(
+                            s,
+                            m.name,
+                            m.receiver,
+                            [expressions.evaluate(s, target.index), values],
+                            site,
+                            Attribute(Name("<instance>"), "__setitem__"),
+                        )
         if not objs:
             return
         consts = expressions.constant_keys(expressions.evaluate(s, target.index))
@@ -167,8 +214,11 @@ def assign_name(s: Solver, target: NameTarget, values: Values) -> None:
         heap.write_variable(s, scope.module, name, OUTSIDE, summaries.concrete(s, values))
     elif name in scope.nonlocal_names:
         parent = s.scopes.get(scope.parent)
-        while parent is not None and parent.kind != "module" and (parent.kind == "class" or
-                                                                 name not in parent.local_names):
+        while (
+            parent is not None
+            and parent.kind != "module"
+            and (parent.kind == "class" or name not in parent.local_names)
+        ):
             parent = s.scopes.get(parent.parent)
         if parent is not None and parent.kind != "module":
             heap.write_variable(s, parent.id, name, OUTSIDE, summaries.concrete(s, values))
@@ -252,7 +302,7 @@ def call_setters(s: Solver, receivers: Values, attr: str) -> None:
 
 
 def accessor(scope: Scope) -> str:
-    """"setter", "deleter" or "getter" for `@name.setter` (...) on `def name`, which adds to the property bound to the
+    """ "setter", "deleter" or "getter" for `@name.setter` (...) on `def name`, which adds to the property bound to the
     name; "" for any other def."""
     short = scope.id.rpartition(".")[2]
     for d in scope.decorator_names:
@@ -311,8 +361,9 @@ def apply(s: Solver, decorator: Value, value: Values, func: Expr, site: Site) ->
             if m.kind == BOUND_METHOD:
                 out.update(calls.call_with_values(s, m.name, m.receiver, [value], site, func))
         return out
-    return calls.call_with_values(s, decorator.name, decorator.receiver if decorator.kind == BOUND_METHOD else None,
-                                  [value], site, func)
+    return calls.call_with_values(
+        s, decorator.name, decorator.receiver if decorator.kind == BOUND_METHOD else None, [value], site, func
+    )
 
 
 def define_class(s: Solver, scope: Scope, target: NameTarget) -> None:
@@ -357,8 +408,12 @@ def import_from(s: Solver, scope: Scope, stmt: ImportFrom) -> None:
         if internal:
             values = names.module_attribute(s, module, n.name)
             body = s.scopes.get(module)
-            if not values and not s.pycg and (body is None or n.name not in body.local_names) and \
-                    module not in s.star_modules:
+            if (
+                not values
+                and not s.pycg
+                and (body is None or n.name not in body.local_names)
+                and module not in s.star_modules
+            ):
                 values = {external(f"{module}.{n.name}"): None}  # not defined in Python: a compiled extension, say
         else:
             values = {external(f"{module}.{n.name}"): None}

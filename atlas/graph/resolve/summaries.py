@@ -10,8 +10,21 @@ from typing import TYPE_CHECKING, Final
 
 from atlas.graph.resolve import calls, classes, heap
 from atlas.graph.resolve.values import (
-    BOUND_METHOD, CLASS, DISPATCHED, EXTERNAL, FUNCTION, GENERATOR, INSTANCE, LIBRARY_RESULT, OBJECT, PARAM_RESULT,
-    NOTHING, Value, Values, instance, obj,
+    BOUND_METHOD,
+    CLASS,
+    DISPATCHED,
+    EXTERNAL,
+    FUNCTION,
+    GENERATOR,
+    INSTANCE,
+    LIBRARY_RESULT,
+    NOTHING,
+    OBJECT,
+    PARAM_RESULT,
+    Value,
+    Values,
+    instance,
+    obj,
 )
 from atlas.parse.python.ir import Call, Constant, Name, Return, Scope, Subscript
 
@@ -93,13 +106,22 @@ def instantiate(s: Solver, values: Values, fid: str, passed: dict[str, Values], 
     for v in list(values):  # a snapshot: the copies below may grow the cells `values` came from
         if v.kind == PARAM_RESULT and v.name == fid:
             out.update(call_results(s, passed.get(str(v.extra), {})))
-        elif v.kind == OBJECT and depth < MAX_DEPTH and "@" not in v.name and holders and \
-                holds_param_result(s, v.name, holders):  # (a copy is not copied again: allocations stay finite)
+        elif (
+            v.kind == OBJECT
+            and depth < MAX_DEPTH
+            and "@" not in v.name
+            and holders
+            and holds_param_result(s, v.name, holders)
+        ):  # (a copy is not copied again: allocations stay finite)
             copy = f"{v.name}@{tag}"
             s.kinds[copy] = s.kinds.get(v.name, "list")
             for key in list(heap.slot_keys(s, v.name)):
-                heap.write_slot(s, copy, key, instantiate(s, heap.read_slot(s, v.name, key, flow=False), fid, passed,
-                                                          tag, depth + 1))
+                heap.write_slot(
+                    s,
+                    copy,
+                    key,
+                    instantiate(s, heap.read_slot(s, v.name, key, flow=False), fid, passed, tag, depth + 1),
+                )
             out[obj(copy)] = None
         else:
             out[v] = None
@@ -161,9 +183,14 @@ def returned_parameters(scopes: dict[str, Scope]) -> dict[str, tuple[str, ...]]:
             value = step.stmt.value if isinstance(step.stmt, Return) else None
             if isinstance(value, Name) and value.id in params and value.versions == (0,):
                 found.append(value.id)
-            elif isinstance(value, Subscript) and isinstance(value.value, Name) and value.value.id in star and \
-                    value.value.versions == (0,) and isinstance(value.index, Constant) and \
-                    type(value.index.value) is int:
+            elif (
+                isinstance(value, Subscript)
+                and isinstance(value.value, Name)
+                and value.value.id in star
+                and value.value.versions == (0,)
+                and isinstance(value.index, Constant)
+                and type(value.index.value) is int
+            ):
                 found.append("*" + value.value.id)
         if found:
             out[sid] = tuple(dict.fromkeys(found))

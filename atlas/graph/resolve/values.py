@@ -28,9 +28,25 @@ PROPERTY: Final = 14  # a property's getter, bound: name = the getter's id
 PARAM_RESULT: Final = 15  # what calling parameter `extra` of function `name` returns (atlas.graph.resolve.summaries)
 CONTAINER_METHOD: Final = 16  # the method `extra` (append, update, get, items...) of list or dict object `name`
 
-KIND_NAMES: Final = ("function", "bound method", "class", "instance", "dispatched", "module", "external",
-                     "library result", "builtin", "builtin method", "constant", "object", "generator", "super",
-                     "property", "parameter result", "container method")
+KIND_NAMES: Final = (
+    "function",
+    "bound method",
+    "class",
+    "instance",
+    "dispatched",
+    "module",
+    "external",
+    "library result",
+    "builtin",
+    "builtin method",
+    "constant",
+    "object",
+    "generator",
+    "super",
+    "property",
+    "parameter result",
+    "container method",
+)
 CALLABLE_KINDS: Final = frozenset({FUNCTION, BOUND_METHOD, CLASS, INSTANCE, DISPATCHED, PROPERTY})
 
 
@@ -51,8 +67,13 @@ class Value:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Value):
             return False
-        return self is other or (self.hash == other.hash and self.kind == other.kind and self.name == other.name
-                                 and self.receiver == other.receiver and _same(self.extra, other.extra))
+        return self is other or (
+            self.hash == other.hash
+            and self.kind == other.kind
+            and self.name == other.name
+            and self.receiver == other.receiver
+            and _same(self.extra, other.extra)
+        )
 
     def __repr__(self) -> str:
         parts = [KIND_NAMES[self.kind], self.name]

@@ -32,7 +32,7 @@ def extension_targets(texts: list[str]) -> dict[str, str]:
         for match in _TARGET.finditer(text):
             tokens = _tokens(match.group(2))
             if "SOURCES" in tokens:
-                rest = tokens[tokens.index("SOURCES") + 1:]
+                rest = tokens[tokens.index("SOURCES") + 1 :]
                 end = next((i for i, t in enumerate(rest) if _KEYWORD.match(t)), len(rest))
                 targets.append((match.group(1), rest[:end]))
     out: dict[str, str] = {}

@@ -26,17 +26,29 @@ _BLANKS = re.compile(r"\s+")
 _TEMPLATE_ARGS = re.compile(r"<[^<>]*(<[^<>]*>[^<>]*)*>")
 _TEMPLATE_TAIL = re.compile(r"<.*")
 # the node types parse_cpp's walk does something with; it only goes through the others
-_COLLECTED = frozenset({"function_definition", "preproc_function_def", "preproc_def", "preproc_include",
-                        "field_declaration", "declaration", "namespace_definition", "class_specifier",
-                        "struct_specifier"})
-_KEYWORDS = frozenset("""
+_COLLECTED = frozenset(
+    {
+        "function_definition",
+        "preproc_function_def",
+        "preproc_def",
+        "preproc_include",
+        "field_declaration",
+        "declaration",
+        "namespace_definition",
+        "class_specifier",
+        "struct_specifier",
+    }
+)
+_KEYWORDS = frozenset(
+    """
     alignas alignof auto bool break case catch char class const constexpr const_cast continue decltype default delete
     do double dynamic_cast else enum explicit extern false float for friend goto if inline int long mutable namespace
     new noexcept nullptr operator private protected public register reinterpret_cast return short signed sizeof static
     static_assert static_cast struct switch template this throw true try typedef typeid typename union unsigned using
     virtual void volatile while int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t size_t std torch at
     c10 if_constexpr defined
-""".split())
+""".split()
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +95,9 @@ class CppFile:
     includes: tuple[str, ...]
 
 
-def scan_refs(text: str, start: int, end: int, lines: Lines, launches: set[int],
-              targets: set[int]) -> tuple[tuple[Ref, ...], bool]:
+def scan_refs(
+    text: str, start: int, end: int, lines: Lines, launches: set[int], targets: set[int]
+) -> tuple[tuple[Ref, ...], bool]:
     """The names referenced in text[start:end] (deduplicated, first line kept, flags merged) and whether that
     stretch launches anything."""
     launch_here = any(start <= offset < end for offset in launches)
@@ -111,8 +124,8 @@ def scan_refs(text: str, start: int, end: int, lines: Lines, launches: set[int],
             is_launch = begin in targets
             is_call = is_launch or follower == "("
         if last is not None:
-            qualifier = _BLANKS.sub("", text[begin:match.start(2)])
-        elif not is_call and begin > 0 and (text[begin - 1] == "." or text[begin - 2:begin] == "->"):
+            qualifier = _BLANKS.sub("", text[begin : match.start(2)])
+        elif not is_call and begin > 0 and (text[begin - 1] == "." or text[begin - 2 : begin] == "->"):
             continue  # a member that is not called
         else:
             qualifier = ""
@@ -187,8 +200,11 @@ def parse_cpp(path: str, source: str) -> CppFile:
                 name, declarator = declared
                 refs, has_launch = scan_refs(text, body.start_byte, body.end_byte, lines, launches, targets)
                 is_kernel = _is_kernel(masked, marks, node.start_byte, declarator.start_byte)
-                functions.append(CppFunction(scope + name, node.start_point[0] + 1, node.end_point[0] + 1,
-                                             is_kernel, refs, has_launch))
+                functions.append(
+                    CppFunction(
+                        scope + name, node.start_point[0] + 1, node.end_point[0] + 1, is_kernel, refs, has_launch
+                    )
+                )
                 continue
         elif kind in ("preproc_function_def", "preproc_def"):
             name = node.child_by_field_name("name")

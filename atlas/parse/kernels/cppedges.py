@@ -14,8 +14,12 @@ def cpp_symbols(index: CppIndex) -> dict[str, Symbol]:
         for d in definitions:
             if d.id not in symbols:
                 kind = SymbolKind.CUDA_KERNEL if d.function.is_kernel else SymbolKind.CPP_FUNCTION
-                symbols[d.id] = Symbol(d.id, kind, Span(d.path, d.function.start, d.function.end),
-                                       decorators=("__global__",) if d.function.is_kernel else ())
+                symbols[d.id] = Symbol(
+                    d.id,
+                    kind,
+                    Span(d.path, d.function.start, d.function.end),
+                    decorators=("__global__",) if d.function.is_kernel else (),
+                )
     return symbols
 
 
@@ -25,7 +29,7 @@ def cpp_edges(index: CppIndex) -> tuple[list[Edge], list[CallSite]]:
     for path, cpp_file in sorted(index.files.items()):
         for function in cpp_file.functions:
             caller = Definition(path, function)
-            scope = function.qualname[:-len(function.name)]
+            scope = function.qualname[: -len(function.name)]
             refs, macro_launches = index.expand(path, function.refs)
             launches = function.has_launch or macro_launches
             linked_kernel = False
@@ -63,6 +67,8 @@ def cpp_edges(index: CppIndex) -> tuple[list[Edge], list[CallSite]]:
                     if key not in edges or edges[key].confidence < edge.confidence:
                         edges[key] = edge
             if not linked_kernel:
-                unresolved.extend(CallSite(caller.id, f"{ref.qualifier}{ref.name}<<<...>>>",
-                                           Span(path, ref.line, ref.line)) for ref in open_launches)
+                unresolved.extend(
+                    CallSite(caller.id, f"{ref.qualifier}{ref.name}<<<...>>>", Span(path, ref.line, ref.line))
+                    for ref in open_launches
+                )
     return list(edges.values()), unresolved

@@ -79,14 +79,14 @@ def _launch_target(text: str, match: re.Match) -> int:
     `cudaLaunchKernelEx(&config, kernel, ...)`, `cudaLaunchKernel(kernel, ...)`; -1 when it cannot be found."""
     api = match.group(1)
     open_at = text.find("(", match.end() - 1)
-    if open_at < 0 or text[match.end():open_at].strip():
+    if open_at < 0 or text[match.end() : open_at].strip():
         return -1
     position = 0
     if api == "LaunchKernel":
         at = closing(text, open_at, 2000)
         while at > 0:
-            rest = text[at:at + 200].lstrip()
-            skip = len(text[at:at + 200]) - len(rest)
+            rest = text[at : at + 200].lstrip()
+            skip = len(text[at : at + 200]) - len(rest)
             chained = re.match(r"\.\s*\w+\s*\(", rest)
             if chained:
                 at = closing(text, at + skip + chained.end() - 1, 2000)

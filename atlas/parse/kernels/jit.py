@@ -39,8 +39,11 @@ def _wrapper_targets(index: CppIndex, target: str, visible: frozenset[str]):
         return index.lookup_qualified(target, visible) or index.lookup_qualified(target)
     name = target.rsplit("::", 1)[-1]
     pool = index.by_name.get(name, []) if "*" not in name else [d for ds in index.by_name.values() for d in ds]
-    matches = [d for d in pool if fnmatch.fnmatchcase(d.function.qualname, target)
-               or fnmatch.fnmatchcase(d.function.qualname, "*::" + target)]
+    matches = [
+        d
+        for d in pool
+        if fnmatch.fnmatchcase(d.function.qualname, target) or fnmatch.fnmatchcase(d.function.qualname, "*::" + target)
+    ]
     return [d for d in matches if d.path in visible] or matches
 
 
@@ -60,8 +63,10 @@ def jit_layer(facts: list[PyFacts], scopes: Scopes, index: CppIndex, sources: di
             wrappers = list(load.wrappers)
             if not wrappers:
                 for path in files:
-                    wrappers += [(m.group(1), re.sub(r"<.*>|\s+", "", m.group(2)))
-                                 for m in _EXPORT_MACRO.finditer(sources.get(path, ""))]
+                    wrappers += [
+                        (m.group(1), re.sub(r"<.*>|\s+", "", m.group(2)))
+                        for m in _EXPORT_MACRO.finditer(sources.get(path, ""))
+                    ]
             complete = len(files) >= len(load.files) and not load.is_dynamic
             linked = bool(wrappers) and complete
             for export, target in wrappers:
@@ -85,8 +90,12 @@ def jit_layer(facts: list[PyFacts], scopes: Scopes, index: CppIndex, sources: di
                 unresolved.append(CallSite(loader, f"load_jit({marker!r}): {what}", site))
             num_linked += linked
     edges += _export_users(facts, scopes, exports_by_path)
-    stats = {"load_jit_sites": num_sites, "load_jit_sites_linked": num_linked,
-             "jit_wrappers": num_wrappers, "jit_wrappers_linked": num_wrappers_linked}
+    stats = {
+        "load_jit_sites": num_sites,
+        "load_jit_sites_linked": num_linked,
+        "jit_wrappers": num_wrappers,
+        "jit_wrappers_linked": num_wrappers_linked,
+    }
     return symbols, edges, unresolved, stats
 
 
@@ -108,6 +117,8 @@ def _export_users(facts: list[PyFacts], scopes: Scopes, exports_by_path) -> list
                 for name, line, is_attribute in calls:
                     for jid in exports:
                         if is_attribute and jid.endswith("::" + name):
-                            edges.setdefault((caller, jid), Edge(caller, jid, Provenance.NAME_MATCH, 0.9,
-                                                                 Span(fact.path, line, line)))
+                            edges.setdefault(
+                                (caller, jid),
+                                Edge(caller, jid, Provenance.NAME_MATCH, 0.9, Span(fact.path, line, line)),
+                            )
     return list(edges.values())

@@ -60,8 +60,7 @@ class _Sources:
         return _read(self.root, path) if path in self.paths else default
 
 
-def reaches_kernel(start: str, adjacency: dict[str, list[str]], kinds: dict[str, SymbolKind],
-                   depth: int = 8) -> bool:
+def reaches_kernel(start: str, adjacency: dict[str, list[str]], kinds: dict[str, SymbolKind], depth: int = 8) -> bool:
     """Whether a CUDA kernel is reachable from `start` within `depth` edges."""
     seen, todo = {start}, deque([(start, 0)])
     while todo:
@@ -76,8 +75,13 @@ def reaches_kernel(start: str, adjacency: dict[str, list[str]], kinds: dict[str,
     return False
 
 
-def kernel_layer(checkout, manifest, symbols: dict[str, Symbol], python: list[PyFacts] | None = None,
-                 cpp: list[tuple[CppFile, list[Registration]]] | None = None) -> KernelLayer:
+def kernel_layer(
+    checkout,
+    manifest,
+    symbols: dict[str, Symbol],
+    python: list[PyFacts] | None = None,
+    cpp: list[tuple[CppFile, list[Registration]]] | None = None,
+) -> KernelLayer:
     """The kernel layer of `checkout` (an atlas.sources.Checkout) under `manifest`'s globs; `symbols` is the Python
     index (dotted ids with spans) that op uses and JIT loads are attributed to. `python`: the facts of the analysed
     Python files that mention kernels, in file order, when the caller has them (a build's parse stage makes them from
@@ -115,10 +119,15 @@ def kernel_layer(checkout, manifest, symbols: dict[str, Symbol], python: list[Py
     unresolved = open_uses + open_impls + open_py_ops + open_jit + open_launches
     stats = _stats(layer_symbols, edges, unresolved, facts, gpu_ops, tree_namespaces, registrations)
     stats.update(jit_stats)
-    stats.update({"cpp_files": len(cpp), "python_files_scanned": len(facts),
-                  "seconds_parse_cpp": round(parsed_cpp - started, 3),
-                  "seconds_parse_python": round(parsed_py - parsed_cpp, 3),
-                  "seconds_total": round(time.perf_counter() - started, 3)})
+    stats.update(
+        {
+            "cpp_files": len(cpp),
+            "python_files_scanned": len(facts),
+            "seconds_parse_cpp": round(parsed_cpp - started, 3),
+            "seconds_parse_python": round(parsed_py - parsed_cpp, 3),
+            "seconds_total": round(time.perf_counter() - started, 3),
+        }
+    )
     return KernelLayer(sorted(layer_symbols.values(), key=lambda s: s.id), edges, unresolved, stats)
 
 
@@ -133,7 +142,9 @@ def _stats(symbols, edges, unresolved, facts, gpu_ops, tree_namespaces, registra
     cpp_uses = [(p, u) for p, u in tree_uses if u.namespace in cpp_namespaces]
     resolved = [(p, u) for p, u in cpp_uses if f"op:{u.namespace}::{u.op}" in symbols]
     gpu_linked = [o for o in gpu_ops if reaches_kernel(o, adjacency, kinds)]
-    launch_sites = {(e.site.path, e.site.start) for e in edges if e.provenance.value == "launch" and e.confidence == 1.0}
+    launch_sites = {
+        (e.site.path, e.site.start) for e in edges if e.provenance.value == "launch" and e.confidence == 1.0
+    }
     open_launch_sites = {(c.span.path, c.span.start) for c in unresolved if c.expression.endswith("<<<...>>>")}
     wrappers = {e.callee for e in edges if e.caller.startswith("jit:") and e.callee.startswith(("cpp:", "cuda:"))}
     wrappers_linked = [w for w in wrappers if reaches_kernel(w, adjacency, kinds)]

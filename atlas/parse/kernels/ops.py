@@ -55,8 +55,9 @@ def registered_ops(index: CppIndex, registrations: list[Registration]):
     for reg in sorted(registrations, key=lambda r: (r.kind != "def", "/cpu/" in f"/{r.path}", r.path, r.line)):
         oid = op_id(reg.namespace, reg.op)
         if oid not in symbols:
-            symbols[oid] = Symbol(oid, SymbolKind.OP, Span(reg.path, reg.line, reg.line),
-                                  signature=re.sub(r"\s+", " ", reg.schema))
+            symbols[oid] = Symbol(
+                oid, SymbolKind.OP, Span(reg.path, reg.line, reg.line), signature=re.sub(r"\s+", " ", reg.schema)
+            )
     edges, unresolved, gpu_ops = {}, [], set()
     for reg in registrations:
         if not reg.impl:
@@ -68,8 +69,10 @@ def registered_ops(index: CppIndex, registrations: list[Registration]):
         if not targets:
             unresolved.append(CallSite(oid, f"{reg.dispatch_key} impl {reg.impl}", Span(reg.path, reg.line, reg.line)))
         for target in targets:
-            edges.setdefault((oid, target.id), Edge(oid, target.id, Provenance.REGISTRATION, 1.0 / len(targets),
-                                                    Span(reg.path, reg.line, reg.line)))
+            edges.setdefault(
+                (oid, target.id),
+                Edge(oid, target.id, Provenance.REGISTRATION, 1.0 / len(targets), Span(reg.path, reg.line, reg.line)),
+            )
     return symbols, list(edges.values()), unresolved, gpu_ops
 
 
@@ -81,8 +84,11 @@ def python_ops(facts: list[PyFacts], scopes: Scopes):
         for custom in fact.custom_ops:
             oid = op_id(custom.namespace, custom.op)
             symbols.setdefault(oid, Symbol(oid, SymbolKind.OP, Span(fact.path, custom.line, custom.line)))
-            target = scopes.enclosing(fact.path, custom.defined_at) if custom.defined_at else \
-                scopes.resolve_name(custom.func, module, fact.imports)
+            target = (
+                scopes.enclosing(fact.path, custom.defined_at)
+                if custom.defined_at
+                else scopes.resolve_name(custom.func, module, fact.imports)
+            )
             if target:
                 edges.append(Edge(oid, target, Provenance.REGISTRATION, 1.0, Span(fact.path, custom.line, custom.line)))
             else:

@@ -16,13 +16,16 @@ MARKERS = ("torch.ops", "direct_register_custom_op", "load_jit", "Library(", "cu
 # one query, so one walk of the tree (the walk costs about as much as all three patterns); its patterns, in order:
 # torch.ops.<ns>.<op> (_OPS), calls by a name or an attribute (_CALLS), `from module import ...` (_IMPORTS).
 # tree-sitter gives each pattern's matches in the order a query of that pattern alone would
-_FACTS = Query(_LANGUAGE, """
+_FACTS = Query(
+    _LANGUAGE,
+    """
 (attribute object: (attribute object: (attribute object: (identifier) @torch attribute: (identifier) @ops)
   attribute: (identifier) @ns) attribute: (identifier) @op) @ref
 (call function: [(identifier) @name (attribute attribute: (identifier) @name) @attribute]
   arguments: (argument_list) @args) @call
 (import_from_statement) @import
-""")
+""",
+)
 _OPS, _CALLS, _IMPORTS = range(3)
 
 
@@ -80,16 +83,28 @@ def mentions_kernels(source: str | bytes) -> bool:
 def pack(facts: PyFacts) -> tuple:
     """`facts` as nested tuples of plain values (marshal-able: the parse stage caches them with the Python facts
     of the same file, atlas.graph.parsing)."""
-    return (facts.path, tuple((u.namespace, u.op, u.line, u.is_call) for u in facts.op_uses),
-            tuple((c.namespace, c.op, c.func, c.line, c.defined_at) for c in facts.custom_ops),
-            tuple((j.marker, j.files, j.wrappers, j.line, j.is_dynamic) for j in facts.jit_loads),
-            facts.calls, facts.imports, facts.libraries)
+    return (
+        facts.path,
+        tuple((u.namespace, u.op, u.line, u.is_call) for u in facts.op_uses),
+        tuple((c.namespace, c.op, c.func, c.line, c.defined_at) for c in facts.custom_ops),
+        tuple((j.marker, j.files, j.wrappers, j.line, j.is_dynamic) for j in facts.jit_loads),
+        facts.calls,
+        facts.imports,
+        facts.libraries,
+    )
 
 
 def unpack(data: tuple) -> PyFacts:
     path, uses, custom_ops, jit_loads, calls, imports, libraries = data
-    return PyFacts(path, tuple(OpUse(*u) for u in uses), tuple(CustomOp(*c) for c in custom_ops),
-                   tuple(JitLoad(*j) for j in jit_loads), calls, imports, libraries)
+    return PyFacts(
+        path,
+        tuple(OpUse(*u) for u in uses),
+        tuple(CustomOp(*c) for c in custom_ops),
+        tuple(JitLoad(*j) for j in jit_loads),
+        calls,
+        imports,
+        libraries,
+    )
 
 
 def _string(node, env: dict | None = None) -> str | None:
@@ -186,8 +201,15 @@ def _library_op(call, positional: list, keywords: dict, line: int) -> list[Custo
     if decorated is not None and decorated.type == "decorated_definition":
         definition = decorated.child_by_field_name("definition")
         if definition is not None and definition.type == "function_definition":
-            return [CustomOp(namespace, op.split(".")[0], definition.child_by_field_name("name").text.decode(), line,
-                             definition.start_point[0] + 1)]
+            return [
+                CustomOp(
+                    namespace,
+                    op.split(".")[0],
+                    definition.child_by_field_name("name").text.decode(),
+                    line,
+                    definition.start_point[0] + 1,
+                )
+            ]
     func = keywords.get("fn") or (positional[1] if len(positional) > 1 else None)
     return [CustomOp(namespace, op.split(".")[0], func.text.decode() if func is not None else "", line)]
 
@@ -202,8 +224,9 @@ def _imports(matches: list[dict]) -> dict:
         base = module.text.decode()
         for name in node.children_by_field_name("name"):
             if name.type == "aliased_import":
-                found[name.child_by_field_name("alias").text.decode()] = \
+                found[name.child_by_field_name("alias").text.decode()] = (
                     f"{base}.{name.child_by_field_name('name').text.decode()}"
+                )
             else:
                 found[name.text.decode().split(".")[-1]] = f"{base}.{name.text.decode()}"
     return found
@@ -229,8 +252,9 @@ def tree_facts(path: str, root) -> PyFacts:
         if parent is not None and parent.type == "attribute" and parent.child_by_field_name("object") == ref:
             parent = parent.parent  # an overload: torch.ops.ns.op.default
         is_call = parent is not None and parent.type == "call"
-        uses.append(OpUse(captures["ns"][0].text.decode(), captures["op"][0].text.decode(),
-                          ref.start_point[0] + 1, is_call))
+        uses.append(
+            OpUse(captures["ns"][0].text.decode(), captures["op"][0].text.decode(), ref.start_point[0] + 1, is_call)
+        )
     custom_ops, jit_loads, calls, libraries, library_ops = [], [], [], {}, []
     for captures in matches[_CALLS]:
         name = captures["name"][0].text.decode()
@@ -254,9 +278,18 @@ def tree_facts(path: str, root) -> PyFacts:
             func = keywords.get("op_func") or (positional[1] if len(positional) > 1 else None)
             lib = keywords.get("target_lib")
             if op:
-                custom_ops.append(CustomOp(lib.text.decode() if lib is not None else "", op,
-                                           func.text.decode().strip("() \n") if func is not None else "", line))
-    custom_ops = [CustomOp(libraries.get(c.namespace, "vllm") if c.namespace else "vllm", c.op, c.func, c.line)
-                  for c in custom_ops] + library_ops
-    return PyFacts(path, tuple(uses), tuple(custom_ops), tuple(jit_loads), tuple(calls), _imports(matches[_IMPORTS]),
-                   libraries)
+                custom_ops.append(
+                    CustomOp(
+                        lib.text.decode() if lib is not None else "",
+                        op,
+                        func.text.decode().strip("() \n") if func is not None else "",
+                        line,
+                    )
+                )
+    custom_ops = [
+        CustomOp(libraries.get(c.namespace, "vllm") if c.namespace else "vllm", c.op, c.func, c.line)
+        for c in custom_ops
+    ] + library_ops
+    return PyFacts(
+        path, tuple(uses), tuple(custom_ops), tuple(jit_loads), tuple(calls), _imports(matches[_IMPORTS]), libraries
+    )

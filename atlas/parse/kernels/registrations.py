@@ -73,14 +73,14 @@ def find_registrations(path: str, source: str, extension: str = "") -> list[Regi
     found = []
     for block in _BLOCK.finditer(blanked):
         line_start = blanked.rfind("\n", 0, block.start()) + 1
-        if blanked[line_start:block.start()].strip().startswith("#"):
+        if blanked[line_start : block.start()].strip().startswith("#"):
             continue  # the macro's own #define
         close = closing(blanked, block.end() - 1)
         brace = blanked.find("{", close)
         if close < 0 or brace < 0 or blanked[close:brace].strip():
             continue
         end = closing(blanked, brace)
-        args = split_args(kept[block.end():close - 1])
+        args = split_args(kept[block.end() : close - 1])
         if len(args) < 2:
             continue
         namespace = _namespace(args[0], path, extension)
@@ -91,24 +91,44 @@ def find_registrations(path: str, source: str, extension: str = "") -> list[Regi
             call_end = closing(blanked, call.end() - 1)
             if call_end < 0:
                 continue
-            parts = split_args(kept[call.end():call_end - 1])
+            parts = split_args(kept[call.end() : call_end - 1])
             if not parts:
                 continue
             text = string_literals(parts[0])
-            name = re.split(r"[(.]", text, 1)[0].strip()
+            name = re.split(r"[(.]", text, maxsplit=1)[0].strip()
             if not name:
                 continue
             line = lines.line(call.start())
             if call.group(1) == "def":
                 impl = _impl_name(parts[1]) if len(parts) > 1 and not parts[1].lstrip().startswith("{") else ""
-                found.append(Registration(namespace, name, "def", text if "(" in text else "",
-                                          "CompositeImplicitAutograd" if impl else "", impl, path, line))
+                found.append(
+                    Registration(
+                        namespace,
+                        name,
+                        "def",
+                        text if "(" in text else "",
+                        "CompositeImplicitAutograd" if impl else "",
+                        impl,
+                        path,
+                        line,
+                    )
+                )
             else:
                 key = block_key
                 if len(parts) >= 3:
                     key = _dispatch_key(parts[1]) or key
-                found.append(Registration(namespace, name, "impl", "", key or "CompositeImplicitAutograd",
-                                          _impl_name(parts[-1]) if len(parts) > 1 else "", path, line))
+                found.append(
+                    Registration(
+                        namespace,
+                        name,
+                        "impl",
+                        "",
+                        key or "CompositeImplicitAutograd",
+                        _impl_name(parts[-1]) if len(parts) > 1 else "",
+                        path,
+                        line,
+                    )
+                )
     return found
 
 

@@ -24,6 +24,14 @@ def reason(site: CallSite) -> str:
 
 def unresolved_report(layer) -> list[dict]:
     """One row per unresolved site: kind, caller, expression, path, line; sorted by path and line."""
-    rows = [{"kind": reason(site), "caller": site.caller, "expression": site.expression,
-             "path": site.span.path, "line": site.span.start} for site in layer.unresolved]
+    rows = [
+        {
+            "kind": reason(site),
+            "caller": site.caller,
+            "expression": site.expression,
+            "path": site.span.path,
+            "line": site.span.start,
+        }
+        for site in layer.unresolved
+    ]
     return sorted(rows, key=lambda r: (r["path"], r["line"], r["expression"]))

@@ -45,8 +45,12 @@ class Lines:
 
 
 _PAIRS = {"(": ")", "{": "}", "[": "]", "<": ">"}
-_STOPS = {"(": re.compile(r"[()]"), "{": re.compile(r"[{}]"), "[": re.compile(r"[\[\]]"),
-          "<": re.compile(r"[<>;{}(]")}  # the characters that matter to `closing`, per opener
+_STOPS = {
+    "(": re.compile(r"[()]"),
+    "{": re.compile(r"[{}]"),
+    "[": re.compile(r"[\[\]]"),
+    "<": re.compile(r"[<>;{}(]"),
+}  # the characters that matter to `closing`, per opener
 
 
 def closing(text: str, start: int, limit: int = 1 << 30) -> int:
@@ -152,7 +156,7 @@ def select_branches(text: str, prefer_rocm: bool = False) -> str:
     active, done = True, 0  # whether the text since the last directive is compiled; where that text begins
     for match in _CONDITIONAL.finditer(text):
         start = text.rfind("\n", 0, match.start()) + 1
-        if text[start:match.start()].strip() or (start >= 2 and text[start - 2] == "\\"):
+        if text[start : match.start()].strip() or (start >= 2 and text[start - 2] == "\\"):
             continue
         end = match.end()
         while 0 <= end < len(text) and text[end - 1] == "\\":
@@ -160,7 +164,7 @@ def select_branches(text: str, prefer_rocm: bool = False) -> str:
         end = len(text) if end < 0 else end
         directive, rest = match.group(1), match.group(2)
         if end > match.end():
-            rest += " " + text[match.end() + 1:end].replace("\n", " ")
+            rest += " " + text[match.end() + 1 : end].replace("\n", " ")
         rest = rest.replace("\\", " ")
         if directive in ("if", "ifdef", "ifndef"):
             taken = _condition(directive, rest, prefer_rocm)

@@ -10,5 +10,15 @@ from atlas.parse.python.grammar import LANGUAGE, parser
 from atlas.parse.python.ir import ModuleFacts, Scope
 from atlas.parse.python.modules import module_name
 
-__all__ = ["LANGUAGE", "ModuleFacts", "Scope", "extract", "extract_packed", "module_name", "pack", "parser", "unpack",
-           "unpack_symbols"]
+__all__ = [
+    "LANGUAGE",
+    "ModuleFacts",
+    "Scope",
+    "extract",
+    "extract_packed",
+    "module_name",
+    "pack",
+    "parser",
+    "unpack",
+    "unpack_symbols",
+]

@@ -9,10 +9,44 @@ from typing import Any, Final
 
 from atlas.model import Span, Symbol, SymbolKind
 from atlas.parse.python.ir import (
-    UNKNOWN, Annotation, Assign, Attribute, Call, Constant, Define, DictDisplay, DictEntry, Display, Either, Elements,
-    Evaluate, Expr, For, Import, ImportedName, ImportFrom, Keyword, Lambda, ModuleFacts, Name, NameTarget, Operation,
+    UNKNOWN,
+    Annotation,
+    Assign,
+    Attribute,
+    Call,
+    Constant,
+    Define,
+    DictDisplay,
+    DictEntry,
+    Display,
+    Either,
+    Elements,
+    Evaluate,
+    Expr,
+    For,
+    Import,
+    ImportedName,
+    ImportFrom,
+    Keyword,
+    Lambda,
+    ModuleFacts,
+    Name,
+    NameTarget,
+    Operation,
     Param,
-    Raise, Return, Scope, Site, Slice, Starred, StarTarget, Step, Stmt, Subscript, Target, Unpack, With,
+    Raise,
+    Return,
+    Scope,
+    Site,
+    Slice,
+    Starred,
+    StarTarget,
+    Step,
+    Stmt,
+    Subscript,
+    Target,
+    Unpack,
+    With,
     Yield,
 )
 
@@ -47,48 +81,123 @@ _KINDS: Final = {k.value: k for k in SymbolKind}
 
 
 def pack(facts: ModuleFacts) -> tuple:
-    return (facts.module, facts.path, facts.is_package, facts.num_lines,
-            tuple((s.id, s.kind.value, s.span.start if s.span else 0, s.span.end if s.span else 0, s.signature,
-                   s.decorators, s.bases) for s in facts.symbols),
-            pack_scopes(facts.scopes))
+    return (
+        facts.module,
+        facts.path,
+        facts.is_package,
+        facts.num_lines,
+        tuple(
+            (
+                s.id,
+                s.kind.value,
+                s.span.start if s.span else 0,
+                s.span.end if s.span else 0,
+                s.signature,
+                s.decorators,
+                s.bases,
+            )
+            for s in facts.symbols
+        ),
+        pack_scopes(facts.scopes),
+    )
 
 
 def unpack(data: tuple, component: Callable[[str], str] | None = None) -> ModuleFacts:
     """The ModuleFacts `pack` flattened; `component` (symbol id -> component name) tags the symbols on the way."""
     module, path, is_package, num_lines, symbols, scopes = data
-    return ModuleFacts(module, path, is_package, unpack_symbols(path, symbols, component),
-                       [_scope(row) for row in scopes], num_lines)
+    return ModuleFacts(
+        module, path, is_package, unpack_symbols(path, symbols, component), [_scope(row) for row in scopes], num_lines
+    )
 
 
 def unpack_symbols(path: str, rows: tuple, component: Callable[[str], str] | None = None) -> list[Symbol]:
     """The Symbols of the file at `path` from their packed rows (`pack(facts)[4]`): all that a symbol index needs."""
     kinds = _KINDS
-    return [Symbol(sid, kinds[kind], Span(path, start, end), signature, decorators, bases,
-                   component(sid) if component else "")
-            for sid, kind, start, end, signature, decorators, bases in rows]
+    return [
+        Symbol(
+            sid, kinds[kind], Span(path, start, end), signature, decorators, bases, component(sid) if component else ""
+        )
+        for sid, kind, start, end, signature, decorators, bases in rows
+    ]
 
 
 def pack_scopes(scopes: list[Scope]) -> tuple:
-    return tuple((c.id, c.kind, c.parent, c.module, c.start, c.end,
-                  tuple((p.name, _e(p.default) if p.default is not None else None, _annotations(p.annotations), p.star)
-                        for p in c.params),
-                  tuple(_e(d) for d in c.decorators), c.decorator_names, tuple(_e(b) for b in c.bases),
-                  _annotations(c.returns), c.is_generator, c.local_names, c.global_names, c.nonlocal_names,
-                  tuple((_s(step.stmt), step.top, step.strong, step.line) for step in c.steps), c.exit_versions,
-                  c.called_names, tuple(c.fields))
-                 for c in scopes)
+    return tuple(
+        (
+            c.id,
+            c.kind,
+            c.parent,
+            c.module,
+            c.start,
+            c.end,
+            tuple(
+                (p.name, _e(p.default) if p.default is not None else None, _annotations(p.annotations), p.star)
+                for p in c.params
+            ),
+            tuple(_e(d) for d in c.decorators),
+            c.decorator_names,
+            tuple(_e(b) for b in c.bases),
+            _annotations(c.returns),
+            c.is_generator,
+            c.local_names,
+            c.global_names,
+            c.nonlocal_names,
+            tuple((_s(step.stmt), step.top, step.strong, step.line) for step in c.steps),
+            c.exit_versions,
+            c.called_names,
+            tuple(c.fields),
+        )
+        for c in scopes
+    )
 
 
 def _scope(row: tuple) -> Scope:
-    (sid, kind, parent, module, start, end, params, decorators, decorator_names, bases, returns, is_generator,
-     local_names, global_names, nonlocal_names, steps, exit_versions, called_names, fields) = row
-    return Scope(sid, kind, parent, module, start, end,
-                 tuple(Param(name, _expr(default) if default is not None else None, _annotation_list(annots), star)
-                       for name, default, annots, star in params),
-                 tuple(_expr(d) for d in decorators), decorator_names, tuple(_expr(b) for b in bases),
-                 _annotation_list(returns), is_generator, local_names, global_names, nonlocal_names, [],
-                 [Step(_stmt(s), top, strong, line) for s, top, strong, line in steps], exit_versions, called_names,
-                 list(fields))
+    (
+        sid,
+        kind,
+        parent,
+        module,
+        start,
+        end,
+        params,
+        decorators,
+        decorator_names,
+        bases,
+        returns,
+        is_generator,
+        local_names,
+        global_names,
+        nonlocal_names,
+        steps,
+        exit_versions,
+        called_names,
+        fields,
+    ) = row
+    return Scope(
+        sid,
+        kind,
+        parent,
+        module,
+        start,
+        end,
+        tuple(
+            Param(name, _expr(default) if default is not None else None, _annotation_list(annots), star)
+            for name, default, annots, star in params
+        ),
+        tuple(_expr(d) for d in decorators),
+        decorator_names,
+        tuple(_expr(b) for b in bases),
+        _annotation_list(returns),
+        is_generator,
+        local_names,
+        global_names,
+        nonlocal_names,
+        [],
+        [Step(_stmt(s), top, strong, line) for s, top, strong, line in steps],
+        exit_versions,
+        called_names,
+        list(fields),
+    )
 
 
 # -- packing --------------------------------------------------------------------------------------------------------
@@ -105,15 +214,27 @@ def _e(e: Any) -> tuple:
     if isinstance(e, Attribute):
         return (ATTRIBUTE, _e(e.value), e.attr)
     if isinstance(e, Call):
-        return (CALL, _e(e.func), tuple(_e(a) for a in e.args), tuple((k.name, _e(k.value)) for k in e.keywords),
-                e.site.line, e.site.end_line, e.site.text)
+        return (
+            CALL,
+            _e(e.func),
+            tuple(_e(a) for a in e.args),
+            tuple((k.name, _e(k.value)) for k in e.keywords),
+            e.site.line,
+            e.site.end_line,
+            e.site.text,
+        )
     if isinstance(e, Subscript):
         return (SUBSCRIPT, _e(e.value), _e(e.index), e.line)
     if isinstance(e, Operation):
         return (OPERATION, e.method, tuple(_e(x) for x in e.operands), e.reflected, e.keeps, e.line)
     if isinstance(e, Slice):
-        return (SLICE, _e(e.value), _e(e.lower) if e.lower is not None else None,
-                _e(e.upper) if e.upper is not None else None, e.line)
+        return (
+            SLICE,
+            _e(e.value),
+            _e(e.lower) if e.lower is not None else None,
+            _e(e.upper) if e.upper is not None else None,
+            e.line,
+        )
     if isinstance(e, Constant):
         return (CONSTANT, e.value)
     if isinstance(e, Display):
@@ -175,15 +296,20 @@ def _expr(t: tuple) -> Expr:
     if code == ATTRIBUTE:
         return Attribute(_expr(t[1]), t[2])
     if code == CALL:
-        return Call(_expr(t[1]), tuple(_expr(a) for a in t[2]), tuple(Keyword(k, _expr(v)) for k, v in t[3]),
-                    Site(t[4], t[5], t[6]))
+        return Call(
+            _expr(t[1]),
+            tuple(_expr(a) for a in t[2]),
+            tuple(Keyword(k, _expr(v)) for k, v in t[3]),
+            Site(t[4], t[5], t[6]),
+        )
     if code == SUBSCRIPT:
         return Subscript(_expr(t[1]), _expr(t[2]), t[3])
     if code == OPERATION:
         return Operation(t[1], tuple(_expr(x) for x in t[2]), t[3], t[4], t[5])
     if code == SLICE:
-        return Slice(_expr(t[1]), _expr(t[2]) if t[2] is not None else None, _expr(t[3]) if t[3] is not None else None,
-                     t[4])
+        return Slice(
+            _expr(t[1]), _expr(t[2]) if t[2] is not None else None, _expr(t[3]) if t[3] is not None else None, t[4]
+        )
     if code == CONSTANT:
         return Constant(t[1])
     if code == DISPLAY:
@@ -243,6 +369,3 @@ def _stmt(t: tuple) -> Stmt:
     if code == DEFINE:
         return Define(t[1], _name_target(t[2]), t[3], t[4])
     raise ValueError(f"unknown statement code {code}")
-
-
-

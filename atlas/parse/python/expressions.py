@@ -10,13 +10,65 @@ from typing import Any, Final
 
 from atlas.model import SymbolKind
 from atlas.parse.python.grammar import (
-    BINARY_METHODS, COMPARISON_METHODS, FORMAT_CONVERSIONS, UNARY_METHODS, F_ARGUMENT, F_OPERATOR, ANNOT_WRAPPERS, CLASS_WRAPPERS, CONTAINER_ANNOTATIONS, DOTTED, F_ARGUMENTS, F_ATTRIBUTE, F_BODY, F_FUNCTION,
-    F_KEY, F_LEFT, F_NAME, F_OBJECT, F_PARAMETERS, F_RIGHT, F_TYPE, F_VALUE,
+    ANNOT_WRAPPERS,
+    BINARY_METHODS,
+    CLASS_WRAPPERS,
+    COMPARISON_METHODS,
+    CONTAINER_ANNOTATIONS,
+    DOTTED,
+    F_ARGUMENT,
+    F_ARGUMENTS,
+    F_ATTRIBUTE,
+    F_BODY,
+    F_FUNCTION,
+    F_KEY,
+    F_LEFT,
+    F_NAME,
+    F_OBJECT,
+    F_OPERATOR,
+    F_PARAMETERS,
+    F_RIGHT,
+    F_TYPE,
+    F_VALUE,
+    FORMAT_CONVERSIONS,
+    UNARY_METHODS,
 )
 from atlas.parse.python.ir import (
-    UNKNOWN, Annotation, Assign, Attribute, Call, Constant, ConstantValue, DictDisplay, DictEntry, Display, Either, Elements, Evaluate, Expr,
-    For, If, Keyword, Lambda, Loop, Name, Operation, NameTarget, Param, Return, Scope, Site, Stmt, Slice, StarTarget, Starred, Subscript, Target, Unknown,
-    Unpack, Yield,
+    UNKNOWN,
+    Annotation,
+    Assign,
+    Attribute,
+    Call,
+    Constant,
+    ConstantValue,
+    DictDisplay,
+    DictEntry,
+    Display,
+    Either,
+    Elements,
+    Evaluate,
+    Expr,
+    For,
+    If,
+    Keyword,
+    Lambda,
+    Loop,
+    Name,
+    NameTarget,
+    Operation,
+    Param,
+    Return,
+    Scope,
+    Site,
+    Slice,
+    Starred,
+    StarTarget,
+    Stmt,
+    Subscript,
+    Target,
+    Unknown,
+    Unpack,
+    Yield,
 )
 from atlas.parse.python.walk import FileWalk
 
@@ -34,8 +86,11 @@ def target(w: FileWalk, node: Any) -> Target:
         return Attribute(expr(w, node.child_by_field_id(F_OBJECT)), w.name(node.child_by_field_id(F_ATTRIBUTE)))
     if t == "subscript":
         subs = node.named_children[1:]
-        return Subscript(expr(w, node.child_by_field_id(F_VALUE)), expr(w, subs[0]) if len(subs) == 1 else UNKNOWN,
-                         node.start_point[0] + 1)
+        return Subscript(
+            expr(w, node.child_by_field_id(F_VALUE)),
+            expr(w, subs[0]) if len(subs) == 1 else UNKNOWN,
+            node.start_point[0] + 1,
+        )
     if t in ("pattern_list", "tuple_pattern", "list_pattern", "expression_list", "tuple", "list"):
         return Unpack(tuple(target(w, c) for c in node.named_children))
     if t in ("list_splat_pattern", "list_splat") and node.named_children:
@@ -48,12 +103,13 @@ def target(w: FileWalk, node: Any) -> Target:
 def expr(w: FileWalk, node: Any) -> Expr:
     t: str = node.type
     if t == "identifier":
-        return Name(sys.intern(w.chars[node.start_byte:node.end_byte]) if w.ascii else w.name(node))
+        return Name(sys.intern(w.chars[node.start_byte : node.end_byte]) if w.ascii else w.name(node))
     if t == "attribute":
         attribute = node.child_by_field_id(F_ATTRIBUTE)
-        return Attribute(expr(w, node.child_by_field_id(F_OBJECT)),
-                         sys.intern(w.chars[attribute.start_byte:attribute.end_byte]) if w.ascii else
-                         w.name(attribute))
+        return Attribute(
+            expr(w, node.child_by_field_id(F_OBJECT)),
+            sys.intern(w.chars[attribute.start_byte : attribute.end_byte]) if w.ascii else w.name(attribute),
+        )
     if t == "call":
         return call(w, node)
     if t == "string" or t == "concatenated_string":
@@ -86,15 +142,21 @@ def expr(w: FileWalk, node: Any) -> Expr:
     if t == "binary_operator":
         method, reflected = BINARY_METHODS.get(node.child_by_field_id(F_OPERATOR).type, ("", ""))
         operands = (expr(w, node.child_by_field_id(F_LEFT)), expr(w, node.child_by_field_id(F_RIGHT)))
-        return Operation(method, operands, reflected, method == "__add__", node.start_point[0] + 1) if method \
+        return (
+            Operation(method, operands, reflected, method == "__add__", node.start_point[0] + 1)
+            if method
             else evaluated(w, operands, node)
+        )
     if t == "comparison_operator":
         return comparison(w, node)
     if t == "unary_operator":
         method = UNARY_METHODS.get(node.child_by_field_id(F_OPERATOR).type, "")
         operand = expr(w, node.child_by_field_id(F_ARGUMENT))
-        return Operation(method, (operand,), "", False, node.start_point[0] + 1) if method else \
-            evaluated(w, (operand,), node)
+        return (
+            Operation(method, (operand,), "", False, node.start_point[0] + 1)
+            if method
+            else evaluated(w, (operand,), node)
+        )
     if t == "not_operator":  # takes the operand's truth value: its __bool__ (atlas.graph.resolve.expressions.operation)
         operand = expr(w, node.child_by_field_id(F_ARGUMENT))
         return Operation("__bool__", (operand,), "", False, node.start_point[0] + 1)
@@ -295,8 +357,10 @@ def comprehension(w: FileWalk, node: Any) -> Expr:
     w.block = body
     value_node = node.child_by_field_id(F_BODY) or node.named_children[0]
     if value_node.type == "pair":
-        value: Expr = DictDisplay((DictEntry(expr(w, value_node.child_by_field_id(F_KEY)),
-                                             expr(w, value_node.child_by_field_id(F_VALUE))),), w.alloc(node))
+        value: Expr = DictDisplay(
+            (DictEntry(expr(w, value_node.child_by_field_id(F_KEY)), expr(w, value_node.child_by_field_id(F_VALUE))),),
+            w.alloc(node),
+        )
     else:
         value = Display((expr(w, value_node),), w.alloc(node))
     w.block = saved
@@ -310,7 +374,7 @@ def yield_expr(w: FileWalk, node: Any) -> Expr:
     if value is None:
         return UNKNOWN
     e = expr(w, value)
-    if w.src[node.start_byte:node.start_byte + 10].replace(b" ", b"").startswith(b"yieldfrom"):
+    if w.src[node.start_byte : node.start_byte + 10].replace(b" ", b"").startswith(b"yieldfrom"):
         e = Elements(e)
     w.emit(Yield(e, node.start_point[0] + 1))
     return UNKNOWN
@@ -333,8 +397,14 @@ def parameters(w: FileWalk, node: Any) -> tuple[Param, ...]:
                 star, name_node = "**", name_node.named_children[0]
             annot = p.child_by_field_id(F_TYPE)
             default = p.child_by_field_id(F_VALUE)
-            out.append(Param(w.name(name_node), expr(w, default) if default is not None else None,
-                             annotation(w, annot) if annot is not None else (), star))
+            out.append(
+                Param(
+                    w.name(name_node),
+                    expr(w, default) if default is not None else None,
+                    annotation(w, annot) if annot is not None else (),
+                    star,
+                )
+            )
         elif t == "list_splat_pattern" and p.named_children:
             out.append(Param(w.name(p.named_children[0]), None, (), "*"))
         elif t == "dictionary_splat_pattern" and p.named_children:
@@ -389,10 +459,15 @@ def string_annotation(raw: str) -> tuple[Annotation, ...]:
     for match in _PART.finditer(raw):
         name = match.group(0).strip()
         last = name.rsplit(".", 1)[-1]
-        if not DOTTED.match(name) or last in ANNOT_WRAPPERS or last in CLASS_WRAPPERS or name == "None" or \
-                last in CONTAINER_ANNOTATIONS:
+        if (
+            not DOTTED.match(name)
+            or last in ANNOT_WRAPPERS
+            or last in CLASS_WRAPPERS
+            or name == "None"
+            or last in CONTAINER_ANNOTATIONS
+        ):
             continue
-        before = raw[:match.start()]
+        before = raw[: match.start()]
         is_class = _CLASS_OF.search(before) is not None
         container = _CONTAINER_OF.search(before)
         kind = CONTAINER_ANNOTATIONS.get(container.group(1), "") if container else ""

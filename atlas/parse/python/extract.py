@@ -21,8 +21,14 @@ _FUNCTION: Final = SymbolKind.FUNCTION.value
 _TRITON_KERNEL: Final = SymbolKind.TRITON_KERNEL.value
 
 
-def extract(source: bytes, path: str, module: str, is_package: bool, ts_parser: ts.Parser | None = None,
-            tree: ts.Tree | None = None) -> ModuleFacts:
+def extract(
+    source: bytes,
+    path: str,
+    module: str,
+    is_package: bool,
+    ts_parser: ts.Parser | None = None,
+    tree: ts.Tree | None = None,
+) -> ModuleFacts:
     """Parse `source` (the file at repository-relative `path`, importable as `module`) into facts; `tree`: its
     tree-sitter tree when the caller parsed it already."""
     if tree is None:
@@ -41,6 +47,7 @@ def extract_packed(source: bytes, path: str, module: str, is_package: bool, tree
     scopes = {s.id: s for s in w.scopes}
     for scope in w.scopes:
         flow.run(scope, scopes)
-    symbols = tuple((s[0], _TRITON_KERNEL) + s[2:] if s[0] in w.jit_calls and s[1] == _FUNCTION else s
-                    for s in w.symbols)  # a function jit'd by a call (`triton.jit(fn)`) is a Triton kernel
+    symbols = tuple(
+        (s[0], _TRITON_KERNEL) + s[2:] if s[0] in w.jit_calls and s[1] == _FUNCTION else s for s in w.symbols
+    )  # a function jit'd by a call (`triton.jit(fn)`) is a Triton kernel
     return (module, path, is_package, source.count(b"\n") + 1, symbols, pack_scopes(w.scopes))

@@ -38,23 +38,60 @@ TRITON_DECORATORS = ("triton.jit", "triton.autotune", "triton.heuristics", "jit"
 
 def parser() -> ts.Parser:
     return ts.Parser(LANGUAGE)
+
+
 # Generic containers an annotation may name, and what their (last) type argument types: "list" the elements
 # (the first argument), "tuple" the elements (every argument), "dict" the values (the last argument).
 CONTAINER_ANNOTATIONS = {
-    **dict.fromkeys(("list", "List", "Sequence", "MutableSequence", "Iterable", "Iterator", "Collection", "set", "Set",
-                     "frozenset", "FrozenSet", "AbstractSet", "MutableSet", "deque", "Deque", "Generator",
-                     "AsyncIterator", "AsyncIterable"), "list"),
+    **dict.fromkeys(
+        (
+            "list",
+            "List",
+            "Sequence",
+            "MutableSequence",
+            "Iterable",
+            "Iterator",
+            "Collection",
+            "set",
+            "Set",
+            "frozenset",
+            "FrozenSet",
+            "AbstractSet",
+            "MutableSet",
+            "deque",
+            "Deque",
+            "Generator",
+            "AsyncIterator",
+            "AsyncIterable",
+        ),
+        "list",
+    ),
     **dict.fromkeys(("tuple", "Tuple"), "tuple"),
-    **dict.fromkeys(("dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "DefaultDict", "defaultdict"),
-                    "dict"),
+    **dict.fromkeys(("dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "DefaultDict", "defaultdict"), "dict"),
 }
 # Operators and the special methods Python calls for them (on the left operand; the reflected one on the right).
-BINARY_METHODS = {"+": ("__add__", "__radd__"), "-": ("__sub__", "__rsub__"), "*": ("__mul__", "__rmul__"),
-                  "/": ("__truediv__", "__rtruediv__"), "//": ("__floordiv__", "__rfloordiv__"),
-                  "%": ("__mod__", "__rmod__"), "**": ("__pow__", "__rpow__"), "@": ("__matmul__", "__rmatmul__"),
-                  "<<": ("__lshift__", "__rlshift__"), ">>": ("__rshift__", "__rrshift__"),
-                  "&": ("__and__", "__rand__"), "|": ("__or__", "__ror__"), "^": ("__xor__", "__rxor__")}
-COMPARISON_METHODS = {"<": ("__lt__", "__gt__"), "<=": ("__le__", "__ge__"), ">": ("__gt__", "__lt__"),
-                      ">=": ("__ge__", "__le__"), "==": ("__eq__", "__eq__"), "!=": ("__ne__", "__ne__")}
+BINARY_METHODS = {
+    "+": ("__add__", "__radd__"),
+    "-": ("__sub__", "__rsub__"),
+    "*": ("__mul__", "__rmul__"),
+    "/": ("__truediv__", "__rtruediv__"),
+    "//": ("__floordiv__", "__rfloordiv__"),
+    "%": ("__mod__", "__rmod__"),
+    "**": ("__pow__", "__rpow__"),
+    "@": ("__matmul__", "__rmatmul__"),
+    "<<": ("__lshift__", "__rlshift__"),
+    ">>": ("__rshift__", "__rrshift__"),
+    "&": ("__and__", "__rand__"),
+    "|": ("__or__", "__ror__"),
+    "^": ("__xor__", "__rxor__"),
+}
+COMPARISON_METHODS = {
+    "<": ("__lt__", "__gt__"),
+    "<=": ("__le__", "__ge__"),
+    ">": ("__gt__", "__lt__"),
+    ">=": ("__ge__", "__le__"),
+    "==": ("__eq__", "__eq__"),
+    "!=": ("__ne__", "__ne__"),
+}
 UNARY_METHODS = {"-": "__neg__", "+": "__pos__", "~": "__invert__"}
 FORMAT_CONVERSIONS = {"!r": "__repr__", "!a": "__repr__", "!s": "__str__"}  # f"{x!r}": the method formatting x

@@ -53,6 +53,6 @@ def absolute(w: FileWalk, module: str) -> str:
     parts = w.module.split(".")
     base = parts if w.is_package else parts[:-1]
     if level > 1:
-        base = base[:len(base) - (level - 1)]
+        base = base[: len(base) - (level - 1)]
     rest = module[level:]
     return ".".join([*base, rest] if rest else base)

@@ -13,7 +13,7 @@ parse cache and between processes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Final, Union
+from typing import Final
 
 from atlas.model import Symbol
 
@@ -98,7 +98,7 @@ class Slice:
     line: int = 0
 
 
-ConstantValue = Union[int, float, str, bytes, bool, None]
+ConstantValue = int | float | str | bytes | bool | None
 
 
 @dataclass
@@ -153,8 +153,22 @@ class Unknown:
 
 UNKNOWN: Final = Unknown()
 
-Expr = Union[Name, Attribute, Call, Subscript, Operation, Slice, Constant, Display, DictDisplay, Lambda, Either,
-             Elements, Starred, Unknown]
+Expr = (
+    Name
+    | Attribute
+    | Call
+    | Subscript
+    | Operation
+    | Slice
+    | Constant
+    | Display
+    | DictDisplay
+    | Lambda
+    | Either
+    | Elements
+    | Starred
+    | Unknown
+)
 
 # -- assignment targets ---------------------------------------------------------------------------------------------
 
@@ -182,7 +196,7 @@ class Unpack:
     elements: tuple[Target, ...]
 
 
-Target = Union[NameTarget, Attribute, Subscript, Unpack, StarTarget, Unknown]
+Target = NameTarget | Attribute | Subscript | Unpack | StarTarget | Unknown
 
 # -- annotations ----------------------------------------------------------------------------------------------------
 
@@ -333,8 +347,24 @@ class Exit:
     """A `return` or `raise` has run: nothing after it in the block runs."""
 
 
-Stmt = Union[Assign, Evaluate, Return, Yield, Raise, For, With, Import, ImportFrom, Define, If, Loop, Try, Break,
-             Continue, Exit]
+Stmt = (
+    Assign
+    | Evaluate
+    | Return
+    | Yield
+    | Raise
+    | For
+    | With
+    | Import
+    | ImportFrom
+    | Define
+    | If
+    | Loop
+    | Try
+    | Break
+    | Continue
+    | Exit
+)
 
 
 @dataclass

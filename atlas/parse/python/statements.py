@@ -11,12 +11,45 @@ from typing import Any, Final
 from atlas.model import SymbolKind
 from atlas.parse.python.expressions import annotation, expr, parameters, target, yield_expr
 from atlas.parse.python.grammar import (
-    BINARY_METHODS, F_OPERATOR, F_ALIAS, F_ATTRIBUTE, F_BODY, F_CONDITION, F_CONSEQUENCE, F_DEFINITION, F_LEFT, F_NAME, F_OBJECT, F_PARAMETERS, F_RETURN_TYPE, F_RIGHT,
-    F_SUPERCLASSES, F_TYPE, F_VALUE, TRITON_DECORATORS,
+    BINARY_METHODS,
+    F_ALIAS,
+    F_ATTRIBUTE,
+    F_BODY,
+    F_CONDITION,
+    F_CONSEQUENCE,
+    F_DEFINITION,
+    F_LEFT,
+    F_NAME,
+    F_OBJECT,
+    F_OPERATOR,
+    F_PARAMETERS,
+    F_RETURN_TYPE,
+    F_RIGHT,
+    F_SUPERCLASSES,
+    F_TYPE,
+    F_VALUE,
+    TRITON_DECORATORS,
 )
 from atlas.parse.python.imports import import_statement
 from atlas.parse.python.ir import (
-    UNKNOWN, Assign, Break, Continue, Define, Either, Evaluate, Exit, For, If, Loop, Operation, NameTarget, Raise, Return, Scope, Stmt, Try,
+    UNKNOWN,
+    Assign,
+    Break,
+    Continue,
+    Define,
+    Either,
+    Evaluate,
+    Exit,
+    For,
+    If,
+    Loop,
+    NameTarget,
+    Operation,
+    Raise,
+    Return,
+    Scope,
+    Stmt,
+    Try,
     With,
 )
 from atlas.parse.python.walk import FileWalk
@@ -106,8 +139,12 @@ def assignment(w: FileWalk, node: Any) -> None:
             break
         node = value
     annotations = annotation(w, annot) if annot is not None else ()
-    if annot is not None and w.scope.kind == "class" and targets[0].type == "identifier" and \
-            not NOT_FIELDS.match(w.text(annot)):
+    if (
+        annot is not None
+        and w.scope.kind == "class"
+        and targets[0].type == "identifier"
+        and not NOT_FIELDS.match(w.text(annot))
+    ):
         w.scope.fields.append(w.name(targets[0]))
     value_expr = expr(w, value) if value is not None else UNKNOWN
     w.emit(Assign(tuple(target(w, t) for t in targets), value_expr, annotations, holders[0].start_point[0] + 1))
@@ -125,8 +162,12 @@ def attribute_symbols(w: FileWalk, node: Any, annot: Any, holder: Any) -> None:
     elif node.type == "attribute" and scope.kind == "function" and scope.params:
         obj = node.child_by_field_id(F_OBJECT)
         parent = scope_by_id(w, scope.parent)
-        if obj.type == "identifier" and w.text(obj) == scope.params[0].name and parent is not None \
-                and parent.kind == "class":
+        if (
+            obj.type == "identifier"
+            and w.text(obj) == scope.params[0].name
+            and parent is not None
+            and parent.kind == "class"
+        ):
             sid = f"{parent.id}.{w.text(node.child_by_field_id(F_ATTRIBUTE))}"
     elif node.type in ("pattern_list", "tuple_pattern", "expression_list"):
         for child in node.named_children:
@@ -164,25 +205,54 @@ def definition(w: FileWalk, node: Any) -> None:
         base_exprs = tuple(expr(w, b) for b in bases)
         for kw in (c for c in (supers.named_children if supers else []) if c.type == "keyword_argument"):
             w.emit(Evaluate(expr(w, kw.child_by_field_id(F_VALUE)), line))
-        w.add_symbol(sid, SymbolKind.CLASS, outer, f"class {name}" + (w.text(supers) if supers else ""),
-                     deco_names, tuple(w.text(b) for b in bases))
-        scope = Scope(sid, "class", parent.id, w.module, node.start_point[0] + 1, node.end_point[0] + 1,
-                      decorators=deco_exprs, decorator_names=deco_names, bases=base_exprs)
+        w.add_symbol(
+            sid,
+            SymbolKind.CLASS,
+            outer,
+            f"class {name}" + (w.text(supers) if supers else ""),
+            deco_names,
+            tuple(w.text(b) for b in bases),
+        )
+        scope = Scope(
+            sid,
+            "class",
+            parent.id,
+            w.module,
+            node.start_point[0] + 1,
+            node.end_point[0] + 1,
+            decorators=deco_exprs,
+            decorator_names=deco_names,
+            bases=base_exprs,
+        )
         w.emit(Define(sid, NameTarget(name), True, line))
     else:
         params_node = node.child_by_field_id(F_PARAMETERS)
         ret = node.child_by_field_id(F_RETURN_TYPE)
         params = parameters(w, params_node)
         triton = any(n.split("(")[0] in TRITON_DECORATORS for n in deco_names)
-        kind = SymbolKind.TRITON_KERNEL if triton else SymbolKind.METHOD if parent.kind == "class" else \
-            SymbolKind.FUNCTION
-        is_async = w.src[node.start_byte:node.start_byte + 5] == b"async"
-        signature = ("async def " if is_async else "def ") + name + w.text(params_node) + (
-            f" -> {w.text(ret)}" if ret is not None else "")
+        kind = (
+            SymbolKind.TRITON_KERNEL if triton else SymbolKind.METHOD if parent.kind == "class" else SymbolKind.FUNCTION
+        )
+        is_async = w.src[node.start_byte : node.start_byte + 5] == b"async"
+        signature = (
+            ("async def " if is_async else "def ")
+            + name
+            + w.text(params_node)
+            + (f" -> {w.text(ret)}" if ret is not None else "")
+        )
         w.add_symbol(sid, kind, outer, signature, deco_names)
-        scope = Scope(sid, "function", parent.id, w.module, node.start_point[0] + 1, node.end_point[0] + 1,
-                      params=params, decorators=deco_exprs, decorator_names=deco_names,
-                      returns=annotation(w, ret) if ret is not None else ())
+        scope = Scope(
+            sid,
+            "function",
+            parent.id,
+            w.module,
+            node.start_point[0] + 1,
+            node.end_point[0] + 1,
+            params=params,
+            decorators=deco_exprs,
+            decorator_names=deco_names,
+            returns=annotation(w, ret) if ret is not None else (),
+        )
         w.emit(Define(sid, NameTarget(name), False, line))
     saved = w.enter(scope)
     body = node.child_by_field_id(F_BODY)
@@ -273,7 +343,7 @@ def except_clause(w: FileWalk, clause: Any) -> None:
 
 def with_statement(w: FileWalk, node: Any) -> None:
     line = node.start_point[0] + 1
-    is_async = w.src[node.start_byte:node.start_byte + 5] == b"async"
+    is_async = w.src[node.start_byte : node.start_byte + 5] == b"async"
     for clause in node.named_children:
         if clause.type != "with_clause":
             continue

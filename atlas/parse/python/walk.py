@@ -37,7 +37,7 @@ class FileWalk:
     def text(self, node: Any) -> str:
         """The node's source text: a slice of the source decoded byte for byte (Latin-1, so byte offsets are
         string offsets), decoded again as UTF-8 only when the slice holds a non-ASCII byte."""
-        text = self.chars[node.start_byte:node.end_byte]
+        text = self.chars[node.start_byte : node.end_byte]
         return text if self.ascii or text.isascii() else text.encode("latin-1").decode("utf-8", "replace")
 
     def name(self, node: Any) -> str:
@@ -45,14 +45,24 @@ class FileWalk:
         equal strings are one object (marshal keeps them interned on the way to the parent)."""
         return sys.intern(self.text(node))
 
-    def add_symbol(self, sid: str, kind: SymbolKind, node: Any, signature: str = "", decorators: Any = (),
-                   bases: Any = ()) -> None:
+    def add_symbol(
+        self, sid: str, kind: SymbolKind, node: Any, signature: str = "", decorators: Any = (), bases: Any = ()
+    ) -> None:
         if kind is not SymbolKind.ATTRIBUTE:
             self.defined.add(sid)
             if sid in self.seen_attrs:  # `name = other` earlier, then `def name`: the definition is the symbol
                 self.symbols = [s for s in self.symbols if s[0] != sid or s[1] != _ATTRIBUTE]
-        self.symbols.append((sid, kind.value, node.start_point[0] + 1, node.end_point[0] + 1, signature,
-                             tuple(decorators), tuple(bases)))
+        self.symbols.append(
+            (
+                sid,
+                kind.value,
+                node.start_point[0] + 1,
+                node.end_point[0] + 1,
+                signature,
+                tuple(decorators),
+                tuple(bases),
+            )
+        )
 
     def emit(self, stmt: Stmt) -> None:
         self.block.append(stmt)

@@ -42,8 +42,9 @@ def mark(name: str, **values) -> None:
 
 def phases(config: dict) -> list[dict]:
     """What to replay: `phases` (each a named workload with its rounds), else the one workload and its rounds."""
-    return config.get("phases") or [{"name": config["workload"]["name"], "workload": config["workload"],
-                                     "rounds": config.get("rounds") or ["on"]}]
+    return config.get("phases") or [
+        {"name": config["workload"]["name"], "workload": config["workload"], "rounds": config.get("rounds") or ["on"]}
+    ]
 
 
 def wait_turn(config: dict) -> None:
@@ -56,11 +57,13 @@ def wait_turn(config: dict) -> None:
     folder, order, name = turn["dir"], turn["order"], turn["name"]
     _touch(os.path.join(folder, f"ready-{name}"))
     deadline = time.monotonic() + turn.get("max_wait_s", 400)
+
     def has(kind, other):
         return os.path.exists(os.path.join(folder, f"{kind}-{other}"))
+
     while time.monotonic() < deadline:  # pipelined: engines after this one may still be starting
         everyone_ready = turn.get("pipeline") or all(has("ready", o) or has("failed", o) for o in order)
-        before_done = all(has("done", o) or has("failed", o) for o in order[:order.index(name)])
+        before_done = all(has("done", o) or has("failed", o) for o in order[: order.index(name)])
         if everyone_ready and before_done:
             break
         time.sleep(0.2)
@@ -76,7 +79,8 @@ def wait_build(config: dict) -> None:
         return
     deadline = time.monotonic() + turn.get("max_wait_s", 400)
     while time.monotonic() < deadline and not any(
-            os.path.exists(os.path.join(turn["dir"], f"{kind}-{other}")) for kind in ("inited", "failed", "done")):
+        os.path.exists(os.path.join(turn["dir"], f"{kind}-{other}")) for kind in ("inited", "failed", "done")
+    ):
         time.sleep(0.2)
 
 
@@ -135,14 +139,24 @@ def run_rounds(config: dict, run_once, snapshot=None) -> list[dict]:
                 rounds.append(_failed(phase, index, exc))
                 break
             mark("round_end", phase=phase["name"], round=index, probes=state, out_tokens=tokens, seconds=seconds)
-            row = {"phase": phase["name"], "round": index, "probes": state, "begin_ns": begin_ns, "out_tokens": tokens,
-                   "seconds": round(seconds, 4), "out_tok_s": round(tokens / seconds, 2) if seconds else 0.0,
-                   "requests": timings}
+            row = {
+                "phase": phase["name"],
+                "round": index,
+                "probes": state,
+                "begin_ns": begin_ns,
+                "out_tokens": tokens,
+                "seconds": round(seconds, 4),
+                "out_tok_s": round(tokens / seconds, 2) if seconds else 0.0,
+                "requests": timings,
+            }
             if snapshot:
                 row["counters"] = {"before": before, "after": snapshot()}
             rounds.append(row)
-            print(f"[driver] {phase['name']} round {index} probes={state}: {tokens} tokens in {seconds:.3f} s",
-                  file=sys.stderr, flush=True)
+            print(
+                f"[driver] {phase['name']} round {index} probes={state}: {tokens} tokens in {seconds:.3f} s",
+                file=sys.stderr,
+                flush=True,
+            )
     switch(config, "on")
     end_turn(config)
     return rounds
@@ -150,6 +164,7 @@ def run_rounds(config: dict, run_once, snapshot=None) -> list[dict]:
 
 def _failed(phase: dict, index: int, exc: Exception) -> dict:
     import traceback
+
     print(f"[driver] {phase['name']} round {index} FAILED: {exc!r}", file=sys.stderr, flush=True)
     traceback.print_exc()
     return {"phase": phase["name"], "round": index, "probes": "", "error": f"{type(exc).__name__}: {exc}"[:500]}

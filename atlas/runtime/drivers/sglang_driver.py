@@ -36,8 +36,12 @@ def main() -> None:
         async def one(req):
             after = req.get("after_tokens")
             async with cond:
-                await cond.wait_for(lambda: done["n"] >= req["after_finished"] and
-                                    (not after or streamed.get(prefix + after[0], 0) >= after[1]))
+                await cond.wait_for(
+                    lambda: (
+                        done["n"] >= req["after_finished"]
+                        and (not after or streamed.get(prefix + after[0], 0) >= after[1])
+                    )
+                )
             delay = req["delay_s"] - (time.perf_counter() - start)
             if delay > 0:
                 await asyncio.sleep(delay)
@@ -72,13 +76,24 @@ def main() -> None:
         return sum(counts), time.perf_counter() - start, timings
 
     def run_once(prefix: str, workload: dict, salt: int = 0):
-        return engine.loop.run_until_complete(replay(prefix, workload, salt)) if hasattr(engine, "loop") \
+        return (
+            engine.loop.run_until_complete(replay(prefix, workload, salt))
+            if hasattr(engine, "loop")
             else asyncio.run(replay(prefix, workload, salt))
+        )
 
     rounds = run_rounds(config, run_once)
     mark("done")
-    write_result(config, {"engine": "sglang", "version": getattr(sglang, "__version__", "?"),
-                          "import_s": round(t1 - t0, 2), "init_s": round(t2 - t1, 2), "rounds": rounds})
+    write_result(
+        config,
+        {
+            "engine": "sglang",
+            "version": getattr(sglang, "__version__", "?"),
+            "import_s": round(t1 - t0, 2),
+            "init_s": round(t2 - t1, 2),
+            "rounds": rounds,
+        },
+    )
     engine.shutdown()
 
 

@@ -11,8 +11,14 @@ from common import announce, load_config, mark, run_rounds, salted, wait_build, 
 
 # Engine counters kept per round (LLM.get_metrics, with disable_log_stats=False): preemptions, prefix cache,
 # speculative decoding.
-COUNTERS = ("vllm:num_preemptions", "vllm:prefix_cache_queries", "vllm:prefix_cache_hits",
-            "vllm:spec_decode_num_drafts", "vllm:spec_decode_num_draft_tokens", "vllm:spec_decode_num_accepted_tokens")
+COUNTERS = (
+    "vllm:num_preemptions",
+    "vllm:prefix_cache_queries",
+    "vllm:prefix_cache_hits",
+    "vllm:spec_decode_num_drafts",
+    "vllm:spec_decode_num_draft_tokens",
+    "vllm:spec_decode_num_accepted_tokens",
+)
 
 
 class TokenIdTokenizer:
@@ -60,8 +66,9 @@ def main() -> None:
         for req in workload["requests"]:
             rid = prefix + req["id"]
             timings[rid] = {"submit": time.perf_counter() - start, "tokens": []}
-            params = BeamSearchParams(beam_width=workload["beam_width"], max_tokens=req["max_tokens"],
-                                      ignore_eos=True, temperature=0.0)
+            params = BeamSearchParams(
+                beam_width=workload["beam_width"], max_tokens=req["max_tokens"], ignore_eos=True, temperature=0.0
+            )
             out = llm.beam_search([{"prompt_token_ids": salted(req["prompt_ids"], salt)}], params)
             n = max(len(s.tokens) for s in out[0].sequences) - len(req["prompt_ids"])
             timings[rid]["tokens"].append([time.perf_counter() - start, n])
@@ -78,16 +85,21 @@ def main() -> None:
 
         def may_start(req: dict, now: float) -> bool:
             after = req.get("after_tokens")
-            return (len(in_flight) < workload["concurrency"] and req["after_finished"] <= finished
-                    and req["delay_s"] <= now and (not after or streamed.get(prefix + after[0], 0) >= after[1]))
+            return (
+                len(in_flight) < workload["concurrency"]
+                and req["after_finished"] <= finished
+                and req["delay_s"] <= now
+                and (not after or streamed.get(prefix + after[0], 0) >= after[1])
+            )
 
         while pending or in_flight:
             now = time.perf_counter() - start
             while pending and may_start(pending[0], now):
                 req = pending.pop(0)
                 rid = prefix + req["id"]
-                params = SamplingParams(max_tokens=req["max_tokens"], ignore_eos=True, temperature=0.0,
-                                        detokenize=False)
+                params = SamplingParams(
+                    max_tokens=req["max_tokens"], ignore_eos=True, temperature=0.0, detokenize=False
+                )
                 prompt = salted(req["prompt_ids"], salt) if workload.get("salt") else req["prompt_ids"]
                 engine.add_request(rid, {"prompt_token_ids": prompt}, params)
                 in_flight[rid] = 0
@@ -111,9 +123,17 @@ def main() -> None:
 
     rounds = run_rounds(config, run_once, snapshot if not config["engine"].get("disable_log_stats", True) else None)
     mark("done")
-    write_result(config, {"engine": "vllm", "version": vllm.__version__, "import_s": round(t1 - t0, 2),
-                          "init_s": round(t2 - t1, 2), "rounds": rounds})
-    del llm
+    write_result(
+        config,
+        {
+            "engine": "vllm",
+            "version": vllm.__version__,
+            "import_s": round(t1 - t0, 2),
+            "init_s": round(t2 - t1, 2),
+            "rounds": rounds,
+        },
+    )
+    llm = None  # the engine released before the interpreter exits
 
 
 if __name__ == "__main__":

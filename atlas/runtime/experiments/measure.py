@@ -9,9 +9,14 @@ import statistics
 from dataclasses import dataclass
 
 # The variant names the report uses where a scenario names the engine's default differently.
-REPORT_VARIANT = {("chunked-prefill", "vllm", "graph"): "budget8192", ("chunked-prefill", "sglang", "graph"): "chunk8192",
-                  ("spec-ngram", "vllm", "graph"): "baseline", ("spec-ngram", "sglang", "graph"): "baseline",
-                  ("overlap", "vllm", "graph"): "async", ("overlap", "sglang", "graph"): "overlap"}
+REPORT_VARIANT = {
+    ("chunked-prefill", "vllm", "graph"): "budget8192",
+    ("chunked-prefill", "sglang", "graph"): "chunk8192",
+    ("spec-ngram", "vllm", "graph"): "baseline",
+    ("spec-ngram", "sglang", "graph"): "baseline",
+    ("overlap", "vllm", "graph"): "async",
+    ("overlap", "sglang", "graph"): "overlap",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,9 +54,13 @@ def requests_of(row: dict) -> dict[str, Request]:
     out = {}
     for rid, t in (row.get("requests") or {}).items():
         chunks = t.get("tokens") or []
-        out[rid[len(prefix):] if rid.startswith(prefix) else rid] = Request(
-            rid, t["submit"], tuple(c[0] for c in chunks), tuple(c[1] for c in chunks),
-            {k: v for k, v in t.items() if k not in ("submit", "tokens")})
+        out[rid[len(prefix) :] if rid.startswith(prefix) else rid] = Request(
+            rid,
+            t["submit"],
+            tuple(c[0] for c in chunks),
+            tuple(c[1] for c in chunks),
+            {k: v for k, v in t.items() if k not in ("submit", "tokens")},
+        )
     return out
 
 
@@ -67,9 +76,19 @@ def p99(values) -> float | None:
 
 def round_events(events: list[dict], row: dict, marks: list[dict]) -> list[dict]:
     """The probe events of one round: between its round_begin and round_end marks."""
+
     def at(name):
-        return next((m["mono_ns"] for m in marks if m["name"] == name and m.get("values", {}).get("phase") == row["phase"]
-                     and m.get("values", {}).get("round") == row["round"]), None)
+        return next(
+            (
+                m["mono_ns"]
+                for m in marks
+                if m["name"] == name
+                and m.get("values", {}).get("phase") == row["phase"]
+                and m.get("values", {}).get("round") == row["round"]
+            ),
+            None,
+        )
+
     begin, end = at("round_begin"), at("round_end")
     if begin is None or end is None:
         return []
@@ -77,6 +96,7 @@ def round_events(events: list[dict], row: dict, marks: list[dict]) -> list[dict]
 
 
 # ---- per-round figures: (label, metric, unit) -> value ----
+
 
 def figures(scenario: str, framework: str, row: dict, events: list[dict], variant: str = "") -> dict:
     reqs = requests_of(row)
@@ -95,10 +115,12 @@ def figures(scenario: str, framework: str, row: dict, events: list[dict], varian
         label = "beam" if phase == "beam-w4" else "plain"
         f[(label, "ms_per_token", "ms")] = row["seconds"] * 1e3 / row["out_tokens"] if row["out_tokens"] else None
         if events:
-            f[(label, "engine_requests", "requests")] = sum(e.get("count", 1) for e in events
-                                                           if e["symbol"].endswith("Scheduler.add_request"))
-            f[(label, "prefix_hit_tokens", "tokens")] = sum(e["values"].get("prefix_hit_tokens") or 0 for e in events
-                                                            if e["symbol"].endswith("get_computed_blocks"))
+            f[(label, "engine_requests", "requests")] = sum(
+                e.get("count", 1) for e in events if e["symbol"].endswith("Scheduler.add_request")
+            )
+            f[(label, "prefix_hit_tokens", "tokens")] = sum(
+                e["values"].get("prefix_hit_tokens") or 0 for e in events if e["symbol"].endswith("get_computed_blocks")
+            )
     elif scenario in ("continuous-batching", "cuda-graph", "overlap"):
         label = phase.split("-")[1]
         f[(label, "out_tok_s", "tok/s")] = row["out_tok_s"]
@@ -113,7 +135,9 @@ def figures(scenario: str, framework: str, row: dict, events: list[dict], varian
         stream, inject = reqs.get("stream"), reqs.get("inject")
         if stream and inject and inject.times:
             before = [b - a for a, b in zip(stream.times, stream.times[1:]) if b <= inject.submit]
-            during = [b - a for a, b in zip(stream.times, stream.times[1:]) if b > inject.submit and a < inject.times[-1]]
+            during = [
+                b - a for a, b in zip(stream.times, stream.times[1:]) if b > inject.submit and a < inject.times[-1]
+            ]
             f[("stream", "gap_ms_baseline", "ms")] = statistics.median(before) * 1e3 if before else None
             f[("stream", "gap_ms_max", "ms")] = max(during) * 1e3 if during else None
             f[("stream", "inject_latency_ms", "ms")] = inject.e2e_ms
@@ -141,11 +165,13 @@ def figures(scenario: str, framework: str, row: dict, events: list[dict], varian
         if framework == "vllm" and (row.get("counters") or {}).get("after"):
             f[(label, "preemptions", "requests")] = _delta(row["counters"], "vllm:num_preemptions")
         if framework == "vllm" and events:
-            f[(label, "preemptions_probed", "requests")] = len({r for e in events if e["role"] == "plan"
-                                                                for r in e["values"].get("preempted") or []})
+            f[(label, "preemptions_probed", "requests")] = len(
+                {r for e in events if e["role"] == "plan" for r in e["values"].get("preempted") or []}
+            )
         if framework == "sglang" and events:
-            f[(label, "retractions", "requests")] = len({r for e in events if isinstance(e["values"].get("retracted"), list)
-                                                         for r in e["values"]["retracted"]})
+            f[(label, "retractions", "requests")] = len(
+                {r for e in events if isinstance(e["values"].get("retracted"), list) for r in e["values"]["retracted"]}
+            )
     return f
 
 
@@ -160,7 +186,7 @@ def plan_ahead(events: list[dict]) -> tuple[int, int, int]:
     plans = [e for e in ordered if e["role"] == "plan" and (e["values"].get("batch_size") or 0) > 0]
     commits = [e for e in ordered if e["role"] == "commit"]
     ahead = matched = 0
-    for i, commit in enumerate(commits[:len(plans)]):
+    for i, commit in enumerate(commits[: len(plans)]):
         if i + 1 < len(plans) and plans[i + 1]["mono_ns"] < commit["mono_ns"]:
             ahead += 1
         ids = set(commit.get("request_ids") or commit["values"].get("request_ids") or ())
@@ -173,20 +199,24 @@ def plan_ahead(events: list[dict]) -> tuple[int, int, int]:
 
 KV_LABEL = "8x1024+512"  # the preemption scenario's one workload
 LOG_PATTERNS = {
-    "vllm": (("capture", "compile_s", r"torch\.compile took ([\d.]+) s in total"),
-             ("capture", "capture_s", r"Graph capturing finished in ([\d.]+) secs"),
-             ("capture", "capture_gib", r"Graph capturing finished in [\d.]+ secs, took ([\d.]+) GiB"),
-             ("capture", "kv_tokens", r"GPU KV cache size: ([\d,]+) tokens")),
-    "sglang": (("capture-prefill", "buckets", r"Capture target prefill CUDA graph begin\..*?num_tokens=\[([^\]]*)\]"),
-               ("capture-prefill", "capture_s", r"Capture target prefill CUDA graph end\. elapsed=([\d.]+) s"),
-               ("capture-prefill", "capture_gib", r"Capture target prefill CUDA graph end\..*?mem usage=([\d.]+) GB"),
-               ("capture-decode", "buckets", r"Capture target decode CUDA graph begin\..*? bs=\[([^\]]*)\]"),
-               ("capture-decode", "capture_s", r"Capture target decode CUDA graph end\. elapsed=([\d.]+) s"),
-               ("capture-decode", "capture_gib", r"Capture target decode CUDA graph end\..*?mem usage=([\d.]+) GB"),
-               ("capture", "kv_tokens", r"max_total_num_tokens=(\d+)"),
-               (KV_LABEL, "retractions_logged", r"(KV cache pool is full\. Retract requests)"),
-               (KV_LABEL, "new_token_ratio_before", r"#new_token_ratio: ([\d.]+) ->"),
-               (KV_LABEL, "new_token_ratio_after", r"#new_token_ratio: [\d.]+ -> ([\d.]+)")),
+    "vllm": (
+        ("capture", "compile_s", r"torch\.compile took ([\d.]+) s in total"),
+        ("capture", "capture_s", r"Graph capturing finished in ([\d.]+) secs"),
+        ("capture", "capture_gib", r"Graph capturing finished in [\d.]+ secs, took ([\d.]+) GiB"),
+        ("capture", "kv_tokens", r"GPU KV cache size: ([\d,]+) tokens"),
+    ),
+    "sglang": (
+        ("capture-prefill", "buckets", r"Capture target prefill CUDA graph begin\..*?num_tokens=\[([^\]]*)\]"),
+        ("capture-prefill", "capture_s", r"Capture target prefill CUDA graph end\. elapsed=([\d.]+) s"),
+        ("capture-prefill", "capture_gib", r"Capture target prefill CUDA graph end\..*?mem usage=([\d.]+) GB"),
+        ("capture-decode", "buckets", r"Capture target decode CUDA graph begin\..*? bs=\[([^\]]*)\]"),
+        ("capture-decode", "capture_s", r"Capture target decode CUDA graph end\. elapsed=([\d.]+) s"),
+        ("capture-decode", "capture_gib", r"Capture target decode CUDA graph end\..*?mem usage=([\d.]+) GB"),
+        ("capture", "kv_tokens", r"max_total_num_tokens=(\d+)"),
+        (KV_LABEL, "retractions_logged", r"(KV cache pool is full\. Retract requests)"),
+        (KV_LABEL, "new_token_ratio_before", r"#new_token_ratio: ([\d.]+) ->"),
+        (KV_LABEL, "new_token_ratio_after", r"#new_token_ratio: [\d.]+ -> ([\d.]+)"),
+    ),
 }
 
 

@@ -19,24 +19,58 @@ PLAN = "PLAN.json"  # {"scenarios": {"<name>": {"reason": "why it has not run", 
 _NUMBER = {"type": ["number", "null"]}
 _TEXT = {"type": "string"}
 RESULTS_SCHEMA = {
-    "type": "object", "required": ["scenario", "rows"],
+    "type": "object",
+    "required": ["scenario", "rows"],
     "properties": {
-        "scenario": _TEXT, "section": {"type": "integer"}, "title": _TEXT, "command": _TEXT, "date": _TEXT,
-        "gpu": _TEXT, "model": _TEXT,
+        "scenario": _TEXT,
+        "section": {"type": "integer"},
+        "title": _TEXT,
+        "command": _TEXT,
+        "date": _TEXT,
+        "gpu": _TEXT,
+        "model": _TEXT,
         "engines": {"type": "object", "additionalProperties": {"type": "object"}},
-        "rows": {"type": "array", "items": {
-            "type": "object", "required": ["engine", "variant", "label", "metric"],
-            "properties": {"engine": _TEXT, "variant": _TEXT, "label": _TEXT, "metric": _TEXT, "unit": _TEXT,
-                           "absent": _NUMBER, "on": _NUMBER, "note": _TEXT}}},
-        "evidence": {"type": "array", "items": {
-            "type": "object", "required": ["engine", "symbol", "where"],
-            "properties": {"engine": _TEXT, "symbol": _TEXT, "where": _TEXT, "text": _TEXT,
-                           "url": {"type": "string", "pattern": "^(https://|$)"}}}},
-        "notes": {"type": "array", "items": _TEXT}, "errors": {"type": "array", "items": _TEXT},
+        "rows": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["engine", "variant", "label", "metric"],
+                "properties": {
+                    "engine": _TEXT,
+                    "variant": _TEXT,
+                    "label": _TEXT,
+                    "metric": _TEXT,
+                    "unit": _TEXT,
+                    "absent": _NUMBER,
+                    "on": _NUMBER,
+                    "note": _TEXT,
+                },
+            },
+        },
+        "evidence": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["engine", "symbol", "where"],
+                "properties": {
+                    "engine": _TEXT,
+                    "symbol": _TEXT,
+                    "where": _TEXT,
+                    "text": _TEXT,
+                    "url": {"type": "string", "pattern": "^(https://|$)"},
+                },
+            },
+        },
+        "notes": {"type": "array", "items": _TEXT},
+        "errors": {"type": "array", "items": _TEXT},
     },
 }
-PLAN_SCHEMA = {"type": "object", "properties": {"scenarios": {"type": "object", "additionalProperties": {
-    "type": "object", "properties": {"reason": _TEXT}}}}}
+PLAN_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "scenarios": {"type": "object", "additionalProperties": {"type": "object", "properties": {"reason": _TEXT}}}
+    },
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,31 +154,76 @@ def join(scenario: ArticleScenario, results: dict | None, reason: str = "") -> S
         note = got.get("note", "")
         if got.get("unit") and got["unit"] != row.unit:  # the article's unit stays; say the other one
             note = "; ".join(filter(None, [note, f"atlas measured in {got['unit']}"]))
-        figures.append(Figure(row.engine, row.variant, row.label, row.metric, row.unit, row.value, row.line,
-                              got.get("absent"), got.get("on"), row.note, note))
+        figures.append(
+            Figure(
+                row.engine,
+                row.variant,
+                row.label,
+                row.metric,
+                row.unit,
+                row.value,
+                row.line,
+                got.get("absent"),
+                got.get("on"),
+                row.note,
+                note,
+            )
+        )
     for (engine, variant, label, metric), got in measured.items():
-        figures.append(Figure(engine, variant, label, metric, got.get("unit", ""), absent=got.get("absent"),
-                              on=got.get("on"), note=got.get("note", "")))
+        figures.append(
+            Figure(
+                engine,
+                variant,
+                label,
+                metric,
+                got.get("unit", ""),
+                absent=got.get("absent"),
+                on=got.get("on"),
+                note=got.get("note", ""),
+            )
+        )
     evidence, run = (), None
     if results is not None:
-        evidence = tuple(Evidence(e["engine"], e["symbol"], e["where"], e.get("url", ""), e.get("text", ""))
-                         for e in results.get("evidence", []))
-        run = Run(results.get("command", ""), results.get("date", ""), results.get("gpu", ""),
-                  results.get("model", ""), dict(results.get("engines", {})), tuple(results.get("notes", [])),
-                  tuple(results.get("errors", [])))
-    return ScenarioReport(scenario.name, scenario.section, scenario.title, scenario.title_line, scenario.question,
-                          scenario.workload, scenario.finding, scenario.no_figures, tuple(figures), evidence, run,
-                          "" if results is not None else reason)
+        evidence = tuple(
+            Evidence(e["engine"], e["symbol"], e["where"], e.get("url", ""), e.get("text", ""))
+            for e in results.get("evidence", [])
+        )
+        run = Run(
+            results.get("command", ""),
+            results.get("date", ""),
+            results.get("gpu", ""),
+            results.get("model", ""),
+            dict(results.get("engines", {})),
+            tuple(results.get("notes", [])),
+            tuple(results.get("errors", [])),
+        )
+    return ScenarioReport(
+        scenario.name,
+        scenario.section,
+        scenario.title,
+        scenario.title_line,
+        scenario.question,
+        scenario.workload,
+        scenario.finding,
+        scenario.no_figures,
+        tuple(figures),
+        evidence,
+        run,
+        "" if results is not None else reason,
+    )
 
 
-def build_report(article: Article, results: dict[str, dict], plan: dict[str, str],
-                 names: list[str] | None = None) -> Report:
+def build_report(
+    article: Article, results: dict[str, dict], plan: dict[str, str], names: list[str] | None = None
+) -> Report:
     """Every chosen scenario (all when `names` is empty), measured or not; a results file for a scenario the
     article does not know is an error, never dropped."""
     unknown = sorted(set(results) - set(article.names))
     if unknown:
-        raise ConfigError(f"results for unknown scenario(s) {', '.join(unknown)}; name each results file after one "
-                          f"of: {', '.join(article.names)}")
+        raise ConfigError(
+            f"results for unknown scenario(s) {', '.join(unknown)}; name each results file after one "
+            f"of: {', '.join(article.names)}"
+        )
     chosen = [article.scenario(n) for n in names] if names else list(article.scenarios)
     return Report(article, tuple(join(s, results.get(s.name), plan.get(s.name, "")) for s in chosen))
 
@@ -156,11 +235,15 @@ def read_results(folder: Path) -> dict[str, dict]:
         if path.name == PLAN:
             continue
         data = _read_json(path)
-        problems = [f"{path}: {'.'.join(map(str, e.absolute_path)) or '(top level)'}: {e.message}"
-                    for e in jsonschema.Draft202012Validator(RESULTS_SCHEMA).iter_errors(data)]
+        problems = [
+            f"{path}: {'.'.join(map(str, e.absolute_path)) or '(top level)'}: {e.message}"
+            for e in jsonschema.Draft202012Validator(RESULTS_SCHEMA).iter_errors(data)
+        ]
         if not problems and data["scenario"] != path.stem:
-            problems.append(f"{path}: scenario is {data['scenario']!r} but the file is named {path.name}; name it "
-                            f"{data['scenario']}.json")
+            problems.append(
+                f"{path}: scenario is {data['scenario']!r} but the file is named {path.name}; name it "
+                f"{data['scenario']}.json"
+            )
         problems += _repeated_rows(path, data) if not problems else []
         if problems:
             raise ConfigError(f"{len(problems)} problem(s) in results files:\n" + "\n".join(problems))
@@ -186,8 +269,9 @@ def read_plan(folder: Path) -> dict[str, str]:
     data = _read_json(path)
     problems = list(jsonschema.Draft202012Validator(PLAN_SCHEMA).iter_errors(data))
     if problems:
-        raise ConfigError(f"{path}: {problems[0].message}; expected "
-                          '{"scenarios": {"<scenario>": {"reason": "..."}}}')
+        raise ConfigError(
+            f'{path}: {problems[0].message}; expected {{"scenarios": {{"<scenario>": {{"reason": "..."}}}}}}'
+        )
     return {name: entry.get("reason", "") for name, entry in data.get("scenarios", {}).items()}
 
 
@@ -195,8 +279,9 @@ def _read_json(path: Path):
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg}); rewrite it with "
-                          "`atlas experiments run` or fix it by hand") from None
+        raise ConfigError(
+            f"{path}:{exc.lineno}: invalid JSON ({exc.msg}); rewrite it with `atlas experiments run` or fix it by hand"
+        ) from None
 
 
 def collect(root: Path, names: list[str] | None = None, article: Path = ARTICLE) -> Report:

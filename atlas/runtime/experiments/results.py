@@ -18,6 +18,7 @@ from atlas.runtime.experiments.scenarios import SCENARIOS, Job
 @dataclass(frozen=True, slots=True)
 class JobRun:
     """What one engine job brought back."""
+
     job: Job
     driver: dict | None  # the driver's result.json (None: the engine never finished)
     events: list
@@ -37,8 +38,11 @@ def scenario_results(name: str, runs: list[JobRun], context: dict) -> dict:
             continue
         fw = run.job.framework
         variant = measure.REPORT_VARIANT.get((name, fw, run.job.variant), run.job.variant)
-        engines[fw] = {"version": (run.driver or {}).get("version"), "pin": run.spec.get("ref"),
-                       "commit": run.spec.get("commit")}
+        engines[fw] = {
+            "version": (run.driver or {}).get("version"),
+            "pin": run.spec.get("ref"),
+            "commit": run.spec.get("commit"),
+        }
         if run.driver is None:
             errors.append(f"{run.job.name}: the engine did not finish (see its engine.log)")
             continue
@@ -57,12 +61,23 @@ def scenario_results(name: str, runs: list[JobRun], context: dict) -> dict:
                     slot[row["probes"]].append(value)
         evidence += explain(name, fw, variant, on_events, run.spec)
         for (label, metric), value in measure.log_figures(fw, run.log).items():
-            if (name == "cuda-graph") == label.startswith("capture") and (name == "preemption") == (label == measure.KV_LABEL):
+            if (name == "cuda-graph") == label.startswith("capture") and (name == "preemption") == (
+                label == measure.KV_LABEL
+            ):
                 values[(fw, variant, label, metric, "")] = {"on": [], "absent": [], "off": [], "value": value}
     rows = [_row(key, slot) for key, slot in values.items()]
     rows += derived(name, rows)
-    return {"scenario": name, "section": scenario.section, "title": scenario.title, **context, "engines": engines,
-            "rows": rows, "evidence": evidence, "notes": notes, "errors": errors}
+    return {
+        "scenario": name,
+        "section": scenario.section,
+        "title": scenario.title,
+        **context,
+        "engines": engines,
+        "rows": rows,
+        "evidence": evidence,
+        "notes": notes,
+        "errors": errors,
+    }
 
 
 def _median(values: list) -> float | None:
@@ -71,9 +86,16 @@ def _median(values: list) -> float | None:
 
 def _row(key: tuple, slot: dict) -> dict:
     fw, variant, label, metric, unit = key
-    row = {"engine": fw, "variant": variant, "label": label, "metric": metric, "unit": unit,
-           "absent": _median(slot["absent"]), "on": _median(slot["on"]),
-           "rounds": {k: [round(v, 4) for v in slot[k]] for k in ("absent", "on") if slot[k]}}
+    row = {
+        "engine": fw,
+        "variant": variant,
+        "label": label,
+        "metric": metric,
+        "unit": unit,
+        "absent": _median(slot["absent"]),
+        "on": _median(slot["on"]),
+        "rounds": {k: [round(v, 4) for v in slot[k]] for k in ("absent", "on") if slot[k]},
+    }
     if "value" in slot:
         row.update(absent=slot["value"], note="from the engine log of this start (warm-up and every round)")
     return row
@@ -81,12 +103,18 @@ def _row(key: tuple, slot: dict) -> dict:
 
 def derived(name: str, rows: list[dict]) -> list[dict]:
     """Ratios the article reports: graphs over eager (cuda-graph), baseline over NGRAM time (spec-ngram)."""
+
     def find(fw, variant, label, metric):
-        return next((r for r in rows if (r["engine"], r["variant"], r["label"], r["metric"]) ==
-                     (fw, variant, label, metric)), None)
+        return next(
+            (r for r in rows if (r["engine"], r["variant"], r["label"], r["metric"]) == (fw, variant, label, metric)),
+            None,
+        )
+
     out = []
-    pairs = {"cuda-graph": [("graph", "eager", "c1", "out_tok_s", "graph", "graph_speedup")],
-             "spec-ngram": [("baseline", "ngram", lbl, "e2e_ms", "ngram", "speedup") for lbl in ("repeat", "prose")]}
+    pairs = {
+        "cuda-graph": [("graph", "eager", "c1", "out_tok_s", "graph", "graph_speedup")],
+        "spec-ngram": [("baseline", "ngram", lbl, "e2e_ms", "ngram", "speedup") for lbl in ("repeat", "prose")],
+    }
     for num_v, den_v, label, metric, at, out_metric in pairs.get(name, ()):
         for fw in ("vllm", "sglang"):
             num, den = find(fw, num_v, label, metric), find(fw, den_v, label, metric)
@@ -105,8 +133,14 @@ def explain(name: str, fw: str, variant: str, events: list[dict], spec: dict) ->
         if e is None:
             return None
         where = f"{e.get('path')}:{e.get('line')}"
-        return {"engine": fw, "variant": variant, "symbol": e["symbol"], "where": where,
-                "url": f"{base}{e.get('path')}#L{e.get('line')}", "text": text}
+        return {
+            "engine": fw,
+            "variant": variant,
+            "symbol": e["symbol"],
+            "where": where,
+            "url": f"{base}{e.get('path')}#L{e.get('line')}",
+            "text": text,
+        }
 
     def graph_line(text: str) -> dict | None:
         """At the hook that says how a step ran: vLLM's V1 runner, else its V2 CudaGraphManager; SGLang's run_batch."""
@@ -142,16 +176,28 @@ def explain(name: str, fw: str, variant: str, events: list[dict], spec: dict) ->
         out.append(line(commit, f"draft tokens planned {drafts}, accepted at commit {accepted}; modes {dict(modes)}"))
     if name == "preemption":
         if fw == "vllm":
-            n = len({r for e in plans if isinstance(e["values"].get("preempted"), list) for r in e["values"]["preempted"]})
+            n = len(
+                {r for e in plans if isinstance(e["values"].get("preempted"), list) for r in e["values"]["preempted"]}
+            )
             out.append(line("Scheduler.schedule", f"requests preempted (recompute) seen in plans: {n}"))
         else:
-            retracts = [e for e in events if isinstance(e["values"].get("retracted"), list) and e["values"]["retracted"]]
+            retracts = [
+                e for e in events if isinstance(e["values"].get("retracted"), list) and e["values"]["retracted"]
+            ]
             ratios = [round(e["values"]["new_token_ratio"], 4) for e in retracts if "new_token_ratio" in e["values"]]
-            out.append(line("ScheduleBatch.retract_decode", f"{len(retracts)} retract_decode calls retracted "
-                            f"{sum(len(e['values']['retracted']) for e in retracts)} requests; the new_token_ratio "
-                            f"they returned: {ratios}") or
-                       line(plan_symbol, f"no retraction; steps by mode {dict(modes)}, max batch "
-                            f"{max((e['values'].get('batch_size') or 0 for e in plans), default=0)}"))
+            out.append(
+                line(
+                    "ScheduleBatch.retract_decode",
+                    f"{len(retracts)} retract_decode calls retracted "
+                    f"{sum(len(e['values']['retracted']) for e in retracts)} requests; the new_token_ratio "
+                    f"they returned: {ratios}",
+                )
+                or line(
+                    plan_symbol,
+                    f"no retraction; steps by mode {dict(modes)}, max batch "
+                    f"{max((e['values'].get('batch_size') or 0 for e in plans), default=0)}",
+                )
+            )
     if name == "overlap":
         ahead, matched, total = measure.plan_ahead(events)
         commit = "Scheduler.update_from_output" if fw == "vllm" else "Scheduler.process_batch_result"
@@ -167,7 +213,7 @@ def extend_graphs(events: list[dict]) -> list[tuple[int, int, str]]:
     for i, e in enumerate(events):
         if e["role"] != "plan" or e["values"].get("batch_mode") != "EXTEND":
             continue
-        ran = next((x["values"]["cuda_graph"] for x in events[i + 1:] if "cuda_graph" in x["values"]), None)
+        ran = next((x["values"]["cuda_graph"] for x in events[i + 1 :] if "cuda_graph" in x["values"]), None)
         new = _total(e["values"].get("num_scheduled_tokens"))
         cached = e["values"].get("prefix_hit_tokens") or _total(e["values"].get("num_computed_tokens"))
         out.append((new, cached, ran))

@@ -11,16 +11,23 @@ from pathlib import Path
 
 from atlas.env import Settings
 from atlas.runtime import launch, workloads
-from atlas.runtime.experiments import results as rs, scenarios as sc
+from atlas.runtime.experiments import results as rs
+from atlas.runtime.experiments import scenarios as sc
 from atlas.runtime.merge import merge
 from atlas.runtime.spec import build_spec, pick_pin_set, write_spec
-from atlas.sources import load_all
 from atlas.runtime.trace import ENGINE_DEFAULTS
+from atlas.sources import load_all
 
 # On the CPU (vLLM only, always eager) a variant keeps only the arguments that mean the same there: the KV memory
 # and graph settings are the device recipe's.
-CPU_KEEPS = {"max_num_batched_tokens", "num_gpu_blocks_override", "block_size", "speculative_config",
-             "async_scheduling", "disable_log_stats"}
+CPU_KEEPS = {
+    "max_num_batched_tokens",
+    "num_gpu_blocks_override",
+    "block_size",
+    "speculative_config",
+    "async_scheduling",
+    "disable_log_stats",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,11 +62,24 @@ def run_job(job: sc.Job, opts: RunOptions, settings: Settings, model: Path, pin_
     (out / "control").write_text("on")
     boot = launch.make_boot(out)
     vocab = json.loads((model / "config.json").read_text())["vocab_size"]
-    phases = [{"name": p.name, "rounds": list(p.rounds),
-               "workload": workloads.build(p.workload, vocab=vocab, **p.params).to_json()} for p in job.phases]
-    config = {"model": str(model), "engine": engine_args(job, opts.device), "phases": phases, "warmup": True,
-              "job": job.name, "scenarios": list(job.scenarios), "control": str(out / "control"),
-              "result": str(out / "result.json")}
+    phases = [
+        {
+            "name": p.name,
+            "rounds": list(p.rounds),
+            "workload": workloads.build(p.workload, vocab=vocab, **p.params).to_json(),
+        }
+        for p in job.phases
+    ]
+    config = {
+        "model": str(model),
+        "engine": engine_args(job, opts.device),
+        "phases": phases,
+        "warmup": True,
+        "job": job.name,
+        "scenarios": list(job.scenarios),
+        "control": str(out / "control"),
+        "result": str(out / "result.json"),
+    }
     (out / "result.json").unlink(missing_ok=True)
     env = launch.engine_env(out / "spec.json", out, boot, True)
     _, log = launch.run_driver(python, job.framework, config, out, boot, env, opts.timeout_s)
@@ -68,12 +88,23 @@ def run_job(job: sc.Job, opts: RunOptions, settings: Settings, model: Path, pin_
     return rs.JobRun(job, driver, merged.events, merged.marks, spec, log.read_text(errors="replace"))
 
 
-def run_scenarios(scenarios: list[sc.Scenario], frameworks: tuple[str, ...], opts: RunOptions, settings: Settings,
-                  model: Path, command: str, variants: tuple[str, ...] = ()) -> list[dict]:
+def run_scenarios(
+    scenarios: list[sc.Scenario],
+    frameworks: tuple[str, ...],
+    opts: RunOptions,
+    settings: Settings,
+    model: Path,
+    command: str,
+    variants: tuple[str, ...] = (),
+) -> list[dict]:
     """Every job the scenarios need (optionally only some variants), then one results dict per scenario."""
     jobs = [j for j in sc.jobs(scenarios, frameworks) if not variants or j.variant in variants]
     pin_sets = {fw: engine_pin_set(fw, opts, settings) for fw in {j.framework for j in jobs}}
     runs = [run_job(job, opts, settings, model, pin_sets[job.framework]) for job in jobs]
-    context = {"command": command, "date": datetime.date.today().isoformat(), "gpu": opts.device,
-               "model": f"{model.name} (random weights, token ids in/out)"}
+    context = {
+        "command": command,
+        "date": datetime.date.today().isoformat(),
+        "gpu": opts.device,
+        "model": f"{model.name} (random weights, token ids in/out)",
+    }
     return [rs.scenario_results(s.name, runs, context) for s in scenarios if any(s.name in j.scenarios for j in jobs)]

@@ -30,20 +30,42 @@ class Scenario:
 
 # Engine arguments per variant on the GPU, on top of atlas.runtime.trace.ENGINE_DEFAULTS (framework, "cuda").
 # KV memory is fixed (not a fraction of what is free), so engines started side by side size their caches alike.
-_VLLM_BASE = {"gpu_memory_utilization": 0.2, "kv_cache_memory_bytes": 8 << 30, "max_model_len": 8448,
-              "max_num_seqs": 32, "max_num_batched_tokens": 8192}
-_SGLANG_BASE = {"mem_fraction_static": 0.7, "max_total_tokens": 65536, "context_length": 8448,
-                "chunked_prefill_size": 8192, "cuda_graph_max_bs_decode": 32}
+_VLLM_BASE = {
+    "gpu_memory_utilization": 0.2,
+    "kv_cache_memory_bytes": 8 << 30,
+    "max_model_len": 8448,
+    "max_num_seqs": 32,
+    "max_num_batched_tokens": 8192,
+}
+_SGLANG_BASE = {
+    "mem_fraction_static": 0.7,
+    "max_total_tokens": 65536,
+    "context_length": 8448,
+    "chunked_prefill_size": 8192,
+    "cuda_graph_max_bs_decode": 32,
+}
 VARIANTS = {
     "vllm": {
         "graph": _VLLM_BASE,
         "eager": {**_VLLM_BASE, "enforce_eager": True},
         "budget512": {**_VLLM_BASE, "max_num_batched_tokens": 512},
-        "kv4096": {**_VLLM_BASE, "num_gpu_blocks_override": 256, "block_size": 16, "max_model_len": 2048,
-                   "disable_log_stats": False},
-        "ngram": {**_VLLM_BASE, "disable_log_stats": False,
-                  "speculative_config": {"method": "ngram", "num_speculative_tokens": 7, "prompt_lookup_max": 4,
-                                         "prompt_lookup_min": 2}},
+        "kv4096": {
+            **_VLLM_BASE,
+            "num_gpu_blocks_override": 256,
+            "block_size": 16,
+            "max_model_len": 2048,
+            "disable_log_stats": False,
+        },
+        "ngram": {
+            **_VLLM_BASE,
+            "disable_log_stats": False,
+            "speculative_config": {
+                "method": "ngram",
+                "num_speculative_tokens": 7,
+                "prompt_lookup_max": 4,
+                "prompt_lookup_min": 2,
+            },
+        },
         "sync": {**_VLLM_BASE, "async_scheduling": False},
     },
     "sglang": {
@@ -52,8 +74,7 @@ VARIANTS = {
         "chunk512": {**_SGLANG_BASE, "chunked_prefill_size": 512},
         "chunk512-mixed": {**_SGLANG_BASE, "chunked_prefill_size": 512, "enable_mixed_chunk": True},
         "kv4096": {**_SGLANG_BASE, "max_total_tokens": 4096, "context_length": 2048},
-        "kv4096-mixed": {**_SGLANG_BASE, "max_total_tokens": 4096, "context_length": 2048,
-                         "enable_mixed_chunk": True},
+        "kv4096-mixed": {**_SGLANG_BASE, "max_total_tokens": 4096, "context_length": 2048, "enable_mixed_chunk": True},
         "ngram": {**_SGLANG_BASE, "speculative_algorithm": "NGRAM", "speculative_num_draft_tokens": 8},
         "no-overlap": {**_SGLANG_BASE, "disable_overlap_schedule": True},
     },
@@ -66,44 +87,116 @@ def _both(*variants: str) -> dict:
     return {fw: variants for fw in _BOTH}
 
 
-_CB = tuple(Phase(f"cb-c{c}", "requests", {"n": 16, "input_len": 256, "output_len": 32, "concurrency": c,
-                                           "stream": True, "salt": True}) for c in (1, 4, 16))
+_CB = tuple(
+    Phase(
+        f"cb-c{c}",
+        "requests",
+        {"n": 16, "input_len": 256, "output_len": 32, "concurrency": c, "stream": True, "salt": True},
+    )
+    for c in (1, 4, 16)
+)
 
-SCENARIOS = {s.name: s for s in (
-    Scenario("prefill-scaling", 2, "Prefill cost: TTFT of one request at 256 / 1024 / 4096 prompt tokens",
-             _both("eager", "graph"),
-             tuple(Phase(f"prefill-{n}", "sequential", {"lengths": (n,), "output_len": 1, "repeat": 3})
-                   for n in (256, 1024, 4096))),
-    Scenario("prefix-cache", 3, "Prefix cache: a 2080-token prompt cold, then warm", _both("eager", "graph"),
-             (Phase("prefix-2080", "repeat-prompt", {"length": 2080, "output_len": 1}, ("on", "absent") * 2),)),
-    Scenario("beam-search", 4, "vLLM beam search: one request per beam per round, prefix cache across rounds",
-             {"vllm": ("graph",)},
-             (Phase("beam-w4", "beam", {"input_len": 256, "output_len": 16, "beam_width": 4}),
-              Phase("beam-plain", "sequential", {"lengths": (256,), "output_len": 16}))),
-    Scenario("continuous-batching", 5, "Continuous batching: 16 requests of 256 + 32 tokens at concurrency 1, 4, 16",
-             _both("graph"), _CB),
-    Scenario("chunked-prefill", 6, "Chunked prefill: a 7168-token prefill lands in a 256-token stream",
-             {"vllm": ("graph", "budget512"), "sglang": ("graph", "chunk512", "chunk512-mixed")},
-             (Phase("stream-inject", "stream-inject", {"input_len": 64, "stream_len": 256, "inject_len": 7168,
-                                                        "after": 20}, ("on", "absent", "on", "absent", "on")),)),
-    Scenario("cuda-graph", 7, "CUDA graphs: eager vs graphs at concurrency 1; capture cost", _both("eager", "graph"),
-             (_CB[0],)),
-    Scenario("spec-ngram", 8, "NGRAM speculative decoding, verify width 8, 256 tokens",
-             _both("graph", "ngram"),
-             tuple(Phase(f"spec-{kind}", "pattern", {"kind": kind, "input_len": 64, "output_len": 256},
-                         ("on", "absent", "on")) for kind in ("repeat", "random"))),
-    Scenario("preemption", 9, "KV capped at 4096 tokens: 8 requests of 1024 + 512 forced tokens",
-             {"vllm": ("kv4096",), "sglang": ("kv4096", "kv4096-mixed")},
-             (Phase("kv-pressure", "requests", {"n": 8, "input_len": 1024, "output_len": 512, "concurrency": 8,
-                                                 "stream": True, "salt": True}),)),
-    Scenario("overlap", 10, "Overlap scheduling: plan of step t+1 while step t executes",
-             {"vllm": ("graph", "sync"), "sglang": ("graph", "no-overlap")}, (_CB[1],)),
-)}
+SCENARIOS = {
+    s.name: s
+    for s in (
+        Scenario(
+            "prefill-scaling",
+            2,
+            "Prefill cost: TTFT of one request at 256 / 1024 / 4096 prompt tokens",
+            _both("eager", "graph"),
+            tuple(
+                Phase(f"prefill-{n}", "sequential", {"lengths": (n,), "output_len": 1, "repeat": 3})
+                for n in (256, 1024, 4096)
+            ),
+        ),
+        Scenario(
+            "prefix-cache",
+            3,
+            "Prefix cache: a 2080-token prompt cold, then warm",
+            _both("eager", "graph"),
+            (Phase("prefix-2080", "repeat-prompt", {"length": 2080, "output_len": 1}, ("on", "absent") * 2),),
+        ),
+        Scenario(
+            "beam-search",
+            4,
+            "vLLM beam search: one request per beam per round, prefix cache across rounds",
+            {"vllm": ("graph",)},
+            (
+                Phase("beam-w4", "beam", {"input_len": 256, "output_len": 16, "beam_width": 4}),
+                Phase("beam-plain", "sequential", {"lengths": (256,), "output_len": 16}),
+            ),
+        ),
+        Scenario(
+            "continuous-batching",
+            5,
+            "Continuous batching: 16 requests of 256 + 32 tokens at concurrency 1, 4, 16",
+            _both("graph"),
+            _CB,
+        ),
+        Scenario(
+            "chunked-prefill",
+            6,
+            "Chunked prefill: a 7168-token prefill lands in a 256-token stream",
+            {"vllm": ("graph", "budget512"), "sglang": ("graph", "chunk512", "chunk512-mixed")},
+            (
+                Phase(
+                    "stream-inject",
+                    "stream-inject",
+                    {"input_len": 64, "stream_len": 256, "inject_len": 7168, "after": 20},
+                    ("on", "absent", "on", "absent", "on"),
+                ),
+            ),
+        ),
+        Scenario(
+            "cuda-graph",
+            7,
+            "CUDA graphs: eager vs graphs at concurrency 1; capture cost",
+            _both("eager", "graph"),
+            (_CB[0],),
+        ),
+        Scenario(
+            "spec-ngram",
+            8,
+            "NGRAM speculative decoding, verify width 8, 256 tokens",
+            _both("graph", "ngram"),
+            tuple(
+                Phase(
+                    f"spec-{kind}",
+                    "pattern",
+                    {"kind": kind, "input_len": 64, "output_len": 256},
+                    ("on", "absent", "on"),
+                )
+                for kind in ("repeat", "random")
+            ),
+        ),
+        Scenario(
+            "preemption",
+            9,
+            "KV capped at 4096 tokens: 8 requests of 1024 + 512 forced tokens",
+            {"vllm": ("kv4096",), "sglang": ("kv4096", "kv4096-mixed")},
+            (
+                Phase(
+                    "kv-pressure",
+                    "requests",
+                    {"n": 8, "input_len": 1024, "output_len": 512, "concurrency": 8, "stream": True, "salt": True},
+                ),
+            ),
+        ),
+        Scenario(
+            "overlap",
+            10,
+            "Overlap scheduling: plan of step t+1 while step t executes",
+            {"vllm": ("graph", "sync"), "sglang": ("graph", "no-overlap")},
+            (_CB[1],),
+        ),
+    )
+}
 
 
 @dataclass(frozen=True, slots=True)
 class Job:
     """One engine start: a framework, a variant, and every phase the chosen scenarios need from it."""
+
     framework: str
     variant: str
     engine: dict
@@ -139,9 +232,11 @@ def apply_config(scenarios: list[Scenario], config: dict) -> list[Scenario]:
         out.append(Scenario(s.name, s.section, s.title, s.variants, tuple(phases)))
     unused = set(config) - used - {"rounds"}
     if unused:
-        raise ConfigError(f"--config {', '.join(sorted(unused))}: no phase of {', '.join(s.name for s in scenarios)} "
-                          "takes it; valid keys: " + ", ".join(sorted({k for s in scenarios for p in s.phases
-                                                                         for k in p.params} | {"rounds"})))
+        raise ConfigError(
+            f"--config {', '.join(sorted(unused))}: no phase of {', '.join(s.name for s in scenarios)} "
+            "takes it; valid keys: "
+            + ", ".join(sorted({k for s in scenarios for p in s.phases for k in p.params} | {"rounds"}))
+        )
     return out
 
 

@@ -5,8 +5,18 @@ from __future__ import annotations
 
 from atlas.runtime.experiments.report import Figure, Report, ScenarioReport
 
-COLUMNS = ("engine", "variant", "label", "metric", "unit", "A100 (article)", "line", "H200 absent", "H200 on",
-           "on/absent")
+COLUMNS = (
+    "engine",
+    "variant",
+    "label",
+    "metric",
+    "unit",
+    "A100 (article)",
+    "line",
+    "H200 absent",
+    "H200 on",
+    "on/absent",
+)
 
 
 def number(value: float | None) -> str:
@@ -20,30 +30,70 @@ def number(value: float | None) -> str:
 
 def cells(f: Figure) -> tuple[str, ...]:
     ratio = f"{f.ratio:.3f}" if f.ratio is not None else "-"
-    return (f.engine, f.variant, f.label, f.metric, f.unit, number(f.article), str(f.article_line or "-"),
-            number(f.absent), number(f.on), ratio)
+    return (
+        f.engine,
+        f.variant,
+        f.label,
+        f.metric,
+        f.unit,
+        number(f.article),
+        str(f.article_line or "-"),
+        number(f.absent),
+        number(f.on),
+        ratio,
+    )
 
 
 def to_json(report: Report) -> dict:
     """Deterministic data for `--format json`."""
     setup = report.article.setup
-    return {"article": {"gpu": setup.gpu, "model": setup.model, "date": setup.date, "engines": setup.engines},
-            "scenarios": [_scenario_json(s) for s in report.scenarios]}
+    return {
+        "article": {"gpu": setup.gpu, "model": setup.model, "date": setup.date, "engines": setup.engines},
+        "scenarios": [_scenario_json(s) for s in report.scenarios],
+    }
 
 
 def _scenario_json(s: ScenarioReport) -> dict:
     run = s.run
     return {
-        "scenario": s.name, "section": s.section, "title": s.title, "question": s.question, "status": s.status,
-        "reason": s.reason, "no_figures": s.no_figures,
-        "rows": [{"engine": f.engine, "variant": f.variant, "label": f.label, "metric": f.metric, "unit": f.unit,
-                  "article": f.article, "article_line": f.article_line, "absent": f.absent, "on": f.on,
-                  "on_over_absent": f.ratio, "article_note": f.article_note, "note": f.note} for f in s.figures],
-        "evidence": [{"engine": e.engine, "symbol": e.symbol, "where": e.where, "url": e.url, "text": e.text}
-                     for e in s.evidence],
-        "run": None if run is None else {"command": run.command, "date": run.date, "gpu": run.gpu,
-                                         "model": run.model, "engines": run.engines, "notes": list(run.notes),
-                                         "errors": list(run.errors)},
+        "scenario": s.name,
+        "section": s.section,
+        "title": s.title,
+        "question": s.question,
+        "status": s.status,
+        "reason": s.reason,
+        "no_figures": s.no_figures,
+        "rows": [
+            {
+                "engine": f.engine,
+                "variant": f.variant,
+                "label": f.label,
+                "metric": f.metric,
+                "unit": f.unit,
+                "article": f.article,
+                "article_line": f.article_line,
+                "absent": f.absent,
+                "on": f.on,
+                "on_over_absent": f.ratio,
+                "article_note": f.article_note,
+                "note": f.note,
+            }
+            for f in s.figures
+        ],
+        "evidence": [
+            {"engine": e.engine, "symbol": e.symbol, "where": e.where, "url": e.url, "text": e.text} for e in s.evidence
+        ],
+        "run": None
+        if run is None
+        else {
+            "command": run.command,
+            "date": run.date,
+            "gpu": run.gpu,
+            "model": run.model,
+            "engines": run.engines,
+            "notes": list(run.notes),
+            "errors": list(run.errors),
+        },
     }
 
 
@@ -63,8 +113,9 @@ def render_human(report: Report) -> str:
             out.append(f"  article: {s.no_figures}")
         if s.figures:
             out += ["  " + line for line in _aligned([COLUMNS, *map(cells, s.figures)])]
-        out += [f"  evidence: {e.engine} {e.symbol} at {e.where}" + (f": {e.text}" if e.text else "")
-                for e in s.evidence]
+        out += [
+            f"  evidence: {e.engine} {e.symbol} at {e.where}" + (f": {e.text}" if e.text else "") for e in s.evidence
+        ]
         if s.run is not None:
             out += [f"  note: {n}" for n in s.run.notes] + [f"  error: {e}" for e in s.run.errors]
     return "\n".join(out)
@@ -77,8 +128,11 @@ def _aligned(rows: list[tuple[str, ...]]) -> list[str]:
 
 def render_markdown(report: Report) -> str:
     setup = report.article.setup
-    out = ["# The article's experiments: A100 (article) and H200 (atlas)", "",
-           f"Article: {setup.gpu}, {setup.model}, {setup.date}."]
+    out = [
+        "# The article's experiments: A100 (article) and H200 (atlas)",
+        "",
+        f"Article: {setup.gpu}, {setup.model}, {setup.date}.",
+    ]
     for s in report.scenarios:
         out += ["", f"## s{s.section} {s.name}", "", f"{s.question} *({status_line(s)})*", ""]
         if s.no_figures and not any(f.article is not None for f in s.figures):
@@ -87,9 +141,12 @@ def render_markdown(report: Report) -> str:
             out += ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
             out += ["| " + " | ".join(c.replace("|", "\\|") for c in cells(f)) + " |" for f in s.figures]
             out.append("")
-        out += [f"- evidence: {e.engine} `{e.symbol}` at [{e.where}]({e.url})" + (f": {e.text}" if e.text else "")
-                if e.url else f"- evidence: {e.engine} `{e.symbol}` at {e.where}" + (f": {e.text}" if e.text else "")
-                for e in s.evidence]
+        out += [
+            f"- evidence: {e.engine} `{e.symbol}` at [{e.where}]({e.url})" + (f": {e.text}" if e.text else "")
+            if e.url
+            else f"- evidence: {e.engine} `{e.symbol}` at {e.where}" + (f": {e.text}" if e.text else "")
+            for e in s.evidence
+        ]
         if s.run is not None:
             out += [f"- note: {n}" for n in s.run.notes] + [f"- error: {e}" for e in s.run.errors]
     return "\n".join(out) + "\n"

@@ -9,28 +9,32 @@ from atlas.parse.kernels import kernel_layer, unresolved_report
 from atlas.sources import Checkout, load_manifest
 
 FILES = {
-    "csrc/torch_bindings.cpp":
-        'STABLE_TORCH_LIBRARY_FRAGMENT(_C_cache_ops, ops) {\n  ops.def("write(Tensor k, Tensor! c) -> ()");\n'
-        '  ops.def("lost(Tensor k) -> ()");\n}\nSTABLE_TORCH_LIBRARY_IMPL(_C_cache_ops, CUDA, ops) {\n'
-        '  ops.impl("write", TORCH_BOX(&write));\n  ops.impl("lost", TORCH_BOX(&nowhere));\n}\n',
-    "csrc/cache.cu":
-        'namespace vllm {\ntemplate <typename T>\n__global__ void write_kernel(T* c) {}\n}\n'
-        '#define CALL(T) vllm::write_kernel<T><<<grid, block, 0, stream>>>(ptr);\n'
-        'static void helper(int n) { DISPATCH(n, CALL); }\nvoid write(Tensor& k, Tensor& c) { helper(1); }\n',
-    "pkg/ops.py": "import torch\n\ndef write(k, c):\n    torch.ops._C_cache_ops.write(k, c)\n    torch.ops._C_cache_ops.gone(k)\n"
-                  "    torch.ops.sgl_kernel.rmsnorm(k)\n",
-    "pkg/jit/csrc/store.cuh":
-        'template <int B> __global__ void store_kernel(int x) {}\n'
-        'template <int B> struct Store {\n  static void run(int x) { LaunchKernel(1, 2, d)(store_kernel<B>, x); }\n};\n',
+    "csrc/torch_bindings.cpp": "STABLE_TORCH_LIBRARY_FRAGMENT(_C_cache_ops, ops) {\n"
+    '  ops.def("write(Tensor k, Tensor! c) -> ()");\n'
+    '  ops.def("lost(Tensor k) -> ()");\n}\nSTABLE_TORCH_LIBRARY_IMPL(_C_cache_ops, CUDA, ops) {\n'
+    '  ops.impl("write", TORCH_BOX(&write));\n  ops.impl("lost", TORCH_BOX(&nowhere));\n}\n',
+    "csrc/cache.cu": "namespace vllm {\ntemplate <typename T>\n__global__ void write_kernel(T* c) {}\n}\n"
+    "#define CALL(T) vllm::write_kernel<T><<<grid, block, 0, stream>>>(ptr);\n"
+    "static void helper(int n) { DISPATCH(n, CALL); }\nvoid write(Tensor& k, Tensor& c) { helper(1); }\n",
+    "pkg/ops.py": "import torch\n\ndef write(k, c):\n    torch.ops._C_cache_ops.write(k, c)\n"
+    "    torch.ops._C_cache_ops.gone(k)\n"
+    "    torch.ops.sgl_kernel.rmsnorm(k)\n",
+    "pkg/jit/csrc/store.cuh": "template <int B> __global__ void store_kernel(int x) {}\n"
+    "template <int B> struct Store {\n  static void run(int x) { LaunchKernel(1, 2, d)(store_kernel<B>, x); }\n};\n",
     "pkg/store.py": 'def _module(b):\n    return load_jit("store", cuda_files=["store.cuh"], '
-                    'cuda_wrappers=[("store", f"Store<{b}>::run")])\n\ndef store(x):\n    _module(4).store(x)\n',
+    'cuda_wrappers=[("store", f"Store<{b}>::run")])\n\ndef store(x):\n    _module(4).store(x)\n',
 }
-MANIFEST = ("schema: 1\nname: fixture\nurl: https://example.invalid/fixture\ninclude: [pkg/**, csrc/**]\n"
-            "pins:\n  default:\n    ref: v1\n")
+MANIFEST = (
+    "schema: 1\nname: fixture\nurl: https://example.invalid/fixture\ninclude: [pkg/**, csrc/**]\n"
+    "pins:\n  default:\n    ref: v1\n"
+)
 
 
-SYMBOLS = [("pkg.ops.write", "pkg/ops.py", 3, 6), ("pkg.store._module", "pkg/store.py", 1, 2),
-           ("pkg.store.store", "pkg/store.py", 4, 5)]
+SYMBOLS = [
+    ("pkg.ops.write", "pkg/ops.py", 3, 6),
+    ("pkg.store._module", "pkg/store.py", 1, 2),
+    ("pkg.store.store", "pkg/store.py", 4, 5),
+]
 
 
 def fixture(tmp_path: Path, files: dict = FILES, functions: list = SYMBOLS):
@@ -65,15 +69,19 @@ def test_the_jit_chain(tmp_path):
     edges = {(e.caller, e.callee): e.provenance for e in fixture(tmp_path).edges}
     assert edges[("pkg.store._module", "jit:store::store")] == Provenance.REGISTRATION
     assert edges[("jit:store::store", "cpp:pkg/jit/csrc/store.cuh::Store::run")] == Provenance.REGISTRATION
-    assert edges[("cpp:pkg/jit/csrc/store.cuh::Store::run", "cuda:pkg/jit/csrc/store.cuh::store_kernel")] \
+    assert (
+        edges[("cpp:pkg/jit/csrc/store.cuh::Store::run", "cuda:pkg/jit/csrc/store.cuh::store_kernel")]
         == Provenance.LAUNCH
+    )
     assert edges[("pkg.store.store", "jit:store::store")] == Provenance.NAME_MATCH
 
 
 def test_what_cannot_be_linked_is_listed(tmp_path):
     rows = {(r["kind"], r["expression"]) for r in unresolved_report(fixture(tmp_path))}
-    assert rows == {("op not registered in the tree", "torch.ops._C_cache_ops.gone"),
-                    ("registered function not found", "CUDA impl nowhere")}
+    assert rows == {
+        ("op not registered in the tree", "torch.ops._C_cache_ops.gone"),
+        ("registered function not found", "CUDA impl nowhere"),
+    }
 
 
 def test_registration_styles_of_vllm_v0_33(tmp_path):
@@ -81,21 +89,29 @@ def test_registration_styles_of_vllm_v0_33(tmp_path):
     _rocm_C); `@torch.library.custom_op("vllm::op")` registers the function it decorates."""
     files = {
         "CMakeLists.txt": 'set(VLLM_EXT_SRC\n  "csrc/rocm/quickreduce/torch_bindings.cpp")\n'
-                          "define_extension_target(_C DESTINATION vllm SOURCES ${VLLM_EXT_SRC} WITH_SOABI)\n",
-        "csrc/rocm/quickreduce/torch_bindings.cpp":
-            "int64_t qr_max_size() { return 1; }\n"
-            "TORCH_LIBRARY_FRAGMENT(CONCAT(TORCH_EXTENSION_NAME, _custom_ar), custom_ar) {\n"
-            '  custom_ar.def("qr_max_size", &qr_max_size);\n}\n',
+        "define_extension_target(_C DESTINATION vllm SOURCES ${VLLM_EXT_SRC} WITH_SOABI)\n",
+        "csrc/rocm/quickreduce/torch_bindings.cpp": "int64_t qr_max_size() { return 1; }\n"
+        "TORCH_LIBRARY_FRAGMENT(CONCAT(TORCH_EXTENSION_NAME, _custom_ar), custom_ar) {\n"
+        '  custom_ar.def("qr_max_size", &qr_max_size);\n}\n',
         "pkg/ops.py": "import torch\n\ndef size():\n    return torch.ops._C_custom_ar.qr_max_size()\n\n"
-                      '@torch.library.custom_op("vllm::mm_fp4", mutates_args=[])\ndef mm_fp4(a):\n    return a\n\n'
-                      "def use(a):\n    return torch.ops.vllm.mm_fp4(a)\n",
+        '@torch.library.custom_op("vllm::mm_fp4", mutates_args=[])\ndef mm_fp4(a):\n    return a\n\n'
+        "def use(a):\n    return torch.ops.vllm.mm_fp4(a)\n",
     }
-    layer = fixture(tmp_path, files, [("pkg.ops.size", "pkg/ops.py", 3, 4), ("pkg.ops.mm_fp4", "pkg/ops.py", 6, 8),
-                                      ("pkg.ops.use", "pkg/ops.py", 10, 11)])
+    layer = fixture(
+        tmp_path,
+        files,
+        [
+            ("pkg.ops.size", "pkg/ops.py", 3, 4),
+            ("pkg.ops.mm_fp4", "pkg/ops.py", 6, 8),
+            ("pkg.ops.use", "pkg/ops.py", 10, 11),
+        ],
+    )
     edges = {(e.caller, e.callee): e.provenance for e in layer.edges}
     assert edges[("pkg.ops.size", "op:_C_custom_ar::qr_max_size")] == Provenance.STATIC
-    assert edges[("op:_C_custom_ar::qr_max_size",
-                  "cpp:csrc/rocm/quickreduce/torch_bindings.cpp::qr_max_size")] == Provenance.REGISTRATION
+    assert (
+        edges[("op:_C_custom_ar::qr_max_size", "cpp:csrc/rocm/quickreduce/torch_bindings.cpp::qr_max_size")]
+        == Provenance.REGISTRATION
+    )
     assert edges[("pkg.ops.use", "op:vllm::mm_fp4")] == Provenance.STATIC
     assert edges[("op:vllm::mm_fp4", "pkg.ops.mm_fp4")] == Provenance.REGISTRATION
     assert not layer.unresolved
