@@ -10,7 +10,6 @@ import time
 from atlas.graph import background, components
 from atlas.graph.queries import AtlasGraph
 from atlas.graph.resolve import Solver
-from atlas.graph.resolve.classes import mro, overrides_in
 from atlas.graph.resolve.rules import load as load_rules
 from atlas.graph.table import EdgeBuilder
 from atlas.model import CallSite, Provenance, Span, Symbol, SymbolKind
@@ -100,14 +99,13 @@ _COMMON = frozenset(
         "numpy",
     }
 )
-MAX_OVERRIDES = 40  # a base method with more overrides than this gets no dispatch edges (nn.Module.forward, ...)
 
 
 # Builds run this many rounds of call resolution, then stop, before the fixpoint on whole trees: every round runs
 # the statements whose reads changed, in one fixed order, so the edges are the same on every run, whatever the hash
 # seed or the number of processes. Most edges are found in the first rounds; later ones add a long tail at a cost
 # benchmarks/graph_rounds.py prints per round (tests/graph/test_determinism.py runs both ways).
-ROUNDS = 4
+ROUNDS = 64
 
 
 def assemble(
@@ -156,7 +154,6 @@ def assemble(
             value, confidence = as_added[prov]
             g.add_edge(caller, callee, value, confidence, path, line)
             num_edges[value] += 1
-    num_edges[Provenance.DISPATCH.value] += _dispatch_edges(g, solver, symbols)
     for s in kernel.symbols if kernel else ():
         symbols.setdefault(s.id, s)
         g.add_node(s.id)
@@ -201,36 +198,6 @@ def _kernel_layer(checkout, manifest, symbols, python=None, cpp=None):
         raise
     layer = getattr(module, "kernel_layer", None)
     return layer(checkout, manifest, symbols, python, cpp) if layer else None
-
-
-def _dispatch_edges(g: EdgeBuilder, solver, symbols: dict) -> int:
-    """For each call of a method, lower-confidence edges to the overrides of that method in subclasses."""
-    subclasses: dict[str, set[str]] = {}
-    for cls in solver.bases:
-        for base in mro(solver, cls)[1:]:
-            subclasses.setdefault(base, set()).add(cls)
-    ordered = {cls: sorted(subs) for cls, subs in subclasses.items()}
-    direct = (Provenance.STATIC.value, Provenance.TYPE_INFERRED.value)
-    count = 0
-    overrides_of: dict[str, list[str]] = {}  # callee -> its overrides (none when too many), once per callee
-    for caller, callee, provenance, _, path, line in list(g.edges()):
-        if provenance not in direct:
-            continue
-        overrides = overrides_of.get(callee)
-        if overrides is None:
-            cls, _, name = callee.rpartition(".")
-            overrides = (
-                []
-                if cls not in ordered or name.startswith("__")
-                else [target for sub in ordered[cls] for target in overrides_in(solver, sub, name) if target in symbols]
-            )
-            overrides_of[callee] = overrides if len(overrides) <= MAX_OVERRIDES else []
-            overrides = overrides_of[callee]
-        for target in overrides:
-            if not g.has_edge(caller, target):
-                g.add_edge(caller, target, Provenance.DISPATCH.value, CONFIDENCE[Provenance.DISPATCH], path, line)
-                count += 1
-    return count
 
 
 def site_stats(sites: dict, symbols: dict) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, int]]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from atlas.graph.resolve import builtins, classes, dispatch, expressions, heap, summaries
+from atlas.graph.resolve import builtins, classes, declared, dispatch, expressions, heap, summaries
 from atlas.graph.resolve.heap import PARAMETER, Context
 from atlas.graph.resolve.values import (
     BOUND_METHOD,
@@ -319,6 +319,7 @@ def construct(
     """`cls(...)`: its `__init__` runs on a new instance (an external base's `__init__` is an edge out of the tree);
     a class with no `__init__` of its own (a dataclass, say) gets the edge itself."""
     inst = instance(cls)
+    declared.note_constructed(s, cls)
     if not s.pycg:  # a class of the tree defining __new__ (CustomOp's): it runs first, given the class
         for m in classes.class_attr(s, cls, "__new__", None):
             if m.kind == FUNCTION:

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Final
 from atlas.graph.mro import linearize
 from atlas.graph.resolve import calls, heap
 from atlas.graph.resolve.values import (
-    BOUND_METHOD,
     CLASS,
     DISPATCHED,
     FUNCTION,
@@ -133,16 +132,6 @@ def class_attr(s: Solver, cls: str, name: str, receiver: Value | None, start_aft
     return outside if outside is not None else NOTHING
 
 
-def overrides_in(s: Solver, cls: str, name: str) -> list[str]:
-    """The functions class `cls` itself binds to `name` (an override), as a call through the attribute reaches
-    them: a method wrapped by a decorator of the tree is its wrapper (`@with_nvml_context` gives `wrapper`)."""
-    scope = s.scopes.get(cls)
-    if scope is None or name not in scope.local_names:
-        return []
-    found = sorted({v.name for v in heap.read_exported(s, cls, name) if v.kind in (FUNCTION, BOUND_METHOD)})
-    return found or [f"{cls}.{name}"]
-
-
 def generated_init_fields(s: Solver, cls: str) -> list[str] | None:
     """The parameters of the `__init__` Python generates for `cls` when no class of the tree writes one: the fields
     of a dataclass (`@dataclass`, `@dataclasses.dataclass(...)`) or NamedTuple, bases' first, in the order they are
@@ -168,28 +157,57 @@ def instance_attr(s: Solver, cls: str, name: str) -> Values:
     return out
 
 
+def is_made(s: Solver, cls: str) -> bool:
+    """Whether the program makes instances of `cls` (atlas.graph.resolve.declared)."""
+    return cls in s.constructed or cls.rpartition(".")[2] in s.made_names
+
+
+def cone(s: Solver, cls: str) -> list[str]:
+    """`cls` and its subclasses of the tree (the statement depends on new subclasses and new allocations)."""
+    out = [cls]
+    seen = {cls}
+    i = 0
+    while i < len(out):
+        c = out[i]
+        i += 1
+        s.cells.watch(s.cells.topic("subclasses", c))
+        for sub in s.direct_subclasses.get(c, {}):
+            if sub not in seen and sub in s.scopes:
+                seen.add(sub)
+                out.append(sub)
+    s.cells.watch(s.cells.topic("made", cls))
+    return out
+
+
+def made_in_cone(s: Solver, cls: str) -> list[str]:
+    """The classes of `cls`'s cone the program makes; all of the cone when it makes none of them (they are made
+    where the tree does not show it: an entry point, a plugin, a test)."""
+    whole = cone(s, cls)
+    made = [c for c in whole if is_made(s, c)]
+    return made or whole
+
+
+def defining_class(s: Solver, cls: str, name: str) -> str:
+    """The class of the tree whose body defines `name` as instances of `cls` see it (first in the MRO)."""
+    for k in mro_walk(s, cls)[1]:
+        scope = s.scopes.get(k)
+        if scope is not None and name in scope.local_names:
+            return k
+    return ""
+
+
 def subclass_members(s: Solver, cls: str, name: str, receiver_kind: int = DISPATCHED) -> Values:
     """`name` as the subclasses of `cls` that define it have it, when `cls` has none: methods and class attributes
     (bound to an instance of the subclass: calls through them are DISPATCH edges; `self.impl.do_kv_cache_update()` on
     an AttentionImplBase), and, for a class with few subclasses (a mixin, a component holding a back-reference),
     what their instances were given (a mixin reads what the class it is mixed into set). Nothing when more than
     MAX_SUBCLASS_METHODS subclasses have one (too generic to follow)."""
-    subclasses: list[str] = []
-    seen = {cls}
-    todo = [cls]
-    while todo:
-        c = todo.pop()
-        s.cells.watch(s.cells.topic("subclasses", c))
-        for sub in s.direct_subclasses.get(c, {}):
-            if sub not in seen and sub in s.scopes:
-                seen.add(sub)
-                todo.append(sub)
-                subclasses.append(sub)
+    subclasses = [sub for sub in made_in_cone(s, cls) if sub != cls]
     few = len(subclasses) <= MAX_SUBCLASS_METHODS
     out: Values = {}
     found = 0
     for sub in subclasses:
-        if name in s.scopes[sub].local_names:
+        if defining_class(s, sub, name):
             got = class_attr(s, sub, name, Value(receiver_kind, sub))
         elif few:
             got = s.cells.read(s.cells.attribute(sub, name))

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final
 
-from atlas.graph.resolve import dispatch, heap, statements
+from atlas.graph.resolve import declared, dispatch, heap, statements
 from atlas.graph.resolve.cells import Cells
 from atlas.graph.resolve.heap import Context
 from atlas.graph.resolve.rules import ByName, DispatchRules
@@ -97,6 +97,11 @@ class Solver:
         self.forwarding: set[tuple[str, str]] = set()  # (class, name) being read through a forwarding __getattr__
         # module -> the names it binds only under `if TYPE_CHECKING:` (they do not exist at run time: a module's
         # __getattr__ gives them, names.module_attribute)
+        # classes the program may make (atlas.graph.resolve.declared): named as values, or constructed in the rounds
+        self.made_names: frozenset[str] = declared.made_classes(self.bodies)
+        self.constructed: set[str] = set()
+        self.hierarchy_known = False  # every class statement has run once: a method's `self` can be told
+        self.declaring = False  # the last phase: annotations fill what nothing else reached
         self.type_only: dict[str, frozenset[str]] = {
             s.id: type_only_names(s)
             for s in self.scopes.values()
@@ -124,6 +129,7 @@ class Solver:
         self.named_calls: set[tuple[str, int, str, ByName]] = set()
         self.out = Resolution()
         for rule in rules.instances:
+            self.constructed.update(rule.classes)
             owner, _, attr = rule.attribute.rpartition(".")
             heap.write_attribute(
                 self, owner, attr, {Value(DISPATCHED, c): None for c in rule.classes if c in self.scopes}
@@ -158,8 +164,29 @@ class Solver:
         statement had run again. Everything iterates in a fixed order: the result is the same on every run."""
         plan = self.plan()
         cells = self.cells
+        bodies = sum(1 for scope, _, _ in plan if scope.kind in ("module", "class"))
+        cells.stale = bytearray(b"\x01") * bodies + bytearray(len(plan) - bodies)
+        self._rounds(plan, self.max_rounds - 1, None)  # module and class bodies once: the class hierarchy
+        self.hierarchy_known = True
         stale = cells.stale = bytearray(b"\x01") * len(plan)
-        for n in range(1, self.max_rounds + 1):
+        n = self._rounds(plan, 0, on_round)
+        if not self.pycg:  # the declaring phase: the annotated statements run again, filling what stayed empty
+            self.declaring = True
+            for i, (_, _, step) in enumerate(plan):
+                if _declares(step.stmt, self.scopes):
+                    stale[i] = 1
+            self._rounds(plan, n, on_round)
+        dispatch.link_by_name(self)
+        return self.out
+
+    def _rounds(self, plan: list[tuple[Scope, str, Step]], done: int, on_round) -> int:
+        """Rounds over the stale statements until a fixpoint or `max_rounds` in all; the rounds run so far."""
+        cells = self.cells
+        stale = cells.stale
+        n = done
+        self.out.reached_fixpoint = False
+        while n < self.max_rounds:
+            n += 1
             cells.changed = False
             before = cells.num_changes
             i = stale.find(1)
@@ -176,8 +203,7 @@ class Solver:
             if not cells.changed and stale.find(1) < 0:
                 self.out.reached_fixpoint = True
                 break
-        dispatch.link_by_name(self)
-        return self.out
+        return n
 
     def plan(self) -> list[tuple[Scope, str, Step]]:
         """(scope, caller, step) in the order a round runs them: module and class bodies, then functions."""
@@ -234,3 +260,14 @@ def type_only_names(module: Scope) -> frozenset[str]:
 
 def _names_type_checking(e: object) -> bool:
     return (isinstance(e, Name) and e.id == "TYPE_CHECKING") or (isinstance(e, Attribute) and e.attr == "TYPE_CHECKING")
+
+
+def _declares(stmt: object, scopes: dict[str, Scope]) -> bool:
+    """Whether a statement states types the declaring phase may use: an annotated assignment, a def with annotated
+    parameters or return."""
+    if isinstance(stmt, Assign):
+        return bool(stmt.annotations)
+    if isinstance(stmt, Define) and not stmt.is_class:
+        scope = scopes.get(stmt.scope)
+        return scope is not None and (bool(scope.returns) or any(p.annotations for p in scope.params))
+    return False

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from atlas.graph.resolve import builtins, calls, classes, expressions, heap, names, summaries
+from atlas.graph.resolve import builtins, calls, classes, declared, expressions, heap, names, summaries
 from atlas.graph.resolve.cells import OUTSIDE
 from atlas.graph.resolve.heap import PARAMETER, Context
 from atlas.graph.resolve.values import (
@@ -26,7 +26,6 @@ from atlas.graph.resolve.values import (
     Values,
     external,
     function,
-    instance,
     klass,
     some,
 )
@@ -75,12 +74,11 @@ def run(s: Solver, scope: Scope, caller: str, step: Step) -> None:
     strong = step.strong and not isinstance(stmt, (For, Raise))
     s.ctx = Context(scope.id, step.top, caller, strong, step.line)
     if isinstance(stmt, Assign):
-        for t in stmt.targets:
-            assign_expr(s, t, stmt.value)
         if stmt.annotations:
-            promised = annotation(s, stmt.annotations, f"{scope.id}:{step.line}")
+            annotated_assign(s, scope, stmt, step.line)
+        else:
             for t in stmt.targets:
-                assign(s, t, promised, strong=False)
+                assign_expr(s, t, stmt.value)
     elif isinstance(stmt, Evaluate):
         values = expressions.evaluate(s, stmt.value)
         if stmt.truth and not s.pycg:
@@ -254,7 +252,7 @@ def annotation(s: Solver, annotations: tuple[Annotation, ...], where: str) -> Va
         promised: Values = {}
         for v in expressions.evaluate(s, a.type):
             if v.kind == CLASS:
-                promised[v if a.is_class else instance(v.name)] = None
+                promised.update(declared.promised(s, v.name, a.is_class))
             elif v.kind == EXTERNAL and not s.pycg:
                 promised[v] = None
             elif v.kind == BUILTIN and v.name in ("str", "bytes") and not a.container:
@@ -271,16 +269,40 @@ def define(s: Solver, parent: Scope, scope: Scope, target: NameTarget) -> None:
     """`def` in `parent`: parameters get their defaults, annotated types and (methods) the receiver; the name gets
     the function, or what its decorators make of it."""
     fid = scope.id
+    method = parent.kind == "class" and "staticmethod" not in scope.decorator_names
     for i, p in enumerate(scope.params):
         values: Values = dict(expressions.evaluate(s, p.default)) if p.default is not None else {}
-        if p.annotations:
+        if i == 0 and method:
+            if not s.hierarchy_known:
+                pass
+            elif "classmethod" in scope.decorator_names:
+                values[klass(parent.id)] = None
+                values.update({klass(v.name): None for v in declared.receivers(s, parent.id, target.id)})
+            else:
+                values.update(declared.receivers(s, parent.id, target.id))
+        elif p.annotations and s.declaring and not declared.informative(s.cells.variable(fid, p.name).union):
             values.update(annotation(s, p.annotations, f"{fid}.{p.name}"))
-        if i == 0 and parent.kind == "class" and "staticmethod" not in scope.decorator_names:
-            values[klass(parent.id) if "classmethod" in scope.decorator_names else instance(parent.id)] = None
         heap.write_variable(s, fid, p.name, PARAMETER, values)
-    if scope.returns:
+    if scope.returns and s.declaring and not declared.informative(s.cells.returned(fid).union):
         heap.write_return(s, fid, annotation(s, scope.returns, f"{fid}:return"))
     assign(s, target, decorate(s, scope, {function(fid): None}))
+
+
+def annotated_assign(s: Solver, scope: Scope, stmt: Assign, line: int) -> None:
+    """`target: T = value` (or a bare `target: T` in a class body): the target gets the value; what T promises
+    only in the declaring phase and only where nothing else reaches the target (a class body's field: no instance
+    was given one)."""
+    values = expressions.evaluate(s, stmt.value)
+    for t in stmt.targets:
+        assign(s, t, values)
+    if not s.declaring or declared.informative(values):
+        return
+    for t in stmt.targets:
+        if scope.kind == "class" and isinstance(t, NameTarget) and declared.informative(
+            classes.instance_attr(s, scope.id, t.id)
+        ):
+            continue
+        assign(s, t, annotation(s, stmt.annotations, f"{scope.id}:{line}"), strong=False)
 
 
 def held_by_an_object(e: Expr) -> bool:

@@ -157,12 +157,11 @@ def pass_through(s: Solver, fid: str, result: Values, passed: dict[str, Values])
     """What a call of `fid` returns at one call site, when `fid` returns a parameter as it got it (`return fn` in a
     decorator that registers fn, `def identity(x): return x`): this site's argument for it, not every caller's."""
     params = s.passthrough.get(fid)
-    if not params or not any(p in passed for p in params):
+    if not params:
         return result
     others: Values = {}
-    for p in params:
-        if p in passed:  # (a `*args` parameter's elements: what every call passed there)
-            others.update(heap.elements(s, f"{fid}:*") if p[0] == "*" else heap.read_local(s, fid, p, None))
+    for p in params:  # (a `*args` parameter's elements: what every call passed there)
+        others.update(heap.elements(s, f"{fid}:*") if p[0] == "*" else heap.read_local(s, fid, p, None))
     out = {v: None for v in result if v not in others}
     for p in params:
         out.update(passed.get(p, NOTHING))

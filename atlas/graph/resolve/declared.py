@@ -1,0 +1,180 @@
+"""Declared types for the call resolver, limited to what can exist at run time.
+
+A method's `self` may be an instance of its own class or of a subclass that does not override it, but only of a
+class the program makes: one named as a value somewhere (called, passed, stored, returned, named by a string as lazy
+registries do) or constructed during resolution. An annotation `x: Base` promises an instance of such a class in
+Base's cone; it is used only where nothing flows (the parameter, attribute or return got no value from the code):
+the solver's second phase (atlas.graph.resolve.solver) writes those promises into the cells still empty."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from atlas.graph.resolve import classes
+from atlas.graph.resolve.values import (
+    BUILTIN_METHOD,
+    CONSTANT,
+    DISPATCHED,
+    EXTERNAL,
+    LIBRARY_RESULT,
+    Value,
+    Values,
+    instance,
+    klass,
+)
+from atlas.parse.python.ir import (
+    Assign,
+    Attribute,
+    Call,
+    Constant,
+    DictDisplay,
+    Display,
+    Either,
+    Elements,
+    Evaluate,
+    Expr,
+    For,
+    Lambda,
+    Name,
+    Operation,
+    Raise,
+    Return,
+    Scope,
+    Slice,
+    Starred,
+    Subscript,
+    With,
+    Yield,
+)
+
+if TYPE_CHECKING:
+    from atlas.graph.resolve.solver import Solver
+
+MAX_PROMISED: Final = 40  # an annotation whose cone holds more classes the program makes names no one of them
+# (`x: nn.Module`-like internal bases): it promises an instance of the class itself
+TYPE_ARGUMENT: Final = {"isinstance": 1, "issubclass": 1, "cast": 0, "super": 0}  # calls naming a class as a type,
+# and which argument does
+
+
+def made_classes(bodies: list[Scope]) -> frozenset[str]:
+    """The short names of the classes the program may make: every name used as a value (called, passed, stored,
+    returned, yielded, raised) but not only as a type (`isinstance(x, C)`, `cast(C, x)`, a base, an annotation) or as
+    the owner of an attribute (`C.helper()`), unless that attribute is a classmethod that makes its class
+    (`C.from_config()` running `cls(...)`); and every identifier a string names (`"LlamaForCausalLM"`,
+    `"pkg.mod:Worker"`), as registries that import classes by name do."""
+    makers = frozenset(
+        s.id.rpartition(".")[2]
+        for s in bodies
+        if "classmethod" in s.decorator_names and s.params and s.params[0].name in s.called_names
+    )
+    out: set[str] = set()
+    for scope in bodies:
+        for step in scope.steps:
+            stmt = step.stmt
+            if isinstance(stmt, (Assign, Evaluate, Return, Yield, Raise)):
+                _values(stmt.value, makers, out)
+            elif isinstance(stmt, For):
+                _values(stmt.iterable, makers, out)
+            elif isinstance(stmt, With):
+                _values(stmt.context, makers, out)
+        for p in scope.params:
+            if p.default is not None:
+                _values(p.default, makers, out)
+    return frozenset(out)
+
+
+def _values(e: Expr, makers: frozenset[str], out: set[str]) -> None:
+    """Add the names `e` uses as values (see made_classes)."""
+    todo: list[Expr] = [e]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, Name):
+            out.add(x.id)
+        elif isinstance(x, Attribute):
+            out.add(x.attr)
+            if x.attr in makers and isinstance(x.value, (Name, Attribute)):
+                out.add(x.value.id if isinstance(x.value, Name) else x.value.attr)
+            _owners(x.value, todo)
+        elif isinstance(x, Call):
+            func = x.func
+            called = func.id if isinstance(func, Name) else func.attr if isinstance(func, Attribute) else ""
+            typed = TYPE_ARGUMENT.get(called, -1)
+            if typed < 0:
+                todo.append(func)
+            todo.extend(a for i, a in enumerate(x.args) if i != typed)
+            todo.extend(k.value for k in x.keywords)
+        elif isinstance(x, Constant):
+            if isinstance(x.value, str) and len(x.value) < 200:
+                tail = x.value.replace(":", ".").rpartition(".")[2]
+                if tail.isidentifier():
+                    out.add(tail)
+        elif isinstance(x, Display):
+            todo.extend(x.elements)
+        elif isinstance(x, DictDisplay):
+            for entry in x.entries:
+                if entry.key is not None:
+                    todo.append(entry.key)
+                todo.append(entry.value)
+        elif isinstance(x, Either):
+            todo.extend(x.options)
+        elif isinstance(x, (Elements, Starred)):
+            todo.append(x.value)
+        elif isinstance(x, Subscript):
+            _owners(x.value, todo)
+            todo.append(x.index)
+        elif isinstance(x, Slice):
+            _owners(x.value, todo)
+        elif isinstance(x, Operation):
+            todo.extend(x.operands)
+        elif isinstance(x, Lambda):
+            pass  # its body is a scope of its own
+
+
+def _owners(e: Expr, todo: list[Expr]) -> None:
+    """The value an attribute or subscript is read on: only the calls in it can make something (`C.attr` is no
+    use of C as a value)."""
+    while isinstance(e, (Attribute, Subscript)):
+        e = e.value
+    if isinstance(e, Call):
+        todo.append(e)
+
+
+UNINFORMATIVE: Final = frozenset({CONSTANT, EXTERNAL, LIBRARY_RESULT, BUILTIN_METHOD})
+
+
+def informative(values: Values) -> bool:
+    """Whether `values` say what the code put somewhere: a value of the tree, not only constants and library objects
+    (`x: Config = Field(default_factory=Config)` leaves a pydantic object there: the annotation says more)."""
+    return any(v.kind not in UNINFORMATIVE for v in values)
+
+
+def note_constructed(s: Solver, cls: str) -> None:
+    """`cls(...)` ran during resolution: its instances exist; what depends on the classes made in a cone of one of
+    its bases runs again."""
+    if cls in s.constructed:
+        return
+    s.constructed.add(cls)
+    if cls.rpartition(".")[2] in s.made_names:
+        return
+    s.cells.changed = True
+    for k in classes.mro_walk(s, cls)[1]:
+        s.cells.mark(s.cells.topic("made", k))
+
+
+def receivers(s: Solver, cls: str, name: str) -> Values:
+    """What `self` may be in method `name` of class `cls`: an instance of each class the program makes in cls's
+    cone that does not override the method (classes.made_in_cone). Asked once the class hierarchy is known (every
+    class statement has run: Solver.hierarchy_known)."""
+    return {instance(c): None for c in classes.made_in_cone(s, cls) if classes.defining_class(s, c, name) == cls}
+
+
+def promised(s: Solver, cls: str, is_class: bool) -> Values:
+    """What an annotation naming class `cls` promises: an instance (or, for `type[cls]`, the class) of each class
+    the program makes in its cone (classes.made_in_cone), chosen at run time when there are several; of `cls` itself
+    when there are more than MAX_PROMISED."""
+    made = classes.made_in_cone(s, cls)
+    if len(made) > MAX_PROMISED:
+        return {klass(cls) if is_class else instance(cls): None}
+    if len(made) == 1:
+        return {klass(made[0]) if is_class else instance(made[0]): None}
+    return {klass(c) if is_class else Value(DISPATCHED, c): None for c in made}
