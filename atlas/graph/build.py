@@ -29,7 +29,7 @@ from atlas.model import CallSite, Span, Symbol, SymbolKind
 from atlas.parse.kernels.layer import cpp_paths, cpp_targets
 from atlas.sources import Manifest, analysed_files, load_all, locate
 
-GRAPH_VERSION = "6"  # part of the file names: files written by another layout are not read
+GRAPH_VERSION = "7"  # part of the file names: files written by another layout are not read
 
 INDEX_FILE = f"index-v{GRAPH_VERSION}.pickle"
 GRAPH_FILE = f"graph-v{GRAPH_VERSION}.pickle"

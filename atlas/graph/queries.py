@@ -3,7 +3,9 @@ stored edge table (atlas.graph.table) and rebuilds the networkx graph only when 
 
 from __future__ import annotations
 
+import heapq
 import math
+from dataclasses import dataclass
 
 import networkx as nx
 
@@ -13,11 +15,25 @@ from atlas.model import CallSite, Edge, Pin, Provenance, Span, Symbol, SymbolKin
 KERNEL_KINDS = (SymbolKind.CUDA_KERNEL.value, SymbolKind.TRITON_KERNEL.value)
 
 
+@dataclass(frozen=True, slots=True)
+class Hop:
+    """One call of a path: caller -> callee at a site (path:line), with its provenance and confidence, and how many
+    callees that site may reach (`num_targets` > 1: this is 1 of them)."""
+
+    caller: str
+    callee: str
+    provenance: Provenance
+    confidence: float
+    path: str
+    line: int
+    num_targets: int
+
+
 class AtlasGraph:
     """What `atlas.graph.load_graph` returns: `.graph` (a networkx MultiDiGraph, rebuilt from the stored edge table
     on first use), `.symbols`, `.unresolved`, `.stats`; `callers`/`callees`/`node` answer from the table."""
 
-    __slots__ = ("pin", "_graph", "symbols", "unresolved", "stats", "_table", "_position", "_adjacency")
+    __slots__ = ("pin", "_graph", "symbols", "unresolved", "stats", "_table", "_position", "_adjacency", "_sizes")
 
     def __init__(
         self,
@@ -37,11 +53,12 @@ class AtlasGraph:
         self._table = table
         self._position: dict[str, int] | None = None
         self._adjacency: dict[bool, dict] = {}
+        self._sizes: list[int] | None = None
 
     @property
     def graph(self) -> nx.MultiDiGraph:
         if self._graph is None:
-            self._graph = to_networkx(self._table, self.symbols)
+            self._graph = to_networkx(self._table, self.symbols, self.clones)
         return self._graph
 
     @property
@@ -49,11 +66,22 @@ class AtlasGraph:
         """The edge table of the graph as it is now (the stored one until `.graph` is used)."""
         return self._table if self._graph is None else from_networkx(self._graph)
 
+    @property
+    def clones(self) -> dict[str, str]:
+        """Nodes made by cloning a scope (a closure per application of a decorator: `wrapper@decorated`) -> the
+        symbol they copy."""
+        return self.stats.get("clones", {})
+
+    def symbol(self, sid: str) -> Symbol | None:
+        """The symbol of node `sid` (a clone's is its origin's), or None for a name outside the tree."""
+        return self.symbols.get(sid) or self.symbols.get(self.clones.get(sid, ""))
+
     def node(self, sid: str) -> dict:
         if self._graph is not None:
             return self._graph.nodes[sid]
-        if sid in self.symbols:
-            return node_attrs(self.symbols[sid])
+        symbol = self.symbol(sid)
+        if symbol is not None:
+            return node_attrs(symbol)
         if sid in self._positions():
             return dict(EXTERNAL_ATTRS)
         raise KeyError(sid)
@@ -66,25 +94,81 @@ class AtlasGraph:
         return self._walk(sid, depth, forward=False)
 
     def path(self, source: str, target: str) -> list[str]:
-        """The most specific call chain from `source` to `target` ([] when none): fewest hops, where a hop through
-        a call site that may reach many callees (`self._forward_method(...)` of every CustomOp) or a low-confidence
-        edge counts for more (`hop_weight`)."""
-        weight = self._hop_weight()
-        try:
-            return nx.shortest_path(
-                self.graph, source, target, weight=lambda a, b, edges: min(weight(a, e) for e in edges.values())
-            )
-        except (nx.NetworkXNoPath, nx.NodeNotFound):
-            return []
+        """The most specific call chain from `source` to `target` ([] when none); see `hops`."""
+        hops = self.hops(source, target)
+        return [source, *(hop.callee for hop in hops)] if hops else ([source] if source == target else [])
 
-    def _hop_weight(self):
-        """weight(caller, edge attrs) = 1 + log2(callees of that call site) + (1 - confidence)."""
-        fanout: dict[tuple, set] = {}
-        for a, b, attrs in self.graph.edges(data=True):
-            fanout.setdefault((a, attrs.get("path", ""), attrs.get("line", 0)), set()).add(b)
-        sizes = {site: len(callees) for site, callees in fanout.items()}
-        return lambda a, e: (
-            1.0 + math.log2(sizes.get((a, e.get("path", ""), e.get("line", 0)), 1)) + (1.0 - e.get("confidence", 1.0))
+    def hops(self, source: str, target: str) -> list[Hop]:
+        """The most specific call chain an execution can take from `source` to `target`, one Hop per call ([] when
+        none): fewest hops, where a hop through a call site that may reach many callees (`self._forward_method(...)`
+        of every CustomOp) or a low-confidence edge counts for more (1 + log2(callees of the site) + 1 - confidence),
+        and each hop is taken only in the context the previous one entered (a method called on an instance of class
+        C runs C's calls, not another subclass's: atlas.graph.table)."""
+        table = self.table
+        position = {n: i for i, n in enumerate(table.nodes)}
+        if source not in position or target not in position:
+            return []
+        forward = self._adjacency.get(True) if self._graph is None else None
+        if forward is None:
+            forward = table.adjacency(True)
+            if self._graph is None:
+                self._adjacency[True] = forward
+        sizes = self._site_sizes()
+        goal = position[target]
+        start = (position[source], "")
+        best: dict[tuple[int, str], float] = {start: 0.0}
+        came: dict[tuple[int, str], tuple[tuple[int, str], int]] = {}
+        queue: list[tuple[float, int, tuple[int, str]]] = [(0.0, 0, start)]
+        pushed = 1
+        while queue:
+            cost, _, state = heapq.heappop(queue)
+            if cost > best.get(state, math.inf):
+                continue
+            node, context = state
+            if node == goal:
+                out = []
+                while state != start:
+                    state, i = came[state]
+                    out.append(self._hop(table, i, sizes))
+                return out[::-1]
+            for i in forward.get(node, ()):
+                weight = 1.0 + math.log2(sizes[i]) + 1.0 - table.confidences[i]
+                for caller_context, callee_context in table.contexts_of(i) or [("", "")]:
+                    if context and caller_context and caller_context != context:
+                        continue
+                    nxt = (table.callees[i], callee_context)
+                    if cost + weight < best.get(nxt, math.inf):
+                        best[nxt] = cost + weight
+                        came[nxt] = (state, i)
+                        heapq.heappush(queue, (cost + weight, pushed, nxt))
+                        pushed += 1
+        return []
+
+    def _site_sizes(self) -> list[int]:
+        """Per edge, how many callees its call site (caller, path, line) reaches (kept while the graph is the stored
+        one)."""
+        if self._sizes is not None and self._graph is None:
+            return self._sizes
+        table = self.table
+        sites: dict[tuple[int, int, int], set[int]] = {}
+        keys = []
+        for i in range(len(table)):
+            key = (table.callers[i], table.path_ids[i], table.lines[i])
+            sites.setdefault(key, set()).add(table.callees[i])
+            keys.append(key)
+        self._sizes = [len(sites[key]) for key in keys]
+        return self._sizes
+
+    def _hop(self, table: EdgeTable, i: int, sizes: list[int]) -> Hop:
+        attrs = table.attrs(i)
+        return Hop(
+            table.nodes[table.callers[i]],
+            table.nodes[table.callees[i]],
+            Provenance(attrs["provenance"]),
+            attrs["confidence"],
+            attrs["path"],
+            attrs["line"],
+            sizes[i],
         )
 
     def deepest(self, source: str, candidates: list[str]) -> str | None:

@@ -144,15 +144,18 @@ def assemble(
     num_edges = {p.value: 0 for p in Provenance}
     as_added = {p: (p.value, CONFIDENCE[p]) for p in Provenance}
     scopes = solver.scopes
+    clones = {sid: origin for sid, origin in resolution.clones.items() if origin in symbols}
+    known = symbols.keys() | clones.keys()
+    contexts = resolution.contexts
     for (caller, callee), lines in resolution.edges.items():
-        if callee.startswith("<") or caller not in symbols:
+        if callee.startswith("<") or caller not in known:
             continue
-        if callee not in symbols and (callee in scopes or "." not in callee):
+        if callee not in known and (callee in scopes or "." not in callee):
             continue
-        path = path_of.get(caller, "")
+        path = path_of.get(clones.get(caller, caller), "")
         for line, prov in lines.items():
             value, confidence = as_added[prov]
-            g.add_edge(caller, callee, value, confidence, path, line)
+            g.add_edge(caller, callee, value, confidence, path, line, contexts.get((caller, callee, line), ()))
             num_edges[value] += 1
     for s in kernel.symbols if kernel else ():
         symbols.setdefault(s.id, s)
@@ -168,7 +171,7 @@ def assemble(
         )
         num_edges[e.provenance.value] += 1
     unresolved = [
-        CallSite(caller, text, Span(path_of.get(caller, ""), line, line))
+        CallSite(caller, text, Span(path_of.get(clones.get(caller, caller), ""), line, line))
         for (caller, line, text), hit in resolution.sites.items()
         if not hit
     ]
@@ -176,12 +179,14 @@ def assemble(
     resolved, internal = site_stats(resolution.sites, symbols)
     stats = {
         "rounds": resolution.rounds,
+        "fixpoint": resolution.reached_fixpoint,
         "num_sites": len(resolution.sites),
         "num_resolved": sum(1 for hit in resolution.sites.values() if hit),
         "num_edges": num_edges,
         "per_component": resolved,
         "internal": internal,
         "num_kernel_symbols": len(kernel.symbols) if kernel else 0,
+        "clones": {sid: origin for sid, origin in clones.items() if sid in g},
     }
     background.retain(solver, resolution, g, path_of)
     return AtlasGraph(checkout.pin, None, symbols, unresolved, stats, g.table())

@@ -1,10 +1,15 @@
 """The stored form of a call graph: node ids in graph order and the edges as columns (caller, callee, provenance,
-confidence, site path, line), so loading it is a few array reads; the networkx graph is rebuilt only when asked."""
+confidence, site path, line), so loading it is a few array reads; the networkx graph is rebuilt only when asked.
+
+An edge made in contexts (atlas.graph.resolve.contexts: a method run for one receiver class, a function for one
+function or class it was given) lists them as (caller's context, callee's context) pairs: a path follows an edge only
+in the context the previous edge entered (AtlasGraph.path). An edge with none holds in any context."""
 
 from __future__ import annotations
 
 from array import array
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 import networkx as nx
 
@@ -36,6 +41,9 @@ class EdgeTable:
     paths: tuple[str, ...]
     path_ids: array
     lines: array
+    contexts: tuple[str, ...] = ("",)  # context names; 0 is "none"
+    context_starts: array = field(default_factory=lambda: array("i"))  # per edge, where its pairs start (+1 at end)
+    context_pairs: array = field(default_factory=lambda: array("i"))  # (caller's, callee's) context, flattened
 
     def __len__(self) -> int:
         return len(self.callers)
@@ -47,6 +55,15 @@ class EdgeTable:
             "path": self.paths[self.path_ids[i]],
             "line": self.lines[i],
         }
+
+    def contexts_of(self, i: int) -> list[tuple[str, str]]:
+        """The (caller's context, callee's context) pairs edge `i` was made in ([]: any)."""
+        if not self.context_starts:
+            return []
+        names, pairs = self.contexts, self.context_pairs
+        return [
+            (names[pairs[k]], names[pairs[k + 1]]) for k in range(self.context_starts[i], self.context_starts[i + 1], 2)
+        ]
 
     def adjacency(self, forward: bool) -> dict[int, list[int]]:
         """Node index -> the indices of its outgoing (forward) or incoming edges."""
@@ -74,7 +91,16 @@ class EdgeBuilder:
             self.position[node] = len(self._out)
             self._out.append(None)
 
-    def add_edge(self, caller: str, callee: str, provenance: str, confidence: float, path: str, line: int) -> None:
+    def add_edge(
+        self,
+        caller: str,
+        callee: str,
+        provenance: str,
+        confidence: float,
+        path: str,
+        line: int,
+        contexts: Iterable[tuple[str, str]] = (),
+    ) -> None:
         position = self.position
         i = position.get(caller)
         if i is None:
@@ -89,7 +115,7 @@ class EdgeBuilder:
         rows = out.get(callee)
         if rows is None:
             rows = out[callee] = []
-        rows.append((PROVENANCE_CODE[provenance], confidence, path, line))
+        rows.append((PROVENANCE_CODE[provenance], confidence, path, line, tuple(sorted(contexts))))
 
     def has_edge(self, caller: str, callee: str) -> bool:
         i = self.position.get(caller)
@@ -99,7 +125,7 @@ class EdgeBuilder:
         """(caller, callee, provenance, confidence, path, line), in graph order."""
         for caller, i in self.position.items():
             for callee, rows in (self._out[i] or {}).items():
-                for code, confidence, path, line in rows:
+                for code, confidence, path, line, _ in rows:
                     yield caller, callee, PROVENANCES[code], confidence, path, line
 
     def table(self) -> EdgeTable:
@@ -107,18 +133,35 @@ class EdgeBuilder:
         paths: dict[str, int] = {}
         callers, callees, confidences, path_ids, lines = (array("i"), array("i"), array("d"), array("i"), array("i"))
         provenances = bytearray()
+        contexts: dict[str, int] = {"": 0}
+        starts, pairs = array("i"), array("i")
         for i, out in enumerate(self._out):
             for callee, rows in (out or {}).items():
                 j = position[callee]
-                for code, confidence, path, line in rows:
+                for code, confidence, path, line, made_in in rows:
                     callers.append(i)
                     callees.append(j)
                     provenances.append(code)
                     confidences.append(confidence)
                     path_ids.append(paths.setdefault(path, len(paths)))
                     lines.append(line)
+                    starts.append(len(pairs))
+                    for a, b in made_in:
+                        pairs.append(contexts.setdefault(a, len(contexts)))
+                        pairs.append(contexts.setdefault(b, len(contexts)))
+        starts.append(len(pairs))
         return EdgeTable(
-            tuple(position), callers, callees, bytes(provenances), confidences, tuple(paths), path_ids, lines
+            tuple(position),
+            callers,
+            callees,
+            bytes(provenances),
+            confidences,
+            tuple(paths),
+            path_ids,
+            lines,
+            tuple(contexts) if pairs else ("",),
+            starts if pairs else array("i"),
+            pairs,
         )
 
 
@@ -136,26 +179,36 @@ def node_attrs(s: Symbol) -> dict:
 
 
 def from_networkx(g: nx.MultiDiGraph) -> EdgeTable:
-    nodes = tuple(g.nodes)
-    position = {n: i for i, n in enumerate(nodes)}
-    prov_code = {p: i for i, p in enumerate(PROVENANCES)}
-    paths: dict[str, int] = {}
-    callers, callees, confidences, path_ids, lines = (array("i"), array("i"), array("d"), array("i"), array("i"))
-    provenances = bytearray()
+    built = EdgeBuilder()
+    for n in g.nodes:
+        built.add_node(n)
     for a, b, attrs in g.edges(data=True):
-        callers.append(position[a])
-        callees.append(position[b])
-        provenances.append(prov_code[attrs["provenance"]])
-        confidences.append(attrs["confidence"])
-        path_ids.append(paths.setdefault(attrs["path"], len(paths)))
-        lines.append(attrs["line"])
-    return EdgeTable(nodes, callers, callees, bytes(provenances), confidences, tuple(paths), path_ids, lines)
+        built.add_edge(
+            a, b, attrs["provenance"], attrs["confidence"], attrs["path"], attrs["line"], attrs.get("contexts", ())
+        )
+    return built.table()
 
 
-def to_networkx(table: EdgeTable, symbols: dict[str, Symbol]) -> nx.MultiDiGraph:
-    """The graph `from_networkx` stored (node attrs come from the symbols, or are those of an external name)."""
+def to_networkx(table: EdgeTable, symbols: dict[str, Symbol], clones: dict[str, str] | None = None) -> nx.MultiDiGraph:
+    """The graph `from_networkx` stored (node attrs come from the symbols, a clone's from the symbol it copies, or
+    are those of an external name)."""
+    clones = clones or {}
     g = nx.MultiDiGraph()
-    g.add_nodes_from((n, node_attrs(symbols[n]) if n in symbols else dict(EXTERNAL_ATTRS)) for n in table.nodes)
+    g.add_nodes_from((n, _attrs(symbols.get(n) or symbols.get(clones.get(n, "")))) for n in table.nodes)
     nodes = table.nodes
-    g.add_edges_from((nodes[table.callers[i]], nodes[table.callees[i]], table.attrs(i)) for i in range(len(table)))
+    g.add_edges_from(
+        (nodes[table.callers[i]], nodes[table.callees[i]], _with_contexts(table, i)) for i in range(len(table))
+    )
     return g
+
+
+def _attrs(symbol: Symbol | None) -> dict:
+    return node_attrs(symbol) if symbol is not None else dict(EXTERNAL_ATTRS)
+
+
+def _with_contexts(table: EdgeTable, i: int) -> dict:
+    attrs = table.attrs(i)
+    made_in = table.contexts_of(i)
+    if made_in:
+        attrs["contexts"] = tuple(made_in)
+    return attrs

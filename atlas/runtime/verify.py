@@ -158,11 +158,14 @@ def call_kind(edge: RecordedEdge, generators: frozenset, index: Index, callee: s
 
 
 class StaticEdges:
-    """The graph's edges as the checks ask for them: caller -> callees, and (path, line) -> callees."""
+    """The graph's edges as the checks ask for them: caller -> callees, and (path, line) -> callees; a node made by
+    cloning a scope (a closure per decorated function) is the function it copies, as a recording names it (by its
+    code object)."""
 
     def __init__(self, graph: AtlasGraph):
         table = graph.table
-        nodes = table.nodes
+        clones = graph.clones
+        nodes = [clones.get(n, n) for n in table.nodes]
         self.pairs: set[tuple[str, str]] = set()
         self.sites: dict[tuple[str, int], set[str]] = {}
         for i in range(len(table)):

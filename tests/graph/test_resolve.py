@@ -418,7 +418,7 @@ def main():
 """
         },
         "a.main",
-        "a.deco.wrapper",
+        "a.deco.wrapper@a.work",
         Provenance.STATIC,
     ),
     (
@@ -434,7 +434,7 @@ def deco(fn):
 def work(): pass
 """
         },
-        "a.deco.wrapper",
+        "a.deco.wrapper@a.work",
         "a.work",
         Provenance.STATIC,
     ),

@@ -160,7 +160,7 @@ def main():
     step()
 """
         },
-        {("a.main", "a.traced.wrapper"), ("a.traced.wrapper", "a.step")},
+        {("a.main", "a.traced.wrapper@a.step"), ("a.traced.wrapper@a.step", "a.step")},
         set(),
     ),
     (
@@ -753,8 +753,9 @@ class Scheduler:
 """
         }
     ).edges
-    assert ("p.Scheduler.loop", "p.profile_method.decorator.wrapper") in edges
-    assert ("p.profile_method.decorator.wrapper", "p.Scheduler.run_batch") in edges
+    wrapper = "p.profile_method.decorator.wrapper@p.Scheduler.run_batch"  # the closure its application made
+    assert ("p.Scheduler.loop", wrapper) in edges
+    assert (wrapper, "p.Scheduler.run_batch") in edges
 
 
 def test_constructing_a_class_runs_the_tree_new():

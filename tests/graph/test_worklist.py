@@ -7,29 +7,10 @@ from pathlib import Path
 import pytest
 from test_resolve import CASES
 
-from atlas.graph.resolve import Solver, dispatch, statements
+from atlas.graph.resolve import Solver
 from atlas.parse.python import extract, module_name
 
 SNIPPETS = Path(__file__).resolve().parents[2] / ".." / "shared" / "benchmarks" / "pycg-micro" / "snippets"
-
-
-def solve_every_statement(solver: Solver):
-    """The reference: each round runs every statement of the plan, whether or not its reads changed."""
-    plan = solver.plan()
-    cells = solver.cells
-    cells.stale = bytearray(len(plan))  # marks are made, and ignored
-    for n in range(1, solver.max_rounds + 1):
-        cells.changed = False
-        for i, (scope, caller, step) in enumerate(plan):
-            cells.reader = i
-            statements.run(solver, scope, caller, step)
-            solver.num_evaluated += 1
-        solver.out.rounds = n
-        if not cells.changed:
-            solver.out.reached_fixpoint = True
-            break
-    dispatch.link_by_name(solver)
-    return solver.out
 
 
 def facts_of(files: dict[str, str]) -> list:
@@ -59,8 +40,8 @@ def test_worklist_equals_running_every_statement(pycg, max_rounds):
     for name, files in PACKAGES:
         worklist = Solver(facts_of(files), pycg=pycg, max_rounds=max_rounds)
         got = worklist.solve()
-        reference = Solver(facts_of(files), pycg=pycg, max_rounds=max_rounds)
-        want = solve_every_statement(reference)
+        reference = Solver(facts_of(files), pycg=pycg, max_rounds=max_rounds, every_statement=True)
+        want = reference.solve()
         if (got.edges, got.sites, got.rounds, got.reached_fixpoint) != (
             want.edges,
             want.sites,

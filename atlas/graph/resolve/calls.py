@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from atlas.graph.resolve import builtins, classes, declared, dispatch, expressions, heap, summaries
+from atlas.graph.resolve import builtins, classes, contexts, declared, dispatch, expressions, heap, summaries
 from atlas.graph.resolve.heap import PARAMETER, Context
 from atlas.graph.resolve.values import (
     BOUND_METHOD,
@@ -125,7 +125,7 @@ def provenance_of(s: Solver, callee: str, func: Expr) -> Provenance:
         isinstance(func, Subscript)
         and callee in s.scopes
         and (
-            callee in s.kernel_functions
+            s.origin.get(callee, callee) in s.kernel_functions
             or any(
                 d.split("(")[0].rsplit(".", 1)[-1] in ("jit", "autotune", "heuristics")
                 for d in s.scopes[callee].decorator_names
@@ -221,15 +221,11 @@ def call_function(
     provenance: Provenance | None = None,
 ) -> Values:
     """Call the function `fid` (bound to `receiver`, for a method) with the arguments as written at `site`."""
-    scope = s.scopes.get(fid)
-    if scope is None:
+    if fid not in s.scopes:
         return NOTHING
-    if receiver is not None and receiver.kind == DISPATCHED:  # an instance chosen at run time
-        provenance, receiver = Provenance.DISPATCH, instance(receiver.name)
-    edge(s, fid, site, func, provenance)
     values, keyword_values = evaluate_arguments(s, args, keywords)
     starred = [isinstance(a, Starred) for a in args]
-    return enter(s, scope, receiver, values, starred, keyword_values, site)
+    return call_values(s, fid, receiver, values, starred, keyword_values, site, func, provenance)
 
 
 def call_with_values(
@@ -237,13 +233,40 @@ def call_with_values(
 ) -> Values:
     """Call the function `fid` with positional arguments already evaluated (a decorator applied to what it
     decorates, a callback a builtin calls)."""
-    scope = s.scopes.get(fid)
-    if scope is None:
+    if fid not in s.scopes:
         return NOTHING
-    if receiver is not None and receiver.kind == DISPATCHED:
-        receiver = instance(receiver.name)
-    edge(s, fid, site, func)
-    return enter(s, scope, receiver, values, [False] * len(values), [], site)
+    return call_values(s, fid, receiver, values, [False] * len(values), [], site, func)
+
+
+def call_values(
+    s: Solver,
+    fid: str,
+    receiver: Value | None,
+    values: list[Values],
+    starred: list[bool],
+    keyword_values: list[tuple[str | None, Values]],
+    site: Site | None,
+    func: Expr,
+    provenance: Provenance | None = None,
+) -> Values:
+    """Call the function `fid` with evaluated arguments, in the context they give (atlas.graph.resolve.contexts):
+    a method in its receiver class's, a function given functions or classes in one per function or class; an
+    edge to each scope it runs in."""
+    scope = s.scopes[fid]
+    if receiver is not None and receiver.kind == DISPATCHED:  # an instance chosen at run time
+        provenance, receiver = Provenance.DISPATCH, instance(receiver.name)
+    if receiver is not None:
+        scope = contexts.for_receiver(s, scope, receiver)
+    elif contexts.higher_order(s, scope):
+        split = contexts.argument_contexts(s, scope, values, starred, keyword_values)
+        if split is not None:
+            out: Values = {}
+            for target, these, keyword_these in split:
+                edge(s, target.id, site, func, provenance)
+                out.update(enter(s, target, None, these, starred, keyword_these, site))
+            return out
+    edge(s, scope.id, site, func, provenance)
+    return enter(s, scope, receiver, values, starred, keyword_values, site)
 
 
 def enter(
@@ -265,6 +288,7 @@ def enter(
     pos = 0
     if receiver is not None and params:
         heap.write_variable(s, fid, params[0].name, PARAMETER, {receiver: None})
+        passed[params[0].name] = {receiver: None}
         pos = 1
     rest: list[Values] = []
     for value, is_star in zip(values, starred):
@@ -304,7 +328,7 @@ def enter(
     if scope.is_generator:
         return {Value(GENERATOR, fid): None}
     result = summaries.pass_through(s, fid, returns(s, fid), passed)
-    if fid in s.pr_functions:
+    if s.origin.get(fid, fid) in s.pr_functions:
         return summaries.instantiate(s, result, fid, passed, f"{s.ctx.caller}:{site.line if site else 0}")
     return result
 

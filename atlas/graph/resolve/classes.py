@@ -232,7 +232,7 @@ def bind_attr(s: Solver, v: Value, receiver: Value | None, cls: str) -> Value:
         return bound(v.name, klass(cls))
     if receiver is not None:
         if "property" in decos or "cached_property" in decos or "functools.cached_property" in decos:
-            return Value(PROPERTY, v.name)
+            return Value(PROPERTY, v.name, receiver)
         return bound(v.name, receiver)
     return v
 
@@ -248,10 +248,15 @@ def resolve_properties(s: Solver, values: Values, name: str) -> Values:
     out: Values = {}
     for v in values:
         if v.kind == PROPERTY:
-            if not s.pycg:
+            if s.pycg:
+                out.update(calls.returns(s, v.name))
+            else:
                 line = s.ctx.line
-                calls.edge(s, v.name, Site(line, line, name), Attribute(Name("<instance>"), name))
-            out.update(calls.returns(s, v.name))
+                out.update(
+                    calls.call_values(
+                        s, v.name, v.receiver, [], [], [], Site(line, line, name), Attribute(Name("<instance>"), name)
+                    )
+                )
         else:
             out[v] = None
     return out

@@ -71,7 +71,7 @@ def evaluate(s: Solver, e: Expr) -> Values:
     if isinstance(e, DictDisplay):
         return dict_display(s, e)
     if isinstance(e, Lambda):
-        return {function(e.scope): None}
+        return {function(e.scope + s.ctx.suffix): None}
     if isinstance(e, Either):
         out: Values = {}
         for x in e.options:
@@ -133,7 +133,7 @@ def _special(method: str) -> Expr:
 
 
 def display(s: Solver, e: Display) -> Values:
-    alloc = e.alloc
+    alloc = e.alloc + s.ctx.suffix
     s.kinds[alloc] = "list"
     star = False
     for i, item in enumerate(e.elements):
@@ -146,7 +146,7 @@ def display(s: Solver, e: Display) -> Values:
 
 
 def dict_display(s: Solver, e: DictDisplay) -> Values:
-    alloc = e.alloc
+    alloc = e.alloc + s.ctx.suffix
     s.kinds[alloc] = "dict"
     for entry in e.entries:
         if entry.key is None:

@@ -17,14 +17,16 @@ PARAMETER = 0  # the binding version of a parameter's values (what callers pass,
 class Context:
     """Where the statement being evaluated is: its scope, the line of its top-level statement, the function whose
     call edges it makes (a class body's is its enclosing module or function), whether it runs unconditionally, its
-    own line."""
+    own line, the suffix of a clone."""
 
-    def __init__(self, scope: str, top: int, caller: str, strong: bool, line: int = 0) -> None:
+    def __init__(self, scope: str, top: int, caller: str, strong: bool, line: int = 0, suffix: str = "") -> None:
         self.scope = scope
         self.top = top
         self.caller = caller
         self.strong = strong
         self.line = line  # the statement's own line: where the calls Python makes for it happen (iteration, with)
+        self.suffix = suffix  # in a clone, what the scopes and allocation sites its statements name take
+        # (atlas.graph.resolve.contexts)
 
 
 # -- variables ------------------------------------------------------------------------------------------------------

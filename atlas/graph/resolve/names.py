@@ -109,8 +109,9 @@ def instance_getattr(s: Solver, receiver: Value, name: str) -> Values:
     for m in classes.class_attr(s, receiver.name, "__getattr__", receiver):
         if m.kind == BOUND_METHOD:
             line = s.ctx.line
-            calls.edge(s, m.name, Site(line, line, name), Attribute(Name("<instance>"), "__getattr__"))
-            out.update(calls.returns(s, m.name))
+            site = Site(line, line, name)
+            func = Attribute(Name("<instance>"), "__getattr__")
+            out.update(calls.call_with_values(s, m.name, m.receiver, [{constant(name): None}], site, func))
             held = forwarded_to(s.scopes.get(m.name))
             key = (receiver.name, name)
             if held and key not in s.forwarding:  # `return getattr(self.worker, attr)`: the name read on what it

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final
 
-from atlas.graph.resolve import declared, dispatch, heap, statements
+from atlas.graph.resolve import contexts, declared, dispatch, heap, statements
 from atlas.graph.resolve.cells import Cells
 from atlas.graph.resolve.heap import Context
 from atlas.graph.resolve.rules import ByName, DispatchRules
@@ -41,6 +41,10 @@ class Resolution:
 
     edges: dict[tuple[str, str], dict[int, Provenance]] = field(default_factory=dict)
     sites: dict[tuple[str, int, str], int] = field(default_factory=dict)
+    # (caller, callee, line) -> the (caller's context, callee's context) pairs it was made in, where a context
+    # told them apart (atlas.graph.resolve.contexts.finish)
+    contexts: dict[tuple[str, str, int], set[tuple[str, str]]] = field(default_factory=dict)
+    clones: dict[str, str] = field(default_factory=dict)  # a node made by cloning a scope -> the scope it copies
     rounds: int = 0
     reached_fixpoint: bool = False
 
@@ -56,11 +60,13 @@ class Solver:
         max_rounds: int = MAX_ROUNDS,
         cap: int = 48,
         rules: DispatchRules | None = None,
+        every_statement: bool = False,
     ):
         rules = rules or DispatchRules()
         self.pycg = pycg
         self.max_rounds = max_rounds
         self.cap = cap  # an argument with more values than this is not passed on (a guess too wide to help)
+        self.every_statement = every_statement  # rounds run every statement, not only the stale ones (tests)
         # -- the program, as parsed
         # id -> the scope a name bound twice gives at run time (the last def, or a property's getter: its setter and
         # deleter share the id, as they share __qualname__); `bodies`: every scope, each run under its id
@@ -89,8 +95,20 @@ class Solver:
             for step in s.steps
             if isinstance(step.stmt, ImportFrom) and any(n.name == "*" for n in step.stmt.names)
         }
-        self.caller_of = {sid: self._caller(s) for sid, s in self.scopes.items()}
+        self.caller_of = {sid: self.caller(s) for sid, s in self.scopes.items()}
         self.class_of = {sid: self._enclosing_class(s) for sid, s in self.scopes.items()}
+        self.children: dict[str, list[Scope]] = {}  # scope id -> the bodies directly inside it
+        for b in self.bodies:
+            if b.parent:
+                self.children.setdefault(b.parent, []).append(b)
+        # -- contexts (atlas.graph.resolve.contexts)
+        self.contexts: dict[str, dict[str, str]] = {}  # function -> context -> its clone's id
+        self.origin: dict[str, str] = {}  # a cloned scope's id -> the id of the scope it copies
+        self.suffix: dict[str, str] = {}  # a cloned scope's id -> "@<context>", appended to the ids it names
+        self.roots: set[str] = set()  # the clones made for a function (not the scopes cloned inside them)
+        self.merged: set[str] = set()  # functions with more contexts than MAX_CONTEXTS: the rest share the origin
+        self.plan_steps: list[tuple[Scope, str, Step]] = []
+        self.define_steps: dict[str, int] = {}  # function id -> the plan index of its `def`
         self.pr_functions: dict[str, frozenset[str]] = calls_parameters(self.scopes) if not pycg else {}
         self.passthrough: dict[str, tuple[str, ...]] = returned_parameters(self.scopes)
         self.patched_names: frozenset[str] = assigned_attributes(self.bodies)
@@ -136,7 +154,7 @@ class Solver:
             )
 
     # -- scope helpers ------------------------------------------------------------------------------------------------
-    def _caller(self, scope: Scope) -> str:
+    def caller(self, scope: Scope) -> str:
         while scope.kind == "class":
             scope = self.scopes[scope.parent]
         return scope.id
@@ -162,13 +180,13 @@ class Solver:
         (a fixpoint) or `max_rounds`; then the by-name calls are linked (atlas.graph.resolve.dispatch). A statement
         whose reads did not change would write what it wrote before, so skipping it leaves the result as if every
         statement had run again. Everything iterates in a fixed order: the result is the same on every run."""
-        plan = self.plan()
         cells = self.cells
-        bodies = sum(1 for scope, _, _ in plan if scope.kind in ("module", "class"))
-        cells.stale = bytearray(b"\x01") * bodies + bytearray(len(plan) - bodies)
+        cells.stale = bytearray()
+        plan = self.plan()
+        stale = cells.stale
         self._rounds(plan, self.max_rounds - 1, None)  # module and class bodies once: the class hierarchy
         self.hierarchy_known = True
-        stale = cells.stale = bytearray(b"\x01") * len(plan)
+        stale[:] = b"\x01" * len(plan)
         n = self._rounds(plan, 0, on_round)
         if not self.pycg:  # the declaring phase: the annotated statements run again, filling what stayed empty
             self.declaring = True
@@ -177,6 +195,7 @@ class Solver:
                     stale[i] = 1
             self._rounds(plan, n, on_round)
         dispatch.link_by_name(self)
+        contexts.finish(self)
         return self.out
 
     def _rounds(self, plan: list[tuple[Scope, str, Step]], done: int, on_round) -> int:
@@ -189,6 +208,16 @@ class Solver:
             n += 1
             cells.changed = False
             before = cells.num_changes
+            if self.every_statement:  # the reference the tests hold the worklist to: stale marks made, ignored
+                stale[:] = bytes(len(stale))
+                i = 0
+                while i < len(plan) and (self.hierarchy_known or plan[i][0].kind in ("module", "class")):
+                    cells.reader = i
+                    scope, caller, step = plan[i]
+                    statements.run(self, scope, caller, step)
+                    self.num_evaluated += 1
+                    i += 1
+                stale[:] = bytes(len(stale))
             i = stale.find(1)
             while i >= 0:
                 stale[i] = 0
@@ -206,9 +235,27 @@ class Solver:
         return n
 
     def plan(self) -> list[tuple[Scope, str, Step]]:
-        """(scope, caller, step) in the order a round runs them: module and class bodies, then functions."""
-        order = sorted(self.bodies, key=lambda s: (s.kind not in ("module", "class"), s.module, s.start, s.id))
-        return [(scope, self.caller_of[scope.id], step) for scope in order for step in scope.steps]
+        """(scope, caller, step) in the order a round runs them: module and class bodies, then functions; clones
+        are added at the end as they are made (atlas.graph.resolve.contexts)."""
+        self.plan_steps = []
+        self.define_steps = {}
+        for scope in sorted(self.bodies, key=lambda s: (s.kind not in ("module", "class"), s.module, s.start, s.id)):
+            self.add_steps(scope)
+        return self.plan_steps
+
+    def add_steps(self, scope: Scope) -> None:
+        """Append `scope`'s statements to the plan, stale (they run in this round)."""
+        caller = self.caller_of[scope.id]
+        suffix = self.suffix.get(scope.id, "")
+        stale = self.cells.stale
+        mark = 1 if self.hierarchy_known or scope.kind in ("module", "class") else 0  # functions wait for the
+        # first round over the bodies (Solver.solve)
+        for step in scope.steps:
+            stmt = step.stmt
+            if isinstance(stmt, Define) and not stmt.is_class:
+                self.define_steps[stmt.scope + suffix] = len(self.plan_steps)
+            self.plan_steps.append((scope, caller, step))
+            stale.append(mark)
 
 
 def assigned_attributes(scopes: list[Scope]) -> frozenset[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from atlas.graph.resolve import builtins, calls, classes, declared, expressions, heap, names, summaries
+from atlas.graph.resolve import builtins, calls, classes, contexts, declared, expressions, heap, names, summaries
 from atlas.graph.resolve.cells import OUTSIDE
 from atlas.graph.resolve.heap import PARAMETER, Context
 from atlas.graph.resolve.values import (
@@ -65,14 +65,14 @@ END: Final = 1 << 30  # the line a return or yield reads the heap at: after ever
 def run(s: Solver, scope: Scope, caller: str, step: Step) -> None:
     stmt = step.stmt
     if isinstance(stmt, (Return, Yield)):  # what a function gives back: read after every statement of its body
-        s.ctx = Context(scope.id, END, caller, False, step.line)
+        s.ctx = Context(scope.id, END, caller, False, step.line, s.suffix.get(scope.id, ""))
         if isinstance(stmt, Return):
             heap.write_return(s, scope.id, expressions.evaluate(s, stmt.value))
         else:
             heap.write_yield(s, scope.id, expressions.evaluate(s, stmt.value))
         return
     strong = step.strong and not isinstance(stmt, (For, Raise))
-    s.ctx = Context(scope.id, step.top, caller, strong, step.line)
+    s.ctx = Context(scope.id, step.top, caller, strong, step.line, s.suffix.get(scope.id, ""))
     if isinstance(stmt, Assign):
         if stmt.annotations:
             annotated_assign(s, scope, stmt, step.line)
@@ -85,9 +85,9 @@ def run(s: Solver, scope: Scope, caller: str, step: Step) -> None:
             truth(s, values, stmt.line)
     elif isinstance(stmt, Define):
         if stmt.is_class:
-            define_class(s, s.scopes[stmt.scope], stmt.target)
+            define_class(s, s.scopes[stmt.scope + s.ctx.suffix], stmt.target)
         else:
-            define(s, scope, s.scopes[stmt.scope], stmt.target)
+            define(s, scope, s.scopes[stmt.scope + s.ctx.suffix], stmt.target)
     elif isinstance(stmt, For):
         assign(s, stmt.target, expressions.iterate(s, expressions.evaluate(s, stmt.iterable)), strong=False)
     elif isinstance(stmt, With):
@@ -266,25 +266,38 @@ def annotation(s: Solver, annotations: tuple[Annotation, ...], where: str) -> Va
 
 
 def define(s: Solver, parent: Scope, scope: Scope, target: NameTarget) -> None:
-    """`def` in `parent`: parameters get their defaults, annotated types and (methods) the receiver; the name gets
-    the function, or what its decorators make of it."""
+    """`def` in `parent`: parameters get their defaults and, in the declaring phase, their annotated types where
+    nothing else reached them; a method's first parameter the receivers it may have (declared.receivers), each in
+    the scope that runs the method for it (contexts.for_receiver); the name gets the function, or what its
+    decorators make of it."""
     fid = scope.id
     method = parent.kind == "class" and "staticmethod" not in scope.decorator_names
+    receivers: list[tuple[str, Value]] = []  # (the scope running the method, its receiver)
+    if method and s.hierarchy_known:
+        is_classmethod = "classmethod" in scope.decorator_names
+        for v in declared.receivers(s, parent.id, target.id):
+            receiver = klass(v.name) if is_classmethod else v
+            receivers.append((contexts.for_receiver(s, scope, receiver).id, receiver))
+        if is_classmethod:
+            receivers.append((fid, klass(parent.id)))
+    runs = [fid, *s.contexts.get(fid, {}).values()]  # the function's scope and its clones
     for i, p in enumerate(scope.params):
-        values: Values = dict(expressions.evaluate(s, p.default)) if p.default is not None else {}
         if i == 0 and method:
-            if not s.hierarchy_known:
-                pass
-            elif "classmethod" in scope.decorator_names:
-                values[klass(parent.id)] = None
-                values.update({klass(v.name): None for v in declared.receivers(s, parent.id, target.id)})
+            for sid, receiver in receivers:
+                heap.write_variable(s, sid, p.name, PARAMETER, {receiver: None})
+            continue
+        values: Values = dict(expressions.evaluate(s, p.default)) if p.default is not None else {}
+        promised: Values = annotation(s, p.annotations, f"{fid}.{p.name}") if p.annotations and s.declaring else {}
+        for sid in runs:
+            if promised and not declared.informative(s.cells.variable(sid, p.name).union):
+                heap.write_variable(s, sid, p.name, PARAMETER, {**values, **promised})
             else:
-                values.update(declared.receivers(s, parent.id, target.id))
-        elif p.annotations and s.declaring and not declared.informative(s.cells.variable(fid, p.name).union):
-            values.update(annotation(s, p.annotations, f"{fid}.{p.name}"))
-        heap.write_variable(s, fid, p.name, PARAMETER, values)
-    if scope.returns and s.declaring and not declared.informative(s.cells.returned(fid).union):
-        heap.write_return(s, fid, annotation(s, scope.returns, f"{fid}:return"))
+                heap.write_variable(s, sid, p.name, PARAMETER, values)
+    if scope.returns and s.declaring:
+        promised = annotation(s, scope.returns, f"{fid}:return")
+        for sid in runs:
+            if not declared.informative(s.cells.returned(sid).union):
+                heap.write_return(s, sid, promised)
     assign(s, target, decorate(s, scope, {function(fid): None}))
 
 
@@ -298,8 +311,10 @@ def annotated_assign(s: Solver, scope: Scope, stmt: Assign, line: int) -> None:
     if not s.declaring or declared.informative(values):
         return
     for t in stmt.targets:
-        if scope.kind == "class" and isinstance(t, NameTarget) and declared.informative(
-            classes.instance_attr(s, scope.id, t.id)
+        if (
+            scope.kind == "class"
+            and isinstance(t, NameTarget)
+            and declared.informative(classes.instance_attr(s, scope.id, t.id))
         ):
             continue
         assign(s, t, annotation(s, stmt.annotations, f"{scope.id}:{line}"), strong=False)

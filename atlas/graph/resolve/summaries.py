@@ -39,7 +39,7 @@ def param_call(s: Solver, name: str) -> Value | None:
     """The parameter result of `name(...)` when it calls a parameter of the function being evaluated (one that
     `calls_parameters` found)."""
     fid = s.ctx.scope
-    return Value(PARAM_RESULT, fid, None, name) if name in s.pr_functions.get(fid, ()) else None
+    return Value(PARAM_RESULT, fid, None, name) if name in s.pr_functions.get(s.origin.get(fid, fid), ()) else None
 
 
 def param_results(s: Solver, v: Value) -> Values:
@@ -66,7 +66,7 @@ def param_results(s: Solver, v: Value) -> Values:
 def concrete(s: Solver, values: Values) -> Values:
     """`values` with each parameter result replaced by what it stands for: for a value leaving the function's
     locals, containers and return (an argument, an attribute, a global)."""
-    if s.ctx.scope not in s.pr_functions or not any(v.kind == PARAM_RESULT for v in values):
+    if s.origin.get(s.ctx.scope, s.ctx.scope) not in s.pr_functions or not any(v.kind == PARAM_RESULT for v in values):
         return values  # (outside its own function a parameter result stands for nothing: kept, it stays inert)
     out: Values = {}
     for v in values:
@@ -109,11 +109,11 @@ def instantiate(s: Solver, values: Values, fid: str, passed: dict[str, Values], 
         elif (
             v.kind == OBJECT
             and depth < MAX_DEPTH
-            and "@" not in v.name
+            and "#" not in v.name
             and holders
             and holds_param_result(s, v.name, holders)
         ):  # (a copy is not copied again: allocations stay finite)
-            copy = f"{v.name}@{tag}"
+            copy = f"{v.name}#{tag}"
             s.kinds[copy] = s.kinds.get(v.name, "list")
             for key in list(heap.slot_keys(s, v.name)):
                 heap.write_slot(
@@ -156,7 +156,7 @@ def holds_param_result(s: Solver, alloc: str, holders: set[str]) -> bool:
 def pass_through(s: Solver, fid: str, result: Values, passed: dict[str, Values]) -> Values:
     """What a call of `fid` returns at one call site, when `fid` returns a parameter as it got it (`return fn` in a
     decorator that registers fn, `def identity(x): return x`): this site's argument for it, not every caller's."""
-    params = s.passthrough.get(fid)
+    params = s.passthrough.get(s.origin.get(fid, fid))
     if not params:
         return result
     others: Values = {}

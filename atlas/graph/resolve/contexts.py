@@ -1,0 +1,196 @@
+"""Contexts for the call resolver: a function analysed apart per receiver class or per function or class it is given.
+
+A method that several classes inherit runs with `self` of one class at a time; a decorator or a higher-order helper
+runs with one function or class at a time. Such a function is analysed once per context, in a clone of its scope and
+of the scopes inside it (closures, local classes), named `<id>@<context>`: what `self.x` reads, what a decorator's
+wrapper calls and what a helper returns stay apart per context, so a base-class helper never continues into another
+subclass and one wrapper never joins the functions it wraps. A clone runs the same statements as its origin; the
+scope ids, lambdas and allocation sites they name take the clone's suffix (Context.suffix).
+
+In the graph, a clone's root is its origin's node with the context on its edges (a method runs as one function for
+every class), a scope cloned inside it is a node of its own (each application makes a new closure)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from atlas.graph.resolve import calls
+from atlas.graph.resolve.values import BOUND_METHOD, CLASS, FUNCTION, INSTANCE, Value, Values
+from atlas.model import Provenance
+from atlas.parse.python.ir import Scope
+
+if TYPE_CHECKING:
+    from atlas.graph.resolve.solver import Solver
+
+MAX_CONTEXTS: Final = 64  # contexts per function; calls past them share the function's own analysis (merged)
+CODE: Final = frozenset({FUNCTION, CLASS, BOUND_METHOD})  # the values a higher-order function is analysed apart for
+SEPARATOR: Final = "@"
+
+
+def clone(s: Solver, fid: str, context: str) -> Scope | None:
+    """The clone of function `fid` for `context` (made on first use, its statements added to the plan, to run in
+    this round); None past MAX_CONTEXTS."""
+    have = s.contexts.setdefault(fid, {})
+    cid = have.get(context)
+    if cid is not None:
+        return s.scopes[cid]
+    if len(have) >= MAX_CONTEXTS:
+        s.merged.add(fid)
+        return None
+    suffix = SEPARATOR + context
+    root = s.scopes[fid]
+    made: list[Scope] = []
+    todo = [root]
+    while todo:
+        scope = todo.pop()
+        copy = copy_scope(scope, scope.id + suffix, scope.parent if scope is root else scope.parent + suffix)
+        made.append(copy)
+        todo.extend(s.children.get(scope.id, ()))
+    for copy in made:  # a name bound twice keeps the last body, as Solver does for the originals
+        s.scopes[copy.id] = copy
+        s.origin[copy.id] = copy.id[: -len(suffix)]
+        s.suffix[copy.id] = suffix
+    for copy in made:
+        s.caller_of[copy.id] = s.caller(copy)
+        s.class_of[copy.id] = s.class_of.get(s.origin[copy.id], "")
+    cid = root.id + suffix
+    have[context] = cid
+    s.roots.add(cid)
+    for copy in sorted(made, key=lambda c: (c.start, c.id)):
+        s.add_steps(copy)
+    step = s.define_steps.get(fid)
+    if step is not None:  # its def runs again: parameters' defaults and declared types reach the clone too
+        s.cells.stale[step] = 1
+        s.cells.changed = True
+    return s.scopes[cid]
+
+
+def for_receiver(s: Solver, scope: Scope, receiver: Value | None) -> Scope:
+    """The scope a method runs in for `receiver`: the clone for the receiver's class when that is not the class
+    defining the method (an inherited method, or one reached by super()); the method's own scope otherwise."""
+    if s.pycg or receiver is None or (receiver.kind != INSTANCE and receiver.kind != CLASS) or scope.id in s.origin:
+        return scope
+    parent = s.scopes.get(scope.parent)
+    if parent is None or parent.kind != "class" or receiver.name == parent.id:
+        return scope
+    return clone(s, scope.id, receiver.name) or scope
+
+
+def higher_order(s: Solver, scope: Scope) -> bool:
+    """Whether calls of `scope` are analysed per function or class given: a function (not a method, not a clone)."""
+    if s.pycg or scope.kind not in ("function", "lambda") or scope.id in s.origin:
+        return False
+    parent = s.scopes.get(scope.parent)
+    return parent is None or parent.kind != "class" or "staticmethod" in scope.decorator_names
+
+
+def argument_contexts(
+    s: Solver, scope: Scope, values: list[Values], starred: list[bool], keyword_values: list[tuple[str | None, Values]]
+) -> list[tuple[Scope, list[Values], list[tuple[str | None, Values]]]] | None:
+    """For a call of a higher-order function given functions or classes: per function or class given to the first
+    parameter that gets some, the clone for it and the arguments with that parameter holding it alone (and the
+    other values given there); None when the call gives no function or class, or past MAX_CONTEXTS."""
+    params = scope.params
+    position = -1  # which argument (positional index, or len(values) + keyword index) carries the context
+    for i, (value, star) in enumerate(zip(values, starred)):
+        if star:
+            break
+        if any(v.kind in CODE for v in value):
+            position = i
+            break
+    if position < 0:
+        names = {p.name for p in params if not p.star}
+        for j, (name, value) in enumerate(keyword_values):
+            if name in names and any(v.kind in CODE for v in value):
+                position = len(values) + j
+                break
+    if position < 0:
+        return None
+    given = values[position] if position < len(values) else keyword_values[position - len(values)][1]
+    rest = {v: None for v in given if v.kind not in CODE}
+    out = []
+    for v in given:
+        if v.kind not in CODE:
+            continue
+        target = clone(s, scope.id, v.name)
+        if target is None:
+            return None
+        one: Values = {v: None, **rest}
+        if position < len(values):
+            out.append((target, [*values[:position], one, *values[position + 1 :]], keyword_values))
+        else:
+            k = position - len(values)
+            name = keyword_values[k][0]
+            out.append((target, values, [*keyword_values[:k], (name, one), *keyword_values[k + 1 :]]))
+    return out
+
+
+def copy_scope(scope: Scope, sid: str, parent: str) -> Scope:
+    """`scope` under another id and parent; its statements and name sets are shared (read-only while solving)."""
+    return Scope(
+        sid,
+        scope.kind,
+        parent,
+        scope.module,
+        scope.start,
+        scope.end,
+        scope.params,
+        scope.decorators,
+        scope.decorator_names,
+        scope.bases,
+        scope.returns,
+        scope.is_generator,
+        scope.local_names,
+        scope.global_names,
+        scope.nonlocal_names,
+        scope.body,
+        scope.steps,
+        scope.exit_versions,
+        scope.called_names,
+        scope.fields,
+    )
+
+
+def node_of(s: Solver, sid: str) -> tuple[str, str]:
+    """The graph node a scope's calls belong to and the context they were made in: a clone's root is its origin
+    in the clone's context; a scope cloned inside it is a node of its own; a method's own scope runs in its class's
+    context (unless calls past MAX_CONTEXTS were merged into it: any context)."""
+    origin = s.origin.get(sid)
+    if origin is not None:
+        if sid in s.roots:
+            return origin, sid[len(origin) + 1 :]
+        return sid, ""
+    if sid in s.merged:
+        return sid, ""
+    scope = s.scopes.get(sid)
+    parent = s.scopes.get(scope.parent) if scope is not None else None
+    if parent is not None and parent.kind == "class" and "staticmethod" not in scope.decorator_names:
+        return sid, parent.id
+    return sid, ""
+
+
+def finish(s: Solver) -> None:
+    """The resolution's edges and call sites between graph nodes (node_of): a clone's edges on its origin's node,
+    the contexts they were made in kept per edge line."""
+    out = s.out
+    edges: dict[tuple[str, str], dict[int, Provenance]] = {}
+    found: dict[tuple[str, str, int], set[tuple[str, str]]] = {}
+    ranks = calls.RANK
+    for (caller, callee), lines in out.edges.items():
+        a, a_ctx = node_of(s, caller)
+        b, b_ctx = node_of(s, callee)
+        have = edges.setdefault((a, b), {})
+        for line, provenance in lines.items():
+            was = have.get(line)
+            if was is None or ranks[provenance] < ranks[was]:
+                have[line] = provenance
+            if a_ctx or b_ctx:
+                found.setdefault((a, b, line), set()).add((a_ctx, b_ctx))
+    sites: dict[tuple[str, int, str], int] = {}
+    for (caller, line, text), hit in out.sites.items():
+        key = (node_of(s, caller)[0], line, text)
+        sites[key] = max(hit, sites.get(key, -1))
+    out.edges = edges
+    out.sites = sites
+    out.contexts = found
+    out.clones = {sid: origin for sid, origin in s.origin.items() if sid not in s.roots}
