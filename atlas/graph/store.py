@@ -1,18 +1,20 @@
-"""Assembling the call graph of one pinned tree: resolution, the kernel layer, dispatch edges, the edge table
-(atlas.graph.table: node id = symbol id, edge columns = provenance, confidence, site path/line) and the unresolved
-call sites, counted per component."""
+"""Assembling the call graph of one pinned tree: resolution (to its fixpoint), the kernel layer, the edge table
+(atlas.graph.table: node id = symbol id, edge columns = provenance, confidence, site path/line, contexts) and the
+unresolved call sites, counted per component."""
 
 from __future__ import annotations
 
-import importlib
 import time
+from collections.abc import Mapping
 
 from atlas.graph import background, components
 from atlas.graph.queries import AtlasGraph
 from atlas.graph.resolve import Solver
 from atlas.graph.resolve.rules import load as load_rules
+from atlas.graph.resolve.solver import Resolution
 from atlas.graph.table import EdgeBuilder
 from atlas.model import CallSite, Provenance, Span, Symbol, SymbolKind
+from atlas.parse.kernels import kernel_layer
 from atlas.parse.python import ModuleFacts
 
 CONFIDENCE = {
@@ -101,13 +103,6 @@ _COMMON = frozenset(
 )
 
 
-# Builds run this many rounds of call resolution, then stop, before the fixpoint on whole trees: every round runs
-# the statements whose reads changed, in one fixed order, so the edges are the same on every run, whatever the hash
-# seed or the number of processes. Most edges are found in the first rounds; later ones add a long tail at a cost
-# benchmarks/graph_rounds.py prints per round (tests/graph/test_determinism.py runs both ways).
-ROUNDS = 64
-
-
 def assemble(
     facts: list[ModuleFacts],
     checkout,
@@ -118,7 +113,7 @@ def assemble(
 ) -> AtlasGraph:
     """Resolve calls over all facts (their symbols already tagged with components, see atlas.graph.parsing), run
     the kernel layer when present (on `kernel_facts`, the kernel-layer facts of the Python files, when the parse
-    stage made them), add dispatch edges, and store the graph as an edge table. With `cpp` (a function giving the
+    stage made them), and store the graph as an edge table. With `cpp` (a function giving the
     C++ files' part, atlas.parse.kernels.layer.cpp_file), the kernel layer runs here after resolution; without, in
     a forked child beside it."""
     timings = timings if timings is not None else {}
@@ -132,31 +127,13 @@ def assemble(
             path_of[s.id] = f.path
     t = time.process_time()  # CPU seconds: what a stage costs whatever else the machine runs
     kernel_result = background.start(_kernel_layer, checkout, manifest, symbols, kernel_facts) if cpp is None else None
-    solver = Solver(facts, max_rounds=ROUNDS, rules=load_rules(components.rules_path(manifest.name)))
+    solver = Solver(facts, rules=load_rules(components.rules_path(manifest.name)))
     resolution = solver.solve()
     timings["resolve"] = time.process_time() - t
     t = time.process_time()
     kernel = kernel_result() if kernel_result else _kernel_layer(checkout, manifest, symbols, kernel_facts, cpp())
     timings["kernels"] = time.process_time() - t
-    g = EdgeBuilder()
-    for sid in symbols:
-        g.add_node(sid)
-    num_edges = {p.value: 0 for p in Provenance}
-    as_added = {p: (p.value, CONFIDENCE[p]) for p in Provenance}
-    scopes = solver.scopes
-    clones = {sid: origin for sid, origin in resolution.clones.items() if origin in symbols}
-    known = symbols.keys() | clones.keys()
-    contexts = resolution.contexts
-    for (caller, callee), lines in resolution.edges.items():
-        if callee.startswith("<") or caller not in known:
-            continue
-        if callee not in known and (callee in scopes or "." not in callee):
-            continue
-        path = path_of.get(clones.get(caller, caller), "")
-        for line, prov in lines.items():
-            value, confidence = as_added[prov]
-            g.add_edge(caller, callee, value, confidence, path, line, contexts.get((caller, callee, line), ()))
-            num_edges[value] += 1
+    g, num_edges, clones = tabulate(resolution, symbols, path_of, solver.scopes)
     for s in kernel.symbols if kernel else ():
         symbols.setdefault(s.id, s)
         g.add_node(s.id)
@@ -192,17 +169,36 @@ def assemble(
     return AtlasGraph(checkout.pin, None, symbols, unresolved, stats, g.table())
 
 
+def tabulate(
+    resolution: Resolution, symbols: dict[str, Symbol], path_of: dict[str, str], scopes: Mapping[str, object]
+) -> tuple[EdgeBuilder, dict[str, int], dict[str, str]]:
+    """The resolution's edges between the tree's symbols (and names outside it), each with its provenance,
+    confidence, site and the contexts it was made in; the edge lines per provenance; the clone nodes kept (a closure
+    per application of a decorator: `wrapper@decorated` -> the symbol it copies)."""
+    g = EdgeBuilder()
+    for sid in symbols:
+        g.add_node(sid)
+    num_edges = {p.value: 0 for p in Provenance}
+    as_added = {p: (p.value, CONFIDENCE[p]) for p in Provenance}
+    clones = {sid: origin for sid, origin in resolution.clones.items() if origin in symbols}
+    known = symbols.keys() | clones.keys()
+    contexts = resolution.contexts
+    for (caller, callee), lines in resolution.edges.items():
+        if callee.startswith("<") or caller not in known:
+            continue
+        if callee not in known and (callee in scopes or "." not in callee):
+            continue
+        path = path_of.get(clones.get(caller, caller), "")
+        for line, prov in lines.items():
+            value, confidence = as_added[prov]
+            g.add_edge(caller, callee, value, confidence, path, line, contexts.get((caller, callee, line), ()))
+            num_edges[value] += 1
+    return g, num_edges, clones
+
+
 def _kernel_layer(checkout, manifest, symbols, python=None, cpp=None):
-    """Issue 4's hook: atlas.parse.kernels.kernel_layer(checkout, manifest, symbols, python, cpp), when that module
-    exists."""
-    try:
-        module = importlib.import_module("atlas.parse.kernels")
-    except ModuleNotFoundError as exc:
-        if exc.name in ("atlas.parse.kernels",):
-            return None
-        raise
-    layer = getattr(module, "kernel_layer", None)
-    return layer(checkout, manifest, symbols, python, cpp) if layer else None
+    """The kernel layer of the tree (atlas.parse.kernels): C++/CUDA kernels, op registrations, launches."""
+    return kernel_layer(checkout, manifest, symbols, python, cpp)
 
 
 def site_stats(sites: dict, symbols: dict) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, int]]]:

@@ -247,14 +247,46 @@ def _keys(s: Solver, alloc: str) -> Values:
 # -- builtin functions ----------------------------------------------------------------------------------------------
 
 
+def super_(s: Solver, args: tuple[Expr, ...], keywords: tuple[Keyword, ...]) -> Values:
+    """`super()` in a method of class C (or `super(C, obj)`): per receiver the method may have (an instance, or
+    the class in a classmethod), what looks names up in the receiver's MRO after C."""
+    values, _ = calls.evaluate_arguments(s, args, keywords)
+    if len(values) >= 2:
+        owners = [v.name for v in values[0] if v.kind == CLASS]
+        receivers: Values = values[1]
+    else:
+        owner = s.class_of.get(s.ctx.scope, "")
+        owners = [owner] if owner else []
+        receivers = method_receivers(s, s.ctx.scope)
+    out: Values = {}
+    for owner in owners:
+        for r in receivers:
+            if r.kind in (INSTANCE, DISPATCHED, CLASS):
+                out[Value(SUPER, owner, r)] = None
+        if not out:
+            out[Value(SUPER, owner, instance(owner))] = None
+    return out
+
+
+def method_receivers(s: Solver, scope_id: str) -> Values:
+    """The values of the first parameter of the method around scope `scope_id` (its `self` or `cls`)."""
+    scope = s.scopes.get(scope_id)
+    while scope is not None:
+        parent = s.scopes.get(scope.parent)
+        if parent is None or parent.kind == "class":
+            break
+        scope = parent
+    if scope is None or not scope.params or scope.kind != "function":
+        return NOTHING
+    return heap.read_local(s, scope.id, scope.params[0].name, None)
+
+
 def call_builtin(
     s: Solver, name: str, args: tuple[Expr, ...], keywords: tuple[Keyword, ...], site: Site | None, func: Expr
 ) -> Values:
     calls.edge(s, f"<builtin>.{name}", site, func)
     if name == "super":
-        cls = s.class_of.get(s.ctx.scope, "")
-        calls.evaluate_arguments(s, args, keywords)
-        return {Value(SUPER, cls): None} if cls else NOTHING
+        return super_(s, args, keywords)
     values, keyword_values = calls.evaluate_arguments(s, args, keywords)
     out: Values = {}
     if name in PROTOCOL and values:  # len(x) runs x.__len__() ...

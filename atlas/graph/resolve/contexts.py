@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from atlas.graph.resolve import calls
+from atlas.graph.resolve import calls, classes
 from atlas.graph.resolve.values import BOUND_METHOD, CLASS, FUNCTION, INSTANCE, Value, Values
 from atlas.model import Provenance
-from atlas.parse.python.ir import Scope
+from atlas.parse.python.ir import Assign, Attribute, Name, Scope
 
 if TYPE_CHECKING:
     from atlas.graph.resolve.solver import Solver
@@ -67,13 +67,83 @@ def clone(s: Solver, fid: str, context: str) -> Scope | None:
 
 def for_receiver(s: Solver, scope: Scope, receiver: Value | None) -> Scope:
     """The scope a method runs in for `receiver`: the clone for the receiver's class when that is not the class
-    defining the method (an inherited method, or one reached by super()); the method's own scope otherwise."""
+    defining the method (an inherited method, or one reached by super()) and the method's answer depends on it
+    (`depends_on`); the method's own scope otherwise (then shared with other classes: Solver.shared)."""
     if s.pycg or receiver is None or (receiver.kind != INSTANCE and receiver.kind != CLASS) or scope.id in s.origin:
         return scope
     parent = s.scopes.get(scope.parent)
     if parent is None or parent.kind != "class" or receiver.name == parent.id:
         return scope
-    return clone(s, scope.id, receiver.name) or scope
+    if depends_on(s, scope, parent.id, receiver.name):
+        found = clone(s, scope.id, receiver.name)
+        if found is not None:
+            return found
+    s.shared.add(scope.id)
+    return scope
+
+
+def depends_on(s: Solver, scope: Scope, cls: str, receiver: str) -> bool:
+    """Whether method `scope` of class `cls` may do otherwise for a receiver of class `receiver`: it hands the
+    receiver on (passes, returns or stores `self`, calls super()), or reads through it a name that a class between
+    the receiver's and `cls` in the MRO defines or sets on its instances (`self.x = ...` in its methods)."""
+    reads = s.receiver_reads.get(scope.id)
+    if reads is None:
+        reads = s.receiver_reads[scope.id] = receiver_reads(s, scope)
+    names, hands_on = reads
+    if hands_on:
+        return True
+    if not names:
+        return False
+    for k in classes.mro_walk(s, receiver)[1]:
+        if k == cls:
+            return False
+        body = s.scopes.get(k)
+        if body is not None and (not names.isdisjoint(body.local_names) or not names.isdisjoint(assigned(s, k))):
+            return True
+    return True  # `cls` is not in the receiver's MRO (a function set on another class): analyse it apart
+
+
+def receiver_reads(s: Solver, scope: Scope) -> tuple[frozenset[str], bool]:
+    """The attribute names method `scope` (and the scopes inside it) reads on its first parameter, and whether it
+    hands that parameter on (any other use of it, or a call of super())."""
+    me = scope.params[0].name if scope.params else ""
+    names: set[str] = set()
+    hands_on = False
+    bodies = [scope]
+    while bodies:
+        body = bodies.pop()
+        bodies.extend(s.children.get(body.id, ()))
+        todo: list[object] = [step.stmt for step in body.steps]
+        while todo:
+            x = todo.pop()
+            if isinstance(x, Attribute) and isinstance(x.value, Name) and x.value.id == me:
+                names.add(x.attr)
+            elif isinstance(x, Name):
+                hands_on |= x.id == me or x.id == "super"
+            elif isinstance(x, (tuple, list)):
+                todo.extend(x)
+            elif hasattr(x, "__dataclass_fields__"):
+                todo.extend(getattr(x, f) for f in x.__dataclass_fields__)
+    return frozenset(names), hands_on
+
+
+def assigned(s: Solver, cls: str) -> frozenset[str]:
+    """The attribute names the methods of class `cls` set on their first parameter (`self.x = ...`)."""
+    found = s.self_assigned.get(cls)
+    if found is None:
+        out: set[str] = set()
+        for method in s.children.get(cls, ()):
+            me = method.params[0].name if method.kind == "function" and method.params else ""
+            for step in method.steps if me else ():
+                stmt = step.stmt
+                if isinstance(stmt, Assign):
+                    out.update(
+                        t.attr
+                        for t in stmt.targets
+                        if isinstance(t, Attribute) and isinstance(t.value, Name) and t.value.id == me
+                    )
+        found = s.self_assigned[cls] = frozenset(out)
+    return found
 
 
 def higher_order(s: Solver, scope: Scope) -> bool:
@@ -160,10 +230,12 @@ def node_of(s: Solver, sid: str) -> tuple[str, str]:
         if sid in s.roots:
             return origin, sid[len(origin) + 1 :]
         return sid, ""
-    if sid in s.merged:
+    if sid in s.merged or sid in s.shared:
         return sid, ""
     scope = s.scopes.get(sid)
-    parent = s.scopes.get(scope.parent) if scope is not None else None
+    if scope is None:
+        return sid, ""
+    parent = s.scopes.get(scope.parent)
     if parent is not None and parent.kind == "class" and "staticmethod" not in scope.decorator_names:
         return sid, parent.id
     return sid, ""

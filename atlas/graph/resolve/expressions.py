@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from atlas.graph.resolve import calls, classes, heap, names, summaries
+from atlas.graph.resolve import calls, classes, declared, heap, names, summaries
 from atlas.graph.resolve.values import (
     BOUND_METHOD,
+    BUILTIN,
     CLASS,
     CONSTANT,
     DISPATCHED,
@@ -40,6 +41,7 @@ from atlas.parse.python.ir import (
     Expr,
     Lambda,
     Name,
+    Narrow,
     Operation,
     Site,
     Slice,
@@ -83,7 +85,41 @@ def evaluate(s: Solver, e: Expr) -> Values:
         return operation(s, e)
     if isinstance(e, Slice):
         return slice_(s, e)
+    if isinstance(e, Narrow):
+        return narrow(s, e)
     return NOTHING
+
+
+def narrow(s: Solver, e: Narrow) -> Values:
+    """What `e.value` may be where the code checked it is an instance of `e.types`: the instances of the tree whose
+    class derives from one of them; what the resolver cannot tell apart (a library's object, a builtin type checked)
+    kept. Nothing when the value is known and none passes (the branch never runs). A value the resolver knows
+    nothing of is, in the declaring phase, what the checked classes promise (declared.promised)."""
+    values = evaluate(s, e.value)
+    checked: list[str] = []  # classes of the tree
+    others: set[str] = set()  # names of the library or builtin types checked
+    for t in iterate(s, evaluate(s, e.types)) if isinstance(e.types, Display) else evaluate(s, e.types):
+        if t.kind == CLASS:
+            checked.append(t.name)
+        elif t.kind in (EXTERNAL, BUILTIN):
+            others.add(t.name)
+        else:
+            others.add("")  # a type the resolver does not know: anything may pass
+    out: Values = {}
+    for v in values:
+        if v.kind == INSTANCE or v.kind == DISPATCHED:
+            walk = classes.mro_walk(s, v.name)[2]
+            if any(k in checked or k in others or k[2:] in others for k, _ in walk):
+                out[v] = None
+        elif others:
+            out[v] = None
+    if out or not checked or declared.informative(values):
+        return out
+    if not s.declaring:
+        return NOTHING
+    for cls in checked:
+        out.update(declared.promised(s, cls, False))
+    return out
 
 
 def operation(s: Solver, e: Operation) -> Values:

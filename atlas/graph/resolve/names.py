@@ -207,8 +207,9 @@ def getattr_(s: Solver, values: Values, name: str) -> Values:
             out.update(classes.class_attr(s, v.name, name, None))
         elif kind == PARAM_RESULT:
             out.update(getattr_(s, summaries.param_results(s, v), name))
-        elif kind == SUPER:
-            out.update(classes.class_attr(s, v.name, name, instance(v.name), start_after=v.name))
+        elif kind == SUPER:  # looked up in the receiver's MRO after the class whose method called super()
+            receiver = v.receiver if v.receiver is not None else instance(v.name)
+            out.update(classes.class_attr(s, receiver.name, name, receiver, start_after=v.name))
             is_bound = True
         elif kind == CONSTANT and (v.name in TYPE_NAMES or type(v.extra) in TYPE_PREFIX):
             prefix = TYPE_PREFIX[TYPE_NAMES[v.name] if v.name else type(v.extra)]

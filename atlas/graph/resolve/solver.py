@@ -107,6 +107,9 @@ class Solver:
         self.suffix: dict[str, str] = {}  # a cloned scope's id -> "@<context>", appended to the ids it names
         self.roots: set[str] = set()  # the clones made for a function (not the scopes cloned inside them)
         self.merged: set[str] = set()  # functions with more contexts than MAX_CONTEXTS: the rest share the origin
+        self.shared: set[str] = set()  # methods whose own scope also runs for other classes (contexts.depends_on)
+        self.receiver_reads: dict[str, tuple[frozenset[str], bool]] = {}  # method -> contexts.receiver_reads
+        self.self_assigned: dict[str, frozenset[str]] = {}  # class -> contexts.assigned
         self.plan_steps: list[tuple[Scope, str, Step]] = []
         self.define_steps: dict[str, int] = {}  # function id -> the plan index of its `def`
         self.pr_functions: dict[str, frozenset[str]] = calls_parameters(self.scopes) if not pycg else {}
@@ -188,11 +191,9 @@ class Solver:
         self.hierarchy_known = True
         stale[:] = b"\x01" * len(plan)
         n = self._rounds(plan, 0, on_round)
-        if not self.pycg:  # the declaring phase: the annotated statements run again, filling what stayed empty
+        if not self.pycg:  # the declaring phase: annotations fill what stayed empty
             self.declaring = True
-            for i, (_, _, step) in enumerate(plan):
-                if _declares(step.stmt, self.scopes):
-                    stale[i] = 1
+            self._declare(plan)
             self._rounds(plan, n, on_round)
         dispatch.link_by_name(self)
         contexts.finish(self)
@@ -233,6 +234,23 @@ class Solver:
                 self.out.reached_fixpoint = True
                 break
         return n
+
+    def _declare(self, plan: list[tuple[Scope, str, Step]]) -> None:
+        """Start the declaring phase: each `def` with annotations declares its parameters and return now (as the
+        statement itself would, in its context: it reads the annotations' names), each annotated assignment runs
+        again."""
+        stale = self.cells.stale
+        for i, (scope, caller, step) in enumerate(plan):
+            stmt = step.stmt
+            if isinstance(stmt, Assign) and stmt.annotations:
+                stale[i] = 1
+            elif isinstance(stmt, Define) and not stmt.is_class:
+                suffix = self.suffix.get(scope.id, "")
+                function = self.scopes.get(stmt.scope + suffix)
+                if function is not None and (function.returns or any(p.annotations for p in function.params)):
+                    self.cells.reader = i
+                    self.ctx = Context(scope.id, step.top, caller, step.strong, step.line, suffix)
+                    statements.declare(self, function)
 
     def plan(self) -> list[tuple[Scope, str, Step]]:
         """(scope, caller, step) in the order a round runs them: module and class bodies, then functions; clones
@@ -307,14 +325,3 @@ def type_only_names(module: Scope) -> frozenset[str]:
 
 def _names_type_checking(e: object) -> bool:
     return (isinstance(e, Name) and e.id == "TYPE_CHECKING") or (isinstance(e, Attribute) and e.attr == "TYPE_CHECKING")
-
-
-def _declares(stmt: object, scopes: dict[str, Scope]) -> bool:
-    """Whether a statement states types the declaring phase may use: an annotated assignment, a def with annotated
-    parameters or return."""
-    if isinstance(stmt, Assign):
-        return bool(stmt.annotations)
-    if isinstance(stmt, Define) and not stmt.is_class:
-        scope = scopes.get(stmt.scope)
-        return scope is not None and (bool(scope.returns) or any(p.annotations for p in scope.params))
-    return False

@@ -64,6 +64,11 @@ END: Final = 1 << 30  # the line a return or yield reads the heap at: after ever
 
 def run(s: Solver, scope: Scope, caller: str, step: Step) -> None:
     stmt = step.stmt
+    for name, version in step.guard:  # under a type check: only when the checked binding can hold a value
+        cell = s.cells.watch(s.cells.variable(scope.id, name))
+        cell.flow = True  # its writers are looked at one by one: a new one matters even when the union stays
+        if cell.writers is None or not cell.writers.get(version):
+            return
     if isinstance(stmt, (Return, Yield)):  # what a function gives back: read after every statement of its body
         s.ctx = Context(scope.id, END, caller, False, step.line, s.suffix.get(scope.id, ""))
         if isinstance(stmt, Return):
@@ -287,18 +292,32 @@ def define(s: Solver, parent: Scope, scope: Scope, target: NameTarget) -> None:
                 heap.write_variable(s, sid, p.name, PARAMETER, {receiver: None})
             continue
         values: Values = dict(expressions.evaluate(s, p.default)) if p.default is not None else {}
-        promised: Values = annotation(s, p.annotations, f"{fid}.{p.name}") if p.annotations and s.declaring else {}
         for sid in runs:
-            if promised and not declared.informative(s.cells.variable(sid, p.name).union):
-                heap.write_variable(s, sid, p.name, PARAMETER, {**values, **promised})
-            else:
-                heap.write_variable(s, sid, p.name, PARAMETER, values)
-    if scope.returns and s.declaring:
-        promised = annotation(s, scope.returns, f"{fid}:return")
-        for sid in runs:
-            if not declared.informative(s.cells.returned(sid).union):
-                heap.write_return(s, sid, promised)
+            heap.write_variable(s, sid, p.name, PARAMETER, values)
+    if s.declaring:
+        declare(s, scope)
     assign(s, target, decorate(s, scope, {function(fid): None}))
+
+
+def declare(s: Solver, scope: Scope) -> None:
+    """The declaring phase's part of a `def`: each annotated parameter, and the return, that nothing informative
+    reached (declared.informative) in the function's scope or a clone of it gets what its annotation promises."""
+    fid = scope.id
+    runs = [fid, *s.contexts.get(fid, {}).values()]
+    for p in scope.params:
+        if not p.annotations:
+            continue
+        empty = [sid for sid in runs if not declared.informative(s.cells.variable(sid, p.name).union)]
+        if empty:
+            promised = annotation(s, p.annotations, f"{fid}.{p.name}")
+            for sid in empty:
+                heap.write_variable(s, sid, p.name, PARAMETER, promised)
+    if scope.returns:
+        empty = [sid for sid in runs if not declared.informative(s.cells.returned(sid).union)]
+        if empty:
+            promised = annotation(s, scope.returns, f"{fid}:return")
+            for sid in empty:
+                heap.write_return(s, sid, promised)
 
 
 def annotated_assign(s: Solver, scope: Scope, stmt: Assign, line: int) -> None:

@@ -32,6 +32,7 @@ from atlas.parse.python.ir import (
     ModuleFacts,
     Name,
     NameTarget,
+    Narrow,
     Operation,
     Param,
     Raise,
@@ -67,6 +68,7 @@ NAME_TARGET: Final = 13
 UNPACK: Final = 14
 STAR_TARGET: Final = 15
 OPERATION: Final = 16
+NARROW: Final = 17
 ASSIGN: Final = 20
 EVALUATE: Final = 21
 RETURN: Final = 22
@@ -142,7 +144,7 @@ def pack_scopes(scopes: list[Scope]) -> tuple:
             c.local_names,
             c.global_names,
             c.nonlocal_names,
-            tuple((_s(step.stmt), step.top, step.strong, step.line) for step in c.steps),
+            tuple((_s(step.stmt), step.top, step.strong, step.line, step.guard) for step in c.steps),
             c.exit_versions,
             c.called_names,
             tuple(c.fields),
@@ -193,7 +195,7 @@ def _scope(row: tuple) -> Scope:
         global_names,
         nonlocal_names,
         [],
-        [Step(_stmt(s), top, strong, line) for s, top, strong, line in steps],
+        [Step(_stmt(s), top, strong, line, guard) for s, top, strong, line, guard in steps],
         exit_versions,
         called_names,
         list(fields),
@@ -249,6 +251,8 @@ def _e(e: Any) -> tuple:
         return (ELEMENTS, _e(e.value))
     if isinstance(e, Starred):
         return (STARRED, _e(e.value))
+    if isinstance(e, Narrow):
+        return (NARROW, _e(e.value), _e(e.types), e.line)
     if isinstance(e, NameTarget):
         return (NAME_TARGET, e.id, e.version)
     if isinstance(e, Unpack):
@@ -324,6 +328,8 @@ def _expr(t: tuple) -> Expr:
         return Elements(_expr(t[1]))
     if code == STARRED:
         return Starred(_expr(t[1]))
+    if code == NARROW:
+        return Narrow(_expr(t[1]), _expr(t[2]), t[3])
     return UNKNOWN
 
 

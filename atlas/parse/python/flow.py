@@ -32,6 +32,7 @@ from atlas.parse.python.ir import (
     Loop,
     Name,
     NameTarget,
+    Narrow,
     Operation,
     Raise,
     Return,
@@ -236,23 +237,30 @@ class _Flow:
                 self.uses(x, state)
         elif isinstance(e, (Elements, Starred)):
             self.uses(e.value, state)
+        elif isinstance(e, Narrow):
+            self.uses(e.value, state)
+            self.uses(e.types, state)
         elif isinstance(e, Lambda):
             self.definition_uses(self.scopes[e.scope], state)
 
 
-def flatten(stmts: tuple[Stmt, ...] | list[Stmt], out: list[Step], top: int, strong: bool) -> None:
+def flatten(stmts: tuple[Stmt, ...] | list[Stmt], out: list[Step], top: int, strong: bool, guard: tuple = ()) -> None:
     """The statements in order, branches and loops opened up; `top` is the line of the top-level statement that
-    holds them (0: they are top-level), `strong` whether they run every time the scope does."""
+    holds them (0: they are top-level), `strong` whether they run every time the scope does, `guard` the type checks
+    they run under: after `x = Narrow(x, T)` (the walker puts one at the head of a branch that `isinstance(x, T)`
+    opens, and after an assert), the rest of the block runs only when x can be a T (Step.guard)."""
     for s in stmts:
         if isinstance(s, If):
             for arm in s.arms:
-                flatten(arm, out, top or s.line, False)
+                flatten(arm, out, top or s.line, False, guard)
         elif isinstance(s, Loop):
-            flatten(s.header, out, top or s.line, False)
-            flatten(s.body, out, top or s.line, False)
-            flatten(s.orelse, out, top or s.line, False)
+            flatten(s.header, out, top or s.line, False, guard)
+            flatten(s.body, out, top or s.line, False, guard)
+            flatten(s.orelse, out, top or s.line, False, guard)
         elif isinstance(s, Try):
             for part in (s.body, *s.handlers, s.orelse, s.final):
-                flatten(part, out, top or s.line, False)
+                flatten(part, out, top or s.line, False, guard)
         elif not isinstance(s, (Break, Continue, Exit)):
-            out.append(Step(s, top or s.line, strong, s.line))
+            out.append(Step(s, top or s.line, strong, s.line, guard))
+            if isinstance(s, Assign) and isinstance(s.value, Narrow) and isinstance(s.targets[0], NameTarget):
+                guard = (*guard, (s.targets[0].id, s.targets[0].version))

@@ -147,6 +147,16 @@ class Elements:
 
 
 @dataclass
+class Narrow:
+    """`value` where the code checked its type (`isinstance(value, types)`, `type(value) is types`): only what can be
+    an instance of one of `types` (a class or a tuple of classes)."""
+
+    value: Expr
+    types: Expr
+    line: int
+
+
+@dataclass
 class Unknown:
     """A value the IR does not follow (arithmetic, comparisons)."""
 
@@ -167,6 +177,7 @@ Expr = (
     | Either
     | Elements
     | Starred
+    | Narrow
     | Unknown
 )
 
@@ -371,12 +382,15 @@ Stmt = (
 class Step:
     """A flat statement as the resolver runs it: `top` is the line of the scope's top-level statement that holds
     it, `strong` whether it runs every time the scope does (not under if/for/while/try/with): a write to an attribute
-    or a container slot by such a statement hides that scope's earlier writes from the reads after it."""
+    or a container slot by such a statement hides that scope's earlier writes from the reads after it. `guard`: see
+    below."""
 
     stmt: Stmt
     top: int
     strong: bool
     line: int  # the statement's own line
+    guard: tuple[tuple[str, int], ...] = ()  # (name, version): bindings of a type check that hold it (a Narrow);
+    # the statement runs only when each can hold a value (a branch whose check no value passes never runs)
 
 
 # -- scopes and files -----------------------------------------------------------------------------------------------

@@ -13,11 +13,14 @@ from atlas.parse.python.expressions import annotation, expr, parameters, target,
 from atlas.parse.python.grammar import (
     BINARY_METHODS,
     F_ALIAS,
+    F_ARGUMENT,
+    F_ARGUMENTS,
     F_ATTRIBUTE,
     F_BODY,
     F_CONDITION,
     F_CONSEQUENCE,
     F_DEFINITION,
+    F_FUNCTION,
     F_LEFT,
     F_NAME,
     F_OBJECT,
@@ -43,7 +46,9 @@ from atlas.parse.python.ir import (
     For,
     If,
     Loop,
+    Name,
     NameTarget,
+    Narrow,
     Operation,
     Raise,
     Return,
@@ -108,6 +113,10 @@ def statement(w: FileWalk, node: Any) -> None:
     elif t in ("assert_statement", "delete_statement", "print_statement", "exec_statement"):
         for child in node.named_children:
             w.emit(Evaluate(expr(w, child), line))
+        if t == "assert_statement" and node.named_children:
+            for name, types, positive in type_checks(w, node.named_children[0]):
+                if positive:
+                    w.emit(narrowed(w, name, types, line))
 
 
 def expression_statement(w: FileWalk, node: Any) -> None:
@@ -265,21 +274,88 @@ def definition(w: FileWalk, node: Any) -> None:
 
 
 def if_statement(w: FileWalk, node: Any) -> None:
-    w.emit(Evaluate(expr(w, node.child_by_field_id(F_CONDITION)), node.start_point[0] + 1, True))
-    arms = [w.nested(block, node.child_by_field_id(F_CONSEQUENCE))]
+    """`if`/`elif`/`else`: the conditions evaluated, one arm per branch; a type check in a condition narrows its
+    name at the head of the branch it opens (`if isinstance(x, T):`), or of the other branch for `if not
+    isinstance(x, T):` (an `else` made for it when there is none: what follows the `if` sees x narrowed when the
+    branch returns or raises)."""
+    line = node.start_point[0] + 1
+    condition = node.child_by_field_id(F_CONDITION)
+    w.emit(Evaluate(expr(w, condition), line, True))
+    checks = type_checks(w, condition)
+    arms = [w.nested(narrowing_block, checks, True, line, node.child_by_field_id(F_CONSEQUENCE))]
     exhaustive = False
     for clause in node.named_children:
         if clause.type == "elif_clause":
             arms.append(w.nested(elif_clause, clause))
         elif clause.type == "else_clause":
-            arms.append(w.nested(clause_body, clause))
+            arms.append(w.nested(narrowing_block, checks, False, line, clause))
             exhaustive = True
-    w.emit(If(tuple(arms), exhaustive, node.start_point[0] + 1))
+    if not exhaustive and any(not positive for _, _, positive in checks):
+        arms.append(w.nested(narrowing_block, checks, False, line, None))
+        exhaustive = True
+    w.emit(If(tuple(arms), exhaustive, line))
 
 
 def elif_clause(w: FileWalk, clause: Any) -> None:
-    w.emit(Evaluate(expr(w, clause.child_by_field_id(F_CONDITION)), clause.start_point[0] + 1, True))
-    block(w, clause.child_by_field_id(F_CONSEQUENCE))
+    line = clause.start_point[0] + 1
+    condition = clause.child_by_field_id(F_CONDITION)
+    w.emit(Evaluate(expr(w, condition), line, True))
+    narrowing_block(w, type_checks(w, condition), True, line, clause.child_by_field_id(F_CONSEQUENCE))
+
+
+def narrowing_block(w: FileWalk, checks: list[tuple[str, Any, bool]], taken: bool, line: int, body: Any) -> None:
+    """A branch: the names its condition's type checks narrow when the branch is `taken` (the condition true) or
+    not, then its statements (`body`: a block, an else clause, or None)."""
+    for name, types, positive in checks:
+        if positive == taken:
+            w.emit(narrowed(w, name, types, line))
+    if body is None:
+        return
+    if body.type == "else_clause":
+        clause_body(w, body)
+    else:
+        block(w, body)
+
+
+def type_checks(w: FileWalk, node: Any) -> list[tuple[str, Any, bool]]:
+    """The type checks a condition makes of local names, (name, the types' node, whether the condition being true
+    means the name is of those types): `isinstance(x, T)` (true), `not isinstance(x, T)` (false), `type(x) is T`,
+    `type(x) == T`, and each of these joined by `and` when the condition is true."""
+    t = node.type
+    if t == "parenthesized_expression" and node.named_children:
+        return type_checks(w, node.named_children[0])
+    if t == "not_operator":
+        inner = type_checks(w, node.child_by_field_id(F_ARGUMENT))
+        return [(name, types, not positive) for name, types, positive in inner] if len(inner) == 1 else []
+    if t == "boolean_operator" and node.child_by_field_id(F_OPERATOR).type == "and":
+        both = type_checks(w, node.child_by_field_id(F_LEFT)) + type_checks(w, node.child_by_field_id(F_RIGHT))
+        return [c for c in both if c[2]]
+    if t == "call":
+        func = node.child_by_field_id(F_FUNCTION)
+        args = [a for a in node.child_by_field_id(F_ARGUMENTS).named_children if a.type != "comment"]
+        if func.type == "identifier" and w.text(func) == "isinstance" and len(args) == 2:
+            return _checked(w, args[0], args[1])
+    if t == "comparison_operator" and len(node.named_children) == 2:
+        operator = [c.type for c in node.children if not c.is_named]
+        left, right = node.named_children
+        if operator in (["is"], ["=="]) and left.type == "call":
+            func = left.child_by_field_id(F_FUNCTION)
+            args = left.child_by_field_id(F_ARGUMENTS).named_children
+            if func.type == "identifier" and w.text(func) == "type" and len(args) == 1:
+                return _checked(w, args[0], right)
+    return []
+
+
+def _checked(w: FileWalk, value: Any, types: Any) -> list[tuple[str, Any, bool]]:
+    if value.type != "identifier":
+        return []
+    name = w.name(value)
+    return [(name, types, True)] if name in w.scope.local_names else []
+
+
+def narrowed(w: FileWalk, name: str, types: Any, line: int) -> Assign:
+    """`name = Narrow(name, types)`: the name's binding for the statements a type check holds for."""
+    return Assign((NameTarget(name),), Narrow(Name(name), expr(w, types), line), (), line)
 
 
 def clause_body(w: FileWalk, clause: Any) -> None:
