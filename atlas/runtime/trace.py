@@ -10,10 +10,11 @@ from pathlib import Path
 from atlas.env import Settings
 from atlas.errors import AtlasError, BuildMissing, ConfigError
 from atlas.publish import write_text
-from atlas.runtime import cost, edges, launch, recording, workloads
+from atlas.runtime import cost, edges, launch, recording, series, workloads
 from atlas.runtime import spec as specs
 from atlas.runtime.merge import merge, write_events
 from atlas.runtime.perfetto import chrome_trace
+from atlas.runtime.series.build import build as build_series
 from atlas.runtime.summary import summarise
 
 MODELS = Path(__file__).resolve().parents[1] / "data" / "models"
@@ -202,10 +203,11 @@ def run_trace(opts: TraceOptions, settings: Settings) -> dict:
 
 
 def collect(out: Path, spec: dict, driver: dict | None = None, settings: Settings | None = None) -> dict:
-    """Merge the shards of a trace folder into events.jsonl, trace.json and the summary (also after a crash); with
-    settings, also the call edges seen at runtime, checked against the static graph when one is built."""
+    """Merge the shards of a trace folder into events.jsonl, series.json, trace.json and the summary (also after a
+    crash); with settings, also the call edges seen at runtime, checked against the static graph when one is built."""
     merged = merge(out / "shards")
     write_events(merged, out / "events.jsonl")
+    series.write(build_series(merged, spec), out / series.FILE)
     write_text(out / "trace.json", json.dumps(chrome_trace(merged, spec)))
     summary = summarise(merged, spec, driver)
     if spec.get("diagnostics") or spec.get("sample_hz"):
