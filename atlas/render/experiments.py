@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from atlas.render import urls
 from atlas.render.content import MECHANISMS
+from atlas.render.graphdata import as_script
 from atlas.render.linker import Linker
 from atlas.render.pages import engine_label, source_block
 from atlas.runtime.experiments.report import Evidence, Report, ScenarioReport
@@ -43,6 +44,10 @@ def experiment_pages(env, report: Report, linkers: dict[str, Linker]) -> Iterato
     for s in report.scenarios:
         page = scenario_page(s.name)
         figures, notes = _figures(s.figures)
+        charts = figure_charts(s)
+        key = f"experiments/{s.name}"
+        if charts:
+            yield f"assets/atlas/data/{key}.js", as_script(key, {str(i): c for i, c in enumerate(charts)})
         yield (
             page,
             env.get_template("experiment.md.j2").render(
@@ -55,6 +60,10 @@ def experiment_pages(env, report: Report, linkers: dict[str, Linker]) -> Iterato
                 mechanism=_mechanism(page, s.section),
                 index=urls.rel_md(page, INDEX),
                 has_article=any(f.article is not None for f in s.figures),
+                charts=[(str(i), c["title"]) for i, c in enumerate(charts)],
+                chart_key=key,
+                chart_src=urls.rel(page, f"assets/atlas/data/{key}.js"),
+                root=urls.rel(page, "index.md").rsplit("index.html", 1)[0],
             ),
         )
 
@@ -81,6 +90,36 @@ def _figures(figures) -> tuple[list[dict], list[str]]:
             }
         )
     return rows, notes
+
+
+def figure_charts(s: ScenarioReport) -> list[dict]:
+    """One chart per metric and unit: each figure's A100 value beside atlas's absent and on medians, with the
+    rounds' lowest and highest as an interval where there were two rounds or more."""
+    groups: dict[tuple[str, str], list] = {}
+    for f in s.figures:
+        if f.article is not None or f.absent is not None or f.on is not None:
+            groups.setdefault((f.metric, f.unit), []).append(f)
+    charts = []
+    for (metric, unit), rows in groups.items():
+        intervals = [
+            [i, k, min(rounds), max(rounds)]
+            for i, f in enumerate(rows)
+            for k, rounds in ((1, f.rounds_absent), (2, f.rounds_on))
+            if len(rounds) >= 2
+        ]
+        charts.append(
+            {
+                "title": f"{metric} ({unit or 'value'}): A100 (article) beside H200",
+                "unit": unit or metric,
+                "x_label": "engine, variant, label",
+                "categories": [f"{engine_label(f.engine)} {f.variant} {f.label}" for f in rows],
+                "article": [f.article for f in rows],
+                "absent": [f.absent for f in rows],
+                "on": [f.on for f in rows],
+                "intervals": intervals,
+            }
+        )
+    return charts
 
 
 def _mechanism(page: str, section: int) -> tuple[str, str] | None:

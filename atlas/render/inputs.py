@@ -18,6 +18,8 @@ from atlas.graph.build import folder as graph_folder
 from atlas.model import Pin, Span, Symbol
 from atlas.render.memo import Memo, digest
 from atlas.runtime import recording
+from atlas.runtime.series import FILE as SERIES_FILE
+from atlas.runtime.series import load_file as load_series
 from atlas.sources import having, locate
 
 
@@ -235,15 +237,20 @@ def load_results(settings: Settings) -> dict[str, object]:
 
     found: dict[str, object] = {}
     runtime = settings.build / "runtime" / "summary.json"
-    traces = []  # (title, summary): the latest local `atlas trace`, then the committed H200 runs
+    traces = []  # (title, summary): the latest local `atlas trace`, then the committed runs (H200, CPU)
+    series = {}  # title -> the trace's per-step series, where it was recorded with them
     if runtime.is_file():
         found["runtime"] = json.loads(runtime.read_text(encoding="utf-8"))
         traces.append(("latest `atlas trace` on this machine", found["runtime"]))
+        series[traces[-1][0]] = load_series(runtime.with_name(SERIES_FILE))
     root = getattr(settings, "root", None)
-    for path in sorted(Path(root, "results").glob("gpu-*-summary.json")) if root else ():
-        traces.append((f"H200 run, committed in results/{path.name}", json.loads(path.read_text(encoding="utf-8"))))
+    for path in sorted(Path(root, "results").glob("*-summary.json")) if root else ():
+        device = "H200" if path.name.startswith("gpu-") else "CPU"
+        traces.append((f"{device} run, committed in results/{path.name}", json.loads(path.read_text(encoding="utf-8"))))
+        series[traces[-1][0]] = load_series(path.with_name(path.name.replace("-summary.json", "-series.json")))
     if traces:
         found["traces"] = traces
+        found["series"] = {title: s for title, s in series.items() if s is not None}
     recordings = (
         [
             (f"call edges recorded in the running engine, committed in results/edges/{path.name}", recording.load(path))

@@ -3,7 +3,7 @@ site/templates. Pure: nothing here touches the disk except through the template 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from markupsafe import Markup
 
@@ -11,6 +11,8 @@ from atlas.render import excerpt, urls
 from atlas.render.content import MECHANISMS, Content
 from atlas.render.linker import Linker
 from atlas.render.neighbours import neighbourhood
+from atlas.render.runtime import runtime_files
+from atlas.runtime.explain import Diagnosis
 
 LABELS = {"vllm": "vLLM", "sglang": "SGLang"}
 
@@ -118,8 +120,12 @@ def browser_page(env, linker: Linker) -> tuple[str, str]:
     return page, text
 
 
-def bottlenecks_page(env, content: Content, anchored_by_mechanism: dict) -> Iterator[tuple[str, str]]:
+def bottlenecks_page(
+    env, content: Content, anchored_by_mechanism: dict, diagnoses: Sequence[tuple[str, Diagnosis]] = ()
+) -> Iterator[tuple[str, str]]:
+    """Section 11's table with, per trace, the verdict `atlas explain` gives each row (matched on the article line)."""
     page = "crossref/bottlenecks.md"
+    verdicts = {title: {r.symptom.line: r for r in d.rows} for title, d in diagnoses}
     rows = []
     for row in content.article.get("bottlenecks", []):
         links = [
@@ -139,19 +145,23 @@ def bottlenecks_page(env, content: Content, anchored_by_mechanism: dict) -> Iter
             for m in row.get("mechanisms", [])
             if m in MECHANISMS
         ]
-        rows.append({**row, "links": links})
+        rows.append({**row, "links": links, "verdicts": [v.get(row.get("line", 0)) for v in verdicts.values()]})
     extra = [a.annotation for group in anchored_by_mechanism.values() for a in group if a.annotation.bottlenecks]
     yield (
         page,
         env.get_template("bottlenecks.md.j2").render(
-            rows=rows, caution=content.article.get("caution", ""), annotated=extra
+            rows=rows,
+            caution=content.article.get("caution", ""),
+            annotated=extra,
+            traces=list(verdicts),
+            runtime=urls.rel_md(page, "runtime.md"),
         ),
     )
 
 
 def result_pages(env, site) -> Iterator[tuple[str, str]]:
     """The slots later stages fill: probe traces (issue 7) and diff reports (issue 6), from their results files."""
-    yield "runtime.md", env.get_template("runtime.md.j2").render(traces=site.results.get("traces") or [])
+    yield from runtime_files(env, site.results.get("traces") or [], site.results.get("series") or {})
     yield "diff.md", env.get_template("diff.md.j2").render(results=site.results.get("diff"), href=_annotation_href)
 
 

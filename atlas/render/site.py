@@ -7,7 +7,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from atlas.render import browser, code, components, experiments, mechanisms, pages, urls
+from atlas.render import browser, code, components, experiments, mechanisms, pages, runtime, urls
 from atlas.render.cjk import cjk_chars
 from atlas.render.content import MECHANISMS, Content
 from atlas.render.env import environment
@@ -110,7 +110,8 @@ def render_docs(site: SiteData, content: Content, templates: Path, memo: Memo | 
     by_mechanism = defaultdict(list)
     for (_, mechanism), items in anchored.items():
         by_mechanism[mechanism].extend(items)
-    for path, text in pages.bottlenecks_page(env, content, by_mechanism):
+    diagnoses = runtime.diagnoses(site.results.get("traces") or [], site.results.get("series") or {})
+    for path, text in pages.bottlenecks_page(env, content, by_mechanism, diagnoses):
         files[path] = text
     path, text = mechanisms.multi_gpu_page(env, content, linkers, anchored, site)
     files[path] = text

@@ -190,7 +190,7 @@ def run_trace(opts: TraceOptions, settings: Settings) -> dict:
     status, log = launch.run_driver(python, opts.framework, config, out, boot, env, opts.timeout_s)
     driver = json.loads((out / "result.json").read_text()) if (out / "result.json").is_file() else None
     summary = collect(out, spec, driver, settings)
-    summary.update(engine_version=version, pin_set=pin_set, engine_exit=status, workload=workload.name)
+    summary.update(engine_version=version, pin_set=pin_set, engine_exit=status, workload=workload.name, out=str(out))
     write_text(out / "summary.json", json.dumps(summary, indent=1, sort_keys=True))
     publish(summary, settings)
     if status != 0 or driver is None:
@@ -237,6 +237,11 @@ def publish(summary: dict, settings: Settings) -> Path:
     """The latest trace's summary where `atlas build` looks for it (build/runtime/summary.json)."""
     path = settings.build / "runtime" / "summary.json"
     write_text(path, json.dumps(summary, indent=1, sort_keys=True))
+    made = Path(summary.get("out") or "") / series.FILE
+    if made.is_file():
+        write_text(path.with_name(series.FILE), made.read_text(encoding="utf-8"))
+    else:
+        path.with_name(series.FILE).unlink(missing_ok=True)
     return path
 
 

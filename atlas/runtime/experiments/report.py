@@ -88,6 +88,8 @@ class Figure:
     on: float | None = None  # rounds with the probes recording
     article_note: str = ""
     note: str = ""  # the measured row's note
+    rounds_absent: tuple[float, ...] = ()  # each round's figure, where the results keep them (an interval)
+    rounds_on: tuple[float, ...] = ()
 
     @property
     def ratio(self) -> float | None:
@@ -167,6 +169,7 @@ def join(scenario: ArticleScenario, results: dict | None, reason: str = "") -> S
                 got.get("on"),
                 row.note,
                 note,
+                *_rounds(got),
             )
         )
     for (engine, variant, label, metric), got in measured.items():
@@ -180,6 +183,8 @@ def join(scenario: ArticleScenario, results: dict | None, reason: str = "") -> S
                 absent=got.get("absent"),
                 on=got.get("on"),
                 note=got.get("note", ""),
+                rounds_absent=_rounds(got)[0],
+                rounds_on=_rounds(got)[1],
             )
         )
     evidence, run = (), None
@@ -211,6 +216,11 @@ def join(scenario: ArticleScenario, results: dict | None, reason: str = "") -> S
         run,
         "" if results is not None else reason,
     )
+
+
+def _rounds(row: dict) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    rounds = row.get("rounds") or {}
+    return tuple(rounds.get("absent") or ()), tuple(rounds.get("on") or ())
 
 
 def build_report(

@@ -184,12 +184,15 @@ def write(series: Series, path: Path) -> Path:
 
 def load(folder: Path) -> Series | None:
     """The series of a trace folder; None for a trace recorded before series existed."""
-    path = folder / FILE
+    return load_file(folder / FILE)
+
+
+def load_file(path: Path) -> Series | None:
     if not path.is_file():
         return None
     try:
         return from_json(json.loads(path.read_text(encoding="utf-8")))
     except (json.JSONDecodeError, KeyError, TypeError) as exc:
         raise ConfigError(
-            f"{path} cannot be read ({exc}); rebuild it with `atlas trace --collect-only --out {folder}`"
+            f"{path} cannot be read ({exc}); rebuild it with `atlas trace --collect-only --out TRACE_DIR`"
         ) from None
