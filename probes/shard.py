@@ -11,8 +11,8 @@ import threading
 import time
 from collections import deque
 
-from probes.records import encode_frame, frame
-from probes.schema import SCHEMA_VERSION, SHARD_SUFFIX
+from probes.records import encode_frame, frame, record
+from probes.schema import SHARD_SUFFIX
 
 
 class Shard:
@@ -95,16 +95,15 @@ class Shard:
                     f.write(b"".join(frames))
 
     def _stats(self) -> dict:
-        stats = {
-            "kind": "stats",
-            "v": SCHEMA_VERSION,
-            "pid": os.getpid(),
-            "num_events": self.num_events,
-            "num_dropped": self.num_dropped,
-            "converted_records": self.num_converted,
-            "capture_errors": {},
-            "disabled_hooks": [],
-        }
+        stats = record(
+            "stats",
+            os.getpid(),
+            num_events=self.num_events,
+            num_dropped=self.num_dropped,
+            converted_records=self.num_converted,
+            capture_errors={},
+            disabled_hooks=[],
+        )
         if self.stats_callback is not None:
             stats.update(self.stats_callback())
         return stats

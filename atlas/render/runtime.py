@@ -13,6 +13,7 @@ from atlas.render.graphdata import as_script
 from atlas.runtime.explain import Diagnosis, Trace, diagnose
 from atlas.runtime.explain.facts import Facts
 from atlas.runtime.series import MISSING, Series, to_json
+from atlas.runtime.wording import counts_text
 
 PAGE = "runtime.md"
 BINS = 30
@@ -36,11 +37,6 @@ def histogram(values: list[float], bins: int = BINS) -> dict[str, list[float] | 
     for v in values:
         counts[min(int((v - lo) / width), bins - 1)] += 1
     return {"edges": [round(lo + i * width, 4) for i in range(bins + 1)], "counts": counts}
-
-
-def counts_text(counts: dict[str, int]) -> str:
-    """{'DECODE': 3, 'EXTEND': 1} as a person reads it: 'DECODE 3, EXTEND 1'."""
-    return ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1])) or "none"
 
 
 def chart_data(trace: Trace) -> dict[str, Any]:

@@ -49,6 +49,11 @@
       legend: { live: true }
     };
     if (extra && extra.hooks) opts.hooks = extra.hooks;
+    if (extra && extra.right) {  /* series named in extra.right.series go on a second scale, on the right */
+      opts.scales[extra.right.scale] = {};
+      opts.axes.push({ scale: extra.right.scale, side: 1, label: extra.right.label, grid: { show: false } });
+      extra.right.series.forEach(function (i) { opts.series[i].scale = extra.right.scale; });
+    }
     var u = new window.uPlot(opts, data, box);
     box.atlasPlot = u;
     return u;
@@ -134,10 +139,11 @@
     var plot = el("div", "atlas-chart"); view.appendChild(plot);
     var unit = s.kv_unit === "tokens" ? "token slots" : "KV blocks";
     chart(plot, "Its life: tokens computed and emitted, " + unit + " held and committed", "time (ms)",
-      "tokens / " + unit, [
+      "tokens", [
         { label: "tokens computed" }, { label: "tokens emitted" }, { label: unit + " held" },
         { label: unit + " committed" }
-      ], [life.curve.t, life.curve.computed, life.curve.emitted, life.curve.held, life.curve.committed]);
+      ], [life.curve.t, life.curve.computed, life.curve.emitted, life.curve.held, life.curve.committed],
+      { right: { scale: "kv", label: unit, series: [3, 4] } });
     var table = el("table", "atlas-life-table"), head = el("tr");
     ["t (ms)", "event", "step", "detail", "source"].forEach(function (h) { head.appendChild(el("th", "", h)); });
     table.appendChild(head);
@@ -267,7 +273,7 @@
         ctx.restore();
       }] }
     };
-    box.atlasPlot = new window.uPlot(opts, [xs, article, absent, on], target);
+    target.atlasPlot = new window.uPlot(opts, [xs, article, absent, on], target);
   }
 
   function start() {

@@ -13,6 +13,7 @@ from pathlib import Path
 from atlas.publish import write_text
 from atlas.runtime.experiments import measure
 from atlas.runtime.experiments.scenarios import SCENARIOS, Job
+from atlas.runtime.wording import counts_text, values_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,13 +156,15 @@ def explain(name: str, fw: str, variant: str, events: list[dict], spec: dict) ->
     out = []
     if name in ("prefill-scaling", "cuda-graph", "continuous-batching"):
         biggest = max((_total(e["values"].get("num_scheduled_tokens")) for e in plans), default=0)
-        out.append(line(plan_symbol, f"steps by batch mode {dict(modes)}; largest step {biggest} scheduled tokens"))
+        out.append(
+            line(plan_symbol, f"steps by batch mode {counts_text(modes)}; largest step {biggest} scheduled tokens")
+        )
         if graphs:
-            out.append(graph_line(f"CUDA graph use per executed step: {dict(graphs)}"))
+            out.append(graph_line(f"CUDA graph use per executed step: {counts_text(graphs)}"))
     if name in ("prefix-cache", "beam-search"):
         hook = "KVCacheManager.get_computed_blocks" if fw == "vllm" else "RadixCache.match_prefix"
         hits = [e["values"].get("prefix_hit_tokens") for e in events if e["symbol"].endswith(hook)]
-        out.append(line(hook, f"prefix-hit tokens per lookup (per step when aggregated): {hits[:12]}"))
+        out.append(line(hook, f"prefix-hit tokens per lookup (per step when aggregated): {values_text(hits[:12])}"))
     if name == "prefix-cache" and graphs:
         steps = [f"{new} new on {cached} cached: {graph}" for new, cached, graph in extend_graphs(events)]
         out.append(graph_line("prefill steps and how they ran: " + "; ".join(steps[:4])))
@@ -173,7 +176,9 @@ def explain(name: str, fw: str, variant: str, events: list[dict], spec: dict) ->
         drafts = sum(e["values"].get("draft_tokens") or 0 for e in plans)
         accepted = sum(e["values"].get("accepted_tokens") or 0 for e in events if e["role"] == "commit")
         commit = "Scheduler.update_from_output" if fw == "vllm" else "Scheduler.process_batch_result"
-        out.append(line(commit, f"draft tokens planned {drafts}, accepted at commit {accepted}; modes {dict(modes)}"))
+        out.append(
+            line(commit, f"draft tokens planned {drafts}, accepted at commit {accepted}; modes {counts_text(modes)}")
+        )
     if name == "preemption":
         if fw == "vllm":
             n = len(
@@ -190,11 +195,11 @@ def explain(name: str, fw: str, variant: str, events: list[dict], spec: dict) ->
                     "ScheduleBatch.retract_decode",
                     f"{len(retracts)} retract_decode calls retracted "
                     f"{sum(len(e['values']['retracted']) for e in retracts)} requests; the new_token_ratio "
-                    f"they returned: {ratios}",
+                    f"they returned: {values_text(ratios)}",
                 )
                 or line(
                     plan_symbol,
-                    f"no retraction; steps by mode {dict(modes)}, max batch "
+                    f"no retraction; steps by mode {counts_text(modes)}, max batch "
                     f"{max((e['values'].get('batch_size') or 0 for e in plans), default=0)}",
                 )
             )

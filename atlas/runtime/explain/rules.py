@@ -11,6 +11,7 @@ from typing import Any
 from atlas.runtime.explain import Evidence, Row, Symptom, Trace, Verdict
 from atlas.runtime.explain.facts import GRAPH_RUNS, Facts, median, ms, quantile, ratio
 from atlas.runtime.series import MISSING
+from atlas.runtime.wording import counts_text
 
 GPU_BUSY_LOW = 0.6  # a decode step whose GPU works less than this share of it is launch / CPU bound
 LONG_PREFILL = 1024  # tokens of a long prefill step
@@ -61,7 +62,7 @@ def _graph_short_decode(o: _Out, f: Facts | None) -> tuple[Verdict, str]:
     summary = o.trace.summary
     if f is None:
         graphs = summary.get("cuda_graph") or {}
-        o.add("steps by CUDA-graph mode", _counts(graphs), o.hook("dispatch", "padding", "run_batch"))
+        o.add("steps by CUDA-graph mode", counts_text(graphs), o.hook("dispatch", "padding", "run_batch"))
         return Verdict.NO_DATA, "the trace has no per-step series: GPU time per decode step is not there to read"
     rows = f.rows("DECODE")
     known = [i for i in rows if f.graph[i]]
@@ -231,7 +232,7 @@ def _chunk_p99(o: _Out, f: Facts | None) -> tuple[Verdict, str]:
     if f is None:
         o.add(
             "steps by batch mode",
-            _counts(summary.get("steps_by_batch_mode") or {}),
+            counts_text(summary.get("steps_by_batch_mode") or {}),
             o.hook("schedule", "get_next_batch_to_run"),
         )
         return Verdict.NO_DATA, "the trace has no per-step series: decode progress during chunks cannot be read"
@@ -402,11 +403,6 @@ def _p99_itl(o: _Out, f: Facts | None) -> tuple[Verdict, str]:
 
 
 _LOOKUPS = ("get_computed_blocks", "match_prefix")
-
-
-def _counts(counts: dict[str, int]) -> str:
-    """{'DECODE': 3, 'EXTEND': 1} -> 'DECODE 3, EXTEND 1' (no Python repr in what a person reads)."""
-    return ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1])) or "none"
 
 
 def _num(value: float | None) -> str:

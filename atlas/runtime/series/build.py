@@ -38,20 +38,27 @@ class _RunBuilder:
         r.kind.append(kind)
 
 
-def pair(plans: Sequence[Event], others: Sequence[Event], fits: Callable[[Event, Event], bool]) -> list[int]:
+def pair(
+    plans: Sequence[Event], others: Sequence[Event], fits: Callable[[Event, Event], bool], reach: int
+) -> list[int]:
     """For each plan (in time order) the index of the event of `others` (in time order) that answers it, or -1: the
-    first one not before the plan's start that fits it, within LOOKAHEAD; each answers one plan at most."""
+    first one from the plan's start that fits it, within LOOKAHEAD, starting before the plan `reach` places later
+    ends (an execute runs before the next plan is done: reach 1; a pipelined commit comes after the next plan,
+    before the one after: reach 2); each answers one plan at most."""
     out, j = [], 0
-    for p in plans:
+    for i, p in enumerate(plans):
         while j < len(others) and others[j]["mono_ns"] < p["mono_ns"]:
             j += 1
+        later = plans[i + reach] if i + reach < len(plans) else None
+        bound = later["mono_ns"] + (later["dur_ns"] if reach == 1 else 0) if later is not None else None
+        found = -1
         for k in range(j, min(j + LOOKAHEAD, len(others))):
-            if fits(p, others[k]):
-                out.append(k)
-                j = k + 1
+            if bound is not None and others[k]["mono_ns"] >= bound:
                 break
-        else:
-            out.append(-1)
+            if fits(p, others[k]):
+                found, j = k, k + 1
+                break
+        out.append(found)
     return out
 
 
@@ -221,8 +228,9 @@ class _Filler:
             i = self.request(a["request_ids"][0])
             if r.arrival_us[i] == MISSING:
                 r.arrival_us[i] = self.us(a["mono_ns"])
-                r.prompt_tokens[i] = int(a["values"].get("num_computed_tokens") or 0)
-        by_exec, by_commit = pair(plans, execs, _executes), pair(plans, commits, _commits)
+                prompt = a["values"].get("num_computed_tokens")  # the prompt's length, as the arrival hooks take it
+                r.prompt_tokens[i] = int(prompt) if isinstance(prompt, int) else MISSING
+        by_exec, by_commit = pair(plans, execs, _executes, 1), pair(plans, commits, _commits, 2)
         for row, p in enumerate(plans):
             e = execs[by_exec[row]] if by_exec[row] >= 0 else None
             c = commits[by_commit[row]] if by_commit[row] >= 0 else None
