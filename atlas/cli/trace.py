@@ -11,8 +11,10 @@ from atlas.errors import ConfigError
 from atlas.publish import write_text
 from atlas.runtime import TraceOptions, collect, run_trace
 from atlas.runtime.experiments.scenarios import SCENARIOS
+from atlas.runtime.report import TraceReport, read_report
 from atlas.runtime.spec import HOOK_SOURCES
 from atlas.runtime.trace import json_or_text
+from atlas.runtime.wording import counts_text
 from atlas.runtime.workloads import BUILTIN
 
 
@@ -187,63 +189,56 @@ def report(summary: dict, args) -> int:
     if args.format == "json":
         output.data(summary)
         return 0
-    output.text(f"{summary['framework']} {summary['ref']} ({summary['commit'][:12]}), hooks: {summary['hook_source']}")
-    output.text(
-        f"events {summary['num_events']}  dropped {summary['num_dropped']}  capture errors "
-        f"{sum(summary['capture_errors'].values())}  steps by mode {summary['steps_by_batch_mode']}  "
-        f"cuda graph {summary['cuda_graph']}"
-    )
-    output.text(
-        f"preempted {summary['preempted']}  retracted {summary['retracted']}  prefix hit tokens "
-        f"{summary['prefix_hit_tokens']}  median TTFT {summary['ttft_ms_median']} ms"
-    )
-    for symbol, hook in summary["hooks"].items():
-        where = f"{hook['path']}:{hook['line']}"
-        output.text(
-            f"  {hook['role']:9} {hook['fired']:6}  {'at pin' if hook['at_pin'] else 'NOT at pin':10}  "
-            f"{symbol}  ({where})"
-        )
-    tput = summary.get("throughput") or {}
-    for r in tput.get("rounds", []):
-        output.text(f"  round {r['round']} probes {r['probes']:6}: {r['out_tok_s']} out tok/s")
-    for phase, states in (summary.get("cost") or {}).items():
-        for state, c in states.items():
-            output.text(
-                f"  cost {phase} {state:8}: {c['tok_s']} tok/s, process CPU {c['cpu_ms_s']} ms/s, engine "
-                f"thread {c['engine_run_ms_s']} ms/s on a CPU + {c['engine_wait_ms_s']} waiting, flusher "
-                f"{c['flusher_ms_s']} ms/s, GC {c['gc_ms_s']} ms/s ({c['gc2_s']} full/s)"
-            )
-    for phase, comparisons in ((summary.get("profile") or {}).get("phases") or {}).items():
-        for label, diff in comparisons.items():
-            moves = ", ".join(
-                f"{where.rsplit('/', 1)[-1]} {delta:+.1%}" for where, _, _, delta in diff["functions"][:5]
-            )
-            output.text(f"  profile {phase} {label} ({diff['samples'][0]}/{diff['samples'][1]} samples): {moves}")
-    for state, d in (summary.get("duty") or {}).items():
-        output.text(
-            f"  duty-cycled {state}: on/off {d['median']} (95% {d['ci95'][0]}-{d['ci95'][1]}, pooled "
-            f"{d['pooled']}, {d['pairs']} pairs of {d['window_ms']} ms windows)"
-        )
-    for ratio, says in (
-        ("on_over_absent", "probes on / absent"),
-        ("off_over_absent", "probes off / absent"),
-        ("on_over_off", "probes on / off"),
-    ):
-        if ratio in tput:
-            output.text(f"  {says} (median output tok/s): {tput[ratio]}")
-    for label, rank in (summary.get("ranks") or {}).items():
-        output.text(
-            f"  {label}: {rank['steps']} steps, median step {rank['step_ms_median']} ms, collectives "
-            f"{rank['collective_ms_per_step']} ms/step ({rank['collective_share']} of step time)"
-        )
-    if (summary.get("clock") or {}).get("num_barriers"):
-        clk = summary["clock"]
-        output.text(
-            f"  clock skew between processes: median {clk['skew_us_median']} us, max {clk['skew_us_max']} us "
-            f"over {clk['num_barriers']} barriers"
-        )
-    output.message(f"trace folder: {args.out} (trace.json opens in ui.perfetto.dev)")
+    for line in report_lines(read_report(summary)):
+        output.text(line)
+    output.message(f"trace folder: {args.out} (trace.json opens in ui.perfetto.dev; `atlas explain {args.out}`)")
     return 0
+
+
+def report_lines(r: TraceReport) -> list[str]:
+    """The summary as a person reads it: counts in words, one hook a line, then what the probes cost."""
+    out = [
+        f"{r.framework} {r.ref} ({r.commit[:12]}), hooks: {r.hook_source}",
+        f"events {r.num_events}  dropped {r.num_dropped}  capture errors {r.num_capture_errors}  steps by mode "
+        f"{counts_text(r.steps_by_batch_mode)}  cuda graph {counts_text(r.cuda_graph)}",
+        f"preempted {r.preempted}  retracted {r.retracted}  prefix hit tokens {r.prefix_hit_tokens}  median TTFT "
+        f"{'-' if r.ttft_ms_median is None else r.ttft_ms_median} ms",
+    ]
+    for h in r.hooks:
+        out.append(
+            f"  {h.role:9} {h.fired:6}  {'at pin' if h.at_pin else 'NOT at pin':10}  {h.symbol}  ({h.path}:{h.line})"
+        )
+    out += [f"  round {x.round} probes {x.probes:6}: {x.out_tok_s} out tok/s" for x in r.rounds]
+    for phase, states in r.cost.items():
+        for state, c in states.items():
+            out.append(
+                f"  cost {phase} {state:8}: {c.tok_s} tok/s, process CPU {c.cpu_ms_s} ms/s, engine thread "
+                f"{c.engine_run_ms_s} ms/s on a CPU + {c.engine_wait_ms_s} waiting, flusher {c.flusher_ms_s} ms/s, "
+                f"GC {c.gc_ms_s} ms/s ({c.gc2_s} full/s)"
+            )
+    for phase, moves in r.profile.items():
+        for m in moves:
+            top = ", ".join(f"{where.rsplit('/', 1)[-1]} {delta:+.1%}" for where, delta in m.functions[:5])
+            out.append(f"  profile {phase} {m.label} ({m.samples[0]}/{m.samples[1]} samples): {top}")
+    for state, d in r.duty.items():
+        out.append(
+            f"  duty-cycled {state}: on/off {d.median} (95% {d.ci95[0]}-{d.ci95[1]}, pooled {d.pooled}, "
+            f"{d.pairs} pairs of {d.window_ms} ms windows)"
+        )
+    says = {"on_over_absent": "probes on / absent", "off_over_absent": "probes off / absent"}
+    says["on_over_off"] = "probes on / off"
+    out += [f"  {says[k]} (median output tok/s): {v}" for k, v in r.ratios.items()]
+    for rank in r.ranks:
+        out.append(
+            f"  {rank.label}: {rank.steps} steps, median step {rank.step_ms_median} ms, collectives "
+            f"{rank.collective_ms_per_step} ms/step ({rank.collective_share} of step time)"
+        )
+    if r.clock_barriers:
+        out.append(
+            f"  clock skew between processes: median {r.clock_skew_us[0]} us, max {r.clock_skew_us[1]} us over "
+            f"{r.clock_barriers} barriers"
+        )
+    return out
 
 
 def parse_config(pairs: list[str]) -> dict:

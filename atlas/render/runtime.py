@@ -45,7 +45,7 @@ def chart_data(trace: Trace) -> dict[str, Any]:
     if trace.series is not None:
         facts = Facts(trace.series)
         ttft = [v / 1000 for v in facts.ttft_us()]
-        itl = [g.us / 1000 for g in facts.gaps()]
+        itl = [g[0] / 1000 for g in facts.gaps()]
         itl_label = "inter-token gaps (ms), every token of every request"
     else:
         ttft = [r["ttft_ms"] for r in requests.values() if r.get("ttft_ms") is not None]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 
 from atlas.runtime.series import MISSING, Runs, Series
 
@@ -33,13 +32,8 @@ def ratio(num: float | None, den: float | None) -> float | None:
     return round(num / den, 3) if num is not None and den else None
 
 
-@dataclass(frozen=True, slots=True)
-class Gap:
-    """The time between two tokens of one request, and the step rows after the first up to the second."""
-
-    us: int
-    first_row: int  # the row after the earlier token's
-    last_row: int  # the later token's row
+# A gap between two tokens of one request: (microseconds, the row after the earlier token's, the later token's row).
+Gap = tuple[int, int, int]
 
 
 class Facts:
@@ -93,11 +87,10 @@ class Facts:
         """Every inter-token gap of every request, from the rows its tokens were committed at."""
         if self._gaps is None:
             commit = self.s.steps.commit_us
-            out = []
+            out: list[Gap] = []
             for rows in _rows_by_request(self.s.emits):
-                for a, b in zip(rows, rows[1:]):
-                    if commit[a] != MISSING and commit[b] != MISSING and commit[b] > commit[a]:
-                        out.append(Gap(commit[b] - commit[a], a + 1, b))
+                times = [(commit[r], r) for r in rows if commit[r] != MISSING]
+                out += [(b - a, ra + 1, rb) for (a, ra), (b, rb) in zip(times, times[1:]) if b > a]
             self._gaps = out
         return self._gaps
 
