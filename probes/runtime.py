@@ -9,6 +9,8 @@ import json
 import multiprocessing
 import os
 import sys
+from types import ModuleType
+from typing import Any
 
 from probes import aggregate, captures, diagnostics, duty, patch, ranks, records
 from probes.control import ControlFile
@@ -69,7 +71,7 @@ class Probe:
         self._engine_version = ""
 
     # -- installing ------------------------------------------------------------------------------------------
-    def try_patch(self, module, hook: Hook) -> None:
+    def try_patch(self, module: ModuleType, hook: Hook) -> None:
         """Install the hook's wrapper and write its static fields (its "hook" record) once."""
         if hook.is_installed:
             return
@@ -115,7 +117,7 @@ class Probe:
     def end_duty_window(self) -> None:
         duty.end_window(self)
 
-    def aggregate(self, hook: Hook, t0: int, t1: int, values) -> None:
+    def aggregate(self, hook: Hook, t0: int, t1: int, values: object) -> None:
         aggregate.add(self, hook, t0, t1, values)
 
     def open_aggregate(self, hook: Hook) -> list:
@@ -124,10 +126,10 @@ class Probe:
     def close_aggregates(self) -> None:
         aggregate.close_rows(self)
 
-    def pack(self, row: tuple):
+    def pack(self, row: tuple) -> object:
         return aggregate.pack(self, row)
 
-    def take_before(self, hook: Hook, args, kwargs):
+    def take_before(self, hook: Hook, args: tuple, kwargs: dict[str, Any]) -> dict[str, Any] | None:
         call = Call(args, kwargs, None, None)
         try:
             return {name: fn(call) for name, fn in hook.befores.items()}
@@ -140,7 +142,7 @@ class Probe:
         """The probe's own time on the hooked threads: the wrappers' less the engine's calls, over every hook."""
         return sum(h.own_ns for h in self.hooks)
 
-    def gpu_start(self, hook: Hook):
+    def gpu_start(self, hook: Hook) -> object:
         """A started CUDA-event timing (the wrapper calls this on every Nth timed call), or None."""
         try:
             return self.cuda.start()
@@ -317,7 +319,7 @@ def install(spec: dict, engine_version: str) -> Probe:
     return probe
 
 
-def install_from_env(framework: str):
+def install_from_env(framework: str) -> Probe | None:
     """Install the probe described by $ATLAS_PROBES if it is for `framework`; idempotent; a no-op without it."""
     global _PROBE
     path = os.environ.get("ATLAS_PROBES")
@@ -333,7 +335,7 @@ def install_from_env(framework: str):
     return _PROBE
 
 
-def mark(name: str, **values) -> None:
+def mark(name: str, **values: object) -> None:
     """A workload marker in this process's shard (the drivers call it: round begin/end, probes on/off). A mark named
     "barrier" with an `id`, written by every process right after they passed the same barrier, lets the merge
     align processes of different hosts and measure the residual skew (atlas.runtime.clock)."""

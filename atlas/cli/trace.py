@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
 from atlas.cli import output
+from atlas.env import Settings
 from atlas.errors import ConfigError
 from atlas.publish import write_text
 from atlas.runtime import TraceOptions, collect, run_trace
@@ -18,7 +20,7 @@ from atlas.runtime.wording import counts_text
 from atlas.runtime.workloads import BUILTIN
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "trace", help="run an engine under the probes on a workload; write events, a Perfetto trace and a summary"
     )
@@ -125,7 +127,7 @@ def register(sub) -> None:
     p.set_defaults(func=trace)
 
 
-def trace(args, settings) -> int:
+def trace(args: argparse.Namespace, settings: Settings) -> int:
     if args.collect_only:
         spec_path = args.out / "spec.json"
         if not spec_path.is_file():
@@ -185,7 +187,7 @@ def parse_rounds(text: str) -> tuple[str, ...]:
     return rounds
 
 
-def report(summary: dict, args) -> int:
+def report(summary: dict, args: argparse.Namespace) -> int:
     if args.format == "json":
         output.data(summary)
         return 0
@@ -253,7 +255,7 @@ def parse_config(pairs: list[str]) -> dict:
     return out
 
 
-def scenario(args, settings) -> int:
+def scenario(args: argparse.Namespace, settings: Settings) -> int:
     """`atlas trace --scenario NAME`: the scenario's jobs for one framework on this machine, then its results."""
     from atlas.runtime.experiments import results as rs
     from atlas.runtime.experiments import run

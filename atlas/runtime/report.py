@@ -110,8 +110,8 @@ def read_report(s: dict[str, Any]) -> TraceReport:
         num_capture_errors=sum((s.get("capture_errors") or {}).values()),
         steps_by_batch_mode=dict(s.get("steps_by_batch_mode") or {}),
         cuda_graph=dict(s.get("cuda_graph") or {}),
-        preempted=int(s.get("preempted", 0)),
-        retracted=int(s.get("retracted", 0)),
+        preempted=_count(s.get("preempted")),
+        retracted=_count(s.get("retracted")),
         prefix_hit_tokens=int(s.get("prefix_hit_tokens", 0)),
         ttft_ms_median=s.get("ttft_ms_median"),
         hooks=tuple(
@@ -161,3 +161,10 @@ def read_report(s: dict[str, Any]) -> TraceReport:
         clock_barriers=int(clock.get("num_barriers", 0)),
         clock_skew_us=(float(clock.get("skew_us_median", 0.0)), float(clock.get("skew_us_max", 0.0))),
     )
+
+
+def _count(value: object) -> int:
+    """A count, or a list of what was counted (request ids)."""
+    if isinstance(value, list):
+        return len(value)
+    return int(value) if isinstance(value, (int, float)) else 0
