@@ -112,7 +112,7 @@ def figure_charts(s: ScenarioReport) -> list[dict]:
                 "title": f"{metric} ({unit or 'value'}): A100 (article) beside H200",
                 "unit": unit or metric,
                 "x_label": "engine, variant, label",
-                "categories": [f"{engine_label(f.engine)} {f.variant}\n{f.label}" for f in rows],
+                "categories": [f"{engine_label(f.engine)}\n{f.variant}\n{f.label}" for f in rows],
                 "article": [f.article for f in rows],
                 "absent": [f.absent for f in rows],
                 "on": [f.on for f in rows],

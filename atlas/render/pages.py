@@ -153,10 +153,16 @@ def bottlenecks_page(
             rows=rows,
             caution=content.article.get("caution", ""),
             annotated=extra,
-            traces=list(verdicts),
+            traces=[_short_title(t) for t in verdicts],
             runtime=urls.rel_md(page, "runtime.md"),
         ),
     )
+
+
+def _short_title(title: str) -> str:
+    """'H200 run, committed in results/gpu-vllm-summary.json' -> 'gpu-vllm'; a local trace keeps its words."""
+    name = title.rsplit("results/", 1)[-1]
+    return name.removesuffix("-summary.json") if name != title else title
 
 
 def result_pages(env, site) -> Iterator[tuple[str, str]]:

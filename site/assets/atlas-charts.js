@@ -257,7 +257,7 @@
       title: d.title, width: width(box), height: 240, scales: { x: { time: false, range: [-0.6, n - 0.4] } },
       axes: [{ label: d.x_label, values: function (u, splits) {
         return splits.map(function (v) { return Math.abs(v - Math.round(v)) < 1e-9 ? (d.categories[Math.round(v)] || "") : ""; });
-      }, incrs: [1], size: 60 }, { label: d.unit }],
+      }, incrs: [1], space: 10, size: 74 }, { label: d.unit }],
       series: [{ label: "figure", value: function (u, v) { return v === null ? "-" : d.categories[Math.round(v)] || ""; } },
         { label: "A100 (article)", fill: "rgba(158,158,158,0.7)", stroke: "#757575", paths: bars, points: { show: false } },
         { label: "H200 absent", fill: "rgba(63,81,181,0.6)", stroke: COLOURS[0], paths: bars, points: { show: false } },
