@@ -172,7 +172,7 @@ def _concurrency(o: _Out, f: Facts | None) -> tuple[Verdict, str]:
             median(
                 r["ttft_ms"]
                 for k, r in (summary.get("requests") or {}).items()
-                if k.startswith(f"{p}-") and r.get("ttft_ms") is not None
+                if k.startswith(f"{p}-r") and r.get("ttft_ms") is not None
             )
             for p in (low, high)
         ]
@@ -180,7 +180,7 @@ def _concurrency(o: _Out, f: Facts | None) -> tuple[Verdict, str]:
             median(
                 r["itl_ms"]["p50"]
                 for k, r in (summary.get("requests") or {}).items()
-                if k.startswith(f"{p}-") and r.get("itl_ms")
+                if k.startswith(f"{p}-r") and r.get("itl_ms")
             )
             for p in (low, high)
         ]
@@ -197,7 +197,11 @@ def _concurrency(o: _Out, f: Facts | None) -> tuple[Verdict, str]:
                 f"c{hi} gives {ratio(tok[1], tok[0])}x the tok/s at {ratio(ttft[1], ttft[0])}x the TTFT and "
                 f"{ratio(itl[1], itl[0])}x the ITL (no per-step series to split queue from step time)",
             )
-        return Verdict.NOT_SUPPORTED, "latency did not rise with concurrency"
+        return (
+            Verdict.NOT_SUPPORTED,
+            f"from c{lo} to c{hi}: tok/s x{ratio(t1, t0)}, TTFT {_num(f0)} -> {_num(f1)} ms, ITL {_num(i0)} -> "
+            f"{_num(i1)} ms: latency did not rise on both counts",
+        )
     st = f.s.steps
     decode = f.rows("DECODE")
     sizes = sorted(st.batch[i] for i in decode)
