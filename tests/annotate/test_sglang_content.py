@@ -67,7 +67,7 @@ ARTICLE_CLAIMS = [
     ("sglang.speculative-decoding.alloc-ahead", "allocated-vs-committed", "holds"),
     ("sglang.speculative-decoding.accept-metrics", "accept-rate-vs-length", "holds"),
     ("sglang.preemption-retraction.update-running-batch", "gauge-vs-counter", "holds"),
-    ("sglang.overlap-scheduling.future-map", "future-map-overlap-only", "changed"),
+    ("sglang.overlap-scheduling.future-map", "future-map-relay", "holds"),
     ("sglang.overlap-scheduling.ngram-overlap-splice", "one-step-lag", "holds"),
     ("sglang.beam-search.absent", "no-beam-search", "not_found"),
 ]
