@@ -27,8 +27,9 @@ class AnnotationError(ConfigError):
 
 
 def annotation_files(root: Path) -> list[Path]:
+    """The annotation files: every YAML under annotations/ but the schema and the review records."""
     folder = root / FOLDER
-    return sorted(p for p in folder.rglob("*.yaml") if "schema" not in p.relative_to(folder).parts)
+    return sorted(p for p in folder.rglob("*.yaml") if not {"schema", "review"} & set(p.relative_to(folder).parts))
 
 
 def load_annotations(root: Path, framework: str | None = None, cache: Path | None = None) -> list[Annotation]:
