@@ -11,7 +11,7 @@ from atlas.render.content import MECHANISMS
 from atlas.render.linker import Linker
 from atlas.render.pages import engine_label, source_block
 from atlas.runtime.experiments.report import Evidence, Report, ScenarioReport
-from atlas.runtime.experiments.tables import number
+from atlas.runtime.experiments.tables import number, spread_text, within_text
 
 INDEX = "experiments/index.md"
 CONTEXT = 2  # lines shown around an evidence line
@@ -77,6 +77,8 @@ def _figures(figures) -> tuple[list[dict], list[str]]:
                 "absent": number(f.absent),
                 "on": number(f.on),
                 "ratio": f"{f.ratio:.3f}" if f.ratio is not None else "-",
+                "spread": spread_text(f),
+                "within": within_text(f),
                 "refs": refs,
             }
         )

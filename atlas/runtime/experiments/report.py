@@ -12,6 +12,7 @@ import jsonschema
 
 from atlas.errors import ConfigError
 from atlas.runtime.experiments.article import ARTICLE, Article, ArticleScenario, load_article
+from atlas.runtime.experiments.spread import Interval, row_intervals
 
 RESULTS = Path("results") / "experiments"  # under the project root, committed
 PLAN = "PLAN.json"  # {"scenarios": {"<name>": {"reason": "why it has not run", ...}}}; other keys are ignored
@@ -88,6 +89,22 @@ class Figure:
     on: float | None = None  # rounds with the probes recording
     article_note: str = ""
     note: str = ""  # the measured row's note
+    absent_ci: Interval | None = None  # 95% interval of the probe-free figure (None: one round, or none kept)
+    on_ci: Interval | None = None
+    num_rounds: int = 0  # probe-free rounds behind the figure
+
+    @property
+    def is_single_round(self) -> bool:
+        """Measured from one probe-free round: no interval can be given."""
+        return self.absent is not None and self.num_rounds == 1 and self.absent_ci is None
+
+    @property
+    def article_within(self) -> bool | None:
+        """Whether the article's A100 figure lies inside atlas's 95% interval (the two cannot be told apart);
+        None without both."""
+        if self.article is None or self.absent_ci is None:
+            return None
+        return self.absent_ci.holds(self.article)
 
     @property
     def ratio(self) -> float | None:
@@ -167,6 +184,7 @@ def join(scenario: ArticleScenario, results: dict | None, reason: str = "") -> S
                 got.get("on"),
                 row.note,
                 note,
+                **_spread(got),
             )
         )
     for (engine, variant, label, metric), got in measured.items():
@@ -180,6 +198,7 @@ def join(scenario: ArticleScenario, results: dict | None, reason: str = "") -> S
                 absent=got.get("absent"),
                 on=got.get("on"),
                 note=got.get("note", ""),
+                **_spread(got),
             )
         )
     evidence, run = (), None
@@ -211,6 +230,18 @@ def join(scenario: ArticleScenario, results: dict | None, reason: str = "") -> S
         run,
         "" if results is not None else reason,
     )
+
+
+def _spread(row: dict) -> dict:
+    """A measured row's intervals (computed from the values it keeps, so older results files get them too)."""
+    if not row:
+        return {}
+    intervals = row_intervals(row)
+    return {
+        "absent_ci": intervals["absent"],
+        "on_ci": intervals["on"],
+        "num_rounds": len((row.get("rounds") or {}).get("absent") or ()),
+    }
 
 
 def build_report(
