@@ -52,7 +52,7 @@ def main() -> None:
         kernels = summary.get("kernels") or {}
         print(f"trace {a.trace}: {json.dumps(kernels.get('share'), sort_keys=True)}")
         for row in kernels.get("unattributed", [])[:20]:
-            print(f"  unattributed: {row['name'][:100]}  {row['gpu_ms']} ms")
+            print(f"  unattributed: {row['name'][:100]}  {row['gpu_us']} us")
 
 
 if __name__ == "__main__":

@@ -434,6 +434,10 @@ def install(spec: dict, engine_version: str) -> Probe:
     shard.add(probe.process_record(engine_version))
     probe.poll_control()
     patch.install(probe, probe.hooks)
+    if spec.get("kernels"):  # GPU kernels per step (spec `kernels`): the module is imported only then
+        from probes import kernels
+
+        kernels.install(probe)
     if probe.has_diagnostics:
         gc.callbacks.append(probe.on_gc)
     shard.start()

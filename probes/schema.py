@@ -107,6 +107,16 @@ KINDS = {
     ),
     "gpu": (("pid", "seq", "gpu_ns"), "CUDA-event time of call `seq`, resolved off the hot path"),
     "mark": (("pid", "name", "ts_ns", "mono_ns"), "a workload marker written by the driver (round begin/end, on/off)"),
+    "kernels": (
+        ("pid", "window", "begin_ns", "end_ns", "names", "gpu", "launch"),
+        "spec `kernels` (probes.kernels): one profiling window's GPU activities [name index, stream, device, start, "
+        "duration, correlation] and the CUDA calls that launched them [name index, thread, start, duration, "
+        "correlation], monotonic times, and what reading the window cost (cost_ns)",
+    ),
+    "triton": (
+        ("pid", "name", "module", "qualname"),
+        "spec `kernels`: once per Triton kernel the engine compiled, the @triton.jit function it came from",
+    ),
     "stats": (
         ("pid", "ts_ns", "num_events", "num_dropped", "capture_errors", "disabled_hooks"),
         "written at a full flush (every interval) when anything changed: events so far, events dropped because "

@@ -77,6 +77,18 @@ def register(sub) -> None:
         "engine's package (sys.setprofile in each engine process; slows the engine): OUT/edges.json, "
         "for `atlas graph verify`",
     )
+    p.add_argument(
+        "--kernels",
+        action="store_true",
+        help="GPU kernels per step (--device cuda): profiling windows of CUPTI activity, each kernel joined to "
+        "its static kernel node or library; summary 'kernels', a kernel track per step in trace.json",
+    )
+    p.add_argument(
+        "--bundle",
+        type=Path,
+        help="trace without the pinned trees (the GPU machine): the specs in this folder, made where the trees "
+        "are by `python gpu/pack_atlas.py`",
+    )
     p.add_argument("--no-warmup", action="store_true", help="skip the untimed warm-up round")
     p.add_argument(
         "--tp",
@@ -131,6 +143,8 @@ def trace(args, settings) -> int:
         summary = collect(args.out, json.loads(spec_path.read_text()), settings=settings)
         write_text(args.out / "summary.json", json.dumps(summary, indent=1, sort_keys=True))
         return report(summary, args)
+    if args.kernels and args.device != "cuda":
+        raise ConfigError("--kernels records GPU kernels: add --device cuda (on a machine with a GPU)")
     if args.scenario:
         return scenario(args, settings)
     rounds = parse_rounds(args.rounds)
@@ -160,6 +174,8 @@ def trace(args, settings) -> int:
         sample_hz=args.sample_hz,
         gpu_every=args.gpu_every,
         edges=args.edges,
+        kernels=args.kernels,
+        bundle=args.bundle,
     )
     return report(run_trace(opts, settings), args)
 
@@ -231,6 +247,17 @@ def report(summary: dict, args) -> int:
     ):
         if ratio in tput:
             output.text(f"  {says} (median output tok/s): {tput[ratio]}")
+    kernels = summary.get("kernels")
+    if kernels:
+        share, cost = kernels["share"], kernels["cost"]
+        output.text(
+            f"  kernels: {kernels['kernels']} in {kernels['windows']} windows over {kernels['steps_profiled']} steps, "
+            f"{kernels['gpu_ms']} ms GPU; attributed {share['attributed']} (tree {share['pinned tree']}, library "
+            f"{share['library']}); capture cost {cost['read_us_per_profiled_step']} us read + "
+            f"{cost['execute_us_added_per_step']} us execute per profiled step"
+        )
+        for row in kernels["unattributed"][:5]:
+            output.text(f"    unattributed: {row['name'][:90]} ({row['gpu_us']} us GPU)")
     for label, rank in (summary.get("ranks") or {}).items():
         output.text(
             f"  {label}: {rank['steps']} steps, median step {rank['step_ms_median']} ms, collectives "
@@ -284,6 +311,8 @@ def scenario(args, settings) -> int:
         python=args.python,
         pin_set=args.pin_sets[0],
         timeout_s=args.timeout,
+        kernels=args.kernels,
+        bundle=args.bundle,
     )
     command = "atlas trace --framework {} --scenario {} {}".format(
         args.framework, chosen.name, " ".join(f"--config {c}" for c in args.config)
