@@ -10,7 +10,7 @@ import multiprocessing
 import os
 import sys
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from probes import aggregate, captures, diagnostics, duty, patch, ranks, records
 from probes.control import ControlFile
@@ -25,6 +25,9 @@ from probes.sampler import Sampler, samples_record
 from probes.schema import SHARD_SUFFIX
 from probes.shard import Shard
 
+if TYPE_CHECKING:  # probes.kernels is imported only when the spec asks for kernels
+    from probes.kernels import KernelCapture
+
 _PROBE = None
 
 
@@ -32,7 +35,8 @@ class Probe:
     """One process's probe: its hooks and shard, and the state the wrappers read on every call (the step clock,
     whether it records, duty-cycle counters, open aggregated rows); the other jobs live beside it: the control file
     (probes.control), duty cycling (probes.duty), aggregated rows (probes.aggregate), CUDA timing (probes.cuda),
-    GC pauses (probes.diagnostics), the sampling profiler (probes.sampler)."""
+    GC pauses (probes.diagnostics), the sampling profiler (probes.sampler), GPU kernels per step (probes.kernels,
+    spec `kernels`)."""
 
     def __init__(self, spec: dict, shard: Shard):
         self.spec = spec
@@ -68,6 +72,7 @@ class Probe:
         self.gc = GcPauses() if spec.get("diagnostics") else None
         self.sample_hz = float(spec.get("sample_hz") or 0)  # > 0: a sampling profiler beside the engine
         self.sampler: Sampler | None = None
+        self.kernels: KernelCapture | None = None  # spec `kernels`: set by install
         self._engine_version = ""
 
     # -- installing ------------------------------------------------------------------------------------------
@@ -257,6 +262,7 @@ class Probe:
             "is_attached": self.is_attached,
             "own_ns": self.own_ns,
             **({"diag": diagnostics.sample(self.shard._thread, self.gc.ns)} if self.gc is not None else {}),
+            **(self.kernels.stats() if self.kernels is not None else {}),
         }
 
     def process_record(self, engine_version: str) -> dict:
@@ -309,6 +315,10 @@ def install(spec: dict, engine_version: str) -> Probe:
     shard.add(probe.process_record(engine_version))
     probe.poll_control()
     patch.install(probe, probe.hooks)
+    if spec.get("kernels"):  # GPU kernels per step (spec `kernels`): the module is imported only then
+        from probes import kernels
+
+        probe.kernels = kernels.install(probe)
     if probe.gc is not None:
         gc.callbacks.append(probe.gc.on_gc)
     shard.start()

@@ -121,6 +121,17 @@ KINDS = {
         "n samples, self rows [thread, file, function, line, count] and inclusive rows [thread, file, function, "
         "count]",
     ),
+    "kernels": (
+        ("pid", "window", "begin_ns", "end_ns", "names", "gpu", "launch"),
+        "spec `kernels` (probes.kernels): one profiling window's GPU activities [name index, stream, device, start, "
+        "duration, correlation] and the CUDA calls that launched them [name index, thread, start, duration, "
+        "correlation], monotonic times, and what reading the window cost (cost_ns)",
+    ),
+    "triton": (
+        ("pid", "name", "module", "qualname"),
+        "spec `kernels`: once per Triton kernel the engine compiled, the @triton.jit function it came from (and "
+        "its file and first line)",
+    ),
     "stats": (
         ("pid", "ts_ns", "num_events", "num_dropped", "capture_errors", "disabled_hooks"),
         "written at a full flush (every interval) when anything changed: events so far, events dropped because "

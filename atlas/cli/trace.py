@@ -81,6 +81,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         "engine's package (sys.setprofile in each engine process; slows the engine): OUT/edges.json, "
         "for `atlas graph verify`",
     )
+    p.add_argument(
+        "--kernels",
+        action="store_true",
+        help="GPU kernels per step (--device cuda): profiling windows of CUPTI activity, each kernel joined to "
+        "its static kernel node or library; summary 'kernels', a kernel track per step in trace.json",
+    )
+    p.add_argument(
+        "--bundle",
+        type=Path,
+        help="trace without the pinned trees (the GPU machine): the specs in this folder, made where the trees "
+        "are by `python gpu/pack_atlas.py`",
+    )
     p.add_argument("--no-warmup", action="store_true", help="skip the untimed warm-up round")
     p.add_argument(
         "--tp",
@@ -135,6 +147,8 @@ def trace(args: argparse.Namespace, settings: Settings) -> int:
         summary = collect(args.out, json.loads(spec_path.read_text()), settings=settings)
         write_text(args.out / "summary.json", json.dumps(summary, indent=1, sort_keys=True))
         return report(summary, args)
+    if args.kernels and args.device != "cuda":
+        raise ConfigError("--kernels records GPU kernels: add --device cuda (on a machine with a GPU)")
     if args.scenario:
         return scenario(args, settings)
     rounds = parse_rounds(args.rounds)
@@ -164,6 +178,8 @@ def trace(args: argparse.Namespace, settings: Settings) -> int:
         sample_hz=args.sample_hz,
         gpu_every=args.gpu_every,
         edges=args.edges,
+        kernels=args.kernels,
+        bundle=args.bundle,
     )
     return report(run_trace(opts, settings), args)
 
@@ -230,6 +246,15 @@ def report_lines(r: TraceReport) -> list[str]:
     says = {"on_over_absent": "probes on / absent", "off_over_absent": "probes off / absent"}
     says["on_over_off"] = "probes on / off"
     out += [f"  {says[k]} (median output tok/s): {v}" for k, v in r.ratios.items()]
+    if r.kernels is not None:
+        k = r.kernels
+        out.append(
+            f"  kernels: {k.kernels} in {k.windows} windows over {k.steps_profiled} steps, {k.gpu_ms} ms GPU; "
+            f"attributed {_value(k.share.attributed)} (tree {_value(k.share.tree)}, library "
+            f"{_value(k.share.library)}); capture cost {_value(k.read_us_per_profiled_step)} us read + "
+            f"{_value(k.execute_us_added_per_step)} us execute per profiled step"
+        )
+        out += [f"    unattributed: {u.name[:90]} ({u.gpu_us} us GPU)" for u in k.unattributed[:5]]
     for rank in r.ranks:
         out.append(
             f"  {rank.label}: {rank.steps} steps, median step {rank.step_ms_median} ms, collectives "
@@ -241,6 +266,10 @@ def report_lines(r: TraceReport) -> list[str]:
             f"{r.clock_barriers} barriers"
         )
     return out
+
+
+def _value(x: float | None) -> str:
+    return "-" if x is None else str(x)
 
 
 def parse_config(pairs: list[str]) -> dict:
@@ -281,6 +310,8 @@ def scenario(args: argparse.Namespace, settings: Settings) -> int:
         python=args.python,
         pin_set=args.pin_sets[0],
         timeout_s=args.timeout,
+        kernels=args.kernels,
+        bundle=args.bundle,
     )
     command = "atlas trace --framework {} --scenario {} {}".format(
         args.framework, chosen.name, " ".join(f"--config {c}" for c in args.config)

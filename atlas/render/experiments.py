@@ -12,7 +12,8 @@ from atlas.render.graphdata import as_script
 from atlas.render.linker import Linker
 from atlas.render.pages import engine_label, source_block
 from atlas.runtime.experiments.report import Evidence, Report, ScenarioReport
-from atlas.runtime.experiments.tables import number
+from atlas.runtime.experiments.spread import Interval
+from atlas.runtime.experiments.tables import number, spread_text, within_text
 
 INDEX = "experiments/index.md"
 CONTEXT = 2  # lines shown around an evidence line
@@ -86,6 +87,8 @@ def _figures(figures) -> tuple[list[dict], list[str]]:
                 "absent": number(f.absent),
                 "on": number(f.on),
                 "ratio": f"{f.ratio:.3f}" if f.ratio is not None else "-",
+                "spread": spread_text(f),
+                "within": within_text(f),
                 "refs": refs,
             }
         )
@@ -93,8 +96,9 @@ def _figures(figures) -> tuple[list[dict], list[str]]:
 
 
 def figure_charts(s: ScenarioReport) -> list[dict]:
-    """One chart per metric and unit: each figure's A100 value beside atlas's absent and on medians, with the
-    rounds' lowest and highest as an interval where there were two rounds or more."""
+    """One chart per metric and unit: each figure's A100 value beside atlas's absent and on medians, each of those
+    with a whisker: its 95% interval (atlas.runtime.experiments.spread, the table's) where it has one, else its
+    rounds' lowest and highest where there were two rounds or more."""
     groups: dict[tuple[str, str], list] = {}
     for f in s.figures:
         if f.article is not None or f.absent is not None or f.on is not None:
@@ -102,10 +106,10 @@ def figure_charts(s: ScenarioReport) -> list[dict]:
     charts = []
     for (metric, unit), rows in groups.items():
         intervals = [
-            [i, k, min(rounds), max(rounds)]
+            [i, k, *whisker]
             for i, f in enumerate(rows)
-            for k, rounds in ((1, f.rounds_absent), (2, f.rounds_on))
-            if len(rounds) >= 2
+            for k, whisker in ((1, _whisker(f.absent_ci, f.rounds_absent)), (2, _whisker(f.on_ci, f.rounds_on)))
+            if whisker
         ]
         charts.append(
             {
@@ -120,6 +124,13 @@ def figure_charts(s: ScenarioReport) -> list[dict]:
             }
         )
     return charts
+
+
+def _whisker(ci: Interval | None, rounds: tuple[float, ...]) -> tuple[float, float] | None:
+    """(low, high) of a bar's whisker: the bootstrap interval, else the rounds' range; None without either."""
+    if ci is not None:
+        return ci.low, ci.high
+    return (min(rounds), max(rounds)) if len(rounds) >= 2 else None
 
 
 def _mechanism(page: str, section: int) -> tuple[str, str] | None:

@@ -71,6 +71,40 @@ class RankRun:
 
 
 @dataclass(frozen=True, slots=True)
+class KernelShare:
+    """Shares of the profiled GPU time (0-1; None when no kernel time was recorded)."""
+
+    attributed: float | None  # to a static kernel node of the pin or a named library
+    tree: float | None
+    library: float | None
+    unknown: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class UnattributedKernel:
+    name: str  # as the profiler printed it
+    gpu_us: float
+
+
+@dataclass(frozen=True, slots=True)
+class KernelReport:
+    """GPU kernels per step (`atlas trace --kernels`, atlas.runtime.kernels.steps.summary)."""
+
+    windows: int
+    kernels: int
+    distinct_names: int
+    steps_profiled: int
+    gpu_ms: float
+    share: KernelShare
+    share_by_step_kind: dict[str, KernelShare]  # "<batch mode> eager|graph" -> shares
+    unattributed: tuple[UnattributedKernel, ...]  # by GPU time, largest first
+    num_graphs: int
+    triton_functions: int
+    read_us_per_profiled_step: float | None
+    execute_us_added_per_step: float | None
+
+
+@dataclass(frozen=True, slots=True)
 class TraceReport:
     framework: str
     ref: str
@@ -94,6 +128,7 @@ class TraceReport:
     ranks: tuple[RankRun, ...] = ()
     clock_barriers: int = 0
     clock_skew_us: tuple[float, float] = (0.0, 0.0)  # median, max
+    kernels: KernelReport | None = None  # only with --kernels
 
 
 def read_report(s: dict[str, Any]) -> TraceReport:
@@ -160,7 +195,33 @@ def read_report(s: dict[str, Any]) -> TraceReport:
         ),
         clock_barriers=int(clock.get("num_barriers", 0)),
         clock_skew_us=(float(clock.get("skew_us_median", 0.0)), float(clock.get("skew_us_max", 0.0))),
+        kernels=_kernels(s.get("kernels")),
     )
+
+
+def _kernels(k: dict[str, Any] | None) -> KernelReport | None:
+    if not k:
+        return None
+    cost = k.get("cost") or {}
+    return KernelReport(
+        windows=int(k.get("windows", 0)),
+        kernels=int(k.get("kernels", 0)),
+        distinct_names=int(k.get("distinct_names", 0)),
+        steps_profiled=int(k.get("steps_profiled", 0)),
+        gpu_ms=float(k.get("gpu_ms", 0.0)),
+        share=_share(k.get("share") or {}),
+        share_by_step_kind={kind: _share(v) for kind, v in (k.get("share_by_step_kind") or {}).items()},
+        unattributed=tuple(UnattributedKernel(str(u["name"]), float(u["gpu_us"])) for u in k.get("unattributed") or ()),
+        num_graphs=len(k.get("graphs") or {}),
+        triton_functions=int(k.get("triton_functions", 0)),
+        read_us_per_profiled_step=cost.get("read_us_per_profiled_step"),
+        execute_us_added_per_step=cost.get("execute_us_added_per_step"),
+    )
+
+
+def _share(d: dict[str, Any]) -> KernelShare:
+    """The shares of atlas.runtime.kernels.steps._shares, keyed by Origin's values."""
+    return KernelShare(d.get("attributed"), d.get("pinned tree"), d.get("library"), d.get("unknown"))
 
 
 def _count(value: object) -> int:

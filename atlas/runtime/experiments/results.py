@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from atlas.publish import write_text
-from atlas.runtime.experiments import measure
+from atlas.runtime.experiments import measure, spread
 from atlas.runtime.experiments.scenarios import SCENARIOS, Job
 from atlas.runtime.wording import counts_text, values_text
 
@@ -56,10 +56,14 @@ def scenario_results(name: str, runs: list[JobRun], context: dict) -> dict:
                 continue
             events = measure.round_events(run.events, row, run.marks) if row["probes"] == "on" else []
             on_events += events
-            for (label, metric, unit), value in measure.figures(name, fw, row, events, run.job.variant).items():
+            found = measure.figures(name, fw, row, events, run.job.variant)
+            samples = measure.request_values(found, row)
+            for (label, metric, unit), value in found.items():
                 slot = values.setdefault((fw, variant, label, metric, unit), {"on": [], "absent": [], "off": []})
                 if value is not None:
                     slot[row["probes"]].append(value)
+                    kept = slot.setdefault("requests", {"on": [], "absent": [], "off": []})
+                    kept[row["probes"]] += samples.get((label, metric, unit), [])
         evidence += explain(name, fw, variant, on_events, run.spec)
         for (label, metric), value in measure.log_figures(fw, run.log).items():
             if (name == "cuda-graph") == label.startswith("capture") and (name == "preemption") == (
@@ -97,6 +101,12 @@ def _row(key: tuple, slot: dict) -> dict:
         "on": _median(slot["on"]),
         "rounds": {k: [round(v, 4) for v in slot[k]] for k in ("absent", "on") if slot[k]},
     }
+    kept = slot.get("requests") or {}
+    requests = {k: [round(v, 4) for v in kept[k]] for k in ("absent", "on") if kept.get(k)}
+    if requests:
+        row["requests"] = requests
+    if unit in spread.LATENCY_UNITS:
+        row["ci95"] = {k: i.to_json() if i else None for k, i in spread.row_intervals(row).items()}
     if "value" in slot:
         row.update(absent=slot["value"], note="from the engine log of this start (warm-up and every round)")
     return row
