@@ -172,3 +172,55 @@ def test_kernels_need_the_gpu(capsys):
 
     assert main(["trace", "--framework", "vllm", "--kernels"]) == 2
     assert "--device cuda" in capsys.readouterr().err
+
+
+class _Shard:
+    def __init__(self) -> None:
+        self.records: list[dict] = []
+        self.tick_callbacks: list = []
+
+    def add(self, record: dict) -> None:
+        self.records.append(record)
+
+
+class _Profile:
+    """torch.profiler.profile as KernelCapture.stop reads it."""
+
+    def __init__(self, events: list[Event]) -> None:
+        self.profiler = self
+        self.kineto_results = self
+        self._events = events
+
+    def stop(self) -> None:
+        pass
+
+    def events(self) -> list[Event]:
+        return self._events
+
+
+def test_a_window_is_written_as_a_kernels_record_the_schema_describes():
+    from probes.schema import KINDS, SCHEMA_VERSION
+
+    shard = _Shard()
+    capture = KernelCapture(shard, {})
+    capture.profile = _Profile([Event("cudaLaunchKernel", "CPU", 1_100, 5, 1), Event(RESHAPE, "CUDA", 1_200, 50, 1)])
+    capture.stop()
+    (record,) = shard.records
+    assert record["kind"] == "kernels" and record["v"] == SCHEMA_VERSION and record["window"] == 1
+    assert set(KINDS["kernels"][0]) <= set(record) and record["names"] == ["cudaLaunchKernel", RESHAPE]
+    assert capture.stats()["kernel_windows"] == 1
+
+
+def test_the_cli_reads_the_kernel_summary_from_the_typed_report():
+    from atlas.cli.trace import report_lines
+    from atlas.runtime.report import read_report
+
+    records = KernelRecords([window()], {})
+    got = summary(kernels_of(records, EVENTS, join()), records, EVENTS)
+    r = read_report({"framework": "vllm", "kernels": got})
+    assert r.kernels is not None and r.kernels.share.attributed == round(174 / 224, 4) and r.kernels.num_graphs == 1
+    assert r.kernels.share_by_step_kind["DECODE graph"].unknown is not None
+    lines = report_lines(r)
+    assert any(line.startswith("  kernels: 9 in 1 windows over 3 steps") for line in lines)
+    assert "    unattributed: mystery_kernel (0.05 us GPU)" in lines
+    assert read_report({"framework": "vllm"}).kernels is None
