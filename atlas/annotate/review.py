@@ -5,6 +5,7 @@ the annotations (JSON Schema, every problem with file:line); `review_findings` i
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,11 +22,14 @@ from atlas.model import Finding
 FOLDER = "annotations"
 REVIEW = "review"  # the folder beside the annotation files
 VERDICTS = ("true", "false", "unenforced")
+PUBLISHED = "annotations/schema/review.v1.json"
 
 _LINES = {"type": "string", "pattern": r"^[1-9][0-9]*(-[1-9][0-9]*)?$"}
 SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$id": f"https://atlas.invalid/{PUBLISHED}",
     "title": "atlas review record, schema 1",
+    "description": "One file: the review of every statement of the annotation file beside it (annotations/README.md).",
     "type": "object",
     "additionalProperties": False,
     "required": ["schema", "statements"],
@@ -65,6 +69,11 @@ SCHEMA: dict[str, Any] = {
         },
     },
 }
+
+
+def schema_json() -> str:
+    """The published copy of SCHEMA (annotations/schema/review.v1.json)."""
+    return json.dumps(SCHEMA, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 class ReviewError(ConfigError):

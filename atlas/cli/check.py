@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from atlas.annotate import AnnotationError, load_checked, schema_json
+from atlas.annotate import AnnotationError, load_checked, review, schema_json
 from atlas.annotate import check as run_check
 from atlas.annotate.lint import README, role_findings
 from atlas.annotate.review import ReviewError, load_reviews
@@ -28,7 +28,11 @@ def register(sub) -> None:
         "frameworks", nargs="*", metavar="FRAMEWORK", help=f"default: every framework ({', '.join(FRAMEWORKS)})"
     )
     p.add_argument("--claims", action="store_true", help="list the article's claims with verdicts and evidence lines")
-    p.add_argument("--write-schema", action="store_true", help=f"(re)write {PUBLISHED} from the loader's schema")
+    p.add_argument(
+        "--write-schema",
+        action="store_true",
+        help=f"(re)write {PUBLISHED} and {review.PUBLISHED} from the loaders' schemas",
+    )
     p.set_defaults(func=check)
 
 
@@ -56,7 +60,8 @@ def check(args, settings) -> int:
     output.require(args, "human", "json", "github")
     if args.write_schema:
         write_atomic(settings.root / PUBLISHED, schema_json())
-        output.message(f"wrote {PUBLISHED}")
+        write_atomic(settings.root / review.PUBLISHED, review.schema_json())
+        output.message(f"wrote {PUBLISHED} and {review.PUBLISHED}")
     unknown = sorted(set(args.frameworks) - set(FRAMEWORKS))
     if unknown:
         raise ConfigError(f"unknown framework(s) {', '.join(unknown)}; choose from: {', '.join(FRAMEWORKS)}")

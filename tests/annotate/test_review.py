@@ -1,11 +1,13 @@
 """The review record: loading (schema, YAML and rule problems with file:line), the statements an annotation makes,
 and each `atlas check` rule on it, on a small annotation file and tree of our own making."""
 
+from pathlib import Path
+
 import pytest
 from annotate.folder_index import FolderIndex
 from annotate.test_loader import GOOD, write
 
-from atlas.annotate import ReviewError, check, load_annotations, load_reviews, statements
+from atlas.annotate import ReviewError, check, load_annotations, load_reviews, review, statements
 from atlas.model import Pin
 
 SCHED = "class Scheduler:\n    def preempt(self, req):\n        self.free(req)\n"
@@ -187,3 +189,8 @@ def test_review_files_are_not_annotation_files(project):
     root, _ = project
     write(root, "vllm/review/a.yaml", ROWS)
     assert [a.id for a in load_annotations(root)] == ["vllm.preemption.preempt"]
+
+
+def test_the_published_review_schema_is_the_loaders():
+    published = (Path(__file__).resolve().parents[2] / review.PUBLISHED).read_text(encoding="utf-8")
+    assert published == review.schema_json(), "run `atlas check --write-schema`"
