@@ -138,6 +138,19 @@ def cited(note: str) -> list[str]:
 
 
 def uncited(note: str, texts: Iterable[str]) -> list[str]:
-    """The spans `note` cites that none of `texts` (source lines) contains, whitespace collapsed."""
+    """The spans `note` cites that none of `texts` (source lines) contains, whitespace collapsed. A span may elide
+    code with `...`, as patterns do: its pieces must then appear in that order."""
     haystacks = [collapse(t) for t in texts]
-    return [span for span in cited(note) if not any(collapse(span) in h for h in haystacks)]
+    return [span for span in cited(note) if not any(_contains(h, span) for h in haystacks)]
+
+
+def _contains(haystack: str, span: str) -> bool:
+    position = 0
+    for piece in (collapse(p) for p in span.split("...")):
+        if not piece:
+            continue
+        found = haystack.find(piece, position)
+        if found < 0:
+            return False
+        position = found + len(piece)
+    return True

@@ -135,7 +135,16 @@ def test_the_real_role_table_describes_every_role_the_annotations_use():
 SCHED = "class Scheduler:\n    def preempt(self, req):\n        self.free(req)\n        req.reset()\n"
 
 
-@pytest.mark.parametrize(("note", "cites"), [("`self.free(req)` frees", []), ("`req.reset()` resets", ["req.reset()"])])
+@pytest.mark.parametrize(
+    ("note", "cites"),
+    [
+        ("`self.free(req)` frees", []),
+        ("`self.free(...)` frees", []),
+        ("`self.free(r...` frees", []),
+        ("`req.reset()` resets", ["req.reset()"]),
+        ("`self.free(...).reset` frees", ["self.free(...).reset"]),
+    ],
+)
 def test_an_evidence_note_must_cite_code_its_lines_contain(tmp_path, note, cites):
     text = GOOD.replace(
         '          - pattern: "self.free(...)"\n',
