@@ -5,13 +5,14 @@ the annotations (JSON Schema, every problem with file:line); `review_findings` i
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from atlas import yamlio
+from atlas import stored, yamlio
 from atlas.annotate.lint import uncited
 from atlas.annotate.model import Annotation
 from atlas.annotate.statements import DEFAULT, Statement, collapse, statements
@@ -142,20 +143,39 @@ def review_files(root: Path) -> list[Path]:
     return sorted((Path(root) / FOLDER).glob(f"*/{REVIEW}/*.yaml"))
 
 
-def load_reviews(root: Path, pin_sets: Iterable[str] | None = None) -> ReviewRecord:
+def load_reviews(root: Path, pin_sets: Iterable[str] | None = None, cache: Path | None = None) -> ReviewRecord:
     """Every review row under <root>/annotations/*/review/, in file order. Raises ReviewError listing every problem
-    (YAML, schema, a row given twice, a pin set no manifest names, a file beside no annotation file)."""
+    (YAML, schema, a row given twice, a pin set no manifest names, a file beside no annotation file). With `cache`
+    (a file), each file's rows are kept by content hash, as the annotations' are."""
     root = Path(root)
     known = set(pin_sets) if pin_sets is not None else None
+    stored_files = _read_cache(cache)
+    fresh: dict[str, tuple[list[ReviewRow], list[str]]] = {}
     problems: list[str] = []
     rows: list[ReviewRow] = []
     for path in review_files(root):
         rel = path.relative_to(root).as_posix()
         if not (root / reviewed_file(rel)).is_file():
             problems.append(f"{rel}:1: reviews {reviewed_file(rel)}, which does not exist; move or delete the file")
-        rows.extend(_load_file(path, rel, problems, known))
+        key = hashlib.sha256(rel.encode() + b"\0" + path.read_bytes()).hexdigest()
+        if key not in stored_files:
+            found: list[str] = []
+            stored_files[key] = (_load_file(path, rel, found), found)
+        fresh[key] = stored_files[key]
+        file_rows, found = stored_files[key]
+        rows.extend(file_rows)
+        problems.extend(found)
+    if cache is not None:
+        try:
+            stored.dump(cache, fresh, _CACHE_VERSION)
+        except OSError:
+            pass  # a cache that cannot be written only costs speed
     seen: dict[tuple[str, str, str], ReviewRow] = {}
     for row in rows:
+        if known is not None and row.pin_set not in known:
+            problems.append(
+                f"{row.where}: pin_set: no pin set {row.pin_set!r}; choose one of: {', '.join(sorted(known))}"
+            )
         if row.key in seen:
             problems.append(
                 f"{row.where}: {row.field} of {row.annotation} at pins {row.pin_set} is reviewed already at "
@@ -167,7 +187,19 @@ def load_reviews(root: Path, pin_sets: Iterable[str] | None = None) -> ReviewRec
     return ReviewRecord(tuple(rows), frozenset(f for f in FRAMEWORKS if (root / FOLDER / f / REVIEW).is_dir()))
 
 
-def _load_file(path: Path, rel: str, problems: list[str], pin_sets: set[str] | None) -> list[ReviewRow]:
+_CACHE_VERSION = hashlib.sha256((json.dumps(SCHEMA, sort_keys=True) + "review 1").encode()).hexdigest()[:16]
+
+
+def _read_cache(cache: Path | None) -> dict:
+    if cache is None:
+        return {}
+    try:
+        return dict(stored.load(cache, _CACHE_VERSION))
+    except stored.Damaged:  # no cache, a damaged one, or one from another version: read every file again
+        return {}
+
+
+def _load_file(path: Path, rel: str, problems: list[str]) -> list[ReviewRow]:
     try:
         data = yamlio.load(path)
     except ConfigError as exc:
@@ -180,11 +212,6 @@ def _load_file(path: Path, rel: str, problems: list[str], pin_sets: set[str] | N
     rows = []
     for i, raw in enumerate(data["statements"]):
         line = yamlio.line_of(data, ("statements", i))
-        pin_set = raw.get("pin_set", DEFAULT)
-        if pin_sets is not None and pin_set not in pin_sets:
-            problems.append(
-                f"{rel}:{line}: pin_set: no pin set {pin_set!r}; choose one of: {', '.join(sorted(pin_sets))}"
-            )
         deciding = []
         for j, d in enumerate(raw["deciding"]):
             start, _, end = str(d["lines"]).partition("-")
@@ -199,7 +226,7 @@ def _load_file(path: Path, rel: str, problems: list[str], pin_sets: set[str] | N
             ReviewRow(
                 annotation=str(raw["annotation"]),
                 field=str(raw["field"]),
-                pin_set=str(pin_set),
+                pin_set=str(raw.get("pin_set", DEFAULT)),
                 text=collapse(raw["text"]),
                 verdict=str(verdict).lower() if isinstance(verdict, bool) else str(verdict),
                 deciding=tuple(deciding),

@@ -67,7 +67,7 @@ def check(args, settings) -> int:
         raise ConfigError(f"unknown framework(s) {', '.join(unknown)}; choose from: {', '.join(FRAMEWORKS)}")
     try:
         annotations, lints = load_checked(settings.root, cache=settings.build / "annotations.pickle")
-        reviews = load_reviews(settings.root, _known_pin_sets(settings))
+        reviews = load_reviews(settings.root, _known_pin_sets(settings), cache=settings.build / "reviews.pickle")
     except (AnnotationError, ReviewError) as exc:
         for problem in exc.problems:
             if args.format == "github":

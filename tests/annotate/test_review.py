@@ -194,3 +194,19 @@ def test_review_files_are_not_annotation_files(project):
 def test_the_published_review_schema_is_the_loaders():
     published = (Path(__file__).resolve().parents[2] / review.PUBLISHED).read_text(encoding="utf-8")
     assert published == review.schema_json(), "run `atlas check --write-schema`"
+
+
+def test_an_unchanged_review_file_is_read_from_the_cache(project, tmp_path, monkeypatch):
+    root, _ = project
+    write(root, "vllm/review/a.yaml", ROWS)
+    cache = tmp_path / "reviews.pickle"
+    first = load_reviews(root, cache=cache)
+
+    def no_parse(path):
+        raise AssertionError(f"{path} parsed again")
+
+    monkeypatch.setattr("atlas.yamlio.load", no_parse)
+    assert load_reviews(root, cache=cache).rows == first.rows
+    write(root, "vllm/review/a.yaml", ROWS.replace("text: frees a request", "text: frees it"))
+    with pytest.raises(AssertionError, match="parsed again"):
+        load_reviews(root, cache=cache)
