@@ -1,12 +1,15 @@
 """`atlas check`: validate every annotation file against the schema, resolve every symbol, statement anchor and
-piece of claim evidence at the pinned commits, and list the article's claims with their verdicts (--claims)."""
+piece of claim evidence at the pinned commits, check the review record of every statement and the guards on the
+YAML itself, and list the article's claims with their verdicts (--claims)."""
 
 from __future__ import annotations
 
 from collections import Counter
 
-from atlas.annotate import AnnotationError, load_annotations, schema_json
+from atlas.annotate import AnnotationError, load_checked, review, schema_json
 from atlas.annotate import check as run_check
+from atlas.annotate.lint import README, role_findings
+from atlas.annotate.review import ReviewError, load_reviews
 from atlas.annotate.schema import PUBLISHED
 from atlas.annotate.vocabulary import FRAMEWORKS, VERDICTS
 from atlas.cli import output
@@ -25,7 +28,11 @@ def register(sub) -> None:
         "frameworks", nargs="*", metavar="FRAMEWORK", help=f"default: every framework ({', '.join(FRAMEWORKS)})"
     )
     p.add_argument("--claims", action="store_true", help="list the article's claims with verdicts and evidence lines")
-    p.add_argument("--write-schema", action="store_true", help=f"(re)write {PUBLISHED} from the loader's schema")
+    p.add_argument(
+        "--write-schema",
+        action="store_true",
+        help=f"(re)write {PUBLISHED} and {review.PUBLISHED} from the loaders' schemas",
+    )
     p.set_defaults(func=check)
 
 
@@ -53,13 +60,15 @@ def check(args, settings) -> int:
     output.require(args, "human", "json", "github")
     if args.write_schema:
         write_atomic(settings.root / PUBLISHED, schema_json())
-        output.message(f"wrote {PUBLISHED}")
+        write_atomic(settings.root / review.PUBLISHED, review.schema_json())
+        output.message(f"wrote {PUBLISHED} and {review.PUBLISHED}")
     unknown = sorted(set(args.frameworks) - set(FRAMEWORKS))
     if unknown:
         raise ConfigError(f"unknown framework(s) {', '.join(unknown)}; choose from: {', '.join(FRAMEWORKS)}")
     try:
-        annotations = load_annotations(settings.root, cache=settings.build / "annotations.pickle")
-    except AnnotationError as exc:
+        annotations, lints = load_checked(settings.root, cache=settings.build / "annotations.pickle")
+        reviews = load_reviews(settings.root, _known_pin_sets(settings), cache=settings.build / "reviews.pickle")
+    except (AnnotationError, ReviewError) as exc:
         for problem in exc.problems:
             if args.format == "github":
                 where, _, text = problem.partition(": ")
@@ -70,22 +79,30 @@ def check(args, settings) -> int:
         output.message(f"atlas check: {len(exc.problems)} problem(s) in annotation files; nothing resolved")
         return 2
     frameworks = args.frameworks or sorted({a.framework for a in annotations})
+    lints = _lints(settings, annotations, lints, frameworks)
     reports = [
-        run_check(annotations, _index(settings, fw, pin_set), pin_set)
+        run_check(annotations, _index(settings, fw, pin_set), pin_set, reviews)
         for pin_set in args.pin_sets
         for fw in _with_set(settings, frameworks, pin_set, named=bool(args.frameworks))
     ]
     by_id = {a.id: a for a in annotations}
-    num_findings = sum(len(r.findings) for r in reports)
+    num_findings = len(lints) + sum(len(r.findings) for r in reports)
     if args.format == "json":
-        output.data({"reports": [_report_json(r, by_id, args.claims) for r in reports], "findings": num_findings})
+        output.data(
+            {
+                "lint": [_finding_json(f) for f in lints],
+                "reports": [_report_json(r, by_id, args.claims) for r in reports],
+                "findings": num_findings,
+            }
+        )
     else:
+        for f in lints:
+            _print_finding(args, f)
+        if lints:
+            output.message(f"annotation files: {len(lints)} finding(s) in the YAML itself")
         for report in reports:
             for f in report.findings:
-                if args.format == "github":
-                    output.text(f"::error file={f.path},line={f.line}::{f.kind}: {f.message}")
-                else:
-                    output.text(f"{f.where}: {f.kind}: {f.message}")
+                _print_finding(args, f)
             if args.claims:
                 _print_claims(report, by_id)
     for report in reports:
@@ -94,7 +111,8 @@ def check(args, settings) -> int:
         ev_ok = sum(1 for e in report.evidence if e.finding is None)
         output.message(
             f"{report.pin.key} ({report.pin.ref}, pins {report.pin_set}): {ok}/{num} annotations resolve, "
-            f"{ev_ok}/{len(report.evidence)} evidence items hold, {len(report.findings)} finding(s)"
+            f"{ev_ok}/{len(report.evidence)} evidence items hold, {report.num_reviewed}/{report.num_statements} "
+            f"statements reviewed, {len(report.findings)} finding(s)"
         )
         if args.claims:
             verdicts = Counter(c.verdict for _, c, _ in _claim_rows(report, by_id))
@@ -103,6 +121,39 @@ def check(args, settings) -> int:
                 + ", ".join(f"{v} {verdicts[v]}" for v in VERDICTS)
             )
     return 1 if num_findings else 0
+
+
+def _known_pin_sets(settings) -> set[str] | None:
+    """Every pin set a manifest names (what a review row's pin_set may be); None without manifests."""
+    from atlas.sources import load_all
+
+    try:
+        return {name for m in load_all(settings.root) for name in m.pins} or None
+    except ConfigError:
+        return None
+
+
+def _lints(settings, annotations, lints, frameworks: list[str]) -> list:
+    """The guards on the YAML itself for the checked frameworks: split flow lists (found by the loader) and roles
+    outside annotations/README.md's role table (when the project has that README)."""
+    readme = settings.root / README
+    files = {a.file for a in annotations if a.framework in frameworks}
+    found = [f for f in lints if f.path in files]
+    if readme.is_file():
+        mine = [a for a in annotations if a.framework in frameworks]
+        found.extend(role_findings(mine, readme.read_text(encoding="utf-8")))
+    return sorted(found, key=lambda f: (f.path, f.line))
+
+
+def _print_finding(args, f) -> None:
+    if args.format == "github":
+        output.text(f"::error file={f.path},line={f.line}::{f.kind}: {f.message}")
+    else:
+        output.text(f"{f.where}: {f.kind}: {f.message}")
+
+
+def _finding_json(f) -> dict:
+    return {"kind": f.kind, "message": f.message, "path": f.path, "line": f.line}
 
 
 def _claim_rows(report, by_id):
@@ -134,7 +185,7 @@ def _report_json(report, by_id, with_claims: bool) -> dict:
         "pins": report.pin_set,
         "ref": report.pin.ref,
         "commit": report.pin.commit,
-        "findings": [{"kind": f.kind, "message": f.message, "path": f.path, "line": f.line} for f in report.findings],
+        "findings": [_finding_json(f) for f in report.findings],
         "annotations": [
             {
                 "id": r.annotation,

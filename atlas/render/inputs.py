@@ -109,6 +109,8 @@ class EngineData:
     anchored: tuple[Anchored, ...] = ()
     missing: tuple[str, ...] = ()  # inputs not available, in words, shown on the pages
     fingerprint: str | None = None  # a digest of pin, symbols, graph and sources (atlas.render.memo); None: unknown
+    reviews: tuple[annotate.ReviewRow, ...] = ()  # the review record's rows (atlas.annotate.review)
+    review_pins: tuple[tuple[str, Pin], ...] = ()  # (pin set, its pin): where a row's deciding lines link to
 
     def source(self, path: str) -> str:
         return _read(self.checkout, path)
@@ -200,6 +202,7 @@ def collect(
     annotations/ (resolved, or kept in `memo`). What changed at the latest pins is atlas.render.pinchanges'."""
     memo = memo or Memo()
     engines = []
+    record = annotate.load_reviews(settings.root)
     for manifest in having(settings.root, frameworks, pin_set):
         checkout = locate(manifest, pin_set, settings)
         if not graph_stage.is_built(settings, manifest.name, pin_set):
@@ -217,9 +220,24 @@ def collect(
                 Deferred(lambda s=stored: s.graph),
                 tuple(anchored),
                 fingerprint=stored.fingerprint,
+                reviews=record.rows,
+                review_pins=_review_pins(manifest, pin_set, checkout.pin),
             )
         )
     return SiteData(tuple(engines), load_results(settings))
+
+
+def _review_pins(manifest, pin_set: str, pin: Pin) -> tuple[tuple[str, Pin], ...]:
+    """Each pin set's pin as the manifest records it (the page's own set: the checkout's), for permalinks."""
+    return tuple(
+        (
+            name,
+            pin
+            if name == pin_set
+            else Pin(manifest.name, entry["ref"], "", manifest.url, entry.get("upstream_commit") or ""),
+        )
+        for name, entry in manifest.pins.items()
+    )
 
 
 def _read_key(path: Path) -> str | None:

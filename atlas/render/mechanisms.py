@@ -4,9 +4,9 @@ probes record there."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from itertools import zip_longest
 
+from atlas.annotate import reviewed_statements
 from atlas.render import urls
 from atlas.render.content import MECHANISMS, Content
 from atlas.render.evidence import evidence_for
@@ -17,16 +17,31 @@ from atlas.render.pages import engine_label, source_block
 ROLES = ("plan", "allocate", "execute", "validate", "commit", "release")
 
 
-def _contract_rows(contract) -> list[tuple[str, str]]:
-    rows = []
-    for key, value in asdict(contract).items():
-        if key == "cost":
-            value = "; ".join(f"{c['effect']} {c['dimension']}: {c['detail']}" for c in value)
-        elif isinstance(value, (list, tuple)):
-            value = "; ".join(str(v) for v in value)
-        if value:
-            rows.append((key, str(value)))
-    return rows
+def _statements(engine, annotation) -> list[dict]:
+    """Each statement of the annotation with its review at the page's pin set: the verdict, the deciding lines as
+    permalinks at the pin set the row was reviewed at, and the row's note."""
+    pins = dict(engine.review_pins)
+    out = []
+    for item in reviewed_statements(annotation, engine.reviews, engine.pin_set):
+        s, row = item.statement, item.row
+        pin = (engine.pin if row.pin_set == engine.pin_set else pins.get(row.pin_set)) if row else None
+        out.append(
+            {
+                "field": s.field,
+                "kind": s.kind,
+                "text": s.text,
+                "verdict": row.verdict if row else "",
+                "pin_set": row.pin_set if row else "",
+                "elsewhere": row is not None and row.pin_set != engine.pin_set,
+                "stale": item.is_stale,
+                "note": row.note if row else "",
+                "deciding": [
+                    (f"{d.path}:{d.lines}", pin.permalink(d.path, d.start, d.end) if pin else "")
+                    for d in (row.deciding if row else ())
+                ],
+            }
+        )
+    return out
 
 
 def _entry(linker: Linker, page: str, anchored, number: int, runtime: dict, results) -> dict:
@@ -37,12 +52,15 @@ def _entry(linker: Linker, page: str, anchored, number: int, runtime: dict, resu
     if span is not None:
         source = source_block(linker, span.path, span.start, span.end, anchor=f"{a.framework}-{number}-L")
     graph = neighbourhood(linker, page, a.symbol)
+    reviewed = _statements(linker.engine, a)
     return {
         "a": a,
         "facts": facts,
         "anchor": urls.anchor(a.id),
         "href": linker.href(page, a.symbol) if facts["exists"] else "",
-        "contract": _contract_rows(a.contract),
+        "summary_review": next((s for s in reviewed if s["kind"] == "summary"), None),
+        "contract": [s for s in reviewed if s["field"].startswith("contract.")],
+        "claim_reviews": {s["field"].partition(".")[2]: s for s in reviewed if s["kind"] == "claims"},
         "source": source,
         "problem": anchored.problem,
         "graph": graph,
