@@ -258,8 +258,10 @@ def _print_paths(answer: PathAnswer, alternatives: bool) -> None:
             if alternatives:
                 for other in h.alternatives:
                     output.text(f"{'  ' * i}   | or {other}")
-    if answer.end:
-        output.text(f"{answer.paths[0].symbols[-1]} ({answer.end})")
+    if answer.end_kind:
+        output.text(
+            f"{answer.paths[0].symbols[-1]} ({answer.end_kind}) is defined at {answer.end_path}:{answer.end_line}"
+        )
 
 
 def _print_near(answer: PathAnswer) -> None:

@@ -38,6 +38,24 @@ class Hit:
     path: str
     line: int
     score: int  # lower is better: exact name, name prefix, name part, anywhere, fuzzy
+    is_annotated: bool = False  # a symbol the annotations anchor a contract at
+    component: str = ""
+
+    @property
+    def order(self) -> tuple:
+        """Best first: score, symbols before files and annotations, annotated and engine-component symbols first,
+        shorter names first."""
+        kinds = {"symbol": 0, "annotation": 1, "file": 2}
+        where = self.pin.pin_set if self.pin else ""
+        return (
+            self.score,
+            kinds[self.kind],
+            not self.is_annotated,
+            not self.component,
+            len(self.name),
+            self.name,
+            where,
+        )
 
 
 def _last(sid: str) -> str:
@@ -81,16 +99,24 @@ def locate(atlas: Atlas, name: str, framework: str | None, pin_set: str) -> Loca
 
 
 def similar(index: Index, name: str, n: int = 5) -> list[str]:
-    """Ids whose last name is spelled like `name`'s (case aside, or close by difflib), those whose other parts
-    also appear in `name` first: the did-you-mean of a symbol that matched nothing."""
+    """Ids whose last name is spelled like `name`'s (case aside, or close by difflib): those holding more of
+    `name`'s other parts first, then the closer spellings: the did-you-mean of a symbol that matched nothing."""
     last = _last(name).lower()
     parts = [p.lower() for p in re.split(r"[.:]+", name)[:-1] if p]
     by_name: dict[str, list[str]] = {}
     for sid in index.symbols:
         by_name.setdefault(_last(sid).lower(), []).append(sid)
-    names = [last] if last in by_name else difflib.get_close_matches(last, by_name, n=n, cutoff=0.75)
+    names = [last] if last in by_name else difflib.get_close_matches(last, by_name, n=n, cutoff=0.7)
     found = [sid for close in names for sid in by_name[close]]
-    found.sort(key=lambda sid: (-sum(p in sid.lower() for p in parts), not index.symbols[sid].component, len(sid)))
+    closeness = {close: difflib.SequenceMatcher(None, last, close).ratio() for close in names}
+    found.sort(
+        key=lambda sid: (
+            -sum(p in sid.lower() for p in parts),
+            -closeness[_last(sid).lower()],
+            not index.symbols[sid].component,
+            len(sid),
+        )
+    )
     return found[:n]
 
 
@@ -132,40 +158,44 @@ def find(
         for fw in atlas.frameworks(framework, pin_set):
             index = atlas.index(fw, pin_set, symbols_only=True)
             pin = PinRef.of(index.pin, pin_set)
+            annotated = {a.for_pin(pin_set).symbol for a in atlas.annotations() if a.framework == fw}
             files: dict[str, int] = {}
+            num_symbols = 0
             for sid, s in index.symbols.items():
                 if s.span is not None:
                     files[s.span.path] = files.get(s.span.path, 0) + 1
                 if "symbol" in kinds and (rank := score(sid, _last(sid))) is not None:
-                    where = s.span.path if s.span else ""
-                    detail = s.kind.value + (f", {s.component}" if s.component else "")
-                    hits.append(Hit("symbol", sid, pin, detail, where, s.span.start if s.span else 0, rank))
+                    num_symbols += 1
+                    hits.append(_symbol_hit(index, sid, pin, rank, sid in annotated))
             if "file" in kinds:
                 for path, num in files.items():
                     if (rank := score(path, path.rsplit("/", 1)[-1])) is not None:
                         hits.append(Hit("file", path, pin, f"{num} symbols", path, 0, rank))
-            if "symbol" in kinds and not any(h.kind == "symbol" and h.pin == pin for h in hits):
-                for sid in similar(index, pattern):
-                    s = index.symbols[sid]
-                    where = s.span.path if s.span else ""
-                    hits.append(Hit("symbol", sid, pin, f"{s.kind.value}, did you mean", where, 0, 4))
+            if "symbol" in kinds and not num_symbols:
+                hits += [_symbol_hit(index, sid, pin, 4, sid in annotated) for sid in similar(index, pattern)]
     if "annotation" in kinds:
         for a in atlas.annotations():
             if framework and a.framework != framework:
                 continue
             text = " ".join((a.id, a.symbol, a.mechanism, a.role, a.summary))
             if (rank := score(text, a.id)) is not None:
-                hits.append(
-                    Hit("annotation", a.id, None, f"{a.framework}, {a.mechanism}: {a.summary}", a.file, a.line, rank)
-                )
-    return sorted(
-        hits,
-        key=lambda h: (
-            h.score,
-            h.kind != "symbol",
-            "component" not in h.detail and "," not in h.detail,
-            len(h.name),
-            h.name,
-            h.pin.pin_set if h.pin else "",
-        ),
+                detail = f"{a.framework}, {a.mechanism}, {a.role}: {a.summary}"
+                hits.append(Hit("annotation", a.id, None, detail, a.file, a.line, rank, True))
+    return sorted(hits, key=lambda h: h.order)
+
+
+def _symbol_hit(index: Index, sid: str, pin: PinRef, rank: int, is_annotated: bool) -> Hit:
+    s = index.symbols[sid]
+    detail = s.kind.value + (f", {s.component}" if s.component else "") + (", annotated" if is_annotated else "")
+    span = s.span
+    return Hit(
+        "symbol",
+        sid,
+        pin,
+        detail,
+        span.path if span else "",
+        span.start if span else 0,
+        rank,
+        is_annotated,
+        s.component,
     )

@@ -66,7 +66,9 @@ class PathAnswer:
     via: tuple[str, ...]
     avoid: tuple[str, ...]
     paths: tuple[CallPath, ...]  # best first
-    end: str  # what the last symbol is, when the path went on down the kernel layer: "__global__ kernel at x.cu:12"
+    end_kind: str  # the last symbol's kind when it is a kernel ("__global__ kernel", "Triton kernel"), else ""
+    end_path: str  # where that kernel is defined
+    end_line: int
     near: tuple[Near, ...]  # when there is no path
     notes: tuple[str, ...] = ()  # how names were read
 
@@ -179,14 +181,14 @@ def call_paths(
     stops = [source, *(locate(atlas, v, fw, pin_set).id for v in via), target]
     avoided = frozenset(locate(atlas, a, fw, pin_set).id for a in avoid)
     chains = _chains(graph, stops, k, avoided)
-    end = ""
+    end_kind, end_path, end_line = "", "", 0
     if chains and not exact and target.startswith(("op:", "cpp:", "jit:")):
         below = graph.kernel_below(target)[1:]
         chains = [c + below for c in chains]
     if chains:
         last = graph.node(chains[0][-1])
         if last.get("path") and last.get("kind") in KINDS:
-            end = f"{KINDS[last['kind']]} at {last['path']}:{last['start']}"
+            end_kind, end_path, end_line = KINDS[last["kind"]], last["path"], last["start"]
     paths = sorted((CallPath(_hops(graph, c)) for c in chains), key=lambda p: (-round(p.confidence, 2), len(p.hops)))[
         :k
     ]
@@ -197,7 +199,9 @@ def call_paths(
         tuple(stops[1:-1]),
         tuple(sorted(avoided)),
         tuple(paths),
-        end,
+        end_kind,
+        end_path,
+        end_line,
         () if paths else tuple(_near(graph, source, target, avoided)),
         tuple(notes),
     )
