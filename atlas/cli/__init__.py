@@ -174,10 +174,13 @@ def main(argv: list[str] | None = None) -> int:
     args = None
     try:
         top = parser()
-        unknown = _unknown_option(top, argv)
-        if unknown:
-            top.error(f"unknown option {unknown.split('=', 1)[0]}")
-        args = top.parse_args(argv)
+        try:  # a usage error (or --help) ends here with argparse's exit code, as a return value
+            unknown = _unknown_option(top, argv)
+            if unknown:
+                top.error(f"unknown option {unknown.split('=', 1)[0]}")
+            args = top.parse_args(argv)
+        except SystemExit as exc:
+            return exc.code if isinstance(exc.code, int) else 2
         args.pin_sets = list(dict.fromkeys(s.strip() for s in args.pin_sets.split(",") if s.strip()))  # once each
         args.pins_given = any(a == "--pins" or a.startswith("--pins=") for a in argv)
         log = logging.getLogger("atlas")

@@ -108,7 +108,9 @@ class ClaimTable:
         return sum(1 for r in self.rows if r.is_changed)
 
 
-def _claim_view(atlas: Atlas, annotation: Annotation, claim: Claim, pin_set: str, resolver: Resolver) -> ClaimView:
+def _claim_view(
+    annotation: Annotation, claim: Claim, pin_set: str, resolver: Resolver, pin_sets: list[str]
+) -> ClaimView:
     at = claim.for_pin(pin_set)
     evidence = []
     for item in at.evidence:
@@ -125,17 +127,16 @@ def _claim_view(atlas: Atlas, annotation: Annotation, claim: Claim, pin_set: str
                 r.finding.message if r.finding else "",
             )
         )
-    verdicts = tuple(
-        VerdictAt(s, claim.verdict_at(s).verdict, claim.verdict_at(s).note)
-        for s in atlas.pin_sets(annotation.framework)
-    )
+    verdicts = tuple(VerdictAt(s, claim.verdict_at(s).verdict, claim.verdict_at(s).note) for s in pin_sets)
     return ClaimView(annotation.id, claim.id, claim.claim, claim.article, verdicts, tuple(evidence))
 
 
-def _view(atlas: Atlas, annotation: Annotation, pin_set: str, resolver: Resolver) -> ContractView:
+def contract_view(annotation: Annotation, pin_set: str, resolver: Resolver, pin_sets: list[str]) -> ContractView:
+    """One annotation as it reads at `pin_set`, resolved by `resolver` (an index of that pin), its claims' verdicts
+    at each of `pin_sets` (default first)."""
     a = annotation.for_pin(pin_set)
     r = resolver.resolve(a)
-    claims = tuple(_claim_view(atlas, annotation, c, pin_set, resolver) for c in annotation.claims)
+    claims = tuple(_claim_view(annotation, c, pin_set, resolver, pin_sets) for c in annotation.claims)
     return ContractView(
         a.id,
         a.framework,
@@ -161,7 +162,7 @@ def contracts_of(atlas: Atlas, framework: str, pin_set: str, symbol: str) -> lis
     if not mine:
         return []
     resolver = Resolver(atlas.index(framework, pin_set, symbols_only=True))
-    return [_view(atlas, a, pin_set, resolver) for a in mine]
+    return [contract_view(a, pin_set, resolver, atlas.pin_sets(framework)) for a in mine]
 
 
 def citing(atlas: Atlas, framework: str, pin_set: str, symbol: str) -> list[tuple[str, str, str]]:
@@ -186,7 +187,7 @@ def mechanism(atlas: Atlas, name: str, framework: str | None, pin_set: str) -> M
         mine = [a for a in atlas.annotations() if a.framework == fw and a.mechanism == slug]
         if mine:
             resolver = Resolver(atlas.index(fw, pin_set, symbols_only=True))
-            steps.extend(_view(atlas, a, pin_set, resolver) for a in mine)
+            steps.extend(contract_view(a, pin_set, resolver, atlas.pin_sets(fw)) for a in mine)
     section, title = MECHANISMS[slug]
     return Mechanism(slug, section, title, pin_set, tuple(steps))
 
