@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from atlas.cli import output, verb
 from atlas.errors import BuildMissing, ConfigError
-from atlas.render import build_sites, check_site, out_dir
 
 
 def register(sub) -> None:
@@ -36,6 +35,8 @@ def register(sub) -> None:
 
 
 def build(args, settings) -> int:
+    from atlas.render import build_sites, check_site
+
     output.require(args)
     reports = build_sites(settings, args.frameworks or None, args.pin_sets, args.out)
     report = reports[0]  # the first pin set sits at the root of html/, the others under html/<set>/
@@ -65,6 +66,8 @@ def build(args, settings) -> int:
 
 
 def serve(args, settings) -> int:
+    from atlas.render import out_dir
+
     output.require(args)
     import functools
     import http.server

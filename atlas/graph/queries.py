@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import TYPE_CHECKING
 
-import networkx as nx
+if TYPE_CHECKING:  # networkx loads (~0.3 s) only where a query needs it
+    import networkx as nx
 
 from atlas.graph.table import EXTERNAL_ATTRS, EdgeTable, from_networkx, node_attrs, to_networkx
 from atlas.model import CallSite, Edge, Pin, Provenance, Span, Symbol, SymbolKind
@@ -81,6 +83,8 @@ class AtlasGraph:
         between = self.reach(source, True, avoid) & self.reach(target, False, avoid)
         if target not in between:
             return []
+        import networkx as nx
+
         chains = nx.shortest_simple_paths(self._weighted(between), source, target, weight="weight")
         return [list(chain) for chain in itertools.islice(chains, k)]
 
@@ -90,8 +94,7 @@ class AtlasGraph:
         while frontier:
             nxt = []
             for node in frontier:
-                for a, b, _ in self._edges_of(node, forward):
-                    other = b if forward else a
+                for other in self._neighbours(node, forward):
                     if other not in seen and other not in avoid:
                         seen.add(other)
                         nxt.append(other)
@@ -101,6 +104,8 @@ class AtlasGraph:
     def _weighted(self, nodes: set[str]) -> nx.DiGraph:
         """The calls among `nodes` as a DiGraph weighted by `hop_weight`: 1 + log2(callees of that call site)
         + (1 - confidence), the lightest of parallel edges."""
+        import networkx as nx
+
         sub = nx.DiGraph()
         for a in sorted(nodes):
             edges = self._edges_of(a, True)
@@ -131,24 +136,27 @@ class AtlasGraph:
     def kernel_below(self, node: str) -> list[str]:
         """The shortest chain from a kernel-layer node (op, C++ function, JIT export) down the kernel layer to a
         `__global__` or Triton kernel, starting with `node`; [] when it launches none that the graph knows."""
-        graph = self.graph
-        if node not in graph:
-            return []
         parent, frontier = {node: ""}, [node]
         while frontier:
             nxt = []
             for n in frontier:
-                if graph.nodes[n].get("kind") in KERNEL_KINDS:
+                if self._kind(n) in KERNEL_KINDS:
                     chain = [n]
                     while parent[chain[-1]]:
                         chain.append(parent[chain[-1]])
                     return chain[::-1]
-                for m in sorted(graph.successors(n)):
-                    if m not in parent and (":" in m or graph.nodes[m].get("kind") in KERNEL_KINDS):
+                for m in sorted(self._neighbours(n, True)):
+                    if m not in parent and (":" in m or self._kind(m) in KERNEL_KINDS):
                         parent[m] = n
                         nxt.append(m)
             frontier = nxt
         return []
+
+    def _kind(self, sid: str) -> str:
+        try:
+            return self.node(sid).get("kind", "")
+        except KeyError:
+            return ""
 
     def edges(self) -> list[Edge]:
         out = []
@@ -181,6 +189,22 @@ class AtlasGraph:
             (nodes[table.callers[i]], nodes[table.callees[i]], table.attrs(i))
             for i in adjacency.get(position[node], ())
         ]
+
+    def _neighbours(self, node: str, forward: bool) -> set[str]:
+        """The nodes a node calls (forward) or is called by, without their edges' attributes."""
+        if self._graph is not None:
+            if node not in self._graph:
+                return set()
+            return set(self._graph.successors(node) if forward else self._graph.predecessors(node))
+        position = self._positions()
+        if node not in position:
+            return set()
+        adjacency = self._adjacency.get(forward)
+        if adjacency is None:
+            adjacency = self._adjacency[forward] = self._table.adjacency(forward)
+        ends = self._table.callees if forward else self._table.callers
+        nodes = self._table.nodes
+        return {nodes[ends[i]] for i in adjacency.get(position[node], ())}
 
     def _walk(self, start: str, depth: int, forward: bool) -> list:
         return _breadth_first(start, depth, forward, lambda node: self._edges_of(node, forward))
