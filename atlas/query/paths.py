@@ -137,8 +137,7 @@ def _near(graph: AtlasGraph, source: str, target: str, avoid: frozenset[str]) ->
             called = site.expression.split("(", 1)[0].rsplit(".", 1)[-1]
             if called in names and not called.startswith("__"):
                 out.append(Near("unresolved", site.caller, site.expression, site.span.path, site.span.start))
-    shared = lambda sid: len(_common_prefix(sid, source))  # noqa: E731
-    closest = sorted(up, key=lambda s: (-shared(s), s))[:NEAREST]
+    closest = sorted(up, key=lambda s: (-len(_common_prefix(s, source)), s))[:NEAREST]
     for sid in closest:
         hops = len(graph.paths(sid, target, 1, avoid)[0]) - 1
         attrs = graph.node(sid)
@@ -189,9 +188,8 @@ def call_paths(
         last = graph.node(chains[0][-1])
         if last.get("path") and last.get("kind") in KINDS:
             end_kind, end_path, end_line = KINDS[last["kind"]], last["path"], last["start"]
-    paths = sorted((CallPath(_hops(graph, c)) for c in chains), key=lambda p: (-round(p.confidence, 2), len(p.hops)))[
-        :k
-    ]
+    ranked = sorted((CallPath(_hops(graph, c)) for c in chains), key=lambda p: (-round(p.confidence, 2), len(p.hops)))
+    paths = ranked[:k]
     return PathAnswer(
         PinRef.of(graph.pin, pin_set),
         source,

@@ -156,7 +156,10 @@ def runtime_of(atlas: Atlas, framework: str, pin_set: str, symbol: str) -> Runti
         a, b = _observed(recording, index, package_root, symbol)
         into += a
         out += b
-    order = lambda c: (-c.count, c.path, c.line, c.caller, c.callee)  # noqa: E731
+
+    def order(c: ObservedCall) -> tuple:
+        return (-c.count, c.path, c.line, c.caller, c.callee)
+
     return RuntimeView(
         PinRef.of(index.pin, pin_set),
         symbol,
