@@ -58,10 +58,10 @@ def render(view: SymbolView, expand: bool = False) -> list[str]:
     if view.place:
         lines.append(f"  {view.place.path}:{view.place.start}-{view.place.end}  ({view.pin.framework} {view.pin.ref})")
         lines.append(f"  {view.place.permalink}")
-    lines.append(f"calls ({len(view.calls)} sites, {view.num_targets} targets), in source order:")
+    lines.append(f"calls ({_count(len(view.calls), 'site')}, {_count(view.num_targets, 'target')}), in source order:")
     for row in view.calls:
         lines += call_row(row, expand)
-    lines.append(f"callers ({view.num_callers} symbols at {len(view.callers)} sites):")
+    lines.append(f"callers ({_count(view.num_callers, 'symbol')} at {_count(len(view.callers), 'site')}):")
     for row in view.callers:
         for t in row.targets:
             lines.append(f"  {t.id}  [{t.provenance} {t.confidence:.2f}]  {row.path}:{row.line}")
@@ -72,6 +72,10 @@ def render(view: SymbolView, expand: bool = False) -> list[str]:
     if view.runtime is not None:
         lines += runtime_lines(view.runtime)
     return lines
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def call_row(row: CallRow, expand: bool) -> list[str]:

@@ -211,12 +211,21 @@ def claims_across(atlas: Atlas, framework: str | None, pin_sets: list[str]) -> C
     annotations = atlas.annotations()
     frameworks = sorted({a.framework for a in annotations if framework in (None, a.framework)})
     reports = [
-        check(annotations, atlas.index(fw, pin_set, symbols_only=True), pin_set)
-        for pin_set in pin_sets
-        for fw in frameworks
-        if pin_set in atlas.manifest(fw).pins
+        checked(atlas, fw, pin_set) for pin_set in pin_sets for fw in frameworks if pin_set in atlas.manifest(fw).pins
     ]
     return claim_table(annotations, reports)
+
+
+def checked(atlas: Atlas, framework: str, pin_set: str) -> CheckReport:
+    """`atlas check`'s report of one framework at one pin set, made once per Atlas (a server asked again answers
+    from memory)."""
+    key = f"check {framework} {pin_set}"
+    report = atlas.cached(key)
+    if report is None:
+        report = atlas.keep(
+            key, check(atlas.annotations(), atlas.index(framework, pin_set, symbols_only=True), pin_set)
+        )
+    return report
 
 
 def claim_table(annotations: list[Annotation], reports: list[CheckReport]) -> ClaimTable:

@@ -34,6 +34,7 @@ def test_show_prints_the_contract_and_claims_with_verdicts_per_pin(capsys):
     header = next(line for line in out.splitlines() if line.startswith("callers ("))
     rows = out.split(header, 1)[1].split("\ncontract ", 1)[0].strip().splitlines()
     num_symbols, num_sites = int(header.split("(")[1].split()[0]), int(header.split(" at ")[1].split()[0])
+    assert header == f"callers ({num_symbols} symbols at {num_sites} sites):"
     assert num_sites == len(rows) and num_symbols == len({r.split()[0] for r in rows})
     assert "runtime: probe fired" in out
 
