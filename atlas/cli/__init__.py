@@ -12,6 +12,7 @@ import os
 import pkgutil
 import re
 import sys
+import textwrap
 
 from atlas import __version__, lifetime, locks
 from atlas.cli import output
@@ -20,6 +21,7 @@ from atlas.errors import AtlasError
 
 READS_CACHE = frozenset({"show", "find", "graph", "index", "check", "build", "diff", "pin"})  # verbs reading checkouts
 NO_PROJECT = frozenset({"callgraph"})  # verbs that work on any folder, inside the project or not
+HELP_WIDTH = 100  # a verb's description, wrapped
 
 
 class _Parser(argparse.ArgumentParser):
@@ -123,7 +125,7 @@ def verb(
     p = subparsers.add_parser(
         name,
         help=summary,
-        description=description,
+        description=textwrap.fill(description, HELP_WIDTH),
         epilog="examples:\n" + "\n".join(f"  {e}" for e in examples),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         parents=[_common(True)],
@@ -138,7 +140,7 @@ def group(subparsers, name: str, summary: str, description: str, examples: tuple
     p = subparsers.add_parser(
         name,
         help=summary,
-        description=description,
+        description=textwrap.fill(description, HELP_WIDTH),
         epilog="examples:\n" + "\n".join(f"  {e}" for e in examples),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

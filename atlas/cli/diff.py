@@ -102,7 +102,7 @@ def _slice(args, settings) -> int:
             + (f" of {found.symbol}" if found.symbol else "")
             + (f" ({', '.join(found.kinds)})" if found.kinds else "")
         )
-        rows = [head] + [f"  {c.kind.value:18} {change_row(c)}" for c in found.changes]
+        rows = [head] + [f"  {c.kind.value:18} {' '.join(change_row(c).split())}" for c in found.changes]
         output.paged("\n".join(rows))
     if not found.changes:
         output.message("atlas: no change matches; widen --under, --symbol or --kind")

@@ -17,7 +17,7 @@ def register(sub) -> None:
         "the article's experiments (sections 2-10): run them, report them beside the article's figures",
         "The article's nine experiments as data: `run` runs every engine variant each needs with probes on and absent "
         "and writes a results file with evidence lines; `report` sets the article's A100 figures beside atlas's.",
-        ("atlas experiments report", "atlas experiments run prefix-cache --format json"),
+        ("atlas experiments report", "atlas experiments run prefix-cache --framework sglang"),
     )
     for add in VERBS:
         add(verbs)

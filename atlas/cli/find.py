@@ -48,7 +48,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             output.text(f"{h.kind:10} {h.name}  ({h.detail})  {pin}  {where}")
         if len(shown) < len(hits):
             output.message(f"atlas: {len(hits)} found, {len(shown)} shown; --limit 0 lists all")
-    if not hits:
-        output.message(f"atlas: nothing matches {args.pattern!r}")
+    if not hits or all(h.is_near for h in hits):
+        output.message(
+            f"atlas: nothing matches {args.pattern!r}" + ("; the names spelled alike are listed" if hits else "")
+        )
         return 1
     return 0

@@ -73,8 +73,8 @@ def register(sub) -> None:
         "nearest (symbols that reach TO, unresolved sites on the way), exit 1.",
         (
             "atlas graph path EngineCore.step reshape_and_cache_flash -k 3 --alternatives",
-            "atlas graph path Scheduler.schedule KVCacheManager.allocate_slots --via "
-            "Scheduler._schedule_prefills --avoid KVCacheManager.get_computed_blocks",
+            "atlas graph path EngineCore.step reshape_and_cache_flash --via FlashAttentionImpl.do_kv_cache_update "
+            "--avoid HpcAttentionImpl.forward",
         ),
         GRAPH_FORMATS,
     )

@@ -16,6 +16,7 @@ DERIVED = {
     "ClaimRow": ("is_changed",),
     "ClaimTable": ("num_changed",),
     "Tree": ("num_symbols",),
+    "Hit": ("is_near",),
 }
 
 

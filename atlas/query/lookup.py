@@ -15,6 +15,7 @@ from atlas.graph import Index
 from atlas.query.session import Atlas, PinRef
 
 MAX_LISTED = 25  # candidates an ambiguity error lists
+NEAR = 4  # the score of a did-you-mean hit: no name matched, this one is spelled alike
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,9 +38,13 @@ class Hit:
     detail: str  # the symbol's kind and component, the file's number of symbols, the annotation's summary
     path: str
     line: int
-    score: int  # lower is better: exact name, name prefix, name part, anywhere, fuzzy
+    score: int  # lower is better: 0 exact name, 1 name prefix, 2 name part, 3 anywhere, NEAR spelled alike
     is_annotated: bool = False  # a symbol the annotations anchor a contract at
     component: str = ""
+
+    @property
+    def is_near(self) -> bool:
+        return self.score == NEAR
 
     @property
     def order(self) -> tuple:
@@ -121,12 +126,18 @@ def similar(index: Index, name: str, n: int = 5) -> list[str]:
 
 
 def _matcher(pattern: str) -> Callable[[str, str], int | None]:
-    """score(text) for a search pattern: 0 the whole last name, 1 its start, 2 inside it, 3 anywhere, None no match;
-    a glob (`*`, `?`, `[`) matches the whole id or path, case aside."""
+    """score(text, last name) for a search pattern: 0 the whole last name, 1 its start, 2 inside it, 3 anywhere, None
+    no match; a glob (`*`, `?`, `[`) matches the last name (1) or the whole id or path (3), case aside."""
     lowered = pattern.lower()
     if any(c in pattern for c in "*?["):
         compiled = re.compile(fnmatch.translate(lowered))
-        return lambda text, last: 1 if compiled.match(text.lower()) else None
+
+        def glob(text: str, last: str) -> int | None:
+            if compiled.match(last.lower()):
+                return 1
+            return 3 if compiled.match(text.lower()) else None
+
+        return glob
 
     def score(text: str, last: str) -> int | None:
         low = last.lower()
@@ -172,7 +183,7 @@ def find(
                     if (rank := score(path, path.rsplit("/", 1)[-1])) is not None:
                         hits.append(Hit("file", path, pin, f"{num} symbols", path, 0, rank))
             if "symbol" in kinds and not num_symbols:
-                hits += [_symbol_hit(index, sid, pin, 4, sid in annotated) for sid in similar(index, pattern)]
+                hits += [_symbol_hit(index, sid, pin, NEAR, sid in annotated, True) for sid in similar(index, pattern)]
     if "annotation" in kinds:
         for a in atlas.annotations():
             if framework and a.framework != framework:
@@ -184,9 +195,10 @@ def find(
     return sorted(hits, key=lambda h: h.order)
 
 
-def _symbol_hit(index: Index, sid: str, pin: PinRef, rank: int, is_annotated: bool) -> Hit:
+def _symbol_hit(index: Index, sid: str, pin: PinRef, rank: int, is_annotated: bool, is_near: bool = False) -> Hit:
     s = index.symbols[sid]
     detail = s.kind.value + (f", {s.component}" if s.component else "") + (", annotated" if is_annotated else "")
+    detail += ", spelled alike" if is_near else ""
     span = s.span
     return Hit(
         "symbol",

@@ -57,6 +57,12 @@ def test_find_searches_names_and_says_when_nothing_matches(capsys):
     assert first.startswith("symbol     sglang.srt.mem_cache.radix_cache.RadixCache.match_prefix")
     assert main(["find", "zzqqxxjjkk", "--framework", "sglang", "--kind", "file"]) == 1
     assert "nothing matches" in capsys.readouterr().err
+    assert main(["find", "match_prefx", "--framework", "sglang", "--kind", "symbol"]) == 1  # only names spelled alike
+    captured = capsys.readouterr()
+    assert "the names spelled alike are listed" in captured.err
+    assert "RadixCache.match_prefix  (method, KV-cache manager, annotated, spelled alike)" in captured.out
+    assert main(["find", "*radix_cache*", "--framework", "sglang", "--kind", "file"]) == 0  # a glob over paths
+    assert "python/sglang/srt/mem_cache/radix_cache.py" in capsys.readouterr().out
 
 
 def test_callers_of_a_class_list_its_methods_callers(capsys):
