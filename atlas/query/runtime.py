@@ -9,12 +9,13 @@ import json
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from atlas.graph import Index
 from atlas.query.session import Atlas, PinRef
-from atlas.runtime.recording import Recording
-from atlas.runtime.recording import load as load_recording
-from atlas.runtime.verify import callee_id, caller_id, repo_path
+
+if TYPE_CHECKING:  # atlas.runtime (the engine launcher with it) loads only when runtime evidence is asked for
+    from atlas.runtime.recording import Recording
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +120,8 @@ def traces(atlas: Atlas) -> tuple[list[tuple[str, dict]], dict[str, dict]]:
 
 def recordings(atlas: Atlas, commit: str) -> list[tuple[str, Recording]]:
     """(file name, recording) of the committed call-edge recordings made at `commit`."""
+    from atlas.runtime.recording import load as load_recording
+
     out = []
     for path in sorted(Path(atlas.settings.root, "results", "edges").glob("*.edges.json")):
         head = path.read_text(encoding="utf-8")[:2000]  # the pin keys come first, the edges after
@@ -129,6 +132,8 @@ def recordings(atlas: Atlas, commit: str) -> list[tuple[str, Recording]]:
 
 def _observed(recording: Recording, index: Index, package_root: str, symbol: str) -> tuple[list, list]:
     """The recorded calls into and out of `symbol`, by the static ids of their ends."""
+    from atlas.runtime.verify import callee_id, caller_id, repo_path
+
     name = symbol.rsplit(".", 1)[-1]
     into, out = [], []
     for edge in recording.edges:

@@ -35,9 +35,9 @@ INSTRUCTIONS = (
     "atlas answers questions about the vLLM and SGLang source trees at pinned release commits: symbols, a call graph "
     "with provenance and confidence on every edge, contracts and claims the annotations anchor to the code, runtime "
     "evidence from probes inside the real engines, and what changed between pins. Every answer names the pin "
-    "(framework, pin set, ref, commit) and file:line. Start with search_symbols, then show_symbol. Pin sets: "
-    "default (vLLM v0.26.0, SGLang v0.5.17), latest, cpu (vLLM v0.32.0). Long answers come in pages: pass "
-    "page.next_cursor back as `cursor`."
+    "(framework, pin set, ref, commit) and file:line. Start with search_symbols, then show_symbol. Pin sets as the "
+    "project's manifests name them (default: the releases the probes ran at; latest; cpu: what the CPU engine runs); "
+    "`pin` left out means default. Long answers come in pages: pass page.next_cursor back as `cursor`."
 )
 READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
 
