@@ -20,10 +20,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "signature and component; its calls in source order (one row per call site with line, provenance and "
         "confidence; a dispatch fan-out as one row with its count); its callers; the contracts the annotations "
         "anchor there (input, reads, writes, output, allocated vs committed, invariants, cost) with each claim's "
-        "verdict at every pin set and its evidence lines at this pin; what the probes and the call recordings saw "
-        "of it at runtime.",
+        "verdict at every pin set and its evidence lines at this pin (with several --pins, at each of them too); what "
+        "the probes and the call recordings saw of it at runtime.",
         (
-            "atlas show RadixCache.match_prefix --framework sglang",
+            "atlas show RadixCache.match_prefix --framework sglang --pins default,latest",
             "atlas show KVCacheManager.allocate_slots --pins latest --format json",
         ),
     )
@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     output.require(args)
-    view = show(Atlas(settings), args.symbol, args.framework, args.pin_sets[0])
+    view = show(Atlas(settings), args.symbol, args.framework, args.pin_sets[0], also=tuple(args.pin_sets[1:]))
     if view.note:
         output.message(f"atlas: {view.note}")
     if args.format == "json":
@@ -66,7 +66,11 @@ def render(view: SymbolView, expand: bool = False) -> list[str]:
         for t in row.targets:
             lines.append(f"  {t.id}  [{t.provenance} {t.confidence:.2f}]  {row.path}:{row.line}")
     for contract in view.contracts:
-        lines += contract_lines(contract, view.pin.pin_set)
+        lines += contract_lines(contract)
+    for contract in view.elsewhere:  # the same contract text: where it lands there, and the evidence there
+        where = f"{contract.path}:{contract.line}-{contract.end_line}" if contract.path else contract.problem
+        lines.append(f"at {contract.pin_set}: contract {contract.annotation} at {where}")
+        lines += claim_lines(contract)
     for annotation, claim, verdict in view.cited_by:
         lines.append(f"evidence for claim {annotation}#{claim}  [{verdict}]")
     if view.runtime is not None:
@@ -93,7 +97,7 @@ def call_row(row: CallRow, expand: bool) -> list[str]:
     return lines
 
 
-def contract_lines(c: ContractView, pin_set: str) -> list[str]:
+def contract_lines(c: ContractView) -> list[str]:
     """An annotation's contract and claims: every field written, each claim's verdict per pin set, evidence lines."""
     where = f"{c.path}:{c.line}-{c.end_line}" if c.path else f"does not resolve: {c.problem}"
     lines = [f"contract {c.annotation}  ({c.mechanism}, {c.role})  at {where}", f"  {c.summary}"]
@@ -111,6 +115,12 @@ def contract_lines(c: ContractView, pin_set: str) -> list[str]:
             lines.append(f"  {name:10} {value}")
     lines += [f"  invariant  {i}" for i in k.invariants]
     lines += [f"  cost       {x.effect} {x.dimension}: {x.detail}" for x in k.cost]
+    return lines + claim_lines(c)
+
+
+def claim_lines(c: ContractView) -> list[str]:
+    """Each claim of a contract: its verdict at every pin set, its evidence lines at the contract's pin set."""
+    lines = []
     for claim in c.claims:
         verdicts = ", ".join(f"{v.pin_set} {v.verdict}" for v in claim.verdicts)
         lines.append(f"  claim {claim.id}: {claim.claim}")
@@ -119,7 +129,7 @@ def contract_lines(c: ContractView, pin_set: str) -> list[str]:
         for e in claim.evidence:
             at = f"{e.path}:{e.line}" + (f"-{e.end_line}" if e.end_line != e.line else "") if e.line else e.expect
             state = "" if e.holds else f"  !! {e.problem}"
-            lines.append(f"    evidence at {pin_set}: {at}  {e.pattern or e.symbol}{state}")
+            lines.append(f"    evidence at {c.pin_set}: {at}  {e.pattern or e.symbol}{state}")
     return lines
 
 

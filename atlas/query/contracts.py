@@ -54,6 +54,7 @@ class ContractView:
     """One annotation of a symbol as it reads at a pin set: where it lands there and what it says."""
 
     annotation: str
+    pin_set: str  # the pin set it is read and resolved at
     framework: str
     mechanism: str
     role: str
@@ -139,6 +140,7 @@ def contract_view(annotation: Annotation, pin_set: str, resolver: Resolver, pin_
     claims = tuple(_claim_view(annotation, c, pin_set, resolver, pin_sets) for c in annotation.claims)
     return ContractView(
         a.id,
+        pin_set,
         a.framework,
         a.mechanism,
         a.role,
@@ -163,6 +165,16 @@ def contracts_of(atlas: Atlas, framework: str, pin_set: str, symbol: str) -> lis
         return []
     resolver = Resolver(atlas.index(framework, pin_set, symbols_only=True))
     return [contract_view(a, pin_set, resolver, atlas.pin_sets(framework)) for a in mine]
+
+
+def contracts_at(atlas: Atlas, framework: str, pin_set: str, ids: list[str]) -> list[ContractView]:
+    """The annotations `ids` as they read at `pin_set` (their symbol and anchor there, which may have moved), with
+    their evidence resolved at that pin."""
+    wanted = [a for a in atlas.annotations() if a.id in ids]
+    if not wanted or pin_set not in atlas.manifest(framework).pins:
+        return []
+    resolver = Resolver(atlas.index(framework, pin_set, symbols_only=True))
+    return [contract_view(a, pin_set, resolver, atlas.pin_sets(framework)) for a in wanted]
 
 
 def citing(atlas: Atlas, framework: str, pin_set: str, symbol: str) -> list[tuple[str, str, str]]:

@@ -77,12 +77,17 @@ def server(settings: Settings) -> MCPServer:
         return _answer(lambda: {"hits": find(atlas, query, framework or None, [pin or "default"], chosen)}, cursor)
 
     @tool()
-    def show_symbol(symbol: str, framework: str = "", pin: str = "", cursor: str = "") -> CallToolResult:
+    def show_symbol(
+        symbol: str, framework: str = "", pin: str = "", other_pins: list[str] | None = None, cursor: str = ""
+    ) -> CallToolResult:
         """Everything about one symbol at a pin: file:line and permalink, signature, component, its calls in source
         order (line, provenance, confidence; a dispatch lists its targets), callers, contracts (input, reads,
         writes, output, allocated vs committed, invariants, cost), claims with verdicts per pin set and evidence
-        lines, runtime evidence. `symbol`: a dotted id or unique suffix."""
-        return _answer(lambda: show(atlas, symbol, framework or None, pin or "default"), cursor)
+        lines, runtime evidence. `symbol`: a dotted id or unique suffix; `other_pins`: pin sets whose evidence lines
+        (and the contract's place there) are wanted too, in `elsewhere`."""
+        return _answer(
+            lambda: show(atlas, symbol, framework or None, pin or "default", also=tuple(other_pins or ())), cursor
+        )
 
     @tool()
     def callers(symbol: str, framework: str = "", pin: str = "", depth: int = 1, cursor: str = "") -> CallToolResult:

@@ -37,6 +37,11 @@ def test_show_prints_the_contract_and_claims_with_verdicts_per_pin(capsys):
     assert header == f"callers ({num_symbols} symbols at {num_sites} sites):"
     assert num_sites == len(rows) and num_symbols == len({r.split()[0] for r in rows})
     assert "runtime: probe fired" in out
+    assert main(["show", "RadixCache.match_prefix", "--framework", "sglang", "--pins", "default,latest"]) == 0
+    out = capsys.readouterr().out
+    assert "at latest: contract sglang.prefix-cache.match-prefix at python/sglang/srt/mem_cache/radix_cache.py:" in out
+    latest = out.split("at latest: contract", 1)[1]
+    assert "evidence at latest: python/sglang/srt/mem_cache/radix_cache.py:" in latest
 
 
 def test_claims_side_by_side_put_the_changes_first(capsys):
