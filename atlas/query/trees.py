@@ -52,11 +52,15 @@ def tree(atlas: Atlas, name: str, framework: str | None, pin_set: str, depth: in
         note = f"{found.id} is a class with no edges of its own: its methods' {'callees' if forward else 'callers'}"
     edges: dict[str, list[tuple[str, str, dict]]] = {}
     level: dict[str, int] = {r: 0 for r in roots}
+    seen: set[tuple] = set()  # an edge two roots' walks both reach is listed once
     for root in roots:
         for d, a, b, attrs in graph.callees(root, depth) if forward else graph.callers(root, depth):
             near, far = (a, b) if forward else (b, a)
-            edges.setdefault(near, []).append((near, far, attrs))
             level[far] = min(level.get(far, d), d)
+            key = (a, b, provenance_of(attrs), *edge_site(attrs))
+            if key not in seen:
+                seen.add(key)
+                edges.setdefault(near, []).append((near, far, attrs))
     rows: list[TreeRow] = []
     expanded: set[str] = set()
 

@@ -112,3 +112,22 @@ def test_unknown_name_suggests_the_nearest_spellings(atlas):
 
     with pytest.raises(SymbolNotFound, match="did you mean: m.Runner.run"):
         locate(atlas, "Runner.runn", None, "default")
+
+
+def test_a_class_tree_lists_an_edge_two_methods_reach_once():
+    g = nx.MultiDiGraph()
+    symbols = {"k.K": Symbol("k.K", SymbolKind.CLASS, Span("k.py", 1, 9))}
+    symbols |= {n: Symbol(n, SymbolKind.METHOD, Span("k.py", 2, 3)) for n in ("k.K.a", "k.K.b", "k.h", "k.z")}
+    for n, s in symbols.items():
+        g.add_node(n, kind=s.kind.value, path="k.py", start=1, end=2, signature="", component="")
+    for a, b, line in (("k.K.a", "k.h", 2), ("k.K.b", "k.h", 3), ("k.h", "k.z", 5)):
+        g.add_edge(a, b, provenance="static", confidence=1.0, path="k.py", line=line)
+    t = tree(OneGraph(AtlasGraph(PIN, g, symbols)), "k.K", None, "default", 2, forward=True)
+    assert [(r.depth, r.parent, r.symbol) for r in t.rows] == [
+        (0, "k.K", "k.K.a"),
+        (1, "k.K.a", "k.h"),
+        (2, "k.h", "k.z"),
+        (0, "k.K", "k.K.b"),
+        (1, "k.K.b", "k.h"),
+    ]
+    assert t.rows[-1].is_repeat and not t.rows[-1].is_expanded
