@@ -250,7 +250,10 @@ def path(args, settings) -> int:
 def _print_paths(answer: PathAnswer, alternatives: bool) -> None:
     for n, p in enumerate(answer.paths, 1):
         if len(answer.paths) > 1:
-            output.text(f"path {n} of {len(answer.paths)}: {len(p.hops)} hops, confidence {p.confidence:.2f}")
+            output.text(
+                f"path {n} of {len(answer.paths)}: {len(p.hops)} hops, confidence {p.confidence:.2f} "
+                f"(weakest edge; all together {p.joint:.3f})"
+            )
         output.text(p.symbols[0])
         for i, h in enumerate(p.hops, 1):
             choice = f"  (1 of {h.num_targets})" if h.alternatives else ""

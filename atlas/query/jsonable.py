@@ -11,7 +11,7 @@ from typing import Any
 DERIVED = {
     "SymbolView": ("num_targets", "num_callers"),
     "CallRow": ("is_fan_out", "confidence"),
-    "CallPath": ("confidence",),
+    "CallPath": ("confidence", "joint"),
     "Hop": ("num_targets",),
     "ClaimRow": ("is_changed",),
     "ClaimTable": ("num_changed",),

@@ -1,11 +1,14 @@
-"""Call paths you steer: from one symbol to another through `via` symbols and around `avoid` ones, the k best
-ranked by confidence (their weakest edge) then length; each hop says which call site makes it and how many
-targets that site may reach ("1 of N", the others listed). No path: what comes nearest (the symbols that do reach
-the target, closest to the source in the code first, and the unresolved call sites that may be the way)."""
+"""Call paths you steer: from one symbol to another through `via` symbols and around `avoid` ones; one path is the
+most specific (fewest hops, a hop through a site of many targets or a weak edge counting more), k paths are the k
+most confident of the most specific few (their weakest edge, then all edges together) then the shortest. Each hop
+says which call site makes it and how many targets that site may reach ("1 of N", the others listed). No path:
+what comes nearest (the symbols that do reach the target, closest to the source in the code first, and the
+unresolved call sites that may be the way)."""
 
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 
 from atlas.errors import SymbolNotFound
@@ -16,6 +19,7 @@ from atlas.query.session import Atlas, PinRef
 
 KINDS = {"cuda_kernel": "__global__ kernel", "triton_kernel": "Triton kernel"}
 ALL = 20  # paths `--all` lists at most
+CANDIDATES = 10  # k paths are ranked among this many (or 3k) most specific ones
 NEAREST = 5
 
 
@@ -40,7 +44,13 @@ class CallPath:
 
     @property
     def confidence(self) -> float:
+        """The weakest edge's."""
         return min((h.confidence for h in self.hops), default=1.0)
+
+    @property
+    def joint(self) -> float:
+        """Every edge's together (their product): of two paths with the same weakest edge, the surer."""
+        return math.prod(h.confidence for h in self.hops)
 
     @property
     def symbols(self) -> list[str]:
@@ -179,7 +189,7 @@ def call_paths(
     notes += [note] if note else []
     stops = [source, *(locate(atlas, v, fw, pin_set).id for v in via), target]
     avoided = frozenset(locate(atlas, a, fw, pin_set).id for a in avoid)
-    chains = _chains(graph, stops, k, avoided)
+    chains = _chains(graph, stops, k if k == 1 else max(3 * k, CANDIDATES), avoided)
     end_kind, end_path, end_line = "", "", 0
     if chains and not exact and target.startswith(("op:", "cpp:", "jit:")):
         below = graph.kernel_below(target)[1:]
@@ -188,7 +198,10 @@ def call_paths(
         last = graph.node(chains[0][-1])
         if last.get("path") and last.get("kind") in KINDS:
             end_kind, end_path, end_line = KINDS[last["kind"]], last["path"], last["start"]
-    ranked = sorted((CallPath(_hops(graph, c)) for c in chains), key=lambda p: (-round(p.confidence, 2), len(p.hops)))
+    ranked = sorted(
+        (CallPath(_hops(graph, c)) for c in chains),
+        key=lambda p: (-round(p.confidence, 2), -round(p.joint, 4), len(p.hops)),
+    )
     paths = ranked[:k]
     return PathAnswer(
         PinRef.of(graph.pin, pin_set),
