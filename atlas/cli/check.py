@@ -12,17 +12,26 @@ from atlas.annotate.lint import README, role_findings
 from atlas.annotate.review import ReviewError, load_reviews
 from atlas.annotate.schema import PUBLISHED
 from atlas.annotate.vocabulary import FRAMEWORKS, VERDICTS
-from atlas.cli import output
+from atlas.cli import output, verb
 from atlas.errors import BuildMissing, ConfigError
+from atlas.query import ClaimTable, claim_table, to_json
 from atlas.sources import having
 from atlas.yamlio import write_atomic
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
+    p = verb(
+        sub,
         "check",
-        help="validate annotations and resolve their anchors at the pinned commits "
-        "(exit 1: an anchor does not resolve, 2: a file is malformed)",
+        "validate annotations and resolve their anchors and claims at the pinned commits",
+        "Validate every annotation file against the schema, then resolve every symbol, statement anchor and piece of "
+        "claim evidence at each pin set asked, check the review record of every statement (annotations/*/review/) "
+        "and the guards on the YAML itself (split flow lists, roles, citations). Exit 1: an anchor or evidence item "
+        "does not resolve, or a review or YAML finding; 2: a file is malformed. --claims lists each claim with its "
+        "verdict and evidence lines; with several pin sets, side by side, the claims whose verdict or evidence "
+        "differs first.",
+        ("atlas check --pins default,cpu,latest", "atlas check vllm --claims --pins default,latest"),
+        ("human", "json", "github"),
     )
     p.add_argument(
         "frameworks", nargs="*", metavar="FRAMEWORK", help=f"default: every framework ({', '.join(FRAMEWORKS)})"
@@ -57,7 +66,7 @@ def _index(settings, framework: str, pin_set: str):
 
 
 def check(args, settings) -> int:
-    output.require(args, "human", "json", "github")
+    output.require(args)
     if args.write_schema:
         write_atomic(settings.root / PUBLISHED, schema_json())
         write_atomic(settings.root / review.PUBLISHED, review.schema_json())
@@ -88,13 +97,14 @@ def check(args, settings) -> int:
     by_id = {a.id: a for a in annotations}
     num_findings = len(lints) + sum(len(r.findings) for r in reports)
     if args.format == "json":
-        output.data(
-            {
-                "lint": [_finding_json(f) for f in lints],
-                "reports": [_report_json(r, by_id, args.claims) for r in reports],
-                "findings": num_findings,
-            }
-        )
+        doc = {
+            "lint": [_finding_json(f) for f in lints],
+            "reports": [_report_json(r, by_id, args.claims) for r in reports],
+            "findings": num_findings,
+        }
+        if args.claims and len(args.pin_sets) > 1:
+            doc["side_by_side"] = to_json(claim_table(annotations, reports))
+        output.data(doc)
     else:
         for f in lints:
             _print_finding(args, f)
@@ -103,8 +113,11 @@ def check(args, settings) -> int:
         for report in reports:
             for f in report.findings:
                 _print_finding(args, f)
-            if args.claims:
+            if args.claims and len(args.pin_sets) == 1:
                 _print_claims(report, by_id)
+        if args.claims and len(args.pin_sets) > 1:
+            table = claim_table(annotations, reports)
+            _print_claim_table(table)
     for report in reports:
         num = len(report.resolutions)
         ok = sum(1 for r in report.resolutions if r.is_resolved)
@@ -224,3 +237,26 @@ def _report_json(report, by_id, with_claims: bool) -> dict:
             for a, c, items in _claim_rows(report, by_id)
         ]
     return out
+
+
+def _print_claim_table(table: ClaimTable) -> None:
+    """Every claim's verdict at each pin set side by side, the ones that differ first (`*`), with the evidence
+    lines where they differ."""
+    sets = list(dict.fromkeys(p.pin_set for p in table.pins))
+    width = max([len(s) for s in sets] + [9])
+    output.text(
+        f"# claims at {', '.join(f'{p.framework} {p.ref} ({p.pin_set})' for p in table.pins)}: "
+        f"{table.num_changed} of {len(table.rows)} differ"
+    )
+    output.text(f"  {'':1} " + " ".join(f"{s:{width}}" for s in sets) + "  claim")
+    for row in table.rows:
+        cells = {pin_set: (verdict, ok) for pin_set, verdict, ok, _ in row.at}
+        shown = " ".join(f"{(cells[s][0] + ('' if cells[s][1] else '!')) if s in cells else '-':{width}}" for s in sets)
+        output.text(f"  {'*' if row.is_changed else ' '} {shown}  {row.annotation}#{row.id}")
+        if row.is_changed:
+            output.text(f"      {row.claim}")
+            for pin_set, _, _, items in row.at:
+                for e in items:
+                    where = f"{e.path}:{e.line}" if e.line else e.expect
+                    state = "" if e.holds else f"  !! {e.problem}"
+                    output.text(f"      {pin_set:{width}} {where}  {e.pattern or e.symbol}{state}")

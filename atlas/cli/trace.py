@@ -7,7 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
-from atlas.cli import output
+from atlas.cli import output, verb
 from atlas.env import Settings
 from atlas.errors import ConfigError
 from atlas.publish import write_text
@@ -21,8 +21,18 @@ from atlas.runtime.workloads import BUILTIN
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "trace", help="run an engine under the probes on a workload; write events, a Perfetto trace and a summary"
+    p = verb(
+        sub,
+        "trace",
+        "run an engine under the probes on a workload; write events, a Perfetto trace and a summary",
+        "Run vLLM or SGLang (its own interpreter: --python or ATLAS_ENGINE_PYTHON) under the runtime probes, hooked "
+        "where the annotations anchor at the pin set of the engine (--pins; the CPU engine runs vLLM v0.32.0, pin "
+        "set cpu), on a built-in workload; write events, a Perfetto trace and a summary into --out. The hooks are "
+        "resolved from the pin set's symbol index, made from the parse stage on the first run (about a minute).",
+        (
+            "atlas trace --framework vllm --pins cpu --workload requests",
+            "atlas trace --framework vllm --device cuda --rounds absent,on,off --edges",
+        ),
     )
     p.add_argument("--framework", required=True, choices=("vllm", "sglang"))
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")

@@ -3,9 +3,12 @@ stored edge table (atlas.graph.table) and rebuilds the networkx graph only when 
 
 from __future__ import annotations
 
+import itertools
 import math
+from typing import TYPE_CHECKING
 
-import networkx as nx
+if TYPE_CHECKING:  # networkx loads (~0.3 s) only where a query needs it
+    import networkx as nx
 
 from atlas.graph.table import EXTERNAL_ATTRS, EdgeTable, from_networkx, node_attrs, to_networkx
 from atlas.model import CallSite, Edge, Pin, Provenance, Span, Symbol, SymbolKind
@@ -66,58 +69,94 @@ class AtlasGraph:
         return self._walk(sid, depth, forward=False)
 
     def path(self, source: str, target: str) -> list[str]:
-        """The most specific call chain from `source` to `target` ([] when none): fewest hops, where a hop through
-        a call site that may reach many callees (`self._forward_method(...)` of every CustomOp) or a low-confidence
-        edge counts for more (`hop_weight`)."""
-        weight = self._hop_weight()
-        try:
-            return nx.shortest_path(
-                self.graph, source, target, weight=lambda a, b, edges: min(weight(a, e) for e in edges.values())
-            )
-        except (nx.NetworkXNoPath, nx.NodeNotFound):
-            return []
+        """The most specific call chain from `source` to `target` ([] when none); see `paths`."""
+        found = self.paths(source, target, 1)
+        return found[0] if found else []
 
-    def _hop_weight(self):
-        """weight(caller, edge attrs) = 1 + log2(callees of that call site) + (1 - confidence)."""
-        fanout: dict[tuple, set] = {}
-        for a, b, attrs in self.graph.edges(data=True):
-            fanout.setdefault((a, attrs.get("path", ""), attrs.get("line", 0)), set()).add(b)
-        sizes = {site: len(callees) for site, callees in fanout.items()}
-        return lambda a, e: (
-            1.0 + math.log2(sizes.get((a, e.get("path", ""), e.get("line", 0)), 1)) + (1.0 - e.get("confidence", 1.0))
-        )
+    def paths(self, source: str, target: str, k: int = 1, avoid: frozenset[str] = frozenset()) -> list[list[str]]:
+        """Up to `k` loop-free call chains from `source` to `target` through no node of `avoid`, most specific
+        first: fewest hops, where a hop through a call site that may reach many callees (`self._forward_method(...)`
+        of every CustomOp) or a low-confidence edge counts for more (`hop_weight`). Only the nodes that lie between
+        the two are looked at."""
+        if source in avoid or target in avoid:
+            return []
+        between = self.reach(source, True, avoid) & self.reach(target, False, avoid)
+        if target not in between:
+            return []
+        import networkx as nx
+
+        chains = nx.shortest_simple_paths(self._weighted(between), source, target, weight="weight")
+        return [list(chain) for chain in itertools.islice(chains, k)]
+
+    def reach(self, start: str, forward: bool, avoid: frozenset[str] = frozenset()) -> set[str]:
+        """Every node `start` reaches (forward) or is reached from, `start` included, not passing through `avoid`."""
+        seen, frontier = {start}, [start]
+        while frontier:
+            nxt = []
+            for node in frontier:
+                for other in self._neighbours(node, forward):
+                    if other not in seen and other not in avoid:
+                        seen.add(other)
+                        nxt.append(other)
+            frontier = nxt
+        return seen
+
+    def _weighted(self, nodes: set[str]) -> nx.DiGraph:
+        """The calls among `nodes` as a DiGraph weighted by `hop_weight`: 1 + log2(callees of that call site)
+        + (1 - confidence), the lightest of parallel edges."""
+        import networkx as nx
+
+        sub = nx.DiGraph()
+        for a in sorted(nodes):
+            edges = self._edges_of(a, True)
+            sizes: dict[tuple, int] = {}
+            for _, _, e in edges:
+                site = (e.get("path", ""), e.get("line", 0))
+                sizes[site] = sizes.get(site, 0) + 1
+            for _, b, e in edges:
+                if b not in nodes:
+                    continue
+                weight = (
+                    1.0 + math.log2(sizes[(e.get("path", ""), e.get("line", 0))]) + (1.0 - e.get("confidence", 1.0))
+                )
+                if not sub.has_edge(a, b) or sub[a][b]["weight"] > weight:
+                    sub.add_edge(a, b, weight=weight)
+        return sub
 
     def deepest(self, source: str, candidates: list[str]) -> str | None:
         """Of the candidates `source` reaches, the one every other reached candidate leads to: the same operation
         named at several layers (Python wrapper -> op -> C++ function) gives its lowest layer; None when they do
         not lie on one chain (or `source` reaches none)."""
-        graph = self.graph
-        reached = [c for c in candidates if c in graph and c != source and nx.has_path(graph, source, c)]
-        below = {c: nx.descendants(graph, c) for c in reached}
+        down = self.reach(source, True)
+        reached = [c for c in candidates if c != source and c in down]
+        below = {c: self.reach(c, True) - {c} for c in reached}
         sinks = [c for c in reached if all(c == o or c in below[o] for o in reached)]
         return sinks[0] if len(sinks) == 1 else None
 
     def kernel_below(self, node: str) -> list[str]:
         """The shortest chain from a kernel-layer node (op, C++ function, JIT export) down the kernel layer to a
         `__global__` or Triton kernel, starting with `node`; [] when it launches none that the graph knows."""
-        graph = self.graph
-        if node not in graph:
-            return []
         parent, frontier = {node: ""}, [node]
         while frontier:
             nxt = []
             for n in frontier:
-                if graph.nodes[n].get("kind") in KERNEL_KINDS:
+                if self._kind(n) in KERNEL_KINDS:
                     chain = [n]
                     while parent[chain[-1]]:
                         chain.append(parent[chain[-1]])
                     return chain[::-1]
-                for m in sorted(graph.successors(n)):
-                    if m not in parent and (":" in m or graph.nodes[m].get("kind") in KERNEL_KINDS):
+                for m in sorted(self._neighbours(n, True)):
+                    if m not in parent and (":" in m or self._kind(m) in KERNEL_KINDS):
                         parent[m] = n
                         nxt.append(m)
             frontier = nxt
         return []
+
+    def _kind(self, sid: str) -> str:
+        try:
+            return self.node(sid).get("kind", "")
+        except KeyError:
+            return ""
 
     def edges(self) -> list[Edge]:
         out = []
@@ -131,25 +170,44 @@ class AtlasGraph:
             self._position = {n: i for i, n in enumerate(self._table.nodes)}
         return self._position
 
-    def _walk(self, start: str, depth: int, forward: bool) -> list:
+    def _edges_of(self, node: str, forward: bool) -> list[tuple[str, str, dict]]:
+        """A node's (caller, callee, attrs) edges out of it (forward) or into it."""
         if self._graph is not None:  # built (or changed by its user): networkx answers
-            return _walk_networkx(self._graph, start, depth, forward)
+            if node not in self._graph:
+                return []
+            edges = self._graph.out_edges(node, data=True) if forward else self._graph.in_edges(node, data=True)
+            return list(edges)
         table = self._table
         position = self._positions()
-        if start not in position:
+        if node not in position:
             return []
         adjacency = self._adjacency.get(forward)
         if adjacency is None:
             adjacency = self._adjacency[forward] = table.adjacency(forward)
         nodes = table.nodes
+        return [
+            (nodes[table.callers[i]], nodes[table.callees[i]], table.attrs(i))
+            for i in adjacency.get(position[node], ())
+        ]
 
-        def edges_of(node: str):
-            return [
-                (nodes[table.callers[i]], nodes[table.callees[i]], table.attrs(i))
-                for i in adjacency.get(position[node], ())
-            ]
+    def _neighbours(self, node: str, forward: bool) -> set[str]:
+        """The nodes a node calls (forward) or is called by, without their edges' attributes."""
+        if self._graph is not None:
+            if node not in self._graph:
+                return set()
+            return set(self._graph.successors(node) if forward else self._graph.predecessors(node))
+        position = self._positions()
+        if node not in position:
+            return set()
+        adjacency = self._adjacency.get(forward)
+        if adjacency is None:
+            adjacency = self._adjacency[forward] = self._table.adjacency(forward)
+        ends = self._table.callees if forward else self._table.callers
+        nodes = self._table.nodes
+        return {nodes[ends[i]] for i in adjacency.get(position[node], ())}
 
-        return _breadth_first(start, depth, forward, edges_of)
+    def _walk(self, start: str, depth: int, forward: bool) -> list:
+        return _breadth_first(start, depth, forward, lambda node: self._edges_of(node, forward))
 
 
 def _breadth_first(start: str, depth: int, forward: bool, edges_of) -> list:
@@ -167,14 +225,3 @@ def _breadth_first(start: str, depth: int, forward: bool, edges_of) -> list:
                     nxt.append(other)
         frontier = nxt
     return out
-
-
-def _walk_networkx(graph: nx.MultiDiGraph, start: str, depth: int, forward: bool) -> list:
-    if start not in graph:
-        return []
-    return _breadth_first(
-        start,
-        depth,
-        forward,
-        lambda node: graph.out_edges(node, data=True) if forward else graph.in_edges(node, data=True),
-    )

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import networkx as nx
+if TYPE_CHECKING:  # networkx loads (~0.3 s) only where a query needs it
+    import networkx as nx
 
 from atlas.model import Provenance, Symbol, SymbolKind
 
@@ -154,6 +156,8 @@ def from_networkx(g: nx.MultiDiGraph) -> EdgeTable:
 
 def to_networkx(table: EdgeTable, symbols: dict[str, Symbol]) -> nx.MultiDiGraph:
     """The graph `from_networkx` stored (node attrs come from the symbols, or are those of an external name)."""
+    import networkx as nx
+
     g = nx.MultiDiGraph()
     g.add_nodes_from((n, node_attrs(symbols[n]) if n in symbols else dict(EXTERNAL_ATTRS)) for n in table.nodes)
     nodes = table.nodes

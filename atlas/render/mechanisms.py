@@ -7,9 +7,9 @@ from __future__ import annotations
 from itertools import zip_longest
 
 from atlas.annotate import reviewed_statements
+from atlas.query.runtime import evidence_for
 from atlas.render import urls
 from atlas.render.content import MECHANISMS, Content
-from atlas.render.evidence import evidence_for
 from atlas.render.linker import Linker
 from atlas.render.neighbours import neighbourhood
 from atlas.render.pages import engine_label, source_block

@@ -7,6 +7,9 @@ from collections.abc import Iterator, Sequence
 
 from markupsafe import Markup
 
+from atlas.annotate import Resolver
+from atlas.graph import Index
+from atlas.query.contracts import contract_view
 from atlas.render import excerpt, urls
 from atlas.render.content import MECHANISMS, Content
 from atlas.render.linker import Linker
@@ -100,11 +103,27 @@ def symbol_page(env, linker: Linker, symbol_id: str, annotations: list) -> tuple
             {
                 "a": a.annotation,
                 "href": urls.rel(page, urls.annotation_page(a.annotation.mechanism), urls.anchor(a.annotation.id)),
+                "view": _contract(linker, a.annotation),
+                "code": lambda path, line: urls.code_link(page, linker.engine.name, path, line),
             }
             for a in annotations
         ],
     )
     return page, text
+
+
+_RESOLVERS: dict[tuple[str, str | None], Resolver] = {}  # one per engine and fingerprint: files parsed once
+
+
+def _contract(linker: Linker, annotation):
+    """The annotation's contract and claims at the engine's pin (atlas.query.contracts): verdicts at the default
+    pin set, this one and every set the claim speaks of; evidence lines at this pin."""
+    engine = linker.engine
+    key = (engine.name, engine.fingerprint)
+    if key not in _RESOLVERS:
+        _RESOLVERS[key] = Resolver(Index(engine.pin, engine.checkout, engine.symbols))  # type: ignore[arg-type]
+    sets = sorted({"default", engine.pin_set} | annotation.pin_sets, key=lambda s: (s != "default", s))
+    return contract_view(annotation, engine.pin_set, _RESOLVERS[key], sets)
 
 
 def browser_page(env, linker: Linker) -> tuple[str, str]:
