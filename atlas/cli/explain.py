@@ -7,7 +7,7 @@ import argparse
 from dataclasses import asdict
 from pathlib import Path
 
-from atlas.cli import output
+from atlas.cli import output, verb
 from atlas.env import Settings
 from atlas.errors import ConfigError
 from atlas.runtime.explain import Diagnosis, diagnose, load_trace, to_json
@@ -15,9 +15,15 @@ from atlas.runtime.explain.lifecycle import Event, find, lifecycle
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
+    p = verb(
+        sub,
         "explain",
-        help="read a trace the way the article's section 11 reads results: symptom, hypothesis, evidence, verdict",
+        "read a trace the way the article's section 11 reads results: symptom, hypothesis, evidence, verdict",
+        "Apply the article's section 11 table to a trace folder (or a summary file such as "
+        "results/gpu-vllm-summary.json): per symptom the next evidence computed from the trace, each figure with the "
+        "probe and line it came from, and a verdict on the first hypothesis (supported / not supported / no data). "
+        "--request prints one request's life in time order instead (needs the trace's series.json).",
+        ("atlas explain trace-out", "atlas explain trace-out --request 3 --format json"),
     )
     p.add_argument(
         "trace", type=Path, metavar="TRACE_DIR", help="a trace folder, or a summary file (results/gpu-*.json)"
@@ -27,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def explain(args: argparse.Namespace, settings: Settings) -> int:
-    output.require(args, "human", "json")
+    output.require(args)
     trace = load_trace(args.trace)
     if args.request:
         if trace.series is None:
