@@ -29,7 +29,7 @@ def test_show_prints_the_contract_and_claims_with_verdicts_per_pin(capsys):
         "python/sglang/srt/mem_cache/radix_cache.py:352" in out
     )
     assert "\n  allocated  nothing; the matched KV is not locked yet" in out
-    assert "claim radix-token-match:" in out and "verdicts: default holds, article holds, latest changed" in out
+    assert "claim radix-token-match:" in out and "verdicts: default holds, article holds, latest holds" in out
     assert "evidence at default: python/sglang/srt/mem_cache/radix_cache.py:400" in out
     header = next(line for line in out.splitlines() if line.startswith("callers ("))
     rows = out.split(header, 1)[1].split("\ncontract ", 1)[0].strip().splitlines()
@@ -52,7 +52,7 @@ def test_claims_side_by_side_put_the_changes_first(capsys):
     rows = [line for line in lines[start + 2 :] if line.startswith("  ") and not line.startswith("      ")]
     marks = [r[2] for r in rows]
     assert "*" in marks and marks == sorted(marks, key=lambda m: m != "*")  # changed first
-    changed = next(r for r in rows if "sglang.prefix-cache.match-prefix#radix-token-match" in r)
+    changed = next(r for r in rows if "sglang.prefix-cache.adder-recount-after-lock#recount-after-lock" in r)
     assert changed.split()[:3] == ["*", "holds", "changed"]
 
 

@@ -75,7 +75,8 @@ def test_every_tool_answers_with_the_pin_and_file_lines(settings):
     (contract,) = [c for c in show["contracts"] if c["annotation"] == "sglang.prefix-cache.match-prefix"]
     assert contract["contract"]["allocated"] and contract["line"] > 0
     claim = next(c for c in contract["claims"] if c["id"] == "radix-token-match")
-    assert {v["pin_set"]: v["verdict"] for v in claim["verdicts"]}["latest"] == "changed"
+    latest = {v["pin_set"]: v for v in claim["verdicts"]}["latest"]
+    assert latest["verdict"] == "holds" and "MatchResult.device_prefix_len" in latest["note"]
     assert all(e["path"].endswith(".py") and e["line"] > 0 for e in claim["evidence"])
     assert answers["search_symbols"]["hits"][0]["name"] == "sglang.srt.mem_cache.radix_cache.RadixCache.match_prefix"
     rows = answers["callees"]["rows"]
