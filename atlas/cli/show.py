@@ -8,7 +8,7 @@ import argparse
 from atlas.cli import output, verb
 from atlas.env import Settings
 from atlas.graph.calls import CallRow, common_name
-from atlas.query import Atlas, ContractView, RuntimeView, SymbolView, show, to_json
+from atlas.query import Atlas, ContractView, RuntimeView, StatementReview, SymbolView, show, to_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,7 +20,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "signature and component; its calls in source order (one row per call site with line, provenance and "
         "confidence; a dispatch fan-out as one row with its count); its callers; the contracts the annotations "
         "anchor there (input, reads, writes, output, allocated vs committed, invariants, cost) with each claim's "
-        "verdict at every pin set and its evidence lines at this pin (with several --pins, at each of them too); what "
+        "verdict at every pin set and its evidence lines at this pin (with several --pins, at each of them too), each "
+        "statement's review (true, false or unenforced, and the lines that decide it); what "
         "the probes and the call recordings saw of it at runtime.",
         (
             "atlas show RadixCache.match_prefix --framework sglang --pins default,latest",
@@ -115,7 +116,28 @@ def contract_lines(c: ContractView) -> list[str]:
             lines.append(f"  {name:10} {value}")
     lines += [f"  invariant  {i}" for i in k.invariants]
     lines += [f"  cost       {x.effect} {x.dimension}: {x.detail}" for x in k.cost]
-    return lines + claim_lines(c)
+    return lines + review_lines(c) + claim_lines(c)
+
+
+def review_lines(c: ContractView) -> list[str]:
+    """The review record's word on the contract's statements: how many are reviewed true, and each one that is
+    not (false, unenforced, not reviewed, or reworded since its review) with its deciding lines."""
+    if not c.reviews:
+        return []
+    true = sum(1 for r in c.reviews if r.verdict == "true" and not r.stale)
+    lines = [f"  review     {true} of {len(c.reviews)} statements reviewed true"]
+    for r in c.reviews:
+        if r.verdict == "true" and not r.stale:
+            continue
+        state = (r.verdict or "not reviewed") + (" (stale: the statement changed since)" if r.stale else "")
+        lines.append(f"    {r.field}: {state}{_deciding(r)}")
+    return lines
+
+
+def _deciding(r: StatementReview) -> str:
+    where = ", ".join(f"{d.path}:{d.start}" + (f"-{d.end}" if d.end != d.start else "") for d in r.deciding)
+    at = f" at {r.pin_set}" if r.pin_set and r.pin_set != "default" else ""
+    return f"  decided by {where}{at}" if where else ""
 
 
 def claim_lines(c: ContractView) -> list[str]:
@@ -126,6 +148,10 @@ def claim_lines(c: ContractView) -> list[str]:
         lines.append(f"  claim {claim.id}: {claim.claim}")
         lines.append(f"    verdicts: {verdicts}")
         lines += [f"    at {v.pin_set}: {v.note}" for v in claim.verdicts if v.note and v.verdict != "holds"]
+        review = c.review(f"claims.{claim.id}")
+        if review is not None:
+            stale = " (stale: the statement changed since)" if review.stale else ""
+            lines.append(f"    reviewed: {review.verdict or 'not reviewed'}{stale}{_deciding(review)}")
         for e in claim.evidence:
             at = f"{e.path}:{e.line}" + (f"-{e.end_line}" if e.end_line != e.line else "") if e.line else e.expect
             state = "" if e.holds else f"  !! {e.problem}"

@@ -1,12 +1,14 @@
 """The one query layer the faces share (the CLI, the site, the MCP server): symbol lookup and search, a symbol's
-full view (place, calls, callers, contracts, claims, runtime), call trees, steered paths, claims across pins, diff
-slices, unresolved sites. Each answer is a typed result naming its pin; the faces render it (`to_json` is the JSON
-edge). Sits above runtime (it reads the traces and recordings) and below render and the faces."""
+full view (place, calls, callers, contracts with each statement's review, claims, runtime), call trees, steered
+paths, claims across pins, diff slices, unresolved sites. Each answer is a typed result naming its pin; the faces
+render it (`to_json` is the JSON edge). Sits above runtime (it reads the traces and recordings) and below render
+and the faces."""
 
 from atlas.query.contracts import (
     ClaimTable,
     ContractView,
     Mechanism,
+    StatementReview,
     claim_table,
     claims_across,
     contracts_of,
@@ -34,6 +36,7 @@ __all__ = [
     "PathAnswer",
     "PinRef",
     "RuntimeView",
+    "StatementReview",
     "SymbolView",
     "Tree",
     "UnresolvedSites",

@@ -1,12 +1,23 @@
 """What the annotations say of code: a symbol's contracts (input, state, output, allocated vs committed,
-invariants, cost) and claims with their verdicts per pin set and evidence lines at the pin asked; a mechanism's
+invariants, cost) and claims with their verdicts per pin set and evidence lines at the pin asked, each statement
+with its review (atlas.annotate.review: true, false or unenforced, and the lines that decide it); a mechanism's
 steps; every claim's verdict side by side across pin sets, changes first."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from atlas.annotate import Annotation, CheckReport, Claim, Contract, Resolver, check
+from atlas.annotate import (
+    Annotation,
+    CheckReport,
+    Claim,
+    Contract,
+    Resolver,
+    ReviewRow,
+    check,
+    reviewed_statements,
+)
 from atlas.annotate.vocabulary import MECHANISMS
 from atlas.errors import ConfigError
 from atlas.query.session import Atlas, PinRef
@@ -50,6 +61,32 @@ class ClaimView:
 
 
 @dataclass(frozen=True, slots=True)
+class DecidingLines:
+    """Lines of one file of the pinned tree that decide a reviewed statement."""
+
+    path: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class StatementReview:
+    """One statement of an annotation (summary, a contract field or list item, a claim) with the review row that
+    judges it: verdict true, false or unenforced ("" when not reviewed), the pin set it was reviewed at (the default
+    pins' row stands in where the pin set asked has none), the deciding lines there, the row's note; `stale` when
+    the statement was reworded since its review."""
+
+    field: str  # summary | contract.<name>[i] | contract.<name> | claims.<claim id>
+    kind: str  # summary, a contract field's name, or claims
+    text: str
+    verdict: str
+    pin_set: str
+    deciding: tuple[DecidingLines, ...]
+    note: str
+    stale: bool
+
+
+@dataclass(frozen=True, slots=True)
 class ContractView:
     """One annotation of a symbol as it reads at a pin set: where it lands there and what it says."""
 
@@ -69,6 +106,11 @@ class ContractView:
     file: str  # the YAML file and line it is written at
     file_line: int
     problem: str = ""  # why it does not resolve at the pin
+    reviews: tuple[StatementReview, ...] = ()  # every statement with its review, in the annotation's order
+
+    def review(self, field: str) -> StatementReview | None:
+        """The review of one statement (`contract.input[0]`, `claims.<id>`, `summary`), None when it has none."""
+        return next((r for r in self.reviews if r.field == field), None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,9 +174,37 @@ def _claim_view(
     return ClaimView(annotation.id, claim.id, claim.claim, claim.article, verdicts, tuple(evidence))
 
 
-def contract_view(annotation: Annotation, pin_set: str, resolver: Resolver, pin_sets: list[str]) -> ContractView:
+def statement_reviews(annotation: Annotation, rows: Iterable[ReviewRow], pin_set: str) -> tuple[StatementReview, ...]:
+    """Each statement of the annotation as it reads at `pin_set`, with the review row of that pin set (else the
+    default pins') from `rows`."""
+    out = []
+    for item in reviewed_statements(annotation, rows, pin_set):
+        s, row = item.statement, item.row
+        out.append(
+            StatementReview(
+                s.field,
+                s.kind,
+                s.text,
+                row.verdict if row else "",
+                row.pin_set if row else "",
+                tuple(DecidingLines(d.path, d.start, d.end) for d in row.deciding) if row else (),
+                row.note if row else "",
+                item.is_stale,
+            )
+        )
+    return tuple(out)
+
+
+def contract_view(
+    annotation: Annotation,
+    pin_set: str,
+    resolver: Resolver,
+    pin_sets: list[str],
+    reviews: Iterable[ReviewRow] = (),
+) -> ContractView:
     """One annotation as it reads at `pin_set`, resolved by `resolver` (an index of that pin), its claims' verdicts
-    at each of `pin_sets` (default first)."""
+    at each of `pin_sets` (default first), each statement with its review among `reviews` (the review record's
+    rows)."""
     a = annotation.for_pin(pin_set)
     r = resolver.resolve(a)
     claims = tuple(_claim_view(annotation, c, pin_set, resolver, pin_sets) for c in annotation.claims)
@@ -155,6 +225,7 @@ def contract_view(annotation: Annotation, pin_set: str, resolver: Resolver, pin_
         a.file,
         a.line,
         r.finding.message if r.finding else "",
+        statement_reviews(annotation, reviews, pin_set),
     )
 
 
@@ -164,7 +235,7 @@ def contracts_of(atlas: Atlas, framework: str, pin_set: str, symbol: str) -> lis
     if not mine:
         return []
     resolver = Resolver(atlas.index(framework, pin_set, symbols_only=True))
-    return [contract_view(a, pin_set, resolver, atlas.pin_sets(framework)) for a in mine]
+    return [contract_view(a, pin_set, resolver, atlas.pin_sets(framework), atlas.reviews()) for a in mine]
 
 
 def contracts_at(atlas: Atlas, framework: str, pin_set: str, ids: list[str]) -> list[ContractView]:
@@ -174,7 +245,7 @@ def contracts_at(atlas: Atlas, framework: str, pin_set: str, ids: list[str]) -> 
     if not wanted or pin_set not in atlas.manifest(framework).pins:
         return []
     resolver = Resolver(atlas.index(framework, pin_set, symbols_only=True))
-    return [contract_view(a, pin_set, resolver, atlas.pin_sets(framework)) for a in wanted]
+    return [contract_view(a, pin_set, resolver, atlas.pin_sets(framework), atlas.reviews()) for a in wanted]
 
 
 def citing(atlas: Atlas, framework: str, pin_set: str, symbol: str) -> list[tuple[str, str, str]]:
@@ -199,7 +270,7 @@ def mechanism(atlas: Atlas, name: str, framework: str | None, pin_set: str) -> M
         mine = [a for a in atlas.annotations() if a.framework == fw and a.mechanism == slug]
         if mine:
             resolver = Resolver(atlas.index(fw, pin_set, symbols_only=True))
-            steps.extend(contract_view(a, pin_set, resolver, atlas.pin_sets(fw)) for a in mine)
+            steps.extend(contract_view(a, pin_set, resolver, atlas.pin_sets(fw), atlas.reviews()) for a in mine)
     section, title = MECHANISMS[slug]
     return Mechanism(slug, section, title, pin_set, tuple(steps))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from atlas.annotate import Annotation, load_annotations
+from atlas.annotate import Annotation, ReviewRow, load_annotations, load_reviews
 from atlas.env import Settings
 from atlas.graph import AtlasGraph, Index, is_built, load_graph, load_index, load_symbols
 from atlas.model import Pin
@@ -32,7 +32,7 @@ class PinRef:
 class Atlas:
     """Loads what a query needs, once: `graph(framework, pin_set)` (the call graph, built on demand),
     `index(...)` (its symbols; the parse stage's alone where the graph is not built and `symbols_only`),
-    `annotations()`, `manifests(...)`."""
+    `annotations()`, `reviews()` (the review record's rows), `manifests(...)`."""
 
     def __init__(self, settings: Settings):
         self.settings = settings
@@ -40,6 +40,7 @@ class Atlas:
         self._indexes: dict[tuple[str, str], Index] = {}
         self._full: set[tuple[str, str]] = set()  # indexes of a full build (not the parse stage's alone)
         self._annotations: list[Annotation] | None = None
+        self._reviews: tuple[ReviewRow, ...] | None = None
         self._manifests: dict[str, Manifest] = {}
         self._kept: dict[str, Any] = {}
 
@@ -89,3 +90,9 @@ class Atlas:
         if self._annotations is None:
             self._annotations = load_annotations(self.settings.root, cache=self.settings.build / "annotations.pickle")
         return self._annotations
+
+    def reviews(self) -> tuple[ReviewRow, ...]:
+        """The review record's rows (annotations/*/review/): each statement's verdict and deciding lines."""
+        if self._reviews is None:
+            self._reviews = load_reviews(self.settings.root, cache=self.settings.build / "reviews.pickle").rows
+        return self._reviews

@@ -6,42 +6,21 @@ from __future__ import annotations
 
 from itertools import zip_longest
 
-from atlas.annotate import reviewed_statements
+from atlas.query.contracts import statement_reviews
 from atlas.query.runtime import evidence_for
 from atlas.render import urls
 from atlas.render.content import MECHANISMS, Content
 from atlas.render.linker import Linker
 from atlas.render.neighbours import neighbourhood
-from atlas.render.pages import engine_label, source_block
+from atlas.render.pages import engine_label, review_cells, source_block
 
 ROLES = ("plan", "allocate", "execute", "validate", "commit", "release")
 
 
 def _statements(engine, annotation) -> list[dict]:
-    """Each statement of the annotation with its review at the page's pin set: the verdict, the deciding lines as
-    permalinks at the pin set the row was reviewed at, and the row's note."""
-    pins = dict(engine.review_pins)
-    out = []
-    for item in reviewed_statements(annotation, engine.reviews, engine.pin_set):
-        s, row = item.statement, item.row
-        pin = (engine.pin if row.pin_set == engine.pin_set else pins.get(row.pin_set)) if row else None
-        out.append(
-            {
-                "field": s.field,
-                "kind": s.kind,
-                "text": s.text,
-                "verdict": row.verdict if row else "",
-                "pin_set": row.pin_set if row else "",
-                "elsewhere": row is not None and row.pin_set != engine.pin_set,
-                "stale": item.is_stale,
-                "note": row.note if row else "",
-                "deciding": [
-                    (f"{d.path}:{d.lines}", pin.permalink(d.path, d.start, d.end) if pin else "")
-                    for d in (row.deciding if row else ())
-                ],
-            }
-        )
-    return out
+    """Each statement of the annotation with its review at the page's pin set (atlas.query.contracts): the verdict,
+    the deciding lines as permalinks at the pin set the row was reviewed at, and the row's note."""
+    return review_cells(engine, statement_reviews(annotation, engine.reviews, engine.pin_set))
 
 
 def _entry(linker: Linker, page: str, anchored, number: int, runtime: dict, results) -> dict:

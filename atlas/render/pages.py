@@ -3,13 +3,13 @@ site/templates. Pure: nothing here touches the disk except through the template 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from markupsafe import Markup
 
 from atlas.annotate import Resolver
 from atlas.graph import Index
-from atlas.query.contracts import contract_view
+from atlas.query.contracts import StatementReview, contract_view
 from atlas.render import excerpt, urls
 from atlas.render.content import MECHANISMS, Content
 from atlas.render.linker import Linker
@@ -99,17 +99,52 @@ def symbol_page(env, linker: Linker, symbol_id: str, annotations: list) -> tuple
         source=source,
         graph=neighbourhood(linker, page, symbol_id),
         browser=urls.browser_link(page, linker.engine.name, facts["path"], symbol_id),
-        annotations=[
-            {
-                "a": a.annotation,
-                "href": urls.rel(page, urls.annotation_page(a.annotation.mechanism), urls.anchor(a.annotation.id)),
-                "view": _contract(linker, a.annotation),
-                "code": lambda path, line: urls.code_link(page, linker.engine.name, path, line),
-            }
-            for a in annotations
-        ],
+        annotations=[_annotation_item(linker, page, a.annotation) for a in annotations],
     )
     return page, text
+
+
+def _annotation_item(linker: Linker, page: str, annotation) -> dict:
+    view = _contract(linker, annotation)
+    cells = review_cells(linker.engine, view.reviews)
+    return {
+        "a": annotation,
+        "href": urls.rel(page, urls.annotation_page(annotation.mechanism), urls.anchor(annotation.id)),
+        "view": view,
+        "summary_review": next((c for c in cells if c["kind"] == "summary"), None),
+        "contract": [c for c in cells if c["field"].startswith("contract.")],
+        "claim_reviews": {c["field"].partition(".")[2]: c for c in cells if c["kind"] == "claims"},
+        "code": lambda path, line: urls.code_link(page, linker.engine.name, path, line),
+    }
+
+
+def review_cells(engine, reviews: Iterable[StatementReview]) -> list[dict]:
+    """Each reviewed statement as the pages show it (site/templates/_review.md.j2): the verdict, the deciding lines
+    as permalinks at the pin set the row was reviewed at, and the row's note."""
+    pins = dict(engine.review_pins)
+    out = []
+    for r in reviews:
+        pin = (engine.pin if r.pin_set == engine.pin_set else pins.get(r.pin_set)) if r.verdict else None
+        out.append(
+            {
+                "field": r.field,
+                "kind": r.kind,
+                "text": r.text,
+                "verdict": r.verdict,
+                "pin_set": r.pin_set,
+                "elsewhere": bool(r.verdict) and r.pin_set != engine.pin_set,
+                "stale": r.stale,
+                "note": r.note,
+                "deciding": [
+                    (
+                        f"{d.path}:{d.start}-{d.end}" if d.end != d.start else f"{d.path}:{d.start}",
+                        pin.permalink(d.path, d.start, d.end) if pin else "",
+                    )
+                    for d in r.deciding
+                ],
+            }
+        )
+    return out
 
 
 _RESOLVERS: dict[tuple[str, str | None], Resolver] = {}  # one per engine and fingerprint: files parsed once
@@ -123,7 +158,7 @@ def _contract(linker: Linker, annotation):
     if key not in _RESOLVERS:
         _RESOLVERS[key] = Resolver(Index(engine.pin, engine.checkout, engine.symbols))  # type: ignore[arg-type]
     sets = sorted({"default", engine.pin_set} | annotation.pin_sets, key=lambda s: (s != "default", s))
-    return contract_view(annotation, engine.pin_set, _RESOLVERS[key], sets)
+    return contract_view(annotation, engine.pin_set, _RESOLVERS[key], sets, engine.reviews)
 
 
 def browser_page(env, linker: Linker) -> tuple[str, str]:

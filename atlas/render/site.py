@@ -64,12 +64,16 @@ def render_docs(site: SiteData, content: Content, templates: Path, memo: Memo | 
         linker = Linker(engine, _paged(Linker(engine, frozenset(), summary, memo=memo), content), summary, slots, memo)
         linkers[engine.name] = linker
         by_symbol = defaultdict(list)
+        reviewed = defaultdict(list)  # the review rows a symbol page shows, by annotation
         for item in engine.anchored:
             by_symbol[item.annotation.symbol].append(item)
+        for row in engine.reviews:
+            reviewed[row.annotation].append(row)
         for symbol_id in sorted(linker.paged):
             items = by_symbol.get(symbol_id, [])
+            rows = [r for item in items for r in reviewed.get(item.annotation.id, ())]
             path, text, fragments = memo.get(
-                linker.unit_key("symbol", symbol_id, items),
+                linker.unit_key("symbol", symbol_id, items, rows, engine.review_pins if rows else ()),
                 lambda s=symbol_id, i=items, lk=linker: _symbol_page(env, lk, s, i),
             )
             for fragment in fragments:  # a kept page's excerpts

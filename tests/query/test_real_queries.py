@@ -30,6 +30,8 @@ def test_show_prints_the_contract_and_claims_with_verdicts_per_pin(capsys):
     )
     assert "\n  allocated  nothing; the matched KV is not locked yet" in out
     assert "claim radix-token-match:" in out and "verdicts: default holds, article holds, latest holds" in out
+    assert "\n  review     16 of 16 statements reviewed true\n" in out  # the review record's word on each statement
+    assert "    reviewed: true  decided by python/sglang/srt/mem_cache/radix_cache.py:400-410" in out
     assert "evidence at default: python/sglang/srt/mem_cache/radix_cache.py:400" in out
     header = next(line for line in out.splitlines() if line.startswith("callers ("))
     rows = out.split(header, 1)[1].split("\ncontract ", 1)[0].strip().splitlines()

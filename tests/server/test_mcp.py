@@ -74,6 +74,8 @@ def test_every_tool_answers_with_the_pin_and_file_lines(settings):
     assert len(show["pin"]["commit"]) == 40
     (contract,) = [c for c in show["contracts"] if c["annotation"] == "sglang.prefix-cache.match-prefix"]
     assert contract["contract"]["allocated"] and contract["line"] > 0
+    reviews = {r["field"]: r for r in contract["reviews"]}
+    assert reviews["contract.allocated"]["verdict"] == "true" and reviews["contract.allocated"]["deciding"][0]["path"]
     claim = next(c for c in contract["claims"] if c["id"] == "radix-token-match")
     latest = {v["pin_set"]: v for v in claim["verdicts"]}["latest"]
     assert latest["verdict"] == "holds" and "MatchResult.device_prefix_len" in latest["note"]
