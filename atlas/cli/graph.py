@@ -251,10 +251,7 @@ def path(args, settings) -> int:
         return 1
     if not args.exact and target.startswith(("op:", "cpp:", "jit:")):
         chain += g.kernel_below(target)[1:]
-    edges = [
-        (a, b, min(g.graph.get_edge_data(a, b).values(), key=lambda e: -e["confidence"]))
-        for a, b in zip(chain, chain[1:])
-    ]
+    edges = g.hops(chain)
     rows = [
         {
             "symbol": b,

@@ -77,6 +77,15 @@ class AtlasGraph:
         except (nx.NetworkXNoPath, nx.NodeNotFound):
             return []
 
+    def hops(self, chain: list[str]) -> list[tuple[str, str, dict]]:
+        """(caller, callee, edge attrs) of each hop of a chain `path` returned: of the edges between two nodes, the
+        one with the highest confidence (the first listed of equals)."""
+        graph = self.graph
+        return [
+            (a, b, min(graph.get_edge_data(a, b).values(), key=lambda e: -e["confidence"]))
+            for a, b in zip(chain, chain[1:])
+        ]
+
     def _hop_weight(self):
         """weight(caller, edge attrs) = 1 + log2(callees of that call site) + (1 - confidence)."""
         fanout: dict[tuple, set] = {}
