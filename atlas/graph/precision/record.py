@@ -39,6 +39,7 @@ class ErrorClass(str, Enum):
     NOT_CALLED = "not-called"  # the callee is named at the site but not called there (compared, passed, stored)
     WRONG_BINDING = "wrong-binding"  # the name at the site is bound to another definition (a shadowing import, a
     #                                  local def, another module's function of that name)
+    GETATTR_FALLBACK = "getattr-fallback"  # a class's __getattr__ taken as called for an attribute the object has
     OTHER = "other"
 
     @property
@@ -55,6 +56,7 @@ ERROR_WORDING = {
     ErrorClass.VALUE_RULES_OUT: "argument value or configuration rules it out",
     ErrorClass.NOT_CALLED: "named, not called (compared, passed, stored)",
     ErrorClass.WRONG_BINDING: "name bound to another definition",
+    ErrorClass.GETATTR_FALLBACK: "__getattr__ taken for an attribute the object has",
     ErrorClass.OTHER: "other",
 }
 
