@@ -185,3 +185,18 @@ def test_paths_ask_for_targets_at_three_hops_or_more(with_kernel, expected):
     assert [(p.stratum, p.source, p.target, len(p.hops)) for p in paths] == expected
     assert [h.provenance for h in paths[0].hops][:3] == ["static", "type-inferred", "dispatch"]
     assert [h.line for h in paths[0].hops][:3] == [1, 2, 3]
+
+
+def test_the_committed_record_is_well_formed():
+    """results/precision/: every row parses, every current row is judged, verdicts and classes are known."""
+    from pathlib import Path
+
+    from atlas import yamlio
+
+    folder = Path(__file__).resolve().parents[2] / "results" / "precision"
+    edges = [record.edge_from_data(d) for d in yamlio.load(folder / "edges.yaml")["rows"]]
+    paths = [record.path_from_data(d) for d in yamlio.load(folder / "paths.yaml")["rows"]]
+    assert edges and paths
+    assert record.problems([*edges, *paths]) == []
+    assert all(r.verdict for r in [*edges, *paths] if r.current)
+    assert all(r.bad_hop for r in paths if r.verdict == "infeasible")
