@@ -123,6 +123,21 @@ class AtlasGraph:
                     sub.add_edge(a, b, weight=weight)
         return sub
 
+    def hops(self, chain: list[str]) -> list[tuple[str, str, dict]]:
+        """(caller, callee, edge attrs) of each hop of a chain `path` or `paths` returned: of the edges between two
+        nodes, the one with the highest confidence (the first in call-site order of equals). The one reading of a
+        chain's hops: `graph path` shows them (atlas.query.paths), the precision sample records them
+        (atlas.graph.precision.sample)."""
+        out = []
+        for a, b in zip(chain, chain[1:]):
+            edges = sorted(
+                (e for _, callee, e in self._edges_of(a, True) if callee == b), key=lambda e: e.get("line", 0)
+            )
+            if not edges:
+                raise KeyError(f"no call edge {a} -> {b}")
+            out.append((a, b, max(edges, key=lambda e: e.get("confidence", 0.0))))
+        return out
+
     def deepest(self, source: str, candidates: list[str]) -> str | None:
         """Of the candidates `source` reaches, the one every other reached candidate leads to: the same operation
         named at several layers (Python wrapper -> op -> C++ function) gives its lowest layer; None when they do
