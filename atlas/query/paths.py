@@ -109,10 +109,11 @@ def _target(graph: AtlasGraph, index: Index, name: str, source: str) -> tuple[st
 
 
 def _hops(graph: AtlasGraph, chain: list[str]) -> tuple[Hop, ...]:
+    """Each hop of the chain: its edge as AtlasGraph.hops reads it (the precision sample records the same), with the
+    site's other targets."""
     hops = []
-    for a, b in zip(chain, chain[1:]):
+    for a, b, best in graph.hops(chain):
         out = [(callee, attrs) for _, _, callee, attrs in graph.callees(a)]
-        best = max((attrs for callee, attrs in out if callee == b), key=lambda e: e.get("confidence", 0.0))
         site = edge_site(best)
         others = sorted({callee for callee, attrs in out if callee != b and edge_site(attrs) == site and site[1]})
         hops.append(Hop(a, b, provenance_of(best), float(best.get("confidence", 0.0)), site[0], site[1], tuple(others)))

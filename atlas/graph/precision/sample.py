@@ -12,6 +12,7 @@ import hashlib
 import heapq
 from collections.abc import Iterable
 
+from atlas.graph.calls import edge_site, provenance_of
 from atlas.graph.precision.record import NO_COMPONENT, EdgeRow, Hop, PathRow
 from atlas.graph.queries import KERNEL_KINDS, AtlasGraph
 from atlas.model import SymbolKind
@@ -102,7 +103,8 @@ def draw_edges(rows: Iterable[EdgeRow], quotas: dict[str, int], seed: str = SEED
 def draw_paths(g: AtlasGraph, framework: str, per_stratum: int = PATHS_PER_STRATUM, seed: str = SEED) -> list[PathRow]:
     """Per target stratum, `per_stratum` questions: a source of the core (PATH_SOURCES, in priority order, each
     used once) and, of the targets of the stratum it reaches at MIN_HOPS or more hops, the one of lowest priority;
-    the row holds the chain `AtlasGraph.path` answers, hop by hop."""
+    the row holds the chain `AtlasGraph.path` answers (the one path of `atlas graph path`), hop by hop as
+    `AtlasGraph.hops` reads it."""
     successors: dict[str, set[str]] = {}
     table = g.table
     for i in range(len(table)):
@@ -129,7 +131,7 @@ def draw_paths(g: AtlasGraph, framework: str, per_stratum: int = PATHS_PER_STRAT
             chain = g.path(source, target)
             if len(chain) - 1 < MIN_HOPS:
                 continue
-            hops = tuple(Hop(a, b, e.get("path", ""), e.get("line", 0), e["provenance"]) for a, b, e in g.hops(chain))
+            hops = tuple(Hop(a, b, *edge_site(e), provenance_of(e)) for a, b, e in g.hops(chain))
             out.append(PathRow(framework, g.pin.commit[:12], stratum, source, target, hops))
             used.add(source)
             found += 1
