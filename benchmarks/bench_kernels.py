@@ -194,6 +194,7 @@ def main() -> None:
                     f"{pct(st['jit_wrapper_functions_reaching_kernel'], st['jit_wrapper_functions'])}"
                     f"   (target >= 80%)"
                 )
+            print("  C++ -> C++/kernel edges: " + ", ".join(f"{k} {n}" for k, n in st["cpp_edges"].items()))
             print(
                 f"  C++ launch sites naming a kernel: {st['launch_sites_named']}, unnamed (listed): "
                 f"{st['launch_sites_unresolved']}; unresolved sites listed: {len(layer.unresolved)}"

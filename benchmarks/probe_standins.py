@@ -3,6 +3,7 @@ probes' captures read): the classes to hook, one call per hook, and a whole step
 
 from __future__ import annotations
 
+import collections
 import types
 from enum import Enum
 
@@ -49,9 +50,23 @@ def vllm_objects(batch: int, work=_no_work):
             total_num_scheduled_tokens=batch,
         )
 
+    class HashToBlock:  # vLLM's BlockHashToBlockMap: a dict behind a Python-level __len__
+        def __init__(self):
+            self._cache = dict.fromkeys(range(300))
+
+        def __len__(self):
+            return len(self._cache)
+
     class Scheduler:
         def __init__(self):
             self.requests = requests
+            self.running = [requests[r] for r in rids]  # the state the plan capture reads after the plan
+            self.waiting = collections.deque()
+            self.skipped_waiting = collections.deque()
+            self.block_size = 16
+            pool = NS(free_block_queue=NS(num_free_blocks=40_000), cached_block_hash_to_block=HashToBlock())
+            pool.num_gpu_blocks = 44_000
+            self.kv_cache_manager = NS(block_pool=pool)
 
         def schedule(self):
             work()
@@ -172,8 +187,24 @@ def sglang_objects(batch: int):
     the_batch = ScheduleBatch()
     match = NS(device_indices=list(range(64)))
 
+    class Allocator:
+        def available_size(self):
+            return 400_000
+
+    class Tree:
+        def evictable_size(self):
+            return 3000
+
+        def protected_size(self):
+            return 256 * batch
+
     class Scheduler:
         new_token_ratio = 0.4
+
+        def __init__(self):  # the state the plan capture reads after the plan
+            self.running_batch, self.waiting_queue = the_batch, []
+            self.token_to_kv_pool_allocator, self.tree_cache = Allocator(), Tree()
+            self.max_total_num_tokens = 500_000
 
         def get_next_batch_to_run(self):
             return the_batch

@@ -1,9 +1,16 @@
 """The probe's control file (spec `control`): the state the probe runs in and the options for measuring what it
-costs, as Probe.set_state reads them; `control_problems` is what `atlas trace` checks a control text against."""
+costs (parse_control), polled by the flusher and applied to the probe (ControlFile, apply); `control_problems` is
+what `atlas trace` checks a control text against."""
 
 from __future__ import annotations
 
+import os
+from typing import TYPE_CHECKING
+
 from probes.hooks import Hook
+
+if TYPE_CHECKING:
+    from probes.runtime import Probe
 
 STATES = ("on", "off", "absent")  # control file: probes recording / wrappers passing through / wrappers removed
 
@@ -61,3 +68,57 @@ def parse_control(text: str) -> tuple[str, frozenset, bool, bool, bool, bool, in
 def names_hook(names: frozenset, hook: Hook) -> bool:
     """Whether `names` names the hook: its qualname or its full symbol."""
     return bool(names) and (hook.entry.get("qualname") in names or hook.symbol in names)
+
+
+class ControlFile:
+    """The control file the flusher polls (spec `control`): its path, when it last changed, and its last text (the
+    probe state the sampler's counts belong to)."""
+
+    def __init__(self, path: str, text: str) -> None:
+        self.path = path
+        self.mtime = 0.0
+        self.text = text
+
+    def poll(self, probe: Probe) -> None:
+        if not self.path:
+            return
+        try:
+            mtime = os.stat(self.path).st_mtime
+            if mtime != self.mtime:
+                self.mtime = mtime
+                with open(self.path, encoding="utf-8") as f:
+                    apply(probe, f.read().strip())
+        except OSError:
+            pass
+
+
+def apply(probe: Probe, text: str) -> None:
+    """'on' records; 'off' leaves the wrappers passing straight through; 'absent' puts the engine's own functions
+    back (no wrapper on any hooked path: the probe-free baseline, in the same process). After the state, options for
+    measuring what the probe costs (parse_control): `skip=A,B` leaves those hooks absent, `gpu=0` stops CUDA-event
+    timing, `write=0` keeps rows in memory instead of writing them, `pack=1` marshals rows on the engine thread,
+    `wake=0` leaves the flusher to its interval, `duty=N` alternates on and off every N engine steps (probes.duty)."""
+    from probes import patch
+
+    probe.add_samples()  # samples taken so far belong to the state that ends here
+    probe.control.text = text
+    state, skip, gpu, write, pack, wake, duty = parse_control(text)
+    attached = state != "absent"
+    if not attached:
+        probe.is_active = False
+    for hook in probe.hooks:
+        keep = attached and not names_hook(skip, hook)
+        (patch.attach if keep else patch.detach)(hook)
+        hook.is_passing = hook.is_disabled or not keep
+    probe.is_attached = attached
+    probe.gpu_every = probe.spec_gpu_every if gpu else 0
+    shard = probe.shard
+    shard.is_writing = write
+    shard.flush_rows = shard.wake_rows if wake else -1
+    probe.is_packing = pack
+    if write:
+        shard.wake.set()
+    probe.is_active = state not in ("off", "absent")
+    probe.duty_steps = duty if state == "on" else 0
+    probe.duty_count = 0
+    probe.duty.restart(text, probe.own_ns)

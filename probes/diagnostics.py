@@ -11,6 +11,20 @@ import time
 from probes.hooks import hook_threads, monotonic_ns
 
 
+class GcPauses:
+    """Garbage-collection pauses per generation (a gc.callbacks entry, with spec `diagnostics`)."""
+
+    def __init__(self) -> None:
+        self.ns = [0, 0, 0]
+        self._start = 0
+
+    def on_gc(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._start = monotonic_ns()
+        elif self._start:
+            self.ns[info["generation"]] += monotonic_ns() - self._start
+
+
 def sample(flusher_thread, gc_ns: list[int]) -> dict:
     """The process's CPU time, the flusher thread's (`flusher_thread`) and the hooked threads' scheduler figures,
     collections per GC generation and their pauses (`gc_ns`, Probe.on_gc), on the monotonic clock."""

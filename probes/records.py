@@ -86,27 +86,32 @@ def read_frames(data: bytes) -> tuple[list, int]:
     return records, 0
 
 
+def record(kind: str, pid: int, **fields: object) -> dict:
+    """A record of one of probes.schema.KINDS: its header (kind, schema version, process) and its fields. Every record
+    the probes write is made here."""
+    return {"kind": kind, "v": SCHEMA_VERSION, "pid": pid, **fields}
+
+
 def hook_record(pid: int, hook) -> dict:
     """The static fields of an installed hook, once per process, before its first row."""
     later = [hook.entry["qualname"], sorted(hook.later[0])] if hook.later else None
-    return {
-        "kind": "hook",
-        "v": SCHEMA_VERSION,
-        "pid": pid,
-        "index": hook.index,
-        "symbol": hook.symbol,
-        "role": hook.role,
-        "path": hook.path,
-        "line": hook.line,
-        "end_line": hook.end_line,
-        "run_line": hook.run_line,
-        "at_pin": hook.at_pin,
-        "fields": list(hook.captures),
-        "later": later,
-        "aggregate": hook.is_aggregate,
-    }
+    return record(
+        "hook",
+        pid,
+        index=hook.index,
+        symbol=hook.symbol,
+        role=hook.role,
+        path=hook.path,
+        line=hook.line,
+        end_line=hook.end_line,
+        run_line=hook.run_line,
+        at_pin=hook.at_pin,
+        fields=list(hook.captures),
+        later=later,
+        aggregate=hook.is_aggregate,
+    )
 
 
 def file_record(pid: int, filename: str, guard) -> dict:
     path, at_pin = guard.locate(filename)
-    return {"kind": "file", "v": SCHEMA_VERSION, "pid": pid, "file": filename, "path": path, "at_pin": at_pin}
+    return record("file", pid, file=filename, path=path, at_pin=at_pin)

@@ -9,72 +9,74 @@ import json
 import multiprocessing
 import os
 import sys
-from marshal import dumps
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-from probes import captures, diagnostics, patch, ranks, records
-from probes.control import names_hook, parse_control
+from probes import aggregate, captures, diagnostics, duty, patch, ranks, records
+from probes.control import ControlFile
+from probes.control import apply as apply_control
 from probes.cuda import CudaTimer
+from probes.diagnostics import GcPauses
+from probes.duty import DutyWindow
 from probes.guard import FileGuard, base_version
-from probes.hooks import AGG_MAX_CALLS, Call, Hook, forget_threads, make_hook, monotonic_ns, time_ns
-from probes.records import AGG, CALL
-from probes.sampler import Sampler
-from probes.schema import MARSHAL_VERSION, SCHEMA_VERSION, SHARD_SUFFIX
+from probes.hooks import Call, Hook, forget_threads, make_hook, monotonic_ns, time_ns
+from probes.records import CALL
+from probes.sampler import Sampler, samples_record
+from probes.schema import SHARD_SUFFIX
 from probes.shard import Shard
+
+if TYPE_CHECKING:  # probes.kernels is imported only when the spec asks for kernels
+    from probes.kernels import KernelCapture
 
 _PROBE = None
 
 
 class Probe:
+    """One process's probe: its hooks and shard, and the state the wrappers read on every call (the step clock,
+    whether it records, duty-cycle counters, open aggregated rows); the other jobs live beside it: the control file
+    (probes.control), duty cycling (probes.duty), aggregated rows (probes.aggregate), CUDA timing (probes.cuda),
+    GC pauses (probes.diagnostics), the sampling profiler (probes.sampler), GPU kernels per step (probes.kernels,
+    spec `kernels`)."""
+
     def __init__(self, spec: dict, shard: Shard):
         self.spec = spec
         self.shard = shard
         self.framework = spec["framework"]
-        self.commit = spec.get("commit", "")
         self.guard = FileGuard(spec.get("package", self.framework), spec.get("package_root", ""), spec.get("blobs", {}))
-        self.is_active = bool(spec.get("active", True))
-        self.is_attached = True  # wrappers on the hooked attributes (False in the 'absent' state)
+        self.pid = os.getpid()
         self.wall_offset_ns = time_ns() - monotonic_ns()  # wall = monotonic + offset, taken once per process
         self.rank: dict | None = None  # tensor/pipeline/data-parallel rank, once the engine has set it up
-        control = spec.get("control", "")
-        self.control = os.path.join(trace_dir(spec), control) if control and not os.path.isabs(control) else control
-        self._control_mtime = 0.0
+        table = captures.tables(self.framework)
+        self.hooks = [make_hook(e, *captures.for_hook(table, e), index) for index, e in enumerate(spec["hooks"])]
+        self.known_files: set[str] = set()  # call-site files whose "file" record is written
+        self.packed_files: set = set()  # call-site files of packed rows, for the flusher's "file" records
+        # read by the wrappers on every call
+        self.is_active = bool(spec.get("active", True))
+        self.is_attached = True  # wrappers on the hooked attributes (False in the 'absent' state)
+        self.is_packing = False  # rows marshalled on the hot path (control option pack=1)
         self.step = 0
         self.step_leader: Hook | None = None
         self.seq = 0
-        self.pid = os.getpid()
-        self.proc = multiprocessing.current_process().name
-        self.cuda = CudaTimer()
         self.open_aggregates: list[Hook] = []  # aggregated hooks whose rows still take calls
-        self.known_files: set[str] = set()  # call-site files whose "file" record is written
-        table = captures.tables(self.framework)
-        self.hooks = [make_hook(e, *captures.for_hook(table, e), index) for index, e in enumerate(spec["hooks"])]
         self.spec_gpu_every = max(int(spec.get("gpu_sample_every", 1)), 1)  # CUDA-event timing on every Nth call
         self.gpu_every = self.spec_gpu_every  # 0: no timing (control option gpu=0)
         self.gpu_calls = 0  # calls of CUDA-timed hooks (the wrapper counts them, gpu_start times every Nth)
-        self.duty_steps = 0  # control option duty=N: on and off in turns of N steps (duty_tick)
+        self.duty_steps = 0  # control option duty=N: on and off in turns of N steps (probes.duty)
         self.duty_count = 0
-        self.duty_begin_ns = 0
-        self.duty_state = ""
-        self._window_own_ns = 0  # own_ns when the current duty window began
-        self.is_packing = False  # rows marshalled on the hot path (control option pack=1)
-        self.packed_files: set = set()  # call-site files of packed rows, for the flusher's "file" records
-        self.gc_ns = [0, 0, 0]  # with spec `diagnostics`: garbage-collection pauses per generation
-        self._gc_start = 0
-        self.has_diagnostics = bool(spec.get("diagnostics"))
-        self.sample_hz = float(spec.get("sample_hz") or 0)  # > 0: a sampling profiler beside the engine (sampler.py)
+        # the other jobs
+        self.cuda = CudaTimer()
+        self.duty = DutyWindow()
+        control = spec.get("control", "")
+        path = os.path.join(trace_dir(spec), control) if control and not os.path.isabs(control) else control
+        self.control = ControlFile(path, "on" if self.is_active else "off")
+        self.gc = GcPauses() if spec.get("diagnostics") else None
+        self.sample_hz = float(spec.get("sample_hz") or 0)  # > 0: a sampling profiler beside the engine
         self.sampler: Sampler | None = None
-        self.control_text = "on" if self.is_active else "off"  # the control file's last text: the samples' state
-        self.unsupported = {
-            h.symbol: [
-                c
-                for c in h.entry.get("capture", ())
-                if c not in h.captures and c not in h.befores and c != "gpu_time" and not (h.later and c in h.later[0])
-            ]
-            for h in self.hooks
-        }
+        self.kernels: KernelCapture | None = None  # spec `kernels`: set by install
+        self._engine_version = ""
 
     # -- installing ------------------------------------------------------------------------------------------
-    def try_patch(self, module, hook: Hook) -> None:
+    def try_patch(self, module: ModuleType, hook: Hook) -> None:
         """Install the hook's wrapper and write its static fields (its "hook" record) once."""
         if hook.is_installed:
             return
@@ -97,63 +99,42 @@ class Probe:
         if self.duty_steps:
             self.duty_count += 1
             if self.duty_count > self.duty_steps:
-                self.end_duty_window()
+                duty.end_window(self)
                 self.duty_count = 1
                 return True
         self.step += 1
         if self.open_aggregates:
-            self.close_aggregates()
+            aggregate.close_rows(self)
         return False
 
     def undo_step(self, hook: Hook) -> None:
         if hook is self.step_leader:
             self.step -= 1
             if self.duty_steps:
-                self.duty_untick(hook)
+                duty.untick(self, hook)
 
-    # -- duty cycling (control option duty=N): probes on and off in turns of N engine steps, in one run ---------
     def duty_tick(self, hook: Hook) -> bool:
-        """A step hook's call while the duty cycle is off: the step leader's calls count the window's steps; every
-        `duty_steps` steps the probe flips between recording and passing through and writes the window that ended
-        (end_duty_window), so that on and off are compared over neighbouring fractions of a second, under the same
-        load and the same machine speed. True when the window turned on with this call: it records, the on
-        window's first step (begin_step counts it)."""
-        if self.step_leader is None:
-            self.step_leader = hook
-        if hook is not self.step_leader:
-            return False
-        self.duty_count += 1
-        if self.duty_count <= self.duty_steps:
-            return False
-        self.end_duty_window()
-        return True
-
-    def end_duty_window(self) -> None:
-        """Write the window that ended (its state, span, steps and the probe's own time in it) and flip; the call
-        that ended it is the next window's first step, counted by the path it takes in that state."""
-        now, own = monotonic_ns(), self.own_ns
-        self.shard.add(
-            {
-                "kind": "window",
-                "v": SCHEMA_VERSION,
-                "pid": self.pid,
-                "on": self.is_active,
-                "begin_ns": self.duty_begin_ns,
-                "end_ns": now,
-                "steps": self.duty_steps,
-                "state": self.duty_state,
-                "own_ns": own - self._window_own_ns,
-            }
-        )
-        self.duty_begin_ns, self.duty_count, self._window_own_ns = now, 0, own
-        self.is_active = not self.is_active
+        return duty.tick(self, hook)
 
     def duty_untick(self, hook: Hook) -> None:
-        """The step leader's call was an idle poll (skip_none): not a step."""
-        if hook is self.step_leader and self.duty_count > 1:
-            self.duty_count -= 1
+        duty.untick(self, hook)
 
-    def take_before(self, hook: Hook, args, kwargs):
+    def end_duty_window(self) -> None:
+        duty.end_window(self)
+
+    def aggregate(self, hook: Hook, t0: int, t1: int, values: object) -> None:
+        aggregate.add(self, hook, t0, t1, values)
+
+    def open_aggregate(self, hook: Hook) -> list:
+        return aggregate.open_row(self, hook)
+
+    def close_aggregates(self) -> None:
+        aggregate.close_rows(self)
+
+    def pack(self, row: tuple) -> object:
+        return aggregate.pack(self, row)
+
+    def take_before(self, hook: Hook, args: tuple, kwargs: dict[str, Any]) -> dict[str, Any] | None:
         call = Call(args, kwargs, None, None)
         try:
             return {name: fn(call) for name, fn in hook.befores.items()}
@@ -166,7 +147,7 @@ class Probe:
         """The probe's own time on the hooked threads: the wrappers' less the engine's calls, over every hook."""
         return sum(h.own_ns for h in self.hooks)
 
-    def gpu_start(self, hook: Hook):
+    def gpu_start(self, hook: Hook) -> object:
         """A started CUDA-event timing (the wrapper calls this on every Nth timed call), or None."""
         try:
             return self.cuda.start()
@@ -182,50 +163,6 @@ class Probe:
 
     def nvtx_pop(self) -> None:
         self.cuda.nvtx_pop()
-
-    def aggregate(self, hook: Hook, t0: int, t1: int, values) -> None:
-        """One call of an aggregated hook into its step's row (the general wrapper's path: hooks with befores)."""
-        calls = hook.agg_calls
-        if hook.agg_step != self.step or len(calls) >= AGG_MAX_CALLS:
-            calls = self.open_aggregate(hook)
-        calls.append((t0, t1 - t0, values))
-
-    def open_aggregate(self, hook: Hook) -> list:
-        """A new row for an aggregated hook's calls in this step; the hook's previous row goes to the shard."""
-        if hook.agg_calls:
-            self._close(hook)
-        else:
-            self.open_aggregates.append(hook)
-        hook.agg_calls, hook.agg_step = [], self.step
-        return hook.agg_calls
-
-    def close_aggregates(self) -> None:
-        """Every open aggregated row to the shard (at a new step, and at exit)."""
-        hooks, self.open_aggregates = self.open_aggregates, []
-        shard, is_packing = self.shard, self.is_packing
-        for hook in hooks:
-            calls = hook.agg_calls
-            if calls:  # _close, inline: the step leader runs this every step an aggregated hook fired
-                hook.num_calls += len(calls)
-                row = (AGG, hook.index, hook.agg_step, calls)
-                shard.add(self.pack(row) if is_packing else row)
-            hook.agg_calls, hook.agg_step = None, -1
-
-    def _close(self, hook: Hook) -> None:
-        hook.num_calls += len(hook.agg_calls)
-        row = (AGG, hook.index, hook.agg_step, hook.agg_calls)
-        self.shard.add(self.pack(row) if self.is_packing else row)
-
-    def pack(self, row: tuple):
-        """A row as marshal bytes, made on the engine thread (control option pack=1): nothing of the engine's stays
-        referenced, and the garbage collector has no container to scan until the flusher writes it. A row marshal
-        cannot take stays a row (the flusher converts it)."""
-        if row[0] == CALL:
-            self.packed_files.add(row[7])
-        try:
-            return dumps(row, MARSHAL_VERSION)
-        except ValueError:
-            return row
 
     def fail(self, hook: Hook, exc: BaseException) -> None:
         """A capture raised: count it and switch the hook to pass-through for the rest of the run."""
@@ -247,12 +184,18 @@ class Probe:
 
     def tick(self) -> None:
         for seq, gpu_ns in self.cuda.resolve():
-            self.shard.add({"kind": "gpu", "v": SCHEMA_VERSION, "pid": self.pid, "seq": seq, "gpu_ns": gpu_ns})
-        if self.sampler is not None:
-            self.add_samples()
+            self.shard.add(records.record("gpu", self.pid, seq=seq, gpu_ns=gpu_ns))
+        self.add_samples()
         if self.rank is None:
             self.poll_rank()
-        self.poll_control()
+        self.control.poll(self)
+
+    def set_state(self, text: str) -> None:
+        """Apply a control text as if the control file said it (probes.control.apply)."""
+        apply_control(self, text)
+
+    def poll_control(self) -> None:
+        self.control.poll(self)
 
     def start_sampler(self) -> None:
         """The sampling profiler (spec `sample_hz`), skipping the probe's own threads."""
@@ -261,23 +204,10 @@ class Probe:
             self.sampler.start(self.shard._thread)
 
     def add_samples(self) -> None:
-        """The stacks sampled since the last flush, as one "samples" record under the state they ran in. (A flush
-        that straddles a state change gives its samples to the new state: a fraction of a flush interval.)"""
-        taken, own, incl = self.sampler.drain()
-        if taken:
-            self.shard.add(
-                {
-                    "kind": "samples",
-                    "v": SCHEMA_VERSION,
-                    "pid": self.pid,
-                    "mono_ns": monotonic_ns(),
-                    "state": self.control_text,
-                    "hz": self.sample_hz,
-                    "n": taken,
-                    "self": own,
-                    "incl": incl,
-                }
-            )
+        if self.sampler is not None:
+            found = samples_record(self.sampler, self.pid, self.control.text)
+            if found is not None:
+                self.shard.add(found)
 
     def poll_rank(self) -> None:
         """A "rank" record once this process's parallel state exists (never raises: a rank is optional)."""
@@ -287,66 +217,18 @@ class Probe:
             return
         if rank is not None:
             self.rank = rank
-            now = monotonic_ns()
-            self.shard.add(
-                {
-                    "kind": "rank",
-                    "v": SCHEMA_VERSION,
-                    "pid": self.pid,
-                    **rank,
-                    "ts_ns": now + self.wall_offset_ns,
-                    "mono_ns": now,
-                }
-            )
+            self.shard.add(records.record("rank", self.pid, **rank, **self.clock()))
 
-    def poll_control(self) -> None:
-        if not self.control:
-            return
-        try:
-            mtime = os.stat(self.control).st_mtime
-            if mtime != self._control_mtime:
-                self._control_mtime = mtime
-                with open(self.control, encoding="utf-8") as f:
-                    self.set_state(f.read().strip())
-        except OSError:
-            pass
-
-    def set_state(self, text: str) -> None:
-        """'on' records; 'off' leaves the wrappers passing straight through; 'absent' puts the engine's own
-        functions back (no wrapper on any hooked path: the probe-free baseline, in the same process). After the
-        state, options for measuring what the probe costs (parse_control): `skip=A,B` leaves those hooks absent,
-        `gpu=0` stops CUDA-event timing, `write=0` keeps rows in memory instead of writing them, `pack=1` marshals
-        rows on the engine thread, `wake=0` leaves the flusher to its interval, `duty=N` alternates on and off
-        every N engine steps (duty_tick)."""
-        if self.sampler is not None:  # samples taken so far belong to the state that ends here
-            self.add_samples()
-        self.control_text = text
-        state, skip, gpu, write, pack, wake, duty = parse_control(text)
-        attached = state != "absent"
-        if not attached:
-            self.is_active = False
-        for hook in self.hooks:
-            keep = attached and not names_hook(skip, hook)
-            (patch.attach if keep else patch.detach)(hook)
-            hook.is_passing = hook.is_disabled or not keep
-        self.is_attached = attached
-        self.gpu_every = self.spec_gpu_every if gpu else 0
-        self.shard.is_writing = write
-        self.shard.flush_rows = self.shard.wake_rows if wake else -1
-        self.is_packing = pack
-        if write:
-            self.shard.wake.set()
-        self.is_active = state not in ("off", "absent")
-        self.duty_steps = duty if state == "on" else 0
-        self.duty_count, self.duty_begin_ns, self.duty_state = 0, monotonic_ns(), text
-        self._window_own_ns = self.own_ns
+    def clock(self) -> dict[str, int]:
+        """ts_ns (wall) and mono_ns (monotonic) of now, for a record."""
+        now = monotonic_ns()
+        return {"ts_ns": now + self.wall_offset_ns, "mono_ns": now}
 
     def after_fork(self) -> None:
         """A forked child (vLLM's EngineCore can be one) is its own process: new pid, counters, process record."""
         self.pid = os.getpid()
-        self.proc = multiprocessing.current_process().name
         self.step, self.seq, self.step_leader, self.open_aggregates = 0, 0, None, []
-        self._window_own_ns = 0
+        self.duty.own_ns = 0
         self.known_files = set()
         forget_threads()
         self.cuda = CudaTimer()
@@ -379,39 +261,38 @@ class Probe:
             "is_active": self.is_active,
             "is_attached": self.is_attached,
             "own_ns": self.own_ns,
-            **({"diag": diagnostics.sample(self.shard._thread, self.gc_ns)} if self.has_diagnostics else {}),
+            **({"diag": diagnostics.sample(self.shard._thread, self.gc.ns)} if self.gc is not None else {}),
+            **(self.kernels.stats() if self.kernels is not None else {}),
         }
-
-    def on_gc(self, phase: str, info: dict) -> None:
-        """gc.callbacks entry (spec `diagnostics`): adds up each collection's pause."""
-        if phase == "start":
-            self._gc_start = monotonic_ns()
-        elif self._gc_start:
-            self.gc_ns[info["generation"]] += monotonic_ns() - self._gc_start
 
     def process_record(self, engine_version: str) -> dict:
         self._engine_version = engine_version
         expected = self.spec.get("engine_version", "")
-        now = monotonic_ns()
-        return {
-            "kind": "process",
-            "v": SCHEMA_VERSION,
-            "pid": self.pid,
-            "ppid": os.getppid(),
-            "proc": self.proc,
-            "argv": sys.argv[:3],
-            "boot_id": ranks.boot_id(),
-            "framework": self.framework,
-            "commit": self.commit,
-            "pin_ref": self.spec.get("ref", ""),
-            "engine_version": engine_version,
-            "expected_version": expected,
-            "version_at_pin": bool(expected) and base_version(engine_version) == base_version(expected),
-            "hooks": [h.symbol for h in self.hooks],
-            "unsupported_captures": {k: v for k, v in self.unsupported.items() if v},
-            "ts_ns": now + self.wall_offset_ns,
-            "mono_ns": now,
+        unsupported = {
+            h.symbol: [
+                c
+                for c in h.entry.get("capture", ())
+                if c not in h.captures and c not in h.befores and c != "gpu_time" and not (h.later and c in h.later[0])
+            ]
+            for h in self.hooks
         }
+        return records.record(
+            "process",
+            self.pid,
+            ppid=os.getppid(),
+            proc=multiprocessing.current_process().name,
+            argv=sys.argv[:3],
+            boot_id=ranks.boot_id(),
+            framework=self.framework,
+            commit=self.spec.get("commit", ""),
+            pin_ref=self.spec.get("ref", ""),
+            engine_version=engine_version,
+            expected_version=expected,
+            version_at_pin=bool(expected) and base_version(engine_version) == base_version(expected),
+            hooks=[h.symbol for h in self.hooks],
+            unsupported_captures={k: v for k, v in unsupported.items() if v},
+            **self.clock(),
+        )
 
 
 def trace_dir(spec: dict) -> str:
@@ -434,8 +315,12 @@ def install(spec: dict, engine_version: str) -> Probe:
     shard.add(probe.process_record(engine_version))
     probe.poll_control()
     patch.install(probe, probe.hooks)
-    if probe.has_diagnostics:
-        gc.callbacks.append(probe.on_gc)
+    if spec.get("kernels"):  # GPU kernels per step (spec `kernels`): the module is imported only then
+        from probes import kernels
+
+        probe.kernels = kernels.install(probe)
+    if probe.gc is not None:
+        gc.callbacks.append(probe.gc.on_gc)
     shard.start()
     probe.start_sampler()
     if hasattr(os, "register_at_fork"):
@@ -444,7 +329,7 @@ def install(spec: dict, engine_version: str) -> Probe:
     return probe
 
 
-def install_from_env(framework: str):
+def install_from_env(framework: str) -> Probe | None:
     """Install the probe described by $ATLAS_PROBES if it is for `framework`; idempotent; a no-op without it."""
     global _PROBE
     path = os.environ.get("ATLAS_PROBES")
@@ -460,20 +345,9 @@ def install_from_env(framework: str):
     return _PROBE
 
 
-def mark(name: str, **values) -> None:
+def mark(name: str, **values: object) -> None:
     """A workload marker in this process's shard (the drivers call it: round begin/end, probes on/off). A mark named
     "barrier" with an `id`, written by every process right after they passed the same barrier, lets the merge
     align processes of different hosts and measure the residual skew (atlas.runtime.clock)."""
     if _PROBE is not None:
-        now = monotonic_ns()
-        _PROBE.shard.add(
-            {
-                "kind": "mark",
-                "v": SCHEMA_VERSION,
-                "pid": _PROBE.pid,
-                "name": name,
-                "ts_ns": now + _PROBE.wall_offset_ns,
-                "mono_ns": now,
-                "values": values,
-            }
-        )
+        _PROBE.shard.add(records.record("mark", _PROBE.pid, name=name, values=values, **_PROBE.clock()))

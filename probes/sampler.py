@@ -13,6 +13,9 @@ import sys
 import threading
 from collections import Counter
 
+from probes.hooks import monotonic_ns
+from probes.records import record
+
 MAX_DEPTH = 64
 
 
@@ -69,3 +72,12 @@ class Sampler:
             own, self.self_counts = self.self_counts, Counter()
             incl, self.incl_counts = self.incl_counts, Counter()
         return taken, [[*k, n] for k, n in own.items()], [[*k, n] for k, n in incl.items()]
+
+
+def samples_record(sampler: Sampler, pid: int, state: str) -> dict | None:
+    """The stacks sampled since the last drain, as one "samples" record under the probe state they ran in (a drain
+    that straddles a state change gives its samples to the new state: a fraction of a flush interval)."""
+    taken, own, incl = sampler.drain()
+    if not taken:
+        return None
+    return record("samples", pid, mono_ns=monotonic_ns(), state=state, hz=sampler.hz, n=taken, self=own, incl=incl)

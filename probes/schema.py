@@ -6,7 +6,12 @@ A shard (`shards/<process>-<pid>.shard`, schema 3) is a sequence of frames, each
 leaves a torn last frame, which readers skip and count. A record is a dict (the kinds of KINDS, with "kind" and "v")
 or a compact hot-path row (CALL_ROW, AGG_ROW) that atlas.runtime.merge expands, with the static fields of the
 process's "hook" and "file" records, into the "call" and "agg" objects of KINDS. Schema 1 and 2 shards
-(`*.jsonl`, one JSON value per line, a call as the array "c" + CALL_FIELDS) stay readable.
+(`*.jsonl`, one JSON value per line, a call as the array "c" + CALL_FIELDS) stay readable. Every dict record is
+made by probes.records.record: {"kind", "v", "pid", **fields}.
+
+The per-step and per-request series of a trace (`series.json`, atlas.runtime.series) are built by atlas from these
+records, not written by the probes; the values they need are the plan hook's PLAN_STATE (probes.captures) and
+vLLM's `new_blocks` and `padded_tokens`, described in docs/architecture.md ("Trace series").
 """
 
 SCHEMA_VERSION = 3
@@ -55,8 +60,6 @@ CAPTURES = (
     "gpu_time",
     "bytes",
 )
-
-BATCH_MODES = ("EXTEND", "DECODE", "MIXED", "TARGET_VERIFY", "IDLE")
 
 # kind -> (required fields, what one record says)
 KINDS = {
@@ -107,49 +110,32 @@ KINDS = {
     ),
     "gpu": (("pid", "seq", "gpu_ns"), "CUDA-event time of call `seq`, resolved off the hot path"),
     "mark": (("pid", "name", "ts_ns", "mono_ns"), "a workload marker written by the driver (round begin/end, on/off)"),
+    "window": (
+        ("pid", "on", "begin_ns", "end_ns", "steps", "state", "own_ns"),
+        "one duty-cycle window that ended (control option duty=N): whether the probe recorded in it, its monotonic "
+        "span, its engine steps, the control text it ran under and the probe's own time in it",
+    ),
+    "samples": (
+        ("pid", "mono_ns", "state", "hz", "n", "self", "incl"),
+        "the sampling profiler's counts since the last flush (spec sample_hz), under the probe state they ran in: "
+        "n samples, self rows [thread, file, function, line, count] and inclusive rows [thread, file, function, "
+        "count]",
+    ),
+    "kernels": (
+        ("pid", "window", "begin_ns", "end_ns", "names", "gpu", "launch"),
+        "spec `kernels` (probes.kernels): one profiling window's GPU activities [name index, stream, device, start, "
+        "duration, correlation] and the CUDA calls that launched them [name index, thread, start, duration, "
+        "correlation], monotonic times, and what reading the window cost (cost_ns)",
+    ),
+    "triton": (
+        ("pid", "name", "module", "qualname"),
+        "spec `kernels`: once per Triton kernel the engine compiled, the @triton.jit function it came from (and "
+        "its file and first line)",
+    ),
     "stats": (
         ("pid", "ts_ns", "num_events", "num_dropped", "capture_errors", "disabled_hooks"),
         "written at a full flush (every interval) when anything changed: events so far, events dropped because "
         "the buffer was full, records written as JSON would write them because marshal could not take a value "
         "(converted_records, schema 3), capture errors per hook, hooks disabled after a capture raised",
     ),
-}
-
-EVENT_SCHEMA = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "title": "atlas probe record",
-    "type": "object",
-    "required": ["kind", "v"],
-    "properties": {
-        "kind": {"enum": sorted(KINDS)},
-        "v": {"enum": [1, 2, SCHEMA_VERSION]},
-        "pid": {"type": "integer"},
-        "tid": {"type": "integer"},
-        "proc": {"type": "string"},
-        "seq": {"type": "integer"},
-        "framework": {"enum": ["vllm", "sglang"]},
-        "commit": {"type": "string"},
-        "symbol": {"type": "string", "description": "dotted id, the same as the static graph's"},
-        "role": {"enum": list(ROLES)},
-        "path": {"type": "string", "description": "repository-relative file of the definition at the pin"},
-        "line": {"type": "integer"},
-        "end_line": {"type": "integer"},
-        "run_line": {"type": "integer", "description": "first line of the running code object"},
-        "call_path": {"type": "string"},
-        "call_line": {"type": "integer"},
-        "call_at_pin": {"type": "boolean"},
-        "at_pin": {"type": "boolean"},
-        "ts_ns": {"type": "integer"},
-        "mono_ns": {"type": "integer"},
-        "dur_ns": {"type": "integer"},
-        "end_ns": {"type": "integer"},
-        "step": {"type": "integer"},
-        "count": {"type": "integer"},
-        "gpu_ns": {"type": "integer"},
-        "request_ids": {"type": "array", "items": {"type": "string"}},
-        "values": {"type": "object"},
-    },
-    "allOf": [
-        {"if": {"properties": {"kind": {"const": k}}}, "then": {"required": list(req)}} for k, (req, _) in KINDS.items()
-    ],
 }

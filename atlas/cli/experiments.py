@@ -3,45 +3,48 @@ figures with the committed H200 results; further verbs register in VERBS."""
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
-from atlas.cli import output
+from atlas.cli import group, output, verb
 from atlas.runtime.experiments.report import collect
 from atlas.runtime.experiments.tables import render_human, render_markdown, to_json
 
 
 def register(sub) -> None:
-    p = sub.add_parser("experiments", help="the article's experiments (sections 2-10): report (more verbs to come)")
-    verbs = p.add_subparsers(dest="verb", required=True, metavar="VERB")
+    verbs = group(
+        sub,
+        "experiments",
+        "the article's experiments (sections 2-10): run them, report them beside the article's figures",
+        "The article's nine experiments as data: `run` runs every engine variant each needs with probes on and absent "
+        "and writes a results file with evidence lines; `report` sets the article's A100 figures beside atlas's.",
+        ("atlas experiments report", "atlas experiments run prefix-cache --framework sglang"),
+    )
     for add in VERBS:
         add(verbs)
 
 
-def _verb(verbs, name: str, **kwargs) -> argparse.ArgumentParser:
-    """A sub-verb that takes the global options (--format, --root, ...) after its name too, as the verbs do."""
-    from atlas.cli import _common
-
-    return verbs.add_parser(name, parents=[_common(True)], **kwargs)
-
-
 def _add_report(verbs) -> None:
-    q = _verb(
+    q = verb(
         verbs,
         "report",
-        help="per scenario: the article's A100 figure, atlas's H200 figures with probes absent "
-        "and on, and the evidence lines; scenarios without results say 'not run'",
+        "the article's A100 figures beside atlas's H200 figures, with the evidence lines",
+        "Per scenario: the article's A100 figure, atlas's H200 figures with probes absent and on, and the evidence "
+        "lines (symbol, file:line at the pin); scenarios without results say 'not run'.",
+        ("atlas experiments report", "atlas experiments report prefix-cache --format markdown"),
+        ("human", "json", "markdown"),
     )
     q.add_argument("names", nargs="*", metavar="NAME", help="scenarios (default: all nine)")
     q.set_defaults(func=report)
 
 
 def _add_run(verbs) -> None:
-    q = _verb(
+    q = verb(
         verbs,
         "run",
-        help="run the scenarios on this machine's engines (one engine start per framework and "
-        "variant, probes on and absent) and write a results file per scenario",
+        "run the scenarios on this machine's engines and write a results file per scenario",
+        "Run the scenarios on this machine's engines (one engine start per framework and variant, probes on and "
+        "absent) and write a results file per scenario into results/experiments (or --results).",
+        ("atlas experiments run", "atlas experiments run prefix-cache --framework vllm --device cpu"),
     )
     q.add_argument("names", nargs="*", metavar="NAME", help="scenarios (default: all nine)")
     q.add_argument("--framework", action="append", choices=("vllm", "sglang"), help="only this engine; repeatable")
@@ -90,7 +93,7 @@ def run(args, settings) -> int:
 
 
 def report(args, settings) -> int:
-    output.require(args, "human", "json", "markdown")
+    output.require(args)
     result = collect(settings.root, args.names or None)
     if args.format == "json":
         output.data(to_json(result))

@@ -14,14 +14,27 @@ from rich.progress import BarColumn, Progress, TextColumn
 FORMATS = ("human", "json", "markdown", "github", "dot", "mermaid", "pycg")
 
 
-def require(args, *supported: str) -> None:
-    """Refuse a --format this command does not produce, naming the ones it does."""
+def require(args) -> None:
+    """Refuse a --format this command does not produce (given before the verb), naming the ones it does."""
+    supported = getattr(args, "formats", FORMATS)
     if args.format not in supported:
         from atlas.errors import ConfigError
 
         raise ConfigError(
             f"atlas {args.command} does not produce --format {args.format}; choose one of: {', '.join(supported)}"
         )
+
+
+def paged(text_out: str) -> None:
+    """Long human output, whole: through the terminal's pager ($PAGER, else `less -FRX`) when stdout is a
+    terminal, else written as it is."""
+    if not sys.stdout.isatty() or text_out.count("\n") < os.get_terminal_size().lines:
+        sys.stdout.write(text_out + ("" if text_out.endswith("\n") else "\n"))
+        return
+    import pydoc
+
+    os.environ.setdefault("LESS", "FRX")
+    pydoc.pager(text_out)
 
 
 def _colour() -> bool:

@@ -2,26 +2,42 @@
 
 from __future__ import annotations
 
-from atlas.cli import output
+from atlas.cli import output, verb
 from atlas.errors import BuildMissing, ConfigError
-from atlas.render import build_sites, check_site, out_dir
 
 
 def register(sub) -> None:
-    p = sub.add_parser("build", help="render the static site (Markdown + data via jinja2, HTML via mkdocs-material)")
+    p = verb(
+        sub,
+        "build",
+        "render the static site (Markdown + data via jinja2, HTML via mkdocs-material)",
+        "Render the offline site into site_build/html: mechanism pages with contracts, claims and runtime evidence, "
+        "a page per symbol, the source view, the call graph; with several pin sets, a switch between them. "
+        "Incremental: only what changed is made again.",
+        ("atlas build", "atlas build --pins default,latest"),
+    )
     p.add_argument("frameworks", nargs="*", metavar="FRAMEWORK", help="default: every manifest in pinned_sources/")
     p.add_argument("--out", help="output folder (default: site_build/ in the project); HTML goes to OUT/html")
     p.add_argument("--no-check", action="store_true", help="skip the link and offline checks after the build")
     p.set_defaults(func=build)
 
-    p = sub.add_parser("serve", help="preview the built site on http://127.0.0.1:PORT (run `atlas build` first)")
+    p = verb(
+        sub,
+        "serve",
+        "preview the built site on http://127.0.0.1:PORT (run `atlas build` first)",
+        "Serve the folder `atlas build` wrote on localhost.",
+        ("atlas serve", "atlas serve --port 8080 --out /tmp/site"),
+        ("human",),
+    )
     p.add_argument("--out", help="the folder `atlas build --out` wrote (default: site_build/)")
     p.add_argument("--port", type=int, default=8000)
     p.set_defaults(func=serve)
 
 
 def build(args, settings) -> int:
-    output.require(args, "human", "json")
+    from atlas.render import build_sites, check_site
+
+    output.require(args)
     reports = build_sites(settings, args.frameworks or None, args.pin_sets, args.out)
     report = reports[0]  # the first pin set sits at the root of html/, the others under html/<set>/
     findings = [] if args.no_check else list(check_site(report.html))
@@ -50,7 +66,9 @@ def build(args, settings) -> int:
 
 
 def serve(args, settings) -> int:
-    output.require(args, "human")
+    from atlas.render import out_dir
+
+    output.require(args)
     import functools
     import http.server
 

@@ -2,17 +2,32 @@
 
 from __future__ import annotations
 
-from atlas.cli import output
+from atlas.cli import output, verb
 from atlas.sources import having, load_all, repin, sync_pin
 
 
 def register(sub) -> None:
-    p = sub.add_parser("sync", help="clone and check out the pinned commits (read-only, one worktree per commit)")
+    p = verb(
+        sub,
+        "sync",
+        "clone and check out the pinned commits (read-only, one worktree per commit)",
+        "Fetch only the pinned commit of each framework (shallow; from ATLAS_MIRROR or --mirror where set), check it "
+        "out read-only as one worktree per commit, verify it and write missing locks. A second run with nothing to "
+        "do never touches the network.",
+        ("atlas sync", "atlas sync vllm --pins default,latest,cpu"),
+    )
     p.add_argument("frameworks", nargs="*", metavar="FRAMEWORK", help="default: every manifest in pinned_sources/")
     p.add_argument("--repair", action="store_true", help="discard the cached clone and checkouts, fetch again")
     p.set_defaults(func=sync)
 
-    p = sub.add_parser("pin", help="resolve a new ref and rewrite the manifest's pin set and lock")
+    p = verb(
+        sub,
+        "pin",
+        "resolve a new ref and rewrite the manifest's pin set and lock",
+        "Move a pin set to a new ref: `atlas diff` runs first and the pin is refused (exit 1) while annotations break, "
+        "unless --accept; --apply-suggestions writes the diff's suggestions as `at:` entries first.",
+        ("atlas pin vllm v0.34.0 --pins latest --apply-suggestions", "atlas pin sglang v0.5.24 --pins latest --accept"),
+    )
     p.add_argument("framework")
     p.add_argument("ref", help="tag, branch, or full or abbreviated commit")
     p.add_argument(
@@ -29,7 +44,7 @@ def register(sub) -> None:
 
 
 def sync(args, settings) -> int:
-    output.require(args, "human", "json")
+    output.require(args)
     rows = []
     chosen = {pin_set: having(settings.root, args.frameworks or None, pin_set) for pin_set in args.pin_sets}
     for manifest in load_all(settings.root, args.frameworks or None):
@@ -60,7 +75,7 @@ def sync(args, settings) -> int:
 
 def pin(args, settings) -> int:
     """Diff the current pin against the new ref first; refuse (exit 1) when annotations drift or break."""
-    output.require(args, "human", "json")
+    output.require(args)
     (manifest,) = load_all(settings.root, [args.framework])
     pin_set = args.pin_sets[0]
     if manifest.pin_entry(pin_set)["ref"] != args.ref and (settings.root / "annotations").is_dir():

@@ -3,22 +3,36 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
-from atlas.cli import output
+from atlas.cli import output, verb
+from atlas.env import Settings
 from atlas.errors import ConfigError
 from atlas.publish import write_text
 from atlas.runtime import TraceOptions, collect, run_trace
 from atlas.runtime.experiments.scenarios import SCENARIOS
+from atlas.runtime.report import TraceReport, read_report
 from atlas.runtime.spec import HOOK_SOURCES
 from atlas.runtime.trace import json_or_text
+from atlas.runtime.wording import counts_text
 from atlas.runtime.workloads import BUILTIN
 
 
-def register(sub) -> None:
-    p = sub.add_parser(
-        "trace", help="run an engine under the probes on a workload; write events, a Perfetto trace and a summary"
+def register(sub: argparse._SubParsersAction) -> None:
+    p = verb(
+        sub,
+        "trace",
+        "run an engine under the probes on a workload; write events, a Perfetto trace and a summary",
+        "Run vLLM or SGLang (its own interpreter: --python or ATLAS_ENGINE_PYTHON) under the runtime probes, hooked "
+        "where the annotations anchor at the pin set of the engine (--pins; the CPU engine runs vLLM v0.32.0, pin "
+        "set cpu), on a built-in workload; write events, a Perfetto trace and a summary into --out. The hooks are "
+        "resolved from the pin set's symbol index, made from the parse stage on the first run (about a minute).",
+        (
+            "atlas trace --framework vllm --pins cpu --workload requests",
+            "atlas trace --framework vllm --device cuda --rounds absent,on,off --edges",
+        ),
     )
     p.add_argument("--framework", required=True, choices=("vllm", "sglang"))
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
@@ -77,6 +91,18 @@ def register(sub) -> None:
         "engine's package (sys.setprofile in each engine process; slows the engine): OUT/edges.json, "
         "for `atlas graph verify`",
     )
+    p.add_argument(
+        "--kernels",
+        action="store_true",
+        help="GPU kernels per step (--device cuda): profiling windows of CUPTI activity, each kernel joined to "
+        "its static kernel node or library; summary 'kernels', a kernel track per step in trace.json",
+    )
+    p.add_argument(
+        "--bundle",
+        type=Path,
+        help="trace without the pinned trees (the GPU machine): the specs in this folder, made where the trees "
+        "are by `python gpu/pack_atlas.py`",
+    )
     p.add_argument("--no-warmup", action="store_true", help="skip the untimed warm-up round")
     p.add_argument(
         "--tp",
@@ -123,7 +149,7 @@ def register(sub) -> None:
     p.set_defaults(func=trace)
 
 
-def trace(args, settings) -> int:
+def trace(args: argparse.Namespace, settings: Settings) -> int:
     if args.collect_only:
         spec_path = args.out / "spec.json"
         if not spec_path.is_file():
@@ -131,6 +157,8 @@ def trace(args, settings) -> int:
         summary = collect(args.out, json.loads(spec_path.read_text()), settings=settings)
         write_text(args.out / "summary.json", json.dumps(summary, indent=1, sort_keys=True))
         return report(summary, args)
+    if args.kernels and args.device != "cuda":
+        raise ConfigError("--kernels records GPU kernels: add --device cuda (on a machine with a GPU)")
     if args.scenario:
         return scenario(args, settings)
     rounds = parse_rounds(args.rounds)
@@ -160,6 +188,8 @@ def trace(args, settings) -> int:
         sample_hz=args.sample_hz,
         gpu_every=args.gpu_every,
         edges=args.edges,
+        kernels=args.kernels,
+        bundle=args.bundle,
     )
     return report(run_trace(opts, settings), args)
 
@@ -183,67 +213,73 @@ def parse_rounds(text: str) -> tuple[str, ...]:
     return rounds
 
 
-def report(summary: dict, args) -> int:
+def report(summary: dict, args: argparse.Namespace) -> int:
     if args.format == "json":
         output.data(summary)
         return 0
-    output.text(f"{summary['framework']} {summary['ref']} ({summary['commit'][:12]}), hooks: {summary['hook_source']}")
-    output.text(
-        f"events {summary['num_events']}  dropped {summary['num_dropped']}  capture errors "
-        f"{sum(summary['capture_errors'].values())}  steps by mode {summary['steps_by_batch_mode']}  "
-        f"cuda graph {summary['cuda_graph']}"
-    )
-    output.text(
-        f"preempted {summary['preempted']}  retracted {summary['retracted']}  prefix hit tokens "
-        f"{summary['prefix_hit_tokens']}  median TTFT {summary['ttft_ms_median']} ms"
-    )
-    for symbol, hook in summary["hooks"].items():
-        where = f"{hook['path']}:{hook['line']}"
-        output.text(
-            f"  {hook['role']:9} {hook['fired']:6}  {'at pin' if hook['at_pin'] else 'NOT at pin':10}  "
-            f"{symbol}  ({where})"
-        )
-    tput = summary.get("throughput") or {}
-    for r in tput.get("rounds", []):
-        output.text(f"  round {r['round']} probes {r['probes']:6}: {r['out_tok_s']} out tok/s")
-    for phase, states in (summary.get("cost") or {}).items():
-        for state, c in states.items():
-            output.text(
-                f"  cost {phase} {state:8}: {c['tok_s']} tok/s, process CPU {c['cpu_ms_s']} ms/s, engine "
-                f"thread {c['engine_run_ms_s']} ms/s on a CPU + {c['engine_wait_ms_s']} waiting, flusher "
-                f"{c['flusher_ms_s']} ms/s, GC {c['gc_ms_s']} ms/s ({c['gc2_s']} full/s)"
-            )
-    for phase, comparisons in ((summary.get("profile") or {}).get("phases") or {}).items():
-        for label, diff in comparisons.items():
-            moves = ", ".join(
-                f"{where.rsplit('/', 1)[-1]} {delta:+.1%}" for where, _, _, delta in diff["functions"][:5]
-            )
-            output.text(f"  profile {phase} {label} ({diff['samples'][0]}/{diff['samples'][1]} samples): {moves}")
-    for state, d in (summary.get("duty") or {}).items():
-        output.text(
-            f"  duty-cycled {state}: on/off {d['median']} (95% {d['ci95'][0]}-{d['ci95'][1]}, pooled "
-            f"{d['pooled']}, {d['pairs']} pairs of {d['window_ms']} ms windows)"
-        )
-    for ratio, says in (
-        ("on_over_absent", "probes on / absent"),
-        ("off_over_absent", "probes off / absent"),
-        ("on_over_off", "probes on / off"),
-    ):
-        if ratio in tput:
-            output.text(f"  {says} (median output tok/s): {tput[ratio]}")
-    for label, rank in (summary.get("ranks") or {}).items():
-        output.text(
-            f"  {label}: {rank['steps']} steps, median step {rank['step_ms_median']} ms, collectives "
-            f"{rank['collective_ms_per_step']} ms/step ({rank['collective_share']} of step time)"
-        )
-    if (summary.get("clock") or {}).get("num_barriers"):
-        clk = summary["clock"]
-        output.text(
-            f"  clock skew between processes: median {clk['skew_us_median']} us, max {clk['skew_us_max']} us "
-            f"over {clk['num_barriers']} barriers"
-        )
-    output.message(f"trace folder: {args.out} (trace.json opens in ui.perfetto.dev)")
+    for line in report_lines(read_report(summary)):
+        output.text(line)
+    output.message(f"trace folder: {args.out} (trace.json opens in ui.perfetto.dev; `atlas explain {args.out}`)")
     return 0
+
+
+def report_lines(r: TraceReport) -> list[str]:
+    """The summary as a person reads it: counts in words, one hook a line, then what the probes cost."""
+    out = [
+        f"{r.framework} {r.ref} ({r.commit[:12]}), hooks: {r.hook_source}",
+        f"events {r.num_events}  dropped {r.num_dropped}  capture errors {r.num_capture_errors}  steps by mode "
+        f"{counts_text(r.steps_by_batch_mode)}  cuda graph {counts_text(r.cuda_graph)}",
+        f"preempted {r.preempted}  retracted {r.retracted}  prefix hit tokens {r.prefix_hit_tokens}  median TTFT "
+        f"{'-' if r.ttft_ms_median is None else r.ttft_ms_median} ms",
+    ]
+    for h in r.hooks:
+        out.append(
+            f"  {h.role:9} {h.fired:6}  {'at pin' if h.at_pin else 'NOT at pin':10}  {h.symbol}  ({h.path}:{h.line})"
+        )
+    out += [f"  round {x.round} probes {x.probes:6}: {x.out_tok_s} out tok/s" for x in r.rounds]
+    for phase, states in r.cost.items():
+        for state, c in states.items():
+            out.append(
+                f"  cost {phase} {state:8}: {c.tok_s} tok/s, process CPU {c.cpu_ms_s} ms/s, engine thread "
+                f"{c.engine_run_ms_s} ms/s on a CPU + {c.engine_wait_ms_s} waiting, flusher {c.flusher_ms_s} ms/s, "
+                f"GC {c.gc_ms_s} ms/s ({c.gc2_s} full/s)"
+            )
+    for phase, moves in r.profile.items():
+        for m in moves:
+            top = ", ".join(f"{where.rsplit('/', 1)[-1]} {delta:+.1%}" for where, delta in m.functions[:5])
+            out.append(f"  profile {phase} {m.label} ({m.samples[0]}/{m.samples[1]} samples): {top}")
+    for state, d in r.duty.items():
+        out.append(
+            f"  duty-cycled {state}: on/off {d.median} (95% {d.ci95[0]}-{d.ci95[1]}, pooled {d.pooled}, "
+            f"{d.pairs} pairs of {d.window_ms} ms windows)"
+        )
+    says = {"on_over_absent": "probes on / absent", "off_over_absent": "probes off / absent"}
+    says["on_over_off"] = "probes on / off"
+    out += [f"  {says[k]} (median output tok/s): {v}" for k, v in r.ratios.items()]
+    if r.kernels is not None:
+        k = r.kernels
+        out.append(
+            f"  kernels: {k.kernels} in {k.windows} windows over {k.steps_profiled} steps, {k.gpu_ms} ms GPU; "
+            f"attributed {_value(k.share.attributed)} (tree {_value(k.share.tree)}, library "
+            f"{_value(k.share.library)}); capture cost {_value(k.read_us_per_profiled_step)} us read + "
+            f"{_value(k.execute_us_added_per_step)} us execute per profiled step"
+        )
+        out += [f"    unattributed: {u.name[:90]} ({u.gpu_us} us GPU)" for u in k.unattributed[:5]]
+    for rank in r.ranks:
+        out.append(
+            f"  {rank.label}: {rank.steps} steps, median step {rank.step_ms_median} ms, collectives "
+            f"{rank.collective_ms_per_step} ms/step ({rank.collective_share} of step time)"
+        )
+    if r.clock_barriers:
+        out.append(
+            f"  clock skew between processes: median {r.clock_skew_us[0]} us, max {r.clock_skew_us[1]} us over "
+            f"{r.clock_barriers} barriers"
+        )
+    return out
+
+
+def _value(x: float | None) -> str:
+    return "-" if x is None else str(x)
 
 
 def parse_config(pairs: list[str]) -> dict:
@@ -258,7 +294,7 @@ def parse_config(pairs: list[str]) -> dict:
     return out
 
 
-def scenario(args, settings) -> int:
+def scenario(args: argparse.Namespace, settings: Settings) -> int:
     """`atlas trace --scenario NAME`: the scenario's jobs for one framework on this machine, then its results."""
     from atlas.runtime.experiments import results as rs
     from atlas.runtime.experiments import run
@@ -284,6 +320,8 @@ def scenario(args, settings) -> int:
         python=args.python,
         pin_set=args.pin_sets[0],
         timeout_s=args.timeout,
+        kernels=args.kernels,
+        bundle=args.bundle,
     )
     command = "atlas trace --framework {} --scenario {} {}".format(
         args.framework, chosen.name, " ".join(f"--config {c}" for c in args.config)

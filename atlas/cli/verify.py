@@ -6,22 +6,27 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from atlas.cli import output
+from atlas.cli import output, verb
 from atlas.errors import ConfigError
 from atlas.graph import load_graph, load_index
 from atlas.runtime import recording, verify
 from atlas.sources import load_all
 
 
-def add_verb(verbs, parents) -> None:
-    q = verbs.add_parser(
+def add_verb(verbs) -> None:
+    q = verb(
+        verbs,
         "verify",
-        help="the share of call edges recorded in a running engine (atlas trace "
-        "--edges) that the static graph holds; exit 1 below --min-share",
-        parents=parents,
+        "the share of call edges recorded in a running engine that the static graph holds",
+        "Hold a recording of the calls a running engine made (`atlas trace --edges`) to the static graph of its pin: "
+        "the share held per kind of call and component, and each missing edge with the graph's reason. Checked "
+        "against the pin set the recording ran at, or --pins. Exit 1 below --min-share.",
+        (
+            "atlas graph verify results/edges/vllm-h200-v0.26.0.edges.json --min-share 0.9",
+            "atlas graph verify trace-out --pins cpu --format json",
+        ),
     )
     q.add_argument("recording", type=Path, metavar="RECORDING", help="an edges.json, or the trace folder holding it")
-    q.add_argument("--pin", help="the pin set to check against (default: the one the recording ran at)")
     q.add_argument(
         "--min-share", type=float, default=0.0, help="exit 1 when the share held is below this (0-1, e.g. 0.9)"
     )
@@ -29,16 +34,16 @@ def add_verb(verbs, parents) -> None:
 
 
 def run(args, settings) -> int:
-    output.require(args, "human", "json")
+    output.require(args)
     if not 0.0 <= args.min_share <= 1.0:
         raise ConfigError(f"--min-share {args.min_share}: give a share between 0 and 1, e.g. 0.9")
     rec = recording.load(args.recording)
-    pin_set = args.pin or rec.pin_set
+    pin_set = args.pin_sets[0] if args.pins_given else rec.pin_set
     (manifest,) = load_all(settings.root, [rec.framework])
     if pin_set not in manifest.pins:
         raise ConfigError(
             f"pin set {pin_set!r} is not one of {rec.framework}'s: {', '.join(manifest.pins)}; "
-            "pass --pin with one of them"
+            "pass --pins with one of them"
         )
     index = load_index(settings, rec.framework, pin_set)
     report = verify.verify(rec, index, load_graph(settings, rec.framework, pin_set), manifest.package_root)

@@ -11,6 +11,19 @@ from atlas.diff.annotations import AnnotationStatus, Status
 from atlas.diff.items import Broken
 from atlas.model import Change, ChangeKind, Pin
 
+LISTED = (  # the sections of the human and markdown reports, in order; every change is listed
+    ChangeKind.RENAMED,
+    ChangeKind.MOVED,
+    ChangeKind.SPLIT,
+    ChangeKind.REMOVED,
+    ChangeKind.ADDED,
+    ChangeKind.SIGNATURE,
+    ChangeKind.BODY,
+    ChangeKind.CALLEE_REMOVED,
+    ChangeKind.CALLEE_ADDED,
+    ChangeKind.OP_REMOVED,
+    ChangeKind.OP_ADDED,
+)
 SYMBOL_KINDS = (
     ChangeKind.ADDED,
     ChangeKind.REMOVED,
@@ -20,7 +33,6 @@ SYMBOL_KINDS = (
     ChangeKind.SIGNATURE,
     ChangeKind.BODY,
 )
-SHOWN = 40  # rows per section in human and markdown output; json has everything
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +98,7 @@ def _where(change: Change) -> str:
     return f"{span.path}:{span.start}" if span else ""
 
 
-def _change_row(change: Change) -> str:
+def change_row(change: Change) -> str:
     target = f" -> {change.new_symbol}" if change.new_symbol and change.new_symbol != change.symbol else ""
     detail = f" ({change.detail})" if change.detail and not target else ""
     return f"{change.symbol}{target}{detail}  [{_where(change)}]"
@@ -114,23 +126,11 @@ def render_human(report: DiffReport) -> str:
             lines.append(f"Annotations {status.value} ({len(rows)}):")
             lines += [f"  {_status_row(s)}" for s in rows]
             lines.append("")
-    for kind in (
-        ChangeKind.RENAMED,
-        ChangeKind.MOVED,
-        ChangeKind.SPLIT,
-        ChangeKind.REMOVED,
-        ChangeKind.CALLEE_REMOVED,
-        ChangeKind.CALLEE_ADDED,
-        ChangeKind.OP_REMOVED,
-        ChangeKind.OP_ADDED,
-        ChangeKind.SIGNATURE,
-    ):
+    for kind in LISTED:
         rows = report.of_kind(kind)
         if rows:
             lines.append(f"{kind.value.capitalize()} ({len(rows)}):")
-            lines += [f"  {_change_row(c)}" for c in rows[:SHOWN]]
-            if len(rows) > SHOWN:
-                lines.append(f"  ... {len(rows) - SHOWN} more (--format json lists all)")
+            lines += [f"  {change_row(c)}" for c in rows]
             lines.append("")
     lines.append(f"{report.num_reparsed_files} files differ between the pins; diffed in {report.seconds:.1f} s")
     return "\n".join(lines)
@@ -154,16 +154,7 @@ def render_markdown(report: DiffReport) -> str:
                 note += "; candidates: " + ", ".join(f"`{c}`" for c in s.candidates)
             lines.append(f"| `{s.annotation}` | `{s.symbol}` | **{s.status.value}** | {note} |")
         lines.append("")
-    for kind in (
-        ChangeKind.RENAMED,
-        ChangeKind.MOVED,
-        ChangeKind.SPLIT,
-        ChangeKind.REMOVED,
-        ChangeKind.CALLEE_REMOVED,
-        ChangeKind.CALLEE_ADDED,
-        ChangeKind.OP_REMOVED,
-        ChangeKind.OP_ADDED,
-    ):
+    for kind in LISTED:
         rows = report.of_kind(kind)
         if rows:
             lines += [f"<details><summary>{kind.value} ({len(rows)})</summary>", ""]
@@ -171,7 +162,7 @@ def render_markdown(report: DiffReport) -> str:
                 f"- `{c.symbol}`"
                 + (f" -> `{c.new_symbol}`" if c.new_symbol and c.new_symbol != c.symbol else "")
                 + (f": {c.detail}" if c.detail else "")
-                for c in rows[:SHOWN]
+                for c in rows
             ]
             lines += ["", "</details>", ""]
     return "\n".join(lines)

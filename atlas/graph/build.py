@@ -277,9 +277,12 @@ def load_index(settings: Settings, framework: str, pin_set: str = "default", on_
     return Index(pin, Path(root), {row[0]: _symbol(row) for row in rows})
 
 
-def load_graph(settings: Settings, framework: str, pin_set: str = "default", on_demand: bool = True) -> AtlasGraph:
-    """The call graph of a pinned tree; builds it first when missing (or raises BuildMissing if not on_demand)."""
-    index = load_index(settings, framework, pin_set, on_demand)
+def load_graph(
+    settings: Settings, framework: str, pin_set: str = "default", on_demand: bool = True, index: Index | None = None
+) -> AtlasGraph:
+    """The call graph of a pinned tree; builds it first when missing (or raises BuildMissing if not on_demand).
+    `index`: the tree's full index, when the caller has loaded it already."""
+    index = index or load_index(settings, framework, pin_set, on_demand)
     table, unresolved, stats = _load(settings, framework, pin_set, GRAPH_FILE, on_demand)
     sites = [CallSite(caller, text, Span(path, line, line)) for caller, text, path, line in unresolved]
     return AtlasGraph(index.pin, None, index.symbols, sites, stats, table)

@@ -3,11 +3,11 @@ stored edge table (atlas.graph.table) and rebuilds the networkx graph only when 
 
 from __future__ import annotations
 
-import heapq
 import math
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import networkx as nx
+if TYPE_CHECKING:  # networkx loads (~0.3 s) only where a query needs it
+    import networkx as nx
 
 from atlas.graph.table import EXTERNAL_ATTRS, EdgeTable, from_networkx, node_attrs, to_networkx
 from atlas.model import CallSite, Edge, Pin, Provenance, Span, Symbol, SymbolKind
@@ -15,18 +15,8 @@ from atlas.model import CallSite, Edge, Pin, Provenance, Span, Symbol, SymbolKin
 KERNEL_KINDS = (SymbolKind.CUDA_KERNEL.value, SymbolKind.TRITON_KERNEL.value)
 
 
-@dataclass(frozen=True, slots=True)
-class Hop:
-    """One call of a path: caller -> callee at a site (path:line), with its provenance and confidence, and how many
-    callees that site may reach (`num_targets` > 1: this is 1 of them)."""
-
-    caller: str
-    callee: str
-    provenance: Provenance
-    confidence: float
-    path: str
-    line: int
-    num_targets: int
+START = ("", "start")  # the states a path search begins and ends at (AtlasGraph._states)
+END = ("", "end")
 
 
 class AtlasGraph:
@@ -94,55 +84,99 @@ class AtlasGraph:
         return self._walk(sid, depth, forward=False)
 
     def path(self, source: str, target: str) -> list[str]:
-        """The most specific call chain from `source` to `target` ([] when none); see `hops`."""
-        hops = self.hops(source, target)
-        return [source, *(hop.callee for hop in hops)] if hops else ([source] if source == target else [])
+        """The most specific call chain from `source` to `target` ([] when none); see `paths`."""
+        found = self.paths(source, target, 1)
+        return found[0] if found else []
 
-    def hops(self, source: str, target: str) -> list[Hop]:
-        """The most specific call chain an execution can take from `source` to `target`, one Hop per call ([] when
-        none): fewest hops, where a hop through a call site that may reach many callees (`self._forward_method(...)`
-        of every CustomOp) or a low-confidence edge counts for more (1 + log2(callees of the site) + 1 - confidence),
-        and each hop is taken only in the context the previous one entered (a method called on an instance of class
-        C runs C's calls, not another subclass's: atlas.graph.table)."""
-        table = self.table
-        position = {n: i for i, n in enumerate(table.nodes)}
-        if source not in position or target not in position:
+    def paths(self, source: str, target: str, k: int = 1, avoid: frozenset[str] = frozenset()) -> list[list[str]]:
+        """Up to `k` loop-free call chains from `source` to `target` through no node of `avoid`, most specific
+        first: fewest hops, where a hop through a call site that may reach many callees (`self._forward_method(...)`
+        of every CustomOp) or a low-confidence edge counts for more (`_states`). Each is a chain an execution can take
+        as far as contexts tell: a hop is taken only in the context the previous one entered (a method called on an
+        instance of class C runs C's calls, not another subclass's; atlas.graph.table). Only the nodes that lie
+        between the two are looked at."""
+        if source in avoid or target in avoid:
             return []
+        between = self.reach(source, True, avoid) & self.reach(target, False, avoid)
+        if target not in between:
+            return []
+        import networkx as nx
+
+        out: list[list[str]] = []
+        seen: set[tuple[str, ...]] = set()
+        states = nx.shortest_simple_paths(self._states(source, target, between), START, END, weight="weight")
+        for chain in states:  # chains of (node, context); two may name the same nodes in other contexts
+            nodes = tuple(node for node, _ in chain[1:-1])
+            if nodes not in seen:
+                seen.add(nodes)
+                out.append(list(nodes))
+                if len(out) == k:
+                    break
+        return out
+
+    def reach(self, start: str, forward: bool, avoid: frozenset[str] = frozenset()) -> set[str]:
+        """Every node `start` reaches (forward) or is reached from, `start` included, not passing through `avoid`."""
+        seen, frontier = {start}, [start]
+        while frontier:
+            nxt = []
+            for node in frontier:
+                for other in self._neighbours(node, forward):
+                    if other not in seen and other not in avoid:
+                        seen.add(other)
+                        nxt.append(other)
+            frontier = nxt
+        return seen
+
+    def _states(self, source: str, target: str, nodes: set[str]) -> nx.DiGraph:
+        """The calls among `nodes` as a DiGraph of (node, context) states reachable from `source` in no context,
+        each edge taken only where its contexts allow (an edge made in contexts lists (caller's, callee's) pairs;
+        the state's context must be the caller's, or either be unknown), weighted 1 + log2(callees of that call
+        site) + (1 - confidence), the lightest of parallel edges; START leads to source, every state of `target`
+        to END."""
+        import networkx as nx
+
+        table = self.table
+        position = self._positions() if self._graph is None else {n: i for i, n in enumerate(table.nodes)}
+        forward = self._table_adjacency()
+        sizes = self._site_sizes()
+        keep = {position[n] for n in nodes if n in position}
+        graph = nx.DiGraph()
+        begin = (position[source], "")
+        graph.add_edge(START, begin, weight=0.0)
+        goal = position[target]
+        frontier, seen = [begin], {begin}
+        while frontier:
+            nxt = []
+            for state in frontier:
+                node, context = state
+                if node == goal:
+                    graph.add_edge(state, END, weight=0.0)
+                    continue
+                for i in forward.get(node, ()):
+                    callee = table.callees[i]
+                    if callee not in keep:
+                        continue
+                    weight = 1.0 + math.log2(sizes[i]) + 1.0 - table.confidences[i]
+                    for caller_context, callee_context in table.contexts_of(i) or [("", "")]:
+                        if context and caller_context and caller_context != context:
+                            continue
+                        after = (callee, callee_context)
+                        if not graph.has_edge(state, after) or graph[state][after]["weight"] > weight:
+                            graph.add_edge(state, after, weight=weight)
+                        if after not in seen:
+                            seen.add(after)
+                            nxt.append(after)
+            frontier = nxt
+        names = table.nodes
+        return nx.relabel_nodes(graph, {st: (names[st[0]], st[1]) for st in graph if st not in (START, END)})
+
+    def _table_adjacency(self) -> dict[int, list[int]]:
         forward = self._adjacency.get(True) if self._graph is None else None
         if forward is None:
-            forward = table.adjacency(True)
+            forward = self.table.adjacency(True)
             if self._graph is None:
                 self._adjacency[True] = forward
-        sizes = self._site_sizes()
-        goal = position[target]
-        start = (position[source], "")
-        best: dict[tuple[int, str], float] = {start: 0.0}
-        came: dict[tuple[int, str], tuple[tuple[int, str], int]] = {}
-        queue: list[tuple[float, int, tuple[int, str]]] = [(0.0, 0, start)]
-        pushed = 1
-        while queue:
-            cost, _, state = heapq.heappop(queue)
-            if cost > best.get(state, math.inf):
-                continue
-            node, context = state
-            if node == goal:
-                out = []
-                while state != start:
-                    state, i = came[state]
-                    out.append(self._hop(table, i, sizes))
-                return out[::-1]
-            for i in forward.get(node, ()):
-                weight = 1.0 + math.log2(sizes[i]) + 1.0 - table.confidences[i]
-                for caller_context, callee_context in table.contexts_of(i) or [("", "")]:
-                    if context and caller_context and caller_context != context:
-                        continue
-                    nxt = (table.callees[i], callee_context)
-                    if cost + weight < best.get(nxt, math.inf):
-                        best[nxt] = cost + weight
-                        came[nxt] = (state, i)
-                        heapq.heappush(queue, (cost + weight, pushed, nxt))
-                        pushed += 1
-        return []
+        return forward
 
     def _site_sizes(self) -> list[int]:
         """Per edge, how many callees its call site (caller, path, line) reaches (kept while the graph is the stored
@@ -159,49 +193,55 @@ class AtlasGraph:
         self._sizes = [len(sites[key]) for key in keys]
         return self._sizes
 
-    def _hop(self, table: EdgeTable, i: int, sizes: list[int]) -> Hop:
-        attrs = table.attrs(i)
-        return Hop(
-            table.nodes[table.callers[i]],
-            table.nodes[table.callees[i]],
-            Provenance(attrs["provenance"]),
-            attrs["confidence"],
-            attrs["path"],
-            attrs["line"],
-            sizes[i],
-        )
+    def hops(self, chain: list[str]) -> list[tuple[str, str, dict]]:
+        """(caller, callee, edge attrs) of each hop of a chain `path` or `paths` returned: of the edges between two
+        nodes, the one with the highest confidence (the first in call-site order of equals). The one reading of a
+        chain's hops: `graph path` shows them (atlas.query.paths), the precision sample records them
+        (atlas.graph.precision.sample)."""
+        out = []
+        for a, b in zip(chain, chain[1:]):
+            edges = sorted(
+                (e for _, callee, e in self._edges_of(a, True) if callee == b), key=lambda e: e.get("line", 0)
+            )
+            if not edges:
+                raise KeyError(f"no call edge {a} -> {b}")
+            out.append((a, b, max(edges, key=lambda e: e.get("confidence", 0.0))))
+        return out
 
     def deepest(self, source: str, candidates: list[str]) -> str | None:
         """Of the candidates `source` reaches, the one every other reached candidate leads to: the same operation
         named at several layers (Python wrapper -> op -> C++ function) gives its lowest layer; None when they do
         not lie on one chain (or `source` reaches none)."""
-        graph = self.graph
-        reached = [c for c in candidates if c in graph and c != source and nx.has_path(graph, source, c)]
-        below = {c: nx.descendants(graph, c) for c in reached}
+        down = self.reach(source, True)
+        reached = [c for c in candidates if c != source and c in down]
+        below = {c: self.reach(c, True) - {c} for c in reached}
         sinks = [c for c in reached if all(c == o or c in below[o] for o in reached)]
         return sinks[0] if len(sinks) == 1 else None
 
     def kernel_below(self, node: str) -> list[str]:
         """The shortest chain from a kernel-layer node (op, C++ function, JIT export) down the kernel layer to a
         `__global__` or Triton kernel, starting with `node`; [] when it launches none that the graph knows."""
-        graph = self.graph
-        if node not in graph:
-            return []
         parent, frontier = {node: ""}, [node]
         while frontier:
             nxt = []
             for n in frontier:
-                if graph.nodes[n].get("kind") in KERNEL_KINDS:
+                if self._kind(n) in KERNEL_KINDS:
                     chain = [n]
                     while parent[chain[-1]]:
                         chain.append(parent[chain[-1]])
                     return chain[::-1]
-                for m in sorted(graph.successors(n)):
-                    if m not in parent and (":" in m or graph.nodes[m].get("kind") in KERNEL_KINDS):
+                for m in sorted(self._neighbours(n, True)):
+                    if m not in parent and (":" in m or self._kind(m) in KERNEL_KINDS):
                         parent[m] = n
                         nxt.append(m)
             frontier = nxt
         return []
+
+    def _kind(self, sid: str) -> str:
+        try:
+            return self.node(sid).get("kind", "")
+        except KeyError:
+            return ""
 
     def edges(self) -> list[Edge]:
         out = []
@@ -215,25 +255,44 @@ class AtlasGraph:
             self._position = {n: i for i, n in enumerate(self._table.nodes)}
         return self._position
 
-    def _walk(self, start: str, depth: int, forward: bool) -> list:
+    def _edges_of(self, node: str, forward: bool) -> list[tuple[str, str, dict]]:
+        """A node's (caller, callee, attrs) edges out of it (forward) or into it."""
         if self._graph is not None:  # built (or changed by its user): networkx answers
-            return _walk_networkx(self._graph, start, depth, forward)
+            if node not in self._graph:
+                return []
+            edges = self._graph.out_edges(node, data=True) if forward else self._graph.in_edges(node, data=True)
+            return list(edges)
         table = self._table
         position = self._positions()
-        if start not in position:
+        if node not in position:
             return []
         adjacency = self._adjacency.get(forward)
         if adjacency is None:
             adjacency = self._adjacency[forward] = table.adjacency(forward)
         nodes = table.nodes
+        return [
+            (nodes[table.callers[i]], nodes[table.callees[i]], table.attrs(i))
+            for i in adjacency.get(position[node], ())
+        ]
 
-        def edges_of(node: str):
-            return [
-                (nodes[table.callers[i]], nodes[table.callees[i]], table.attrs(i))
-                for i in adjacency.get(position[node], ())
-            ]
+    def _neighbours(self, node: str, forward: bool) -> set[str]:
+        """The nodes a node calls (forward) or is called by, without their edges' attributes."""
+        if self._graph is not None:
+            if node not in self._graph:
+                return set()
+            return set(self._graph.successors(node) if forward else self._graph.predecessors(node))
+        position = self._positions()
+        if node not in position:
+            return set()
+        adjacency = self._adjacency.get(forward)
+        if adjacency is None:
+            adjacency = self._adjacency[forward] = self._table.adjacency(forward)
+        ends = self._table.callees if forward else self._table.callers
+        nodes = self._table.nodes
+        return {nodes[ends[i]] for i in adjacency.get(position[node], ())}
 
-        return _breadth_first(start, depth, forward, edges_of)
+    def _walk(self, start: str, depth: int, forward: bool) -> list:
+        return _breadth_first(start, depth, forward, lambda node: self._edges_of(node, forward))
 
 
 def _breadth_first(start: str, depth: int, forward: bool, edges_of) -> list:
@@ -251,14 +310,3 @@ def _breadth_first(start: str, depth: int, forward: bool, edges_of) -> list:
                     nxt.append(other)
         frontier = nxt
     return out
-
-
-def _walk_networkx(graph: nx.MultiDiGraph, start: str, depth: int, forward: bool) -> list:
-    if start not in graph:
-        return []
-    return _breadth_first(
-        start,
-        depth,
-        forward,
-        lambda node: graph.out_edges(node, data=True) if forward else graph.in_edges(node, data=True),
-    )

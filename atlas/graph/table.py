@@ -10,8 +10,10 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import networkx as nx
+if TYPE_CHECKING:  # networkx loads (~0.3 s) only where a query needs it
+    import networkx as nx
 
 from atlas.model import Provenance, Symbol, SymbolKind
 
@@ -192,6 +194,8 @@ def from_networkx(g: nx.MultiDiGraph) -> EdgeTable:
 def to_networkx(table: EdgeTable, symbols: dict[str, Symbol], clones: dict[str, str] | None = None) -> nx.MultiDiGraph:
     """The graph `from_networkx` stored (node attrs come from the symbols, a clone's from the symbol it copies, or
     are those of an external name)."""
+    import networkx as nx
+
     clones = clones or {}
     g = nx.MultiDiGraph()
     g.add_nodes_from((n, _attrs(symbols.get(n) or symbols.get(clones.get(n, "")))) for n in table.nodes)

@@ -29,6 +29,9 @@ VENDOR = {
     "iframe-worker-shim.js": "node_modules/iframe-worker/shim/index.js",
     "iframe-worker.LICENSE": "node_modules/iframe-worker/LICENSE",
     "prism.LICENSE": "node_modules/prismjs/LICENSE",
+    "uplot.min.js": "node_modules/uplot/dist/uPlot.iife.min.js",
+    "uplot.min.css": "node_modules/uplot/dist/uPlot.min.css",
+    "uplot.LICENSE": "node_modules/uplot/LICENSE",
 }
 PRISM = ("prism-core", "prism-clike", "prism-c", "prism-cpp", "prism-python")  # the source view's languages
 

@@ -167,6 +167,16 @@ def _contract(annotation) -> str:
     return "; ".join(parts)
 
 
+def _claims(annotation) -> str:
+    """Each claim with its verdict at the default pin set and at every set where it differs."""
+    parts = []
+    for c in annotation.claims:
+        sets = sorted({name for name, _ in c.at})
+        verdicts = [f"default {c.verdict}"] + [f"{s} {c.verdict_at(s).verdict}" for s in sets]
+        parts.append(f"{c.id} [{', '.join(verdicts)}]: {c.claim}")
+    return " | ".join(parts)
+
+
 def code_files(
     engine: EngineData, runtime: Runtime, note_href, chars: set[str] | None = None, memo: Memo | None = None
 ) -> dict[str, str]:
@@ -192,7 +202,9 @@ def code_files(
     for item in engine.anchored:
         if item.span is not None:
             a = item.annotation
-            notes[item.span.path].append([item.span.start, item.span.end, a.id, a.summary, _contract(a), note_href(a)])
+            notes[item.span.path].append(
+                [item.span.start, item.span.end, a.id, a.summary, _contract(a), note_href(a), _claims(a)]
+            )
     edges: list[tuple[dict, dict]] = []  # made on the first file not kept (all of them in a clean build)
     seen = digest(sorted(runtime.edges.items()), sorted(runtime.hooks.items()), runtime.source)
 

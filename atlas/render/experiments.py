@@ -8,10 +8,12 @@ from collections.abc import Iterator
 
 from atlas.render import urls
 from atlas.render.content import MECHANISMS
+from atlas.render.graphdata import as_script
 from atlas.render.linker import Linker
 from atlas.render.pages import engine_label, source_block
 from atlas.runtime.experiments.report import Evidence, Report, ScenarioReport
-from atlas.runtime.experiments.tables import number
+from atlas.runtime.experiments.spread import Interval
+from atlas.runtime.experiments.tables import number, spread_text, within_text
 
 INDEX = "experiments/index.md"
 CONTEXT = 2  # lines shown around an evidence line
@@ -43,6 +45,10 @@ def experiment_pages(env, report: Report, linkers: dict[str, Linker]) -> Iterato
     for s in report.scenarios:
         page = scenario_page(s.name)
         figures, notes = _figures(s.figures)
+        charts = figure_charts(s)
+        key = f"experiments/{s.name}"
+        if charts:
+            yield f"assets/atlas/data/{key}.js", as_script(key, {str(i): c for i, c in enumerate(charts)})
         yield (
             page,
             env.get_template("experiment.md.j2").render(
@@ -55,6 +61,10 @@ def experiment_pages(env, report: Report, linkers: dict[str, Linker]) -> Iterato
                 mechanism=_mechanism(page, s.section),
                 index=urls.rel_md(page, INDEX),
                 has_article=any(f.article is not None for f in s.figures),
+                charts=[(str(i), c["title"]) for i, c in enumerate(charts)],
+                chart_key=key,
+                chart_src=urls.rel(page, f"assets/atlas/data/{key}.js"),
+                root=urls.rel(page, "index.md").rsplit("index.html", 1)[0],
             ),
         )
 
@@ -77,10 +87,50 @@ def _figures(figures) -> tuple[list[dict], list[str]]:
                 "absent": number(f.absent),
                 "on": number(f.on),
                 "ratio": f"{f.ratio:.3f}" if f.ratio is not None else "-",
+                "spread": spread_text(f),
+                "within": within_text(f),
                 "refs": refs,
             }
         )
     return rows, notes
+
+
+def figure_charts(s: ScenarioReport) -> list[dict]:
+    """One chart per metric and unit: each figure's A100 value beside atlas's absent and on medians, each of those
+    with a whisker: its 95% interval (atlas.runtime.experiments.spread, the table's) where it has one, else its
+    rounds' lowest and highest where there were two rounds or more."""
+    groups: dict[tuple[str, str], list] = {}
+    for f in s.figures:
+        if f.article is not None or f.absent is not None or f.on is not None:
+            groups.setdefault((f.metric, f.unit), []).append(f)
+    charts = []
+    for (metric, unit), rows in groups.items():
+        intervals = [
+            [i, k, *whisker]
+            for i, f in enumerate(rows)
+            for k, whisker in ((1, _whisker(f.absent_ci, f.rounds_absent)), (2, _whisker(f.on_ci, f.rounds_on)))
+            if whisker
+        ]
+        charts.append(
+            {
+                "title": f"{metric} ({unit or 'value'}): A100 (article) beside H200",
+                "unit": unit or metric,
+                "x_label": "engine, variant, label",
+                "categories": [f"{engine_label(f.engine)}\n{f.variant}\n{f.label}" for f in rows],
+                "article": [f.article for f in rows],
+                "absent": [f.absent for f in rows],
+                "on": [f.on for f in rows],
+                "intervals": intervals,
+            }
+        )
+    return charts
+
+
+def _whisker(ci: Interval | None, rounds: tuple[float, ...]) -> tuple[float, float] | None:
+    """(low, high) of a bar's whisker: the bootstrap interval, else the rounds' range; None without either."""
+    if ci is not None:
+        return ci.low, ci.high
+    return (min(rounds), max(rounds)) if len(rounds) >= 2 else None
 
 
 def _mechanism(page: str, section: int) -> tuple[str, str] | None:

@@ -18,6 +18,8 @@ from atlas.graph.build import folder as graph_folder
 from atlas.model import Pin, Span, Symbol
 from atlas.render.memo import Memo, digest
 from atlas.runtime import recording
+from atlas.runtime.series import FILE as SERIES_FILE
+from atlas.runtime.series import load_file as load_series
 from atlas.sources import having, locate
 
 
@@ -107,6 +109,8 @@ class EngineData:
     anchored: tuple[Anchored, ...] = ()
     missing: tuple[str, ...] = ()  # inputs not available, in words, shown on the pages
     fingerprint: str | None = None  # a digest of pin, symbols, graph and sources (atlas.render.memo); None: unknown
+    reviews: tuple[annotate.ReviewRow, ...] = ()  # the review record's rows (atlas.annotate.review)
+    review_pins: tuple[tuple[str, Pin], ...] = ()  # (pin set, its pin): where a row's deciding lines link to
 
     def source(self, path: str) -> str:
         return _read(self.checkout, path)
@@ -198,6 +202,7 @@ def collect(
     annotations/ (resolved, or kept in `memo`). What changed at the latest pins is atlas.render.pinchanges'."""
     memo = memo or Memo()
     engines = []
+    record = annotate.load_reviews(settings.root)
     for manifest in having(settings.root, frameworks, pin_set):
         checkout = locate(manifest, pin_set, settings)
         if not graph_stage.is_built(settings, manifest.name, pin_set):
@@ -215,9 +220,24 @@ def collect(
                 Deferred(lambda s=stored: s.graph),
                 tuple(anchored),
                 fingerprint=stored.fingerprint,
+                reviews=record.rows,
+                review_pins=_review_pins(manifest, pin_set, checkout.pin),
             )
         )
     return SiteData(tuple(engines), load_results(settings))
+
+
+def _review_pins(manifest, pin_set: str, pin: Pin) -> tuple[tuple[str, Pin], ...]:
+    """Each pin set's pin as the manifest records it (the page's own set: the checkout's), for permalinks."""
+    return tuple(
+        (
+            name,
+            pin
+            if name == pin_set
+            else Pin(manifest.name, entry["ref"], "", manifest.url, entry.get("upstream_commit") or ""),
+        )
+        for name, entry in manifest.pins.items()
+    )
 
 
 def _read_key(path: Path) -> str | None:
@@ -235,15 +255,20 @@ def load_results(settings: Settings) -> dict[str, object]:
 
     found: dict[str, object] = {}
     runtime = settings.build / "runtime" / "summary.json"
-    traces = []  # (title, summary): the latest local `atlas trace`, then the committed H200 runs
+    traces = []  # (title, summary): the latest local `atlas trace`, then the committed runs (H200, CPU)
+    series = {}  # title -> the trace's per-step series, where it was recorded with them
     if runtime.is_file():
         found["runtime"] = json.loads(runtime.read_text(encoding="utf-8"))
         traces.append(("latest `atlas trace` on this machine", found["runtime"]))
+        series[traces[-1][0]] = load_series(runtime.with_name(SERIES_FILE))
     root = getattr(settings, "root", None)
-    for path in sorted(Path(root, "results").glob("gpu-*-summary.json")) if root else ():
-        traces.append((f"H200 run, committed in results/{path.name}", json.loads(path.read_text(encoding="utf-8"))))
+    for path in sorted(Path(root, "results").glob("*-summary.json")) if root else ():
+        device = "H200" if path.name.startswith("gpu-") else "CPU"
+        traces.append((f"{device} run, committed in results/{path.name}", json.loads(path.read_text(encoding="utf-8"))))
+        series[traces[-1][0]] = load_series(path.with_name(path.name.replace("-summary.json", "-series.json")))
     if traces:
         found["traces"] = traces
+        found["series"] = {title: s for title, s in series.items() if s is not None}
     recordings = (
         [
             (f"call edges recorded in the running engine, committed in results/edges/{path.name}", recording.load(path))

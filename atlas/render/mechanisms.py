@@ -4,29 +4,23 @@ probes record there."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from itertools import zip_longest
 
+from atlas.query.contracts import statement_reviews
+from atlas.query.runtime import evidence_for
 from atlas.render import urls
 from atlas.render.content import MECHANISMS, Content
-from atlas.render.evidence import evidence_for
 from atlas.render.linker import Linker
 from atlas.render.neighbours import neighbourhood
-from atlas.render.pages import engine_label, source_block
+from atlas.render.pages import engine_label, review_cells, source_block
 
 ROLES = ("plan", "allocate", "execute", "validate", "commit", "release")
 
 
-def _contract_rows(contract) -> list[tuple[str, str]]:
-    rows = []
-    for key, value in asdict(contract).items():
-        if key == "cost":
-            value = "; ".join(f"{c['effect']} {c['dimension']}: {c['detail']}" for c in value)
-        elif isinstance(value, (list, tuple)):
-            value = "; ".join(str(v) for v in value)
-        if value:
-            rows.append((key, str(value)))
-    return rows
+def _statements(engine, annotation) -> list[dict]:
+    """Each statement of the annotation with its review at the page's pin set (atlas.query.contracts): the verdict,
+    the deciding lines as permalinks at the pin set the row was reviewed at, and the row's note."""
+    return review_cells(engine, statement_reviews(annotation, engine.reviews, engine.pin_set))
 
 
 def _entry(linker: Linker, page: str, anchored, number: int, runtime: dict, results) -> dict:
@@ -37,12 +31,15 @@ def _entry(linker: Linker, page: str, anchored, number: int, runtime: dict, resu
     if span is not None:
         source = source_block(linker, span.path, span.start, span.end, anchor=f"{a.framework}-{number}-L")
     graph = neighbourhood(linker, page, a.symbol)
+    reviewed = _statements(linker.engine, a)
     return {
         "a": a,
         "facts": facts,
         "anchor": urls.anchor(a.id),
         "href": linker.href(page, a.symbol) if facts["exists"] else "",
-        "contract": _contract_rows(a.contract),
+        "summary_review": next((s for s in reviewed if s["kind"] == "summary"), None),
+        "contract": [s for s in reviewed if s["field"].startswith("contract.")],
+        "claim_reviews": {s["field"].partition(".")[2]: s for s in reviewed if s["kind"] == "claims"},
         "source": source,
         "problem": anchored.problem,
         "graph": graph,

@@ -3,14 +3,19 @@ site/templates. Pure: nothing here touches the disk except through the template 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from markupsafe import Markup
 
+from atlas.annotate import Resolver
+from atlas.graph import Index
+from atlas.query.contracts import StatementReview, contract_view
 from atlas.render import excerpt, urls
 from atlas.render.content import MECHANISMS, Content
 from atlas.render.linker import Linker
 from atlas.render.neighbours import neighbourhood
+from atlas.render.runtime import runtime_files
+from atlas.runtime.explain import Diagnosis
 
 LABELS = {"vllm": "vLLM", "sglang": "SGLang"}
 
@@ -94,15 +99,66 @@ def symbol_page(env, linker: Linker, symbol_id: str, annotations: list) -> tuple
         source=source,
         graph=neighbourhood(linker, page, symbol_id),
         browser=urls.browser_link(page, linker.engine.name, facts["path"], symbol_id),
-        annotations=[
-            {
-                "a": a.annotation,
-                "href": urls.rel(page, urls.annotation_page(a.annotation.mechanism), urls.anchor(a.annotation.id)),
-            }
-            for a in annotations
-        ],
+        annotations=[_annotation_item(linker, page, a.annotation) for a in annotations],
     )
     return page, text
+
+
+def _annotation_item(linker: Linker, page: str, annotation) -> dict:
+    view = _contract(linker, annotation)
+    cells = review_cells(linker.engine, view.reviews)
+    return {
+        "a": annotation,
+        "href": urls.rel(page, urls.annotation_page(annotation.mechanism), urls.anchor(annotation.id)),
+        "view": view,
+        "summary_review": next((c for c in cells if c["kind"] == "summary"), None),
+        "contract": [c for c in cells if c["field"].startswith("contract.")],
+        "claim_reviews": {c["field"].partition(".")[2]: c for c in cells if c["kind"] == "claims"},
+        "code": lambda path, line: urls.code_link(page, linker.engine.name, path, line),
+    }
+
+
+def review_cells(engine, reviews: Iterable[StatementReview]) -> list[dict]:
+    """Each reviewed statement as the pages show it (site/templates/_review.md.j2): the verdict, the deciding lines
+    as permalinks at the pin set the row was reviewed at, and the row's note."""
+    pins = dict(engine.review_pins)
+    out = []
+    for r in reviews:
+        pin = (engine.pin if r.pin_set == engine.pin_set else pins.get(r.pin_set)) if r.verdict else None
+        out.append(
+            {
+                "field": r.field,
+                "kind": r.kind,
+                "text": r.text,
+                "verdict": r.verdict,
+                "pin_set": r.pin_set,
+                "elsewhere": bool(r.verdict) and r.pin_set != engine.pin_set,
+                "stale": r.stale,
+                "note": r.note,
+                "deciding": [
+                    (
+                        f"{d.path}:{d.start}-{d.end}" if d.end != d.start else f"{d.path}:{d.start}",
+                        pin.permalink(d.path, d.start, d.end) if pin else "",
+                    )
+                    for d in r.deciding
+                ],
+            }
+        )
+    return out
+
+
+_RESOLVERS: dict[tuple[str, str | None], Resolver] = {}  # one per engine and fingerprint: files parsed once
+
+
+def _contract(linker: Linker, annotation):
+    """The annotation's contract and claims at the engine's pin (atlas.query.contracts): verdicts at the default
+    pin set, this one and every set the claim speaks of; evidence lines at this pin."""
+    engine = linker.engine
+    key = (engine.name, engine.fingerprint)
+    if key not in _RESOLVERS:
+        _RESOLVERS[key] = Resolver(Index(engine.pin, engine.checkout, engine.symbols))  # type: ignore[arg-type]
+    sets = sorted({"default", engine.pin_set} | annotation.pin_sets, key=lambda s: (s != "default", s))
+    return contract_view(annotation, engine.pin_set, _RESOLVERS[key], sets, engine.reviews)
 
 
 def browser_page(env, linker: Linker) -> tuple[str, str]:
@@ -118,8 +174,12 @@ def browser_page(env, linker: Linker) -> tuple[str, str]:
     return page, text
 
 
-def bottlenecks_page(env, content: Content, anchored_by_mechanism: dict) -> Iterator[tuple[str, str]]:
+def bottlenecks_page(
+    env, content: Content, anchored_by_mechanism: dict, diagnoses: Sequence[tuple[str, Diagnosis]] = ()
+) -> Iterator[tuple[str, str]]:
+    """Section 11's table with, per trace, the verdict `atlas explain` gives each row (matched on the article line)."""
     page = "crossref/bottlenecks.md"
+    verdicts = {title: {r.symptom.line: r for r in d.rows} for title, d in diagnoses}
     rows = []
     for row in content.article.get("bottlenecks", []):
         links = [
@@ -139,19 +199,29 @@ def bottlenecks_page(env, content: Content, anchored_by_mechanism: dict) -> Iter
             for m in row.get("mechanisms", [])
             if m in MECHANISMS
         ]
-        rows.append({**row, "links": links})
+        rows.append({**row, "links": links, "verdicts": [v.get(row.get("line", 0)) for v in verdicts.values()]})
     extra = [a.annotation for group in anchored_by_mechanism.values() for a in group if a.annotation.bottlenecks]
     yield (
         page,
         env.get_template("bottlenecks.md.j2").render(
-            rows=rows, caution=content.article.get("caution", ""), annotated=extra
+            rows=rows,
+            caution=content.article.get("caution", ""),
+            annotated=extra,
+            traces=[_short_title(t) for t in verdicts],
+            runtime=urls.rel_md(page, "runtime.md"),
         ),
     )
 
 
+def _short_title(title: str) -> str:
+    """'H200 run, committed in results/gpu-vllm-summary.json' -> 'gpu-vllm'; a local trace keeps its words."""
+    name = title.rsplit("results/", 1)[-1]
+    return name.removesuffix("-summary.json") if name != title else title
+
+
 def result_pages(env, site) -> Iterator[tuple[str, str]]:
     """The slots later stages fill: probe traces (issue 7) and diff reports (issue 6), from their results files."""
-    yield "runtime.md", env.get_template("runtime.md.j2").render(traces=site.results.get("traces") or [])
+    yield from runtime_files(env, site.results.get("traces") or [], site.results.get("series") or {})
     yield "diff.md", env.get_template("diff.md.j2").render(results=site.results.get("diff"), href=_annotation_href)
 
 

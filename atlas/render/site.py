@@ -7,7 +7,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from atlas.render import browser, code, components, experiments, mechanisms, pages, urls
+from atlas.render import browser, code, components, experiments, mechanisms, pages, runtime, urls
 from atlas.render.cjk import cjk_chars
 from atlas.render.content import MECHANISMS, Content
 from atlas.render.env import environment
@@ -64,12 +64,16 @@ def render_docs(site: SiteData, content: Content, templates: Path, memo: Memo | 
         linker = Linker(engine, _paged(Linker(engine, frozenset(), summary, memo=memo), content), summary, slots, memo)
         linkers[engine.name] = linker
         by_symbol = defaultdict(list)
+        reviewed = defaultdict(list)  # the review rows a symbol page shows, by annotation
         for item in engine.anchored:
             by_symbol[item.annotation.symbol].append(item)
+        for row in engine.reviews:
+            reviewed[row.annotation].append(row)
         for symbol_id in sorted(linker.paged):
             items = by_symbol.get(symbol_id, [])
+            rows = [r for item in items for r in reviewed.get(item.annotation.id, ())]
             path, text, fragments = memo.get(
-                linker.unit_key("symbol", symbol_id, items),
+                linker.unit_key("symbol", symbol_id, items, rows, engine.review_pins if rows else ()),
                 lambda s=symbol_id, i=items, lk=linker: _symbol_page(env, lk, s, i),
             )
             for fragment in fragments:  # a kept page's excerpts
@@ -110,7 +114,8 @@ def render_docs(site: SiteData, content: Content, templates: Path, memo: Memo | 
     by_mechanism = defaultdict(list)
     for (_, mechanism), items in anchored.items():
         by_mechanism[mechanism].extend(items)
-    for path, text in pages.bottlenecks_page(env, content, by_mechanism):
+    diagnoses = runtime.diagnoses(site.results.get("traces") or [], site.results.get("series") or {})
+    for path, text in pages.bottlenecks_page(env, content, by_mechanism, diagnoses):
         files[path] = text
     path, text = mechanisms.multi_gpu_page(env, content, linkers, anchored, site)
     files[path] = text

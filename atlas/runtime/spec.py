@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from atlas.env import Settings
-from atlas.errors import BuildMissing, ConfigError
+from atlas.errors import ConfigError
 from atlas.publish import write_text
 from atlas.runtime import defaults, lines
 from atlas.sources import analysed_files, load_all, locate
@@ -29,20 +29,13 @@ def annotated_entries(framework: str, pin_set: str, settings: Settings) -> list[
     """Entries compiled from the annotations of `framework`, or None when there are none (or no annotate API)."""
     try:
         from atlas.annotate import load_annotations, probe_spec
-        from atlas.graph import load_index
+        from atlas.graph import load_symbols
     except ImportError:
         return None
     annotations = load_annotations(settings.root, framework)
     if not annotations:
         return None
-    try:
-        index = load_index(settings, framework, pin_set, on_demand=False)
-    except BuildMissing:
-        raise BuildMissing(
-            f"annotations for {framework} exist but the {pin_set} pins have no symbol index to "
-            f"resolve them; run `atlas index {framework} --pins {pin_set}` first, or pass "
-            "--hooks builtin"
-        ) from None
+    index = load_symbols(settings, framework, pin_set)  # the parse stage's index, made on the first run
     entries = merge_by_symbol([e for e in probe_spec(annotations, index) if e.get("framework") == framework])
     return [{**e, **{flag: True for flag in FLAGS.get(e["symbol"], ())}} for e in entries] or None
 

@@ -10,10 +10,12 @@ from pathlib import Path
 from atlas.env import Settings
 from atlas.errors import AtlasError, BuildMissing, ConfigError
 from atlas.publish import write_text
-from atlas.runtime import cost, edges, launch, recording, workloads
+from atlas.runtime import cost, edges, launch, recording, series, workloads
 from atlas.runtime import spec as specs
+from atlas.runtime.kernels import capture
 from atlas.runtime.merge import merge, write_events
 from atlas.runtime.perfetto import chrome_trace
+from atlas.runtime.series.build import build as build_series
 from atlas.runtime.summary import summarise
 
 MODELS = Path(__file__).resolve().parents[1] / "data" / "models"
@@ -78,6 +80,8 @@ class TraceOptions:
     sample_hz: float = 0.0  # > 0: the probe's sampling profiler, per probe state (summary "profile")
     gpu_every: int = 0  # CUDA-event timing on every Nth execute call (0: the spec's default)
     edges: bool = False  # each engine process records the calls inside the engine's package (probes.edges)
+    kernels: bool = False  # GPU kernels per step, joined to the kernel nodes of the pin (probes.kernels)
+    bundle: Path | None = None  # specs made where the pinned trees are (no checkout here: the GPU machine)
 
 
 def parse_engine_args(args: tuple[str, ...]) -> dict:
@@ -149,21 +153,18 @@ def run_trace(opts: TraceOptions, settings: Settings) -> dict:
             "the engine's interpreter (bash scripts/setup_cpu_engine.sh makes one for vLLM on the CPU)"
         )
     pin_set = specs.pick_pin_set(manifest, opts.pin_set, version)
-    spec = specs.build_spec(
-        opts.framework,
-        pin_set,
-        opts.device,
-        out,
-        settings,
-        opts.hooks,
-        tp=opts.tp,
-        extra={
-            "diagnostics": opts.diagnostics,
-            "sample_hz": opts.sample_hz,
-            "edges": opts.edges,
-            **({"gpu_sample_every": opts.gpu_every} if opts.gpu_every else {}),
-        },
-    )
+    extra = {
+        "diagnostics": opts.diagnostics,
+        "sample_hz": opts.sample_hz,
+        "edges": opts.edges,
+        **({"gpu_sample_every": opts.gpu_every} if opts.gpu_every else {}),
+    }
+    if opts.bundle is not None:
+        spec = capture.bundle_spec(opts.bundle, opts.framework, out, opts.device, {**extra, "kernels": opts.kernels})
+    else:
+        if opts.kernels:
+            extra.update(capture.spec_extra(settings, opts.framework, pin_set))
+        spec = specs.build_spec(opts.framework, pin_set, opts.device, out, settings, opts.hooks, extra, opts.tp)
     for hook in spec["hooks"]:
         if hook["symbol"] == opts.inject_fault:
             hook["capture"] = [*hook["capture"], "fail"]
@@ -188,8 +189,8 @@ def run_trace(opts: TraceOptions, settings: Settings) -> dict:
     (out / "result.json").unlink(missing_ok=True)
     status, log = launch.run_driver(python, opts.framework, config, out, boot, env, opts.timeout_s)
     driver = json.loads((out / "result.json").read_text()) if (out / "result.json").is_file() else None
-    summary = collect(out, spec, driver, settings)
-    summary.update(engine_version=version, pin_set=pin_set, engine_exit=status, workload=workload.name)
+    summary = collect(out, spec, driver, None if opts.bundle else settings)
+    summary.update(engine_version=version, pin_set=pin_set, engine_exit=status, workload=workload.name, out=str(out))
     write_text(out / "summary.json", json.dumps(summary, indent=1, sort_keys=True))
     publish(summary, settings)
     if status != 0 or driver is None:
@@ -202,12 +203,18 @@ def run_trace(opts: TraceOptions, settings: Settings) -> dict:
 
 
 def collect(out: Path, spec: dict, driver: dict | None = None, settings: Settings | None = None) -> dict:
-    """Merge the shards of a trace folder into events.jsonl, trace.json and the summary (also after a crash); with
-    settings, also the call edges seen at runtime, checked against the static graph when one is built."""
+    """Merge the shards of a trace folder into events.jsonl, series.json, trace.json and the summary (also after a
+    crash); with settings, also the call edges seen at runtime, checked against the static graph when one is built."""
     merged = merge(out / "shards")
     write_events(merged, out / "events.jsonl")
-    write_text(out / "trace.json", json.dumps(chrome_trace(merged, spec)))
+    series.write(build_series(merged, spec), out / series.FILE)
+    trace = chrome_trace(merged, spec)
     summary = summarise(merged, spec, driver)
+    if spec.get("kernels"):
+        origin = min((e["mono_ns"] for e in merged.events + merged.marks), default=0)  # chrome_trace's origin
+        summary["kernels"], tracks = capture.collect_kernels(out, merged, spec, origin)
+        trace["traceEvents"] += tracks
+    write_text(out / "trace.json", json.dumps(trace))
     if spec.get("diagnostics") or spec.get("sample_hz"):
         records = cost.load(out / "shards")
         if spec.get("diagnostics"):
@@ -235,6 +242,11 @@ def publish(summary: dict, settings: Settings) -> Path:
     """The latest trace's summary where `atlas build` looks for it (build/runtime/summary.json)."""
     path = settings.build / "runtime" / "summary.json"
     write_text(path, json.dumps(summary, indent=1, sort_keys=True))
+    made = Path(summary.get("out") or "") / series.FILE
+    if made.is_file():
+        write_text(path.with_name(series.FILE), made.read_text(encoding="utf-8"))
+    else:
+        path.with_name(series.FILE).unlink(missing_ok=True)
     return path
 
 

@@ -86,7 +86,25 @@ def _plan_raw(args, kwargs, result, before) -> tuple:
     else:
         rows = [(r.rid, 1, len(r.origin_input_ids) + len(r.output_ids) - 1) for r in batch.reqs]
     drafts = int(getattr(batch, "spec_num_draft_tokens", 0) or 0) if mode == "TARGET_VERIFY" else 0
-    return mode, rows, _ratio(args[0]), drafts
+    scheduler = args[0]
+    try:  # the state after the plan (PLAN_STATE), in token slots; None for a scheduler without it
+        cache = scheduler.tree_cache
+        state: tuple | None = (
+            len(scheduler.running_batch.reqs),
+            len(scheduler.waiting_queue),
+            int(scheduler.token_to_kv_pool_allocator.available_size()),
+            int(cache.evictable_size()) + int(cache.protected_size()),
+            int(scheduler.max_total_num_tokens),
+            1,
+        )
+    except Exception:  # a hybrid cache answers with tuples; a version without the attributes: no state
+        state = None
+    return mode, rows, _ratio(scheduler), drafts, state
+
+
+# After the plan: requests of the running (decode) batch, requests waiting, free token slots, slots the radix cache
+# holds (evictable and locked), usable slots, tokens per unit (slots are tokens).
+PLAN_STATE = ("running", "waiting", "kv_free", "kv_cached", "kv_total", "block_size")
 
 
 def _ratio(scheduler) -> float:
@@ -98,8 +116,8 @@ def _ratio(scheduler) -> float:
 
 
 def plan_values(raw: tuple) -> dict:
-    mode, rows, ratio, drafts = raw
-    return {
+    mode, rows, ratio, drafts, *state = raw
+    values = {
         "batch_mode": mode,
         "batch_size": len(rows),
         "request_ids": [r[0] for r in rows],
@@ -109,6 +127,9 @@ def plan_values(raw: tuple) -> dict:
         "new_token_ratio": ratio,
         "draft_tokens": drafts,
     }
+    if state and state[0] is not None:
+        values.update(zip(PLAN_STATE, state[0]))
+    return values
 
 
 def _commit_raw(args, kwargs, result, before) -> tuple:
@@ -157,6 +178,7 @@ LATER = {
             "prefix_hit_tokens",
             "new_token_ratio",
             "draft_tokens",
+            *PLAN_STATE,
         ),
         _plan_raw,
         plan_values,

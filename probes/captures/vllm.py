@@ -3,7 +3,7 @@ manager's block traffic, the model runner's execute, and the commit of sampled t
 The hooks of every step take their values in LATER form (one raw call on the engine thread, values offline). The
 raw functions read attributes in plain bytecode, loops included: CPython specialises those reads (slots, msgspec
 structs, instance dicts), where `operator.attrgetter`, `map` and `getattr` look each one up afresh (3x slower on
-vLLM's EngineCoreOutput, results/README.md, session 5), and they call no helper on the common path. Attributes
+vLLM's EngineCoreOutput, results/README.md), and they call no helper on the common path. Attributes
 that every pinned version has (0.26, 0.32, 0.33) are read directly; a version without one disables the hook,
 counted (probes.runtime.Probe.fail), and leaves the engine alone."""
 
@@ -49,7 +49,21 @@ def _plan_raw(args, kwargs, out, before) -> tuple:
     new = [(r.req_id, r.num_computed_tokens, sum(map(len, r.block_ids or ()))) for r in new_reqs] if new_reqs else []
     new_blocks = getattr(cached, "new_block_ids", None)
     if new_blocks and getattr(cached, "resumed_req_ids", None):
-        new_blocks = sum(len(b) for nb in new_blocks if nb for b in nb)
+        new_blocks = [sum(map(len, nb)) if nb else 0 for nb in new_blocks]
+    scheduler = args[0]
+    try:  # the state after the plan: six reads, no loop (PLAN_STATE); None for a scheduler without them
+        pool = scheduler.kv_cache_manager.block_pool
+        skipped = getattr(scheduler, "skipped_waiting", None)
+        state: tuple | None = (
+            len(scheduler.running),
+            len(scheduler.waiting) + (len(skipped) if skipped is not None else 0),
+            pool.free_block_queue.num_free_blocks,
+            len(pool.cached_block_hash_to_block),
+            pool.num_gpu_blocks - 1,  # block 0 is the null block
+            scheduler.block_size,
+        )
+    except (AttributeError, TypeError):
+        state = None
     return (
         out.num_scheduled_tokens,
         new,
@@ -60,12 +74,20 @@ def _plan_raw(args, kwargs, out, before) -> tuple:
         bool(drafts),
         sum(map(len, drafts.values())) if drafts else 0,
         getattr(out, "preempted_req_ids", None),
+        state,
     )
 
 
+# After the plan: requests running and waiting, free blocks (evictable cached ones included), blocks with a
+# prefix-cache hash, usable blocks, tokens per block.
+PLAN_STATE = ("running", "waiting", "kv_free", "kv_cached", "kv_total", "block_size")
+
+
 def plan_values(raw: tuple) -> dict:
-    scheduled, new, cached_ids, cached_computed, outputs, new_block_ids, has_drafts, drafts, preempted = raw
-    return {
+    scheduled, new, cached_ids, cached_computed, outputs, new_block_ids, has_drafts, drafts, preempted, *state = raw
+    new_blocks = {r[0]: r[2] for r in new if r[2]}
+    new_blocks.update(_new_blocks(cached_ids, new_block_ids))
+    values = {
         "batch_size": len(scheduled),
         "num_scheduled_tokens": scheduled,
         "num_computed_tokens": computed_before(new, cached_ids, cached_computed),
@@ -73,15 +95,24 @@ def plan_values(raw: tuple) -> dict:
         "request_ids": list(scheduled),
         "preempted": sorted(preempted or ()),
         "draft_tokens": drafts,
-        "kv_blocks": sum(r[2] for r in new) + _new_blocks(new_block_ids),
+        "kv_blocks": sum(new_blocks.values()) if not isinstance(new_block_ids, int) else new_block_ids,
+        "new_blocks": new_blocks,
     }
+    if state and state[0] is not None:
+        values.update(zip(PLAN_STATE, state[0]))
+    return values
 
 
-def _new_blocks(new_block_ids) -> int:
-    """Blocks handed to running requests: counted on the engine thread (an int) where some were resumed."""
-    if isinstance(new_block_ids, int):
-        return new_block_ids
-    return sum(len(b) for nb in (new_block_ids or ()) if nb for b in nb)
+def _new_blocks(cached_ids, new_block_ids) -> dict:
+    """req id -> blocks handed to a running request in this step: from the block id lists of the SchedulerOutput,
+    or the counts taken on the engine thread where some requests were resumed (shards of an older probe hold one
+    int for the step: no per-request counts)."""
+    if not new_block_ids or isinstance(new_block_ids, int):
+        return {}
+    if type(new_block_ids[0]) is int:
+        return {rid: n for rid, n in zip(cached_ids, new_block_ids) if n}
+    counts = {rid: sum(map(len, nb)) for rid, nb in zip(cached_ids, new_block_ids) if nb}
+    return {rid: n for rid, n in counts.items() if n}
 
 
 def _commit_raw(args, kwargs, result, before) -> tuple:
@@ -166,15 +197,17 @@ def _execute_raw(args, kwargs, result, before) -> tuple:
 
 
 def _padding_raw(args, kwargs, result, before) -> tuple:
-    """The CUDA-graph mode by its member name (`_name_`: Enum's `.name` is a Python-level property, ~2x slower)."""
+    """The CUDA-graph mode by its member name (`_name_`: Enum's `.name` is a Python-level property, ~2x slower), the
+    step's tokens and the tokens of the batch it runs as (the captured graph's size when a graph replays)."""
     mode = result[0]
     num_tokens = args[1] if len(args) > 1 else kwargs.get("num_tokens")
-    return getattr(mode, "_name_", None) or str(mode), int(num_tokens or 0)
+    padded = getattr(result[1], "num_tokens", None) if len(result) > 1 else None
+    return getattr(mode, "_name_", None) or str(mode), int(num_tokens or 0), int(padded or 0)
 
 
 def _dispatch_raw(args, kwargs, result, before) -> tuple:  # model runner V2 (vllm/v1/worker/gpu/)
     mode = result.cg_mode
-    return getattr(mode, "_name_", None) or str(mode), int(result.num_tokens or 0)
+    return getattr(mode, "_name_", None) or str(mode), int(result.num_tokens or 0), int(result.num_tokens or 0)
 
 
 def _named(*names):
@@ -194,6 +227,8 @@ LATER = {
             "preempted",
             "draft_tokens",
             "kv_blocks",
+            "new_blocks",
+            *PLAN_STATE,
         ),
         _plan_raw,
         plan_values,
@@ -210,14 +245,14 @@ LATER = {
         _named("num_scheduled_tokens", "batch_size"),
     ),
     "GPUModelRunner._determine_batch_execution_and_padding": (
-        ("cuda_graph", "num_scheduled_tokens"),
+        ("cuda_graph", "num_scheduled_tokens", "padded_tokens"),
         _padding_raw,
-        _named("cuda_graph", "num_scheduled_tokens"),
+        _named("cuda_graph", "num_scheduled_tokens", "padded_tokens"),
     ),
     "CudaGraphManager.dispatch": (
-        ("cuda_graph", "num_scheduled_tokens"),
+        ("cuda_graph", "num_scheduled_tokens", "padded_tokens"),
         _dispatch_raw,
-        _named("cuda_graph", "num_scheduled_tokens"),
+        _named("cuda_graph", "num_scheduled_tokens", "padded_tokens"),
     ),
     "Scheduler.update_from_output": (
         (

@@ -151,6 +151,7 @@
       (notes[n] || []).forEach(function (note) {
         rows.push('<tr class="atlas-note-row"><td></td><td><div class="atlas-note"><a href="' + esc(here(rootRel + note[5])) +
           '">' + esc(note[2]) + "</a>: " + esc(note[3]) + (note[4] ? '<div class="atlas-contract">' + esc(note[4]) + "</div>" : "") +
+          (note[6] ? '<div class="atlas-claims">claims: ' + esc(note[6]) + "</div>" : "") +
           "</div></td></tr>");
       });
     });

@@ -294,6 +294,8 @@
       });
     }
     document.querySelectorAll(".atlas-browser").forEach(initBrowser);
+    var charts = document.querySelector(".atlas-charts");  // trace and experiment charts: their own script
+    if (charts) { loadScript(here((charts.getAttribute("data-root") || "") + "assets/atlas/atlas-charts.js")); }
     var code = document.querySelector(".atlas-codeview");  // the source view: its own script, loaded on that page only
     if (code) { loadScript(here((code.getAttribute("data-root") || "") + "assets/atlas/atlas-code.js")); }
   }

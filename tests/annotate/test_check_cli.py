@@ -40,8 +40,8 @@ def test_clean_project_exits_0(project, capsys):
     write(project.root, "vllm/a.yaml", GOOD)
     assert run(project) == 0
     assert (
-        "vllm@cccccccccccc (default, pins default): 1/1 annotations resolve, 2/2 evidence items hold, 0 finding(s)"
-        in capsys.readouterr().err
+        "vllm@cccccccccccc (default, pins default): 1/1 annotations resolve, 2/2 evidence items hold, "
+        "0/4 statements reviewed, 0 finding(s)" in capsys.readouterr().err
     )
     assert project.indexes == [("vllm", "default")]
 
@@ -51,6 +51,24 @@ def test_unresolved_anchor_exits_1_with_file_and_line(project, capsys):
     assert run(project) == 1
     out = capsys.readouterr().out
     assert out.startswith("annotations/vllm/a.yaml:7: anchor-not-found: anchor `self.free(other)`")
+
+
+def test_guards_on_the_yaml_and_the_review_record_are_findings(project, capsys):
+    write(project.root, "vllm/a.yaml", GOOD.replace("input: [a request]", "input: [request (lora, mm), range]"))
+    write(project.root, "vllm/review/a.yaml", "schema: 1\nstatements: []\n")
+    assert run(project) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("annotations/vllm/a.yaml:11: split-flow-item: contract.input: flow-list item")
+    assert sum(": not-reviewed: " in line for line in out) == 6  # summary, three input items as loaded, cost, claim
+
+
+def test_a_malformed_review_record_exits_2(project, capsys):
+    write(project.root, "vllm/a.yaml", GOOD)
+    write(project.root, "vllm/review/a.yaml", "schema: 1\nstatements: [{field: summary}]\n")
+    assert run(project) == 2
+    assert (
+        "annotations/vllm/review/a.yaml:2: statements.0: 'annotation' is a required property" in capsys.readouterr().err
+    )
 
 
 def test_malformed_file_exits_2_listing_every_problem(project, capsys):

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from annotate.folder_index import FolderIndex
 
-from atlas.annotate import check, load_annotations
+from atlas.annotate import check, load_annotations, load_reviews
 
 PROJECT = Path(__file__).resolve().parents[2]
 
@@ -41,3 +41,11 @@ def test_every_changed_verdict_says_why(framework):
         for c in a.claims:
             for pin_set, verdict in c.at:
                 assert verdict.note, f"{a.id}#{c.id} at {pin_set}: a verdict at another pin needs a note saying why"
+
+
+@pytest.mark.parametrize("pin_set", ["cpu", "latest"])
+def test_the_vllm_review_rows_of_other_pin_sets_hold_there(pin_set):
+    annotations = load_annotations(PROJECT, "vllm")
+    report = check(annotations, pin_index("vllm", pin_set), pin_set, load_reviews(PROJECT))
+    assert [f"{f.where}: {f.message}" for f in report.findings] == []
+    assert report.num_statements > 0 and report.num_reviewed == report.num_statements

@@ -37,6 +37,7 @@ def test_call_site_leads_to_target_and_def_opens_callers(fixture_site, open_page
     assert "type-inferred 0.90" in panel.inner_text()
     note = page.locator("tr.atlas-note-row .atlas-note")
     assert "vllm.prefix_cache.allocate-slots" in note.inner_text() and "output: blocks | None" in note.inner_text()
+    assert "claims: c1 [default holds]: Blocks come from the free pool <b>only</b>." in note.inner_text()
     page.locator("tr#L9 a.atlas-call", has_text="get_new_blocks").click()
     page.wait_for_selector(".atlas-codeview[data-file='vllm/vllm/core/pool.py'][data-ready-ms]")
     page.wait_for_selector("tr#L2.atlas-target")

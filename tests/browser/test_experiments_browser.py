@@ -47,10 +47,17 @@ def test_measured_page_shows_figures_side_by_side_and_evidence(experiments_site,
     page.goto((experiments_site / "experiments" / "prefix-cache.html").as_uri())
     table = page.locator("article table").first
     headers = [h.strip() for h in table.locator("thead th").all_inner_texts()]
-    assert headers[2:6] == ["A100, article", "H200, probes absent", "H200, probes on", "on / absent"]
+    assert headers[2:8] == [
+        "A100, article",
+        "H200, probes absent",
+        "95% interval",
+        "A100 inside it",
+        "H200, probes on",
+        "on / absent",
+    ]
     cells = table.locator("tbody tr").nth(5).locator("td").all_inner_texts()
-    assert cells[:6] == ["vLLM graph, warm", "ttft_ms ms", "13.78 (l. 137)", "7.12", "7.50", "1.053"]
-    box = table.locator("tbody tr").nth(5).locator("td").nth(5).bounding_box()
+    assert cells[:8] == ["vLLM graph, warm", "ttft_ms ms", "13.78 (l. 137)", "7.12", "one round", "-", "7.50", "1.053"]
+    box = table.locator("tbody tr").nth(5).locator("td").nth(7).bounding_box()
     assert box["x"] + box["width"] <= 1280  # the H200 figures sit beside the article's, no sideways scrolling
     assert not cut_words(page), f"names cut over two lines: {cut_words(page)}"  # `hit_tokens`, "(l. 136)" are one word
     table.scroll_into_view_if_needed()

@@ -32,12 +32,10 @@ def test_site_spans_and_enum_provenance():
 
 
 def test_show_prints_a_fan_out_as_one_row_unless_expanded(capsys):
-    from atlas.cli.graph import _print_call_row
+    from atlas.cli.show import call_row
 
     (row,) = call_rows([(f"conn.C{n}.build_connector_meta", edge(12, "dispatch", 0.5)) for n in range(14)])
-    _print_call_row(row, row.line, expand=False)
-    lines = capsys.readouterr().out.splitlines()
+    lines = call_row(row, expand=False)
     assert lines == ["      L12  build_connector_meta  -> 14 targets  [dispatch 0.50]  (--expand lists them)"]
-    _print_call_row(row, row.line, expand=True)
-    lines = capsys.readouterr().out.splitlines()
+    lines = call_row(row, expand=True)
     assert len(lines) == 15 and lines[1].strip() == "| conn.C0.build_connector_meta  [dispatch 0.50]"

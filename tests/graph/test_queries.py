@@ -73,7 +73,7 @@ def test_callees_callers_depth_and_path():
 )
 def test_edge_formats(fmt, expected, capsys):
     g = make_graph()
-    _print_edges(fmt, [(IDS[2], IDS[0], g.graph.get_edge_data(IDS[2], IDS[0])[0])], [])
+    _print_edges(fmt, [(IDS[2], IDS[0], g.graph.get_edge_data(IDS[2], IDS[0])[0]["provenance"])])
     assert capsys.readouterr().out.splitlines() == expected
 
 

@@ -82,7 +82,7 @@ def test_vllm_engine_step_reaches_the_kv_cache_write_kernel(settings, capsys):
         "cpp:csrc/libtorch_stable/cache_kernels.cu::reshape_and_cache_flash",
     ], chain
     assert chain[-1].startswith("cuda:") and chain[-1].endswith("::reshape_and_cache_flash_kernel")
-    assert "[string-dispatch]" in "\n".join(out)  # the executor -> worker hop, by rule
+    assert "[string-dispatch " in "\n".join(out)  # the executor -> worker hop, by rule
     kernel, _, where = out[-1].partition(" (__global__ kernel) is defined at ")
     assert kernel == chain[-1] and where.startswith("csrc/") and int(where.rsplit(":", 1)[1]) > 0
 

@@ -98,7 +98,7 @@ class GPUModelRunner:
         return None
 
     def _determine_batch_execution_and_padding(self, num_tokens):
-        return Mode.FULL, None
+        return Mode.FULL, NS(num_tokens=16)  # the batch as it runs: padded to the captured graph's size
 
     def sample_tokens(self, grammar_output):
         return None

@@ -150,3 +150,36 @@ def test_vllm_commit_reads_every_shape_of_emitted_outputs(emitted):
     raw = ({"a": 1, "b": 1}, [], ["a", "b"], [10, 20], {}, ["a", "b"], 2, emitted)
     values = vllm.commit_values(raw)
     assert (values["new_tokens"], values["finished"]) == ({"a": 2, "b": 1}, ["b"])
+
+
+def test_vllm_plan_takes_the_scheduler_state_after_the_plan():
+    pool = NS(free_block_queue=NS(num_free_blocks=90), cached_block_hash_to_block={1: 0, 2: 0}, num_gpu_blocks=101)
+    scheduler = NS(running=[1, 2], waiting=[3], block_size=16, kv_cache_manager=NS(block_pool=pool))
+    plan = _plan({"c": (0, 32, 200)}, {"a": (64, 1, 64)})
+    plan.scheduled_cached_reqs.new_block_ids = [([7],)]
+    values = _later(vllm, "Scheduler.schedule", Call((scheduler,), {}, plan, None))
+    assert (values["running"], values["waiting"], values["kv_free"], values["kv_cached"]) == (2, 1, 90, 2)
+    assert (values["kv_total"], values["block_size"]) == (100, 16)  # block 0 is vLLM's null block
+    assert values["new_blocks"] == {"c": 4, "a": 1} and values["kv_blocks"] == 5
+
+
+def test_vllm_plan_without_the_state_still_records_the_plan():
+    values = _later(vllm, "Scheduler.schedule", Call((NS(),), {}, _plan({"a": (0, 64, 64)}, {}), None))
+    assert values["batch_mode"] == "EXTEND" and "running" not in values
+
+
+def test_sglang_plan_takes_the_scheduler_state_after_the_plan():
+    req = NS(rid="r", extend_range=NS(start=0, end=8), prefix_indices=[0, 1], origin_input_ids=[1] * 10, output_ids=[])
+    scheduler = NS(
+        running_batch=NS(reqs=[1, 2, 3]),
+        waiting_queue=[1],
+        token_to_kv_pool_allocator=NS(available_size=lambda: 500),
+        tree_cache=NS(evictable_size=lambda: 20, protected_size=lambda: 4),
+        max_total_num_tokens=1000,
+        new_token_token_ratio=0.5,
+    )
+    batch = NS(forward_mode=NS(_name_="EXTEND"), reqs=[req])
+    values = _later(sglang, "Scheduler.get_next_batch_to_run", Call((scheduler,), {}, batch, None))
+    assert [values[k] for k in ("running", "waiting", "kv_free", "kv_cached", "kv_total")] == [3, 1, 500, 24, 1000]
+    hybrid = NS(**{**vars(scheduler), "tree_cache": NS(evictable_size=lambda: (1, 2), protected_size=lambda: 0)})
+    assert "running" not in _later(sglang, "Scheduler.get_next_batch_to_run", Call((hybrid,), {}, batch, None))

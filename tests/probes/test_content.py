@@ -26,6 +26,7 @@ VLLM = {  # (hook, step) -> [(count for aggregates else None, values, request id
                 "preempted": [],
                 "draft_tokens": 0,
                 "kv_blocks": 3,
+                "new_blocks": {"a": 2, "b": 1},
             },
             ["a", "b"],
         )
@@ -33,7 +34,7 @@ VLLM = {  # (hook, step) -> [(count for aggregates else None, values, request id
     ("BlockPool.get_new_blocks", 1): [(1, {"kv_blocks": 2}, None)],  # b found no room: no blocks
     ("GPUModelRunner.execute_model", 1): [(None, {"num_scheduled_tokens": 12, "batch_size": 2}, None)],
     ("GPUModelRunner._determine_batch_execution_and_padding", 1): [
-        (None, {"cuda_graph": "FULL", "num_scheduled_tokens": 12}, None)
+        (None, {"cuda_graph": "FULL", "num_scheduled_tokens": 12, "padded_tokens": 16}, None)
     ],
     ("GPUModelRunner.sample_tokens", 1): [(None, {}, None)],
     ("Scheduler.update_from_output", 1): [
@@ -61,6 +62,7 @@ VLLM = {  # (hook, step) -> [(count for aggregates else None, values, request id
                 "preempted": ["b"],
                 "draft_tokens": 2,
                 "kv_blocks": 1,
+                "new_blocks": {"b": 1},
             },
             ["a", "b"],
         )
@@ -68,7 +70,7 @@ VLLM = {  # (hook, step) -> [(count for aggregates else None, values, request id
     ("BlockPool.get_new_blocks", 2): [(1, {"kv_blocks": 1}, None)],
     ("GPUModelRunner.execute_model", 2): [(None, {"num_scheduled_tokens": 4, "batch_size": 2}, None)],
     ("GPUModelRunner._determine_batch_execution_and_padding", 2): [
-        (None, {"cuda_graph": "FULL", "num_scheduled_tokens": 4}, None)
+        (None, {"cuda_graph": "FULL", "num_scheduled_tokens": 4, "padded_tokens": 16}, None)
     ],
     ("GPUModelRunner.sample_tokens", 2): [(None, {}, None)],
     # a's two drafts: 2 tokens sampled, 1 draft accepted, 1 rejected; b finished (an IntEnum finish reason)
@@ -97,13 +99,14 @@ VLLM = {  # (hook, step) -> [(count for aggregates else None, values, request id
                 "preempted": [],
                 "draft_tokens": 0,
                 "kv_blocks": 0,
+                "new_blocks": {},
             },
             ["a"],
         )
     ],
     ("GPUModelRunner.execute_model", 3): [(None, {"num_scheduled_tokens": 1, "batch_size": 1}, None)],
     ("GPUModelRunner._determine_batch_execution_and_padding", 3): [
-        (None, {"cuda_graph": "FULL", "num_scheduled_tokens": 1}, None)
+        (None, {"cuda_graph": "FULL", "num_scheduled_tokens": 1, "padded_tokens": 16}, None)
     ],
     ("GPUModelRunner.sample_tokens", 3): [(None, {}, None)],
     ("Scheduler.update_from_output", 3): [

@@ -311,3 +311,36 @@ p.shard.flush()
         by_state[r["state"]] = by_state.get(r["state"], 0) + hits
     assert by_state.get("on", 0) >= 20 and by_state.get("absent", 0) >= 20, by_state  # 200 Hz x 0.4 s, each
     assert all(not any(fn == "_run" and "sampler" in path for _, path, fn, _ in r["incl"]) for r in rows)
+
+
+def test_every_record_a_run_writes_is_in_the_schema(tmp_path):
+    """Duty windows, sampler counts, diagnostics, marks and calls of one run: each record kind is one of
+    probes.schema.KINDS and carries its required fields."""
+    from probes.schema import KINDS
+
+    blobs = make_engine(tmp_path)
+    body = """
+import time
+from probes import runtime
+from fakeengine.sched import Scheduler
+p = runtime._PROBE
+s = Scheduler()
+p.set_state("on duty=2")
+for i in range(7):
+    s.schedule(i)
+p.set_state("on")
+runtime.mark("round_begin", phase="x")
+time.sleep(0.3)
+"""
+    flags = {"diagnostics": True, "sample_hz": 200}
+    done = run(tmp_path, dict(spec(tmp_path, tmp_path / "out", blobs, step=True), **flags), body)
+    assert done.returncode == 0, done.stderr
+    shards = list((tmp_path / "out" / "shards").glob("*.shard"))
+    from probes.records import read_frames
+
+    written = [r for path in shards for r in read_frames(path.read_bytes())[0] if type(r) is dict]
+    kinds = {r["kind"] for r in written}
+    assert {"process", "hook", "window", "mark", "stats", "samples"} <= kinds <= set(KINDS)
+    for r in written:
+        required, _ = KINDS[r["kind"]]
+        assert set(required) <= set(r), (r["kind"], set(required) - set(r))

@@ -11,4 +11,6 @@ def test_serve_without_a_build_says_what_to_do(tmp_path, capsys):
 
 def test_build_refuses_formats_it_does_not_produce(capsys):
     assert main(["build", "--format", "dot"]) == 2
+    assert "invalid choice: 'dot' (choose from 'human', 'json')" in capsys.readouterr().err
+    assert main(["--format", "dot", "build"]) == 2  # given before the verb: refused by the verb
     assert "choose one of: human, json" in capsys.readouterr().err

@@ -47,6 +47,7 @@ def test_every_file_gets_data_with_calls_callers_and_contracts(tmp_path):
     assert sched["callers"][str(allocate)]["rows"][0][1:3] == ["vllm/core/sched.py", 19]
     note = sched["notes"][0]
     assert note[:3] == [7, 10, "vllm.prefix_cache.allocate-slots"] and "output: blocks | None" in note[4]
+    assert note[6] == "c1 [default holds]: Blocks come from the free pool <b>only</b>."  # claims with verdicts
     assert sched["hooks"] == [[7, "vllm.core.sched.KVCacheManager.allocate_slots", 12, "allocate", "H200 run"]]
     pool = payload(files[code.data_file("vllm", "vllm/core/pool.py")])
     get_new = [d[2] for d in pool["defs"]].index("get_new_blocks")

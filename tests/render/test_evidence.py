@@ -7,8 +7,8 @@ import json
 
 import sitefixture
 
+from atlas.query.runtime import evidence_for
 from atlas.render import SiteData, build_site
-from atlas.render.evidence import evidence_for
 
 ROOT = sitefixture.ROOT
 SYMBOL = "vllm.core.sched.KVCacheManager.allocate_slots"

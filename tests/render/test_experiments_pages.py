@@ -81,7 +81,8 @@ def test_a_measured_page_shows_both_tables_evidence_notes_and_the_run(built):
     row = (
         "<td>vLLM graph, warm</td>\n<td><code>ttft_ms</code> ms</td>\n"
         '<td style="text-align: right;">13.78 <small>(l. 137)</small></td>\n'
-        '<td style="text-align: right;">7.12</td>\n<td style="text-align: right;">7.50</td>\n'
+        '<td style="text-align: right;">7.12</td>\n<td style="text-align: right;">one round</td>\n'
+        '<td style="text-align: center;">-</td>\n<td style="text-align: right;">7.50</td>\n'
         '<td style="text-align: right;">1.053</td>\n<td><a href="#note-1">[1]</a></td>'
     )
     assert row in text

@@ -125,3 +125,20 @@ def test_the_hooks_table_gives_each_wrappers_own_time_where_the_trace_has_it(tmp
     (tmp_path / "results" / "gpu-sglang-summary.json").write_text(json.dumps(SUMMARY))  # older summaries: blank
     (row,) = [line for line in _page(tmp_path, root=tmp_path).splitlines() if line.startswith("| plan |")]
     assert "| 5 | yes |  |" in row
+
+
+def test_a_trace_with_series_gets_its_charts_and_one_without_says_so(tmp_path):
+    """The committed CPU trace (with series) and an H200 summary (without): charts, data files and the section 11
+    rows for both; the older one says what it lacks; no Python repr anywhere."""
+    results = Path(__file__).resolve().parents[2] / "results"
+    (tmp_path / "results").mkdir()
+    for name in ("cpu-vllm-summary.json", "cpu-vllm-series.json", "gpu-sglang-summary.json"):
+        (tmp_path / "results" / name).write_bytes((results / name).read_bytes())
+    data = load_results(SimpleNamespace(build=tmp_path / "build", root=tmp_path))
+    files = dict(result_pages(environment(TEMPLATES), SimpleNamespace(results=data)))
+    page = files["runtime.md"]
+    assert "{'" not in page and page.count('data-chart="tokens"') == 1 and page.count('data-chart="ttft"') == 2
+    assert "recorded before atlas kept per-step series" in page
+    assert page.count("| supported |") + page.count(">supported<") >= 1
+    charts = [text for path, text in files.items() if path.startswith("assets/atlas/data/runtime/")]
+    assert len(charts) == 2 and all("{'" not in text for text in charts)

@@ -126,3 +126,14 @@ def test_every_excerpt_slot_was_filled(built):
     report, _ = built
     for page in report.html.rglob("*.html"):
         assert 'class="atlas-slot"' not in page.read_text(), page
+
+
+def test_symbol_page_shows_the_contract_and_claims_with_verdicts(built):
+    report, _ = built
+    page = (report.html / "symbols/vllm/vllm.core.sched.KVCacheManager.allocate_slots.html").read_text()
+    assert "<td>input</td>" in page and "<td>request</td>" in page and "<td>num_new_tokens</td>" in page
+    assert "<td>output</td>" in page and "<td>blocks &#124; None</td>" in page
+    assert "not reviewed" in page  # the fixture has no review record
+    assert "Blocks come from the free pool &lt;b&gt;only&lt;/b&gt;." in page
+    assert 'class="atlas-verdict atlas-verdict-holds">default holds</span>' in page
+    assert "code.html#vllm/vllm/core/sched.py:L" in page  # the anchored statement in the source view

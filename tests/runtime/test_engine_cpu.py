@@ -16,7 +16,10 @@ import pytest
 
 from atlas.env import settings as load_settings
 from atlas.runtime import TraceOptions, run_trace
+from atlas.runtime.explain import diagnose, load_trace
 from atlas.runtime.merge import read_shard, shard_paths
+from atlas.runtime.series import MISSING
+from atlas.runtime.series import load as load_series
 from tests.runtime.engine import engine_python
 from tests.runtime.traceshape import check_trace_file
 
@@ -65,6 +68,16 @@ def test_single_process_trace_every_hook_fires_at_its_pinned_line(tmp_path):
     plans = [e for e in events if e.get("symbol", "").endswith("Scheduler.schedule")]
     assert all(e["call_at_pin"] and e["call_path"] == "vllm/v1/engine/core.py" for e in plans)
     check_trace_file(tmp_path / "trace.json")
+    series = load_series(tmp_path)  # the per-step and per-request series, joined on the real engine's events
+    assert series is not None and len(series.steps) == sum(s["steps_by_batch_mode"].values())
+    st = series.steps
+    assert min(st.running) >= 1 and min(st.waiting) >= 0 and series.block_size > 0 and series.kv_total > 0
+    assert all(used >= committed > 0 for used, committed, b in zip(st.kv_used, st.kv_committed, st.batch) if b)
+    assert MISSING not in st.exec_us and MISSING not in st.commit_us  # every plan met its execute and commit
+    assert sum(st.prefill_tokens) == 4 * 48 and sum(st.decode_tokens) == 4 * 7
+    assert series.requests.output_tokens == [8] * 4 and MISSING not in series.requests.finish_us
+    assert len(diagnose(load_trace(tmp_path)).rows) == 8
+    assert (tmp_path / "build" / "runtime" / "series.json").is_file()  # published beside the summary for the site
     published = json.loads((tmp_path / "build" / "runtime" / "summary.json").read_text())
     assert published["engine"] == "vllm v0.32.0" and published["timeline"]
     observed = {

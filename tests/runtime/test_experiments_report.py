@@ -118,7 +118,8 @@ def test_the_fixture_results_file_joins_with_the_article():
     human = render_human(report)
     assert "s3 prefix-cache (measured 2026-11-29T16:02:11Z on NVIDIA H200)" in human
     assert any(
-        line.split() == ["vllm", "graph", "warm", "ttft_ms", "ms", "13.78", "137", "7.12", "7.50", "1.053"]
+        line.split()
+        == ["vllm", "graph", "warm", "ttft_ms", "ms", "13.78", "137", "7.12", "one", "round", "-", "7.50", "1.053"]
         for line in human.splitlines()
     )
     assert (
@@ -126,7 +127,7 @@ def test_the_fixture_results_file_joins_with_the_article():
         "vllm/v1/core/kv_cache_manager.py:237: warm request" in human
     )
     markdown = render_markdown(report)
-    assert "| vllm | graph | warm | ttft_ms | ms | 13.78 | 137 | 7.12 | 7.50 | 1.053 |" in markdown
+    assert "| vllm | graph | warm | ttft_ms | ms | 13.78 | 137 | 7.12 | one round | - | 7.50 | 1.053 |" in markdown
     assert "[vllm/v1/core/kv_cache_manager.py:237](https://github.com/vllm-project/vllm/blob/f2654939e/" in markdown
     data = to_json(report)
     assert json.loads(json.dumps(data)) == data

@@ -10,12 +10,14 @@ builder calls it after the Python layer. Node ids (stable; they never collide wi
 - `ext:<namespace>.<op>`            a torch op nothing in the tree registers (`ext:sgl_kernel.rmsnorm`, `ext:aten.mm`)
 - `cpp:<path>::<qualified name>`    a C++ function, e.g. `cpp:csrc/cache_kernels.cu::reshape_and_cache_flash`
 - `cuda:<path>::<qualified name>`   a `__global__` kernel, e.g. `cuda:csrc/cache_kernels.cu::vllm::..._kernel`
-- `jit:<marker>::<export>`          a function a SGLang `load_jit(marker, ...)` exports to Python
+- `jit:<marker>::<export>`          a function a SGLang `load_jit(marker, ...)` exports to Python (see jit.py)
 
-Edges: Python function -> op (STATIC), op -> C++ impl or Python function (REGISTRATION), C++ -> C++ (STATIC; NAME_MATCH
-when only a tree-unique name links), C++ -> kernel (LAUNCH; NAME_MATCH when the kernel is only named, e.g. returned
-to the launcher), loader -> JIT export -> C++ wrapper (REGISTRATION), caller of `.export(...)` -> JIT export
-(NAME_MATCH). Triton launches are the Python layer's.
+Edges: Python function -> op it calls or keeps (STATIC; an op only compared against is none), op -> C++ impl or
+Python function (REGISTRATION), C++ -> C++ by C++'s lookup rules (atlas.parse.kernels.lookup: STATIC when the callee
+is defined in the caller's file or the files it includes, NAME_MATCH when in another file linked into the same
+extension), C++ -> kernel (LAUNCH; NAME_MATCH when the kernel is only named, e.g. returned to the launcher), loader
+-> JIT export -> C++ wrapper (REGISTRATION), caller of `.export(...)` -> JIT export (NAME_MATCH).
+Triton launches are the Python layer's.
 """
 
 from atlas.parse.kernels.layer import KernelLayer, kernel_layer, reaches_kernel

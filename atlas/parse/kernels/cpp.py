@@ -1,30 +1,31 @@
-"""One C++/CUDA file -> its functions (`__global__` kernels marked), macros, member aliases, includes, and the names
-each of them references (calls, launches). tree-sitter-cpp gives the structure; CUDA-only syntax (`__global__`,
-`__launch_bounds__(...)`, `<<<...>>>`) is blanked first (atlas.parse.kernels.cuda), offsets kept, so the grammar
-sees plain C++."""
+"""One C++/CUDA file -> its functions (`__global__` kernels marked), macros, member aliases, includes, what name
+lookup needs of its classes (bases, virtual methods, data members) and namespaces (aliases, `using`s), and the names
+each function references (calls, launches: atlas.parse.kernels.refs). tree-sitter-cpp gives the structure; CUDA-only
+syntax (`__global__`, `__launch_bounds__(...)`, `<<<...>>>`) is blanked first (atlas.parse.kernels.cuda), offsets
+kept, so the grammar sees plain C++."""
 
 from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import tree_sitter_cpp
 from tree_sitter import Language, Parser
 
+from atlas.parse.kernels.cppdecls import DeclarationReader, declared_name, type_name
 from atlas.parse.kernels.cuda import prepare
-from atlas.parse.kernels.text import Lines, closing
+from atlas.parse.kernels.receivers import Caller
+from atlas.parse.kernels.refs import Ref, scan_refs
+from atlas.parse.kernels.text import Lines
 
 CPP_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".h", ".hpp", ".hxx", ".inl", ".inc")
 
 _LANGUAGE = Language(tree_sitter_cpp.language())
-_SPACE = frozenset(" \t\n\r\\")
-# a name (group 1), or the last of `ns :: ns :: name` (group 2), and the character after the blanks that follow it
-# (group 3); possessive, so that re does not try the names' shorter prefixes
-_REF = re.compile(r"([A-Za-z_]\w*+)(?:\s*+::\s*+([A-Za-z_]\w*+))*+(?=[ \t\n\r\\]*+(.?))", re.S)
+_DECLARATIONS = DeclarationReader(_LANGUAGE)
 _BLANKS = re.compile(r"\s+")
 _TEMPLATE_ARGS = re.compile(r"<[^<>]*(<[^<>]*>[^<>]*)*>")
-_TEMPLATE_TAIL = re.compile(r"<.*")
+_TEMPLATE_TAIL = re.compile(r"<.*", re.S)
 # the node types parse_cpp's walk does something with; it only goes through the others
 _COLLECTED = frozenset(
     {
@@ -39,27 +40,6 @@ _COLLECTED = frozenset(
         "struct_specifier",
     }
 )
-_KEYWORDS = frozenset(
-    """
-    alignas alignof auto bool break case catch char class const constexpr const_cast continue decltype default delete
-    do double dynamic_cast else enum explicit extern false float for friend goto if inline int long mutable namespace
-    new noexcept nullptr operator private protected public register reinterpret_cast return short signed sizeof static
-    static_assert static_cast struct switch template this throw true try typedef typeid typename union unsigned using
-    virtual void volatile while int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t size_t std torch at
-    c10 if_constexpr defined
-""".split()
-)
-
-
-@dataclass(frozen=True, slots=True)
-class Ref:
-    """A name used in a body: `ns::name` as written, whether it is called and whether a launch names it."""
-
-    name: str
-    qualifier: str  # "vllm::" in `vllm::foo_kernel<T><<<...>>>`, else ""
-    line: int
-    is_call: bool
-    is_launch: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,10 +50,26 @@ class CppFunction:
     is_kernel: bool  # declared __global__
     refs: tuple[Ref, ...]
     has_launch: bool  # the body (or a macro it expands) launches something
+    namespace: str = ""  # the namespaces part of qualname, e.g. "vllm::"; the rest before the name is classes
+    returns: str = ""  # the declared return type when it is a class ("" for `auto`, `void`, a template parameter)
+
+    # derived from qualname and namespace, kept because lookup reads them for every candidate
+    name: str = field(init=False, compare=False)
+    scope: str = field(init=False, compare=False)  # where the body's names are looked up from: "vllm::Foo::"
+    class_name: str = field(init=False, compare=False)  # the class (last part) of a method; "" for a function
+
+    def __post_init__(self) -> None:
+        name = self.qualname.rsplit("::", 1)[-1]
+        scope = self.qualname[: -len(name)]
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "scope", scope)
+        object.__setattr__(
+            self, "class_name", scope[:-2].rsplit("::", 1)[-1] if len(scope) > len(self.namespace) else ""
+        )
 
     @property
-    def name(self) -> str:
-        return self.qualname.rsplit("::", 1)[-1]
+    def is_method(self) -> bool:
+        return bool(self.class_name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +81,7 @@ class CppMacro:
     line: int
     refs: tuple[Ref, ...]
     has_launch: bool
+    scope: str = ""  # an alias's class or namespace ("ns::Store::"); "" for a #define
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,68 +90,11 @@ class CppFile:
     functions: tuple[CppFunction, ...]
     macros: tuple[CppMacro, ...]
     includes: tuple[str, ...]
-
-
-def scan_refs(
-    text: str, start: int, end: int, lines: Lines, launches: set[int], targets: set[int]
-) -> tuple[tuple[Ref, ...], bool]:
-    """The names referenced in text[start:end] (deduplicated, first line kept, flags merged) and whether that
-    stretch launches anything."""
-    launch_here = any(start <= offset < end for offset in launches)
-    has_launch = launch_here or any(start <= t < end for t in targets)
-    found: dict[str, list] = {}  # qualifier + name -> [name, qualifier, offset of the first use, is_call, is_launch]
-    keywords = _KEYWORDS
-    for match in _REF.finditer(text, start, end):
-        name, last, follower = match.groups()
-        if last is None:
-            if name in keywords:
-                continue
-            ref = found.get(name)
-            if ref is not None and not has_launch and follower != "<":  # a name seen before: only a call is news
-                ref[3] = ref[3] or follower == "("
-                continue
-        elif last in keywords:
-            continue
-        else:
-            name = last
-        begin = match.start()
-        if follower == "<" or launch_here:
-            is_call, is_launch = _use(text, match.end(), end, launches, begin in targets)
-        else:
-            is_launch = begin in targets
-            is_call = is_launch or follower == "("
-        if last is not None:
-            qualifier = _BLANKS.sub("", text[begin : match.start(2)])
-        elif not is_call and begin > 0 and (text[begin - 1] == "." or text[begin - 2 : begin] == "->"):
-            continue  # a member that is not called
-        else:
-            qualifier = ""
-        ref = found.get(qualifier + name)
-        if ref is None:
-            found[qualifier + name] = [name, qualifier, begin, is_call, is_launch]
-        else:
-            ref[3] |= is_call
-            ref[4] |= is_launch
-    return tuple(Ref(n, q, lines.line(b), c, launch) for n, q, b, c, launch in found.values()), has_launch
-
-
-def _use(text: str, after: int, end: int, launches: set[int], is_target: bool) -> tuple[bool, bool]:
-    """(is_call, is_launch) for the name ending at `after`: past the blanks and template arguments that follow it,
-    a `(` calls it; a `<<<` launch on the way (blanked by prepare) or a launch API naming it (`is_target`)
-    launches it."""
-    chevron = False
-    while after < end and text[after] in _SPACE:
-        chevron = chevron or after in launches
-        after += 1
-    if after < end and text[after] == "<":
-        close = closing(text, after, 400)
-        if close > 0:
-            after = close
-            while after < end and text[after] in _SPACE:
-                chevron = chevron or after in launches
-                after += 1
-    is_launch = chevron or is_target
-    return is_launch or (after < end and text[after] == "("), is_launch
+    aliases: tuple[tuple[str, str], ...] = ()  # (alias, type): `using A = B;`, `typedef B A;` anywhere in the file
+    usings: tuple[str, ...] = ()  # "ns::" for `using namespace ns;`, "ns::f" for `using ns::f;`
+    bases: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (class qualname, the type names it derives from)
+    virtuals: tuple[str, ...] = ()  # "Class::method" of the methods declared `virtual` (class: its last part)
+    fields: tuple[tuple[str, str, str], ...] = ()  # (class qualname, member, its type when a class; "" otherwise)
 
 
 def _declarator_name(node) -> tuple[str, object] | None:
@@ -175,19 +115,20 @@ def is_rocm_path(path: str) -> bool:
 
 
 def parse_cpp(path: str, source: str) -> CppFile:
-    """Parse one C++/CUDA file (its text as read) into functions, macros and includes. The walk enters neither the
-    functions it collects nor preprocessor definitions, and enters namespaces and classes only through their
-    bodies; it skips unnamed nodes (tokens, which have no children)."""
+    """Parse one C++/CUDA file (its text as read) into functions, macros, includes and the declarations name lookup
+    needs. The walk enters neither the functions it collects nor preprocessor definitions, and enters namespaces
+    and classes only through their bodies; it skips unnamed nodes (tokens, which have no children)."""
     masked, text, launches, targets, marks = prepare(source, prefer_rocm=is_rocm_path(path))
     lines = Lines(text)
     tree = Parser(_LANGUAGE).parse(text.encode())
-    functions, macros, includes = [], [], []
-    stack: list = [tree.root_node]  # the nodes left to visit, next last; a string is the scope to return to
-    scope = ""
+    declarations = _DECLARATIONS.read(tree.root_node)
+    functions, macros, includes, bases, virtuals, fields = [], [], [], [], [], []
+    stack: list = [tree.root_node]  # the nodes left to visit, next last; a tuple is the scope to return to
+    scope, namespace, params = "", "", frozenset()  # class or namespace, its namespaces, template parameters
     while stack:
         node = stack.pop()
-        if node.__class__ is str:
-            scope = node
+        if node.__class__ is tuple:
+            scope, namespace, params = node
             continue
         kind = node.type
         if kind not in _COLLECTED:
@@ -198,11 +139,24 @@ def parse_cpp(path: str, source: str) -> CppFile:
             body = node.child_by_field_name("body")
             if declared and body is not None:
                 name, declarator = declared
-                refs, has_launch = scan_refs(text, body.start_byte, body.end_byte, lines, launches, targets)
+                outer = scope + name[: -len(name.rsplit("::", 1)[-1])]
+                own = params | _template_params(node)
+                caller = Caller(node.start_byte, outer, len(outer) > len(namespace), own, declarations)
+                refs, has_launch = scan_refs(text, body.start_byte, body.end_byte, lines, launches, targets, caller)
                 is_kernel = _is_kernel(masked, marks, node.start_byte, declarator.start_byte)
+                returns = _return_type(node, declarator)
+                if caller.is_method and _is_virtual(node):
+                    virtuals.append(f"{outer[:-2].rsplit('::', 1)[-1]}::{name.rsplit('::', 1)[-1]}")
                 functions.append(
                     CppFunction(
-                        scope + name, node.start_point[0] + 1, node.end_point[0] + 1, is_kernel, refs, has_launch
+                        scope + name,
+                        node.start_point[0] + 1,
+                        node.end_point[0] + 1,
+                        is_kernel,
+                        refs,
+                        has_launch,
+                        namespace,
+                        "" if caller.is_dependent(returns) else returns,
                     )
                 )
                 continue
@@ -215,22 +169,93 @@ def parse_cpp(path: str, source: str) -> CppFile:
             continue
         elif kind == "preproc_include":
             target = node.child_by_field_name("path")
-            if target is not None:
-                includes.append(target.text.decode().strip('"<> '))
+            if target is not None:  # read from the source: the text the grammar parsed has its strings blanked
+                includes.append(source[target.start_byte : target.end_byte].strip('"<> '))
             continue
         elif kind in ("field_declaration", "declaration"):
             if scope:
-                _alias(node, text, lines, launches, targets, macros)
+                _alias(node, text, lines, launches, targets, macros, scope)
+            if len(scope) > len(namespace):  # a class member
+                _member(node, scope[:-2], params, virtuals, fields)
         else:  # a namespace or class: its body, in its scope
             body = node.child_by_field_name("body")
             if body is not None:
-                stack.append(scope)
-                scope += _scope_name(node.child_by_field_name("name"), kind == "namespace_definition")
+                stack.append((scope, namespace, params))
+                is_namespace = kind == "namespace_definition"
+                scope += _scope_name(node.child_by_field_name("name"), is_namespace)
+                if is_namespace:
+                    namespace = scope
+                else:
+                    params = params | _template_params(node)
+                    _bases(node, scope, bases)
                 stack += reversed(body.named_children)
             continue
         stack += reversed(node.named_children)
     functions.sort(key=lambda f: f.start)
-    return CppFile(path, tuple(functions), tuple(macros), tuple(includes))
+    return CppFile(
+        path,
+        tuple(functions),
+        tuple(macros),
+        tuple(includes),
+        tuple(declarations.aliases),
+        tuple(declarations.usings),
+        tuple(bases),
+        tuple(virtuals),
+        tuple(fields),
+    )
+
+
+def _member(node, cls: str, params: frozenset[str], virtuals: list, fields: list) -> None:
+    """A member declaration in class `cls`'s body: a virtual method into `virtuals`, a data member into `fields`."""
+    declarator = node.child_by_field_name("declarator")
+    method = _declarator_name(declarator)
+    if method:
+        if _is_virtual(node):
+            virtuals.append(f"{cls.rsplit('::', 1)[-1]}::{method[0]}")
+        return
+    name = declared_name(declarator)
+    written = node.child_by_field_name("type")
+    if name and written is not None:
+        found = type_name(written.text.decode())
+        fields.append((cls, name, "" if found.split("::", 1)[0] in params else found))
+
+
+def _is_virtual(node) -> bool:
+    return any(child.type == "virtual" for child in node.children)
+
+
+def _return_type(node, declarator) -> str:
+    """The class a function definition returns (`Foo&`, `auto f() -> Foo&`), "" for none (atlas.parse.kernels
+    .cppdecls.type_name)."""
+    written = node.child_by_field_name("type")
+    if written is None:
+        return ""
+    if written.type == "placeholder_type_specifier":
+        trailing = next((c for c in declarator.children if c.type == "trailing_return_type"), None)
+        return type_name(trailing.text.decode()[2:]) if trailing is not None else ""
+    return type_name(written.text.decode())
+
+
+def _template_params(node) -> frozenset[str]:
+    """The type parameters of the template a definition (function or class) is declared by, if any."""
+    parent = node.parent
+    if parent is None or parent.type != "template_declaration":
+        return frozenset()
+    names = set()
+    for param in parent.child_by_field_name("parameters").named_children:
+        if param.type.endswith("type_parameter_declaration") or param.type.startswith("template_template"):
+            names.update(c.text.decode() for c in param.named_children if c.type == "type_identifier")
+    return frozenset(names)
+
+
+def _bases(node, scope: str, bases: list) -> None:
+    """`struct Foo : Base<T>, ns::Other` -> ("...Foo", ("Base", "ns::Other")) into `bases`."""
+    for child in node.named_children:
+        if child.type == "base_class_clause":
+            types = (c for c in child.named_children if c.type != "access_specifier")
+            names = tuple(filter(None, (type_name(c.text.decode()) for c in types)))
+            if names:
+                bases.append((scope[:-2], names))
 
 
 def _scope_name(name, is_namespace: bool) -> str:
@@ -253,7 +278,7 @@ def _is_kernel(masked: str, marks: list[int], start: int, declarator: int) -> bo
     return i < len(marks) and marks[i] < declarator
 
 
-def _alias(node, text: str, lines: Lines, launches, targets, macros: list) -> None:
+def _alias(node, text: str, lines: Lines, launches, targets, macros: list, scope: str) -> None:
     """`static constexpr auto store_kernel = store_kvcache<...>;` inside a class or namespace: an alias."""
     value = node.child_by_field_name("default_value")
     declarator = node.child_by_field_name("declarator")
@@ -264,4 +289,4 @@ def _alias(node, text: str, lines: Lines, launches, targets, macros: list) -> No
         return
     refs, has_launch = scan_refs(text, value.start_byte, value.end_byte, lines, launches, targets)
     if refs:
-        macros.append(CppMacro(declarator.text.decode(), node.start_point[0] + 1, refs, has_launch))
+        macros.append(CppMacro(declarator.text.decode(), node.start_point[0] + 1, refs, has_launch, scope))

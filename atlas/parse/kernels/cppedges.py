@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from atlas.model import CallSite, Edge, Provenance, Span, Symbol, SymbolKind
 from atlas.parse.kernels.cppindex import CppIndex, Definition
+from atlas.parse.kernels.lookup import resolve
 
 
 def cpp_symbols(index: CppIndex) -> dict[str, Symbol]:
@@ -29,15 +30,14 @@ def cpp_edges(index: CppIndex) -> tuple[list[Edge], list[CallSite]]:
     for path, cpp_file in sorted(index.files.items()):
         for function in cpp_file.functions:
             caller = Definition(path, function)
-            scope = function.qualname[: -len(function.name)]
-            refs, macro_launches = index.expand(path, function.refs)
+            refs, macro_launches = index.expand(path, function)
             launches = function.has_launch or macro_launches
             linked_kernel = False
             open_launches = []
             for ref in refs:
                 if not (ref.is_call or ref.is_launch or ref.name in index.by_name):
                     continue
-                targets = index.resolve(ref, path, scope)
+                targets = resolve(index, ref, path, function)
                 kernels = [t for t in targets if t.definition.function.is_kernel]
                 if ref.is_launch and not kernels:
                     open_launches.append(ref)

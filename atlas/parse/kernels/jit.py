@@ -1,7 +1,8 @@
 """SGLang's JIT kernels: each `load_jit(marker, cuda_files=[...], cuda_wrappers=[(export, "Cpp<...>::fn")])`
-exports C++ functions to Python. Nodes `jit:<marker>::<export>`; edges loader -> export (REGISTRATION),
-export -> C++ wrapper (REGISTRATION), and Python functions that call the loader and then `.export(...)` ->
-export (NAME_MATCH)."""
+exports C++ functions to Python. Nodes `jit:<marker>::<export>` (the marker as spelled, `*` for what is computed
+at run time; `jit:<marker>@<path>:<line>::<export>` when another load's export of that name is another function);
+edges loader -> export (REGISTRATION), export -> C++ wrapper (REGISTRATION), and Python functions that call the
+loader and then `.export(...)` -> export (NAME_MATCH). Each load is a build unit: the files it compiles together."""
 
 from __future__ import annotations
 
@@ -34,6 +35,11 @@ def _files(index: CppIndex, listed: tuple[str, ...]) -> list[str]:
     return found
 
 
+def jit_units(facts: list[PyFacts], index: CppIndex) -> dict[str, list[str]]:
+    """Each load_jit call (a build unit, `jit:<path>:<line>`) -> the files it compiles together."""
+    return {f"jit:{fact.path}:{load.line}": _files(index, load.files) for fact in facts for load in fact.jit_loads}
+
+
 def _wrapper_targets(index: CppIndex, target: str, visible: frozenset[str]):
     if "*" not in target:
         return index.lookup_qualified(target, visible) or index.lookup_qualified(target)
@@ -52,6 +58,7 @@ def jit_layer(facts: list[PyFacts], scopes: Scopes, index: CppIndex, sources: di
     symbols, edges, unresolved = {}, [], []
     num_sites = num_linked = num_wrappers = num_wrappers_linked = 0
     exports_by_path: dict[str, dict[str, list[str]]] = {}  # python path -> loader function -> export ids
+    owners: dict[str, str] = {}  # export id -> the C++ function it was first made for
     for fact in facts:
         for load in fact.jit_loads:
             num_sites += 1
@@ -72,6 +79,8 @@ def jit_layer(facts: list[PyFacts], scopes: Scopes, index: CppIndex, sources: di
             for export, target in wrappers:
                 num_wrappers += 1
                 jid = jit_id(marker, export)
+                if owners.setdefault(jid, target) != target:  # another load exports another function by that name
+                    jid = jit_id(f"{marker}@{fact.path}:{load.line}", export)
                 symbols.setdefault(jid, Symbol(jid, SymbolKind.OP, site, signature=target))
                 edges.append(Edge(loader, jid, Provenance.REGISTRATION, 1.0, site))
                 loader_name = loader.rsplit(".", 1)[-1]

@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from atlas.model import CallSite, Edge, Symbol, SymbolKind
-from atlas.parse.kernels.cmake import cmake_texts, extension_targets
+from atlas.parse.kernels.cmake import cmake_files, cmake_texts, extension_targets, extension_units
 from atlas.parse.kernels.cpp import CPP_SUFFIXES, CppFile, parse_cpp
 from atlas.parse.kernels.cppedges import cpp_edges, cpp_symbols
 from atlas.parse.kernels.cppindex import CppIndex
-from atlas.parse.kernels.jit import jit_layer
+from atlas.parse.kernels.jit import jit_layer, jit_units
 from atlas.parse.kernels.ops import op_uses, python_ops, registered_ops
 from atlas.parse.kernels.python_side import PyFacts, mentions_kernels, python_facts
 from atlas.parse.kernels.registrations import Registration, find_registrations
@@ -102,6 +102,7 @@ def kernel_layer(
         text = _read(root, path)
         if mentions_kernels(text):
             facts.append(python_facts(path, text))
+    index.link_units({**extension_units(cmake_files(root)), **jit_units(facts, index)})
     parsed_py = time.perf_counter()
 
     scopes = Scopes(symbols, manifest.package_root)
@@ -146,6 +147,10 @@ def _stats(symbols, edges, unresolved, facts, gpu_ops, tree_namespaces, registra
         (e.site.path, e.site.start) for e in edges if e.provenance.value == "launch" and e.confidence == 1.0
     }
     open_launch_sites = {(c.span.path, c.span.start) for c in unresolved if c.expression.endswith("<<<...>>>")}
+    cpp_edges_by_kind: dict[str, int] = {}
+    for e in edges:
+        if e.caller.startswith(("cpp:", "cuda:")):
+            cpp_edges_by_kind[e.provenance.value] = cpp_edges_by_kind.get(e.provenance.value, 0) + 1
     wrappers = {e.callee for e in edges if e.caller.startswith("jit:") and e.callee.startswith(("cpp:", "cuda:"))}
     wrappers_linked = [w for w in wrappers if reaches_kernel(w, adjacency, kinds)]
     return {
@@ -161,6 +166,7 @@ def _stats(symbols, edges, unresolved, facts, gpu_ops, tree_namespaces, registra
         "cuda_ops": len(gpu_ops),
         "cuda_ops_reaching_kernel": len(gpu_linked),
         "cuda_ops_without_kernel": sorted(set(gpu_ops) - set(gpu_linked)),
+        "cpp_edges": dict(sorted(cpp_edges_by_kind.items())),
         "launch_sites_named": len(launch_sites),
         "launch_sites_unresolved": len(open_launch_sites - launch_sites),
         "jit_wrapper_functions": len(wrappers),

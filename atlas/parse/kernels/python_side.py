@@ -1,6 +1,7 @@
-"""The Python end of the kernel layer, from one module's source: `torch.ops.<ns>.<op>` uses, ops made with
-`direct_register_custom_op(...)`, SGLang `load_jit(...)` calls (files and wrappers), and the calls each line makes
-(to link users of a JIT module to its exports). tree-sitter-python; only files that mention these are parsed."""
+"""The Python end of the kernel layer, from one module's source: `torch.ops.<ns>.<op>` uses (not those only compared
+against), ops made with `direct_register_custom_op(...)`, SGLang `load_jit(...)` calls (files and wrappers), and the
+calls each line makes (to link users of a JIT module to its exports). tree-sitter-python; only files that mention
+these are parsed."""
 
 from __future__ import annotations
 
@@ -53,7 +54,7 @@ class CustomOp:
 class JitLoad:
     """`load_jit("marker", ..., cuda_files=[...], cuda_wrappers=[("export", "Cpp<...>::fn")])`."""
 
-    marker: str  # first positional string; "" when computed
+    marker: str  # the first argument as spelled, `*` for what is computed (see _spelled); "" when none is spelled
     files: tuple[str, ...]  # as listed, relative to the JIT csrc folder
     wrappers: tuple[tuple[str, str], ...]  # (export name, C++ target with template arguments dropped)
     line: int
@@ -162,9 +163,23 @@ def _cpp_target(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
+def _spelled(node, env: dict) -> str:
+    """The string an expression makes, `*` for the parts computed at run time: `f"buf_{n}"` -> "buf_*",
+    `"store_" + name` -> "store_*", `make_name("rope")` -> "rope" (what the call is given: it names the result)."""
+    text = _string(node, env)
+    if text is not None:
+        return text
+    if node.type == "binary_operator":
+        return _spelled(node.child_by_field_name("left"), env) + _spelled(node.child_by_field_name("right"), env)
+    if node.type == "call":
+        positional, _ = _arguments(node.child_by_field_name("arguments"))
+        return _spelled(positional[0], env) if positional else "*"
+    return "*"
+
+
 def _jit_load(positional: list, keywords: dict, line: int, env: dict) -> JitLoad:
-    marker = _string(positional[0]) if positional else None
-    marker = None if marker is None or "*" in marker else marker
+    marker = _spelled(positional[0], env) if positional else ""
+    marker = "" if set(marker) <= {"*", "_"} else marker
     files, wrappers, dynamic = [], [], False
     for key in ("cpp_files", "cuda_files"):
         value = keywords.get(key)
@@ -188,7 +203,7 @@ def _jit_load(positional: list, keywords: dict, line: int, env: dict) -> JitLoad
                 dynamic = True
                 continue
             wrappers.append((export, _cpp_target(target)))
-    return JitLoad(marker or "", tuple(files), tuple(wrappers), line, dynamic)
+    return JitLoad(marker, tuple(files), tuple(wrappers), line, dynamic)
 
 
 def _library_op(call, positional: list, keywords: dict, line: int) -> list[CustomOp]:
@@ -232,6 +247,14 @@ def _imports(matches: list[dict]) -> dict:
     return found
 
 
+def _is_compared(node) -> bool:
+    """Whether an expression whose parent is `node` is an operand of a comparison (`==`, `is`, `in`, ...), or an
+    element of a tuple, list or set that is one."""
+    while node is not None and node.type in ("tuple", "list", "set", "parenthesized_expression"):
+        node = node.parent
+    return node is not None and node.type == "comparison_operator"
+
+
 def python_facts(path: str, source: str) -> PyFacts:
     """The kernel-layer facts of one Python module."""
     return tree_facts(path, Parser(_LANGUAGE).parse(source.encode()).root_node)
@@ -252,6 +275,8 @@ def tree_facts(path: str, root) -> PyFacts:
         if parent is not None and parent.type == "attribute" and parent.child_by_field_name("object") == ref:
             parent = parent.parent  # an overload: torch.ops.ns.op.default
         is_call = parent is not None and parent.type == "call"
+        if not is_call and _is_compared(parent):
+            continue  # `node.target == torch.ops.ns.op.default`, `op in (torch.ops.ns.a, ...)`: no use of the op
         uses.append(
             OpUse(captures["ns"][0].text.decode(), captures["op"][0].text.decode(), ref.start_point[0] + 1, is_call)
         )

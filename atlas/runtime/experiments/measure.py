@@ -175,6 +175,22 @@ def figures(scenario: str, framework: str, row: dict, events: list[dict], varian
     return f
 
 
+# Figures that are a mean over the round's requests: their per-request values are kept too, so that a figure from
+# few rounds still gets an interval (atlas.runtime.experiments.spread, bootstrap over requests).
+REQUEST_MEANS = {"ttft_ms_mean": "ttft_ms", "tpot_ms_mean": "tpot_ms"}
+
+
+def request_values(figures_of_round: dict, row: dict) -> dict:
+    """(label, metric, unit) -> the round's per-request values behind each mean-over-requests figure."""
+    reqs = requests_of(row).values()
+    out = {}
+    for key in figures_of_round:
+        attribute = REQUEST_MEANS.get(key[1])
+        if attribute:
+            out[key] = [v for v in (getattr(r, attribute) for r in reqs) if v is not None]
+    return out
+
+
 def _delta(counters: dict, name: str) -> float:
     return (counters["after"] or {}).get(name, 0) - (counters["before"] or {}).get(name, 0)
 

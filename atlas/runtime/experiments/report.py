@@ -12,6 +12,7 @@ import jsonschema
 
 from atlas.errors import ConfigError
 from atlas.runtime.experiments.article import ARTICLE, Article, ArticleScenario, load_article
+from atlas.runtime.experiments.spread import Interval, row_intervals
 
 RESULTS = Path("results") / "experiments"  # under the project root, committed
 PLAN = "PLAN.json"  # {"scenarios": {"<name>": {"reason": "why it has not run", ...}}}; other keys are ignored
@@ -88,6 +89,28 @@ class Figure:
     on: float | None = None  # rounds with the probes recording
     article_note: str = ""
     note: str = ""  # the measured row's note
+    rounds_absent: tuple[float, ...] = ()  # each probe-free round's figure, where the results keep them
+    rounds_on: tuple[float, ...] = ()
+    absent_ci: Interval | None = None  # 95% interval of the probe-free figure (None: one round, or none kept)
+    on_ci: Interval | None = None
+
+    @property
+    def num_rounds(self) -> int:
+        """Probe-free rounds behind the figure."""
+        return len(self.rounds_absent)
+
+    @property
+    def is_single_round(self) -> bool:
+        """Measured from one probe-free round: no interval can be given."""
+        return self.absent is not None and self.num_rounds == 1 and self.absent_ci is None
+
+    @property
+    def article_within(self) -> bool | None:
+        """Whether the article's A100 figure lies inside atlas's 95% interval (the two cannot be told apart);
+        None without both."""
+        if self.article is None or self.absent_ci is None:
+            return None
+        return self.absent_ci.holds(self.article)
 
     @property
     def ratio(self) -> float | None:
@@ -167,6 +190,7 @@ def join(scenario: ArticleScenario, results: dict | None, reason: str = "") -> S
                 got.get("on"),
                 row.note,
                 note,
+                **_measured(got),
             )
         )
     for (engine, variant, label, metric), got in measured.items():
@@ -180,6 +204,7 @@ def join(scenario: ArticleScenario, results: dict | None, reason: str = "") -> S
                 absent=got.get("absent"),
                 on=got.get("on"),
                 note=got.get("note", ""),
+                **_measured(got),
             )
         )
     evidence, run = (), None
@@ -211,6 +236,21 @@ def join(scenario: ArticleScenario, results: dict | None, reason: str = "") -> S
         run,
         "" if results is not None else reason,
     )
+
+
+def _measured(row: dict) -> dict:
+    """What a measured row keeps beyond its medians: each round's figure per probe state, and the 95% intervals
+    computed from those values (so older results files get them too)."""
+    if not row:
+        return {}
+    rounds = row.get("rounds") or {}
+    intervals = row_intervals(row)
+    return {
+        "rounds_absent": tuple(rounds.get("absent") or ()),
+        "rounds_on": tuple(rounds.get("on") or ()),
+        "absent_ci": intervals["absent"],
+        "on_ci": intervals["on"],
+    }
 
 
 def build_report(

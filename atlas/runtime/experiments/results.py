@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from atlas.publish import write_text
-from atlas.runtime.experiments import measure
+from atlas.runtime.experiments import measure, spread
 from atlas.runtime.experiments.scenarios import SCENARIOS, Job
+from atlas.runtime.wording import counts_text, values_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,10 +56,14 @@ def scenario_results(name: str, runs: list[JobRun], context: dict) -> dict:
                 continue
             events = measure.round_events(run.events, row, run.marks) if row["probes"] == "on" else []
             on_events += events
-            for (label, metric, unit), value in measure.figures(name, fw, row, events, run.job.variant).items():
+            found = measure.figures(name, fw, row, events, run.job.variant)
+            samples = measure.request_values(found, row)
+            for (label, metric, unit), value in found.items():
                 slot = values.setdefault((fw, variant, label, metric, unit), {"on": [], "absent": [], "off": []})
                 if value is not None:
                     slot[row["probes"]].append(value)
+                    kept = slot.setdefault("requests", {"on": [], "absent": [], "off": []})
+                    kept[row["probes"]] += samples.get((label, metric, unit), [])
         evidence += explain(name, fw, variant, on_events, run.spec)
         for (label, metric), value in measure.log_figures(fw, run.log).items():
             if (name == "cuda-graph") == label.startswith("capture") and (name == "preemption") == (
@@ -96,6 +101,12 @@ def _row(key: tuple, slot: dict) -> dict:
         "on": _median(slot["on"]),
         "rounds": {k: [round(v, 4) for v in slot[k]] for k in ("absent", "on") if slot[k]},
     }
+    kept = slot.get("requests") or {}
+    requests = {k: [round(v, 4) for v in kept[k]] for k in ("absent", "on") if kept.get(k)}
+    if requests:
+        row["requests"] = requests
+    if unit in spread.LATENCY_UNITS:
+        row["ci95"] = {k: i.to_json() if i else None for k, i in spread.row_intervals(row).items()}
     if "value" in slot:
         row.update(absent=slot["value"], note="from the engine log of this start (warm-up and every round)")
     return row
@@ -155,13 +166,15 @@ def explain(name: str, fw: str, variant: str, events: list[dict], spec: dict) ->
     out = []
     if name in ("prefill-scaling", "cuda-graph", "continuous-batching"):
         biggest = max((_total(e["values"].get("num_scheduled_tokens")) for e in plans), default=0)
-        out.append(line(plan_symbol, f"steps by batch mode {dict(modes)}; largest step {biggest} scheduled tokens"))
+        out.append(
+            line(plan_symbol, f"steps by batch mode {counts_text(modes)}; largest step {biggest} scheduled tokens")
+        )
         if graphs:
-            out.append(graph_line(f"CUDA graph use per executed step: {dict(graphs)}"))
+            out.append(graph_line(f"CUDA graph use per executed step: {counts_text(graphs)}"))
     if name in ("prefix-cache", "beam-search"):
         hook = "KVCacheManager.get_computed_blocks" if fw == "vllm" else "RadixCache.match_prefix"
         hits = [e["values"].get("prefix_hit_tokens") for e in events if e["symbol"].endswith(hook)]
-        out.append(line(hook, f"prefix-hit tokens per lookup (per step when aggregated): {hits[:12]}"))
+        out.append(line(hook, f"prefix-hit tokens per lookup (per step when aggregated): {values_text(hits[:12])}"))
     if name == "prefix-cache" and graphs:
         steps = [f"{new} new on {cached} cached: {graph}" for new, cached, graph in extend_graphs(events)]
         out.append(graph_line("prefill steps and how they ran: " + "; ".join(steps[:4])))
@@ -173,7 +186,9 @@ def explain(name: str, fw: str, variant: str, events: list[dict], spec: dict) ->
         drafts = sum(e["values"].get("draft_tokens") or 0 for e in plans)
         accepted = sum(e["values"].get("accepted_tokens") or 0 for e in events if e["role"] == "commit")
         commit = "Scheduler.update_from_output" if fw == "vllm" else "Scheduler.process_batch_result"
-        out.append(line(commit, f"draft tokens planned {drafts}, accepted at commit {accepted}; modes {dict(modes)}"))
+        out.append(
+            line(commit, f"draft tokens planned {drafts}, accepted at commit {accepted}; modes {counts_text(modes)}")
+        )
     if name == "preemption":
         if fw == "vllm":
             n = len(
@@ -190,11 +205,11 @@ def explain(name: str, fw: str, variant: str, events: list[dict], spec: dict) ->
                     "ScheduleBatch.retract_decode",
                     f"{len(retracts)} retract_decode calls retracted "
                     f"{sum(len(e['values']['retracted']) for e in retracts)} requests; the new_token_ratio "
-                    f"they returned: {ratios}",
+                    f"they returned: {values_text(ratios)}",
                 )
                 or line(
                     plan_symbol,
-                    f"no retraction; steps by mode {dict(modes)}, max batch "
+                    f"no retraction; steps by mode {counts_text(modes)}, max batch "
                     f"{max((e['values'].get('batch_size') or 0 for e in plans), default=0)}",
                 )
             )

@@ -10,12 +10,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from atlas.env import Settings
+from atlas.publish import write_text
 from atlas.runtime import launch, workloads
 from atlas.runtime.experiments import results as rs
 from atlas.runtime.experiments import scenarios as sc
+from atlas.runtime.kernels import capture
 from atlas.runtime.merge import merge
 from atlas.runtime.spec import build_spec, pick_pin_set, write_spec
-from atlas.runtime.trace import ENGINE_DEFAULTS
+from atlas.runtime.trace import ENGINE_DEFAULTS, collect
 from atlas.sources import load_all
 
 # On the CPU (vLLM only, always eager) a variant keeps only the arguments that mean the same there: the KV memory
@@ -38,6 +40,8 @@ class RunOptions:
     python: str | None = None
     pin_set: str = "default"  # the pins the probe maps lines to; the installed engine's own version wins
     timeout_s: float = 900.0
+    kernels: bool = False  # GPU kernels per step (probes.kernels): each job's folder gets trace.json and summary.json
+    bundle: Path | None = None  # specs made where the pinned trees are (atlas.runtime.kernels.capture.bundle_spec)
 
 
 def engine_args(job: sc.Job, device: str) -> dict:
@@ -57,7 +61,11 @@ def run_job(job: sc.Job, opts: RunOptions, settings: Settings, model: Path, pin_
     """Start the job's engine under the probes, replay its phases, and read back what it left (also on failure)."""
     out = launch.prepare_out(opts.out / job.name)
     python = launch.engine_python(opts.python)
-    spec = build_spec(job.framework, pin_set, opts.device, out, settings, source="builtin")
+    if opts.bundle is not None:
+        spec = capture.bundle_spec(opts.bundle, job.framework, out, opts.device, {"kernels": opts.kernels})
+    else:
+        extra = capture.spec_extra(settings, job.framework, pin_set) if opts.kernels else None
+        spec = build_spec(job.framework, pin_set, opts.device, out, settings, source="builtin", extra=extra)
     write_spec(spec, out / "spec.json")
     (out / "control").write_text("on")
     boot = launch.make_boot(out)
@@ -84,6 +92,8 @@ def run_job(job: sc.Job, opts: RunOptions, settings: Settings, model: Path, pin_
     env = launch.engine_env(out / "spec.json", out, boot, True)
     _, log = launch.run_driver(python, job.framework, config, out, boot, env, opts.timeout_s)
     driver = json.loads((out / "result.json").read_text()) if (out / "result.json").is_file() else None
+    if opts.kernels:  # the job's own trace: its kernels per step on Perfetto tracks, their summary
+        write_text(out / "summary.json", json.dumps(collect(out, spec, driver), indent=1, sort_keys=True))
     merged = merge(out / "shards")
     return rs.JobRun(job, driver, merged.events, merged.marks, spec, log.read_text(errors="replace"))
 

@@ -14,9 +14,27 @@ COLUMNS = (
     "A100 (article)",
     "line",
     "H200 absent",
+    "95% interval",
+    "A100 inside",
     "H200 on",
     "on/absent",
 )
+
+
+def spread_text(f: Figure) -> str:
+    """The probe-free figure's 95% interval and what it rests on; 'one round' where none can be given."""
+    if f.absent_ci is not None:
+        i = f.absent_ci
+        return f"{number(i.low)}-{number(i.high)} ({i.n} {i.over})"
+    if f.is_single_round:
+        return "one round"
+    return "-"
+
+
+def within_text(f: Figure) -> str:
+    """'yes' where the article's A100 figure lies inside atlas's interval: the two cannot be told apart."""
+    inside = f.article_within
+    return "-" if inside is None else ("yes" if inside else "no")
 
 
 def number(value: float | None) -> str:
@@ -39,6 +57,8 @@ def cells(f: Figure) -> tuple[str, ...]:
         number(f.article),
         str(f.article_line or "-"),
         number(f.absent),
+        spread_text(f),
+        within_text(f),
         number(f.on),
         ratio,
     )
@@ -75,6 +95,10 @@ def _scenario_json(s: ScenarioReport) -> dict:
                 "absent": f.absent,
                 "on": f.on,
                 "on_over_absent": f.ratio,
+                "absent_ci95": f.absent_ci.to_json() if f.absent_ci else None,
+                "on_ci95": f.on_ci.to_json() if f.on_ci else None,
+                "single_round": f.is_single_round,
+                "article_within_ci95": f.article_within,
                 "article_note": f.article_note,
                 "note": f.note,
             }

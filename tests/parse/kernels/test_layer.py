@@ -6,6 +6,7 @@ from gitfixtures import git
 
 from atlas.model import Pin, Provenance, Span, Symbol, SymbolKind
 from atlas.parse.kernels import kernel_layer, unresolved_report
+from atlas.parse.kernels.cmake import extension_units
 from atlas.sources import Checkout, load_manifest
 
 FILES = {
@@ -115,3 +116,45 @@ def test_registration_styles_of_vllm_v0_33(tmp_path):
     assert edges[("pkg.ops.use", "op:vllm::mm_fp4")] == Provenance.STATIC
     assert edges[("op:vllm::mm_fp4", "pkg.ops.mm_fp4")] == Provenance.REGISTRATION
     assert not layer.unresolved
+
+
+def test_two_loads_exporting_a_name_are_two_nodes(tmp_path):
+    """SGLang's dsv4 `elementwise.py`: loads whose markers are computed (`make_name(...)`) both export `forward`,
+    each another C++ function; each export is its own node, so one loader never reaches the other's kernel."""
+    files = {
+        "pkg/jit/csrc/rope.cuh": "struct FusedQKRopeKernel {\n  static void forward(int x) {}\n};\n",
+        "pkg/jit/csrc/quant.cuh": "struct FusedQuantKernel {\n  static void forward(int x) {}\n};\n",
+        "pkg/elementwise.py": "def _rope():\n"
+        '    return load_jit(make_name("fused_rope"), cuda_files=["rope.cuh"],\n'
+        '                    cuda_wrappers=[("forward", "FusedQKRopeKernel::forward")])\n'
+        "def _quant():\n"
+        '    return load_jit(make_name("quant"), cuda_files=["quant.cuh"],\n'
+        '                    cuda_wrappers=[("forward", "FusedQuantKernel::forward")])\n',
+    }
+    symbols = [
+        ("pkg.elementwise._rope", "pkg/elementwise.py", 1, 3),
+        ("pkg.elementwise._quant", "pkg/elementwise.py", 4, 6),
+    ]
+    edges = {(e.caller, e.callee) for e in fixture(tmp_path, files, symbols).edges}
+    assert ("pkg.elementwise._rope", "jit:fused_rope::forward") in edges
+    assert ("pkg.elementwise._quant", "jit:quant::forward") in edges
+    assert ("jit:quant::forward", "cpp:pkg/jit/csrc/quant.cuh::FusedQuantKernel::forward") in edges
+    assert ("jit:fused_rope::forward", "cpp:pkg/jit/csrc/quant.cuh::FusedQuantKernel::forward") not in edges
+
+
+def test_each_cmake_file_defines_its_own_extensions():
+    """The CPU build's `_C` (cmake/cpu_extension.cmake) and the CUDA build's (CMakeLists.txt) are two units."""
+    files = [
+        (
+            "CMakeLists.txt",
+            'set(VLLM_EXT_SRC "csrc/cache_kernels.cu")\ndefine_extension_target(_C SOURCES ${VLLM_EXT_SRC})\n',
+        ),
+        (
+            "cmake/cpu_extension.cmake",
+            'set(CPU_SRC "csrc/cpu/shm.cpp")\ndefine_extension_target(_C SOURCES ${CPU_SRC})\n',
+        ),
+    ]
+    assert extension_units(files) == {
+        "CMakeLists.txt:_C": ["csrc/cache_kernels.cu"],
+        "cmake/cpu_extension.cmake:_C": ["csrc/cpu/shm.cpp"],
+    }

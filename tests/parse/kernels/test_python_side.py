@@ -77,3 +77,35 @@ def _dynamic(names):
 def test_torch_library_custom_op(source, expected):
     facts = python_facts("vllm/x.py", source)
     assert [(c.namespace, c.op, c.func, c.line, c.defined_at) for c in facts.custom_ops] == expected
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("def f(node):\n    if node.target == torch.ops._C.silu_and_mul.default:\n        pass\n", []),
+        ("def f(op):\n    return op is torch.ops.vllm.moe_forward\n", []),
+        ("def f(node):\n    return node.target in (torch.ops._C.rms_norm.default, torch.ops._C.silu.default)\n", []),
+        ("def f(x):\n    return torch.ops._C.rms_norm(x) == x\n", [("_C", "rms_norm", 2, True)]),
+        (
+            "class A:\n    def __init__(self):\n        self.op = torch.ops._C.gelu_and_mul\n",
+            [("_C", "gelu_and_mul", 3, False)],
+        ),
+    ],
+)
+def test_an_op_only_compared_against_is_no_use(source, expected):
+    facts = python_facts("vllm/compilation/passes/x.py", source)
+    assert [(u.namespace, u.op, u.line, u.is_call) for u in facts.op_uses] == expected
+
+
+def test_a_computed_marker_is_spelled():
+    source = (
+        'def _a():\n    return load_jit(make_name("fused_rope"), cuda_files=["r.cuh"],\n'
+        '                    cuda_wrappers=[("forward", "A::f")])\n'
+        'def _b(n):\n    return load_jit(f"set_kv_{n}", cuda_files=["s.cuh"], cuda_wrappers=[("run", "B::run")])\n'
+        'def _c(name):\n    return load_jit(name, cuda_files=["t.cuh"], cuda_wrappers=[("run", "C::run")])\n'
+    )
+    assert [load.marker for load in python_facts("python/sglang/k.py", source).jit_loads] == [
+        "fused_rope",
+        "set_kv_*",
+        "",
+    ]
