@@ -182,7 +182,8 @@ def argument_contexts(
     for v in given:
         if v.kind not in CODE:
             continue
-        target = clone(s, scope.id, v.name)
+        target = clone(s, scope.id, s.origin.get(v.name, v.name))  # a clone given stands for what it copies:
+        # a wrapper handed back to its own decorator makes no new context
         if target is None:
             return None
         one: Values = {v: None, **rest}
