@@ -310,11 +310,12 @@ def unresolved(args, settings) -> int:
     g = load_graph(settings, args.framework, args.pin_sets[0])
     rows = []
     for site in g.unresolved:
-        why = reason(site)
+        why = reason(site)  # a kernel-layer site's; "" for a Python call site, which has its own
         if args.kind == "all" or (args.kind == "kernel") == bool(why):
             rows.append(
                 {
                     "kind": why or "python call",
+                    "reason": why or (site.reason.value if site.reason else ""),
                     "caller": site.caller,
                     "expression": site.expression,
                     "path": site.span.path,
@@ -326,7 +327,7 @@ def unresolved(args, settings) -> int:
         output.data(rows)
     else:
         for r in rows:
-            output.text(f"{r['path']}:{r['line']}  {r['expression']}  [{r['kind']}]  in {r['caller']}")
+            output.text(f"{r['path']}:{r['line']}  {r['expression']}  [{r['reason']}]  in {r['caller']}")
         output.message(f"atlas: {len(rows)} unresolved ({args.kind}) in {args.framework} {g.pin.ref}")
     return 1 if rows else 0
 
@@ -347,9 +348,16 @@ def export(args, settings) -> int:
                 ],
                 "edges": [{"caller": a, "callee": b, **attrs} for a, b, attrs in edges],
                 "unresolved": [
-                    {"caller": c.caller, "expression": c.expression, "path": c.span.path, "line": c.span.start}
+                    {
+                        "caller": c.caller,
+                        "expression": c.expression,
+                        "path": c.span.path,
+                        "line": c.span.start,
+                        "reason": reason(c) or (c.reason.value if c.reason else ""),
+                    }
                     for c in g.unresolved
                 ],
+                "sites": [_site_row(c) for c in g.sites.sites()],
                 "stats": g.stats,
             }
         )
@@ -362,6 +370,19 @@ def export(args, settings) -> int:
         return 0
     _print_edges(args.format, edges, [])
     return 0
+
+
+def _site_row(c) -> dict:
+    """A Python call site of the export: where, the callee as written, its status and targets, or the reason."""
+    return {
+        "caller": c.caller,
+        "expression": c.expression,
+        "path": c.span.path,
+        "line": c.span.start,
+        "column": c.column,
+        "status": c.status.value,
+        **({"reason": c.reason.value} if c.reason else {"targets": list(c.targets)}),
+    }
 
 
 def _print_edges(fmt: str, edges: list, rows: list[dict]) -> None:

@@ -1,5 +1,7 @@
 """The stored form of a call graph: node ids in graph order and the edges as columns (caller, callee, provenance,
-confidence, site path, line), so loading it is a few array reads; the networkx graph is rebuilt only when asked."""
+confidence, site path, line), so loading it is a few array reads; the networkx graph is rebuilt only when asked.
+Beside it, the site table: every call expression of the tree's Python files with its status (atlas.model.SiteStatus),
+its targets or the reason it has none, as columns too."""
 
 from __future__ import annotations
 
@@ -8,9 +10,11 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from atlas.model import Provenance, Symbol, SymbolKind
+from atlas.model import CallSite, Provenance, SiteStatus, Span, Symbol, SymbolKind, Unresolved
 
 PROVENANCES = tuple(p.value for p in Provenance)
+STATUSES = tuple(SiteStatus)
+REASONS = (None, *Unresolved)  # code 0: no reason (the site reached something)
 PROVENANCE_CODE = {p: i for i, p in enumerate(PROVENANCES)}
 EXTERNAL_ATTRS = {
     "kind": SymbolKind.EXTERNAL.value,
@@ -159,3 +163,95 @@ def to_networkx(table: EdgeTable, symbols: dict[str, Symbol]) -> nx.MultiDiGraph
     nodes = table.nodes
     g.add_edges_from((nodes[table.callers[i]], nodes[table.callees[i]], table.attrs(i)) for i in range(len(table)))
     return g
+
+
+@dataclass(frozen=True, slots=True)
+class SiteTable:
+    """Every call site of a tree's Python files, in (path, line, column) order: per site, indices into `callers`
+    and `paths`, its start (line, column) and end (line, column: (path, end line, end column) names one call),
+    the callee as written, the status and reason (codes into `STATUSES`, `REASONS`) and its targets (symbol ids
+    in the tree, dotted names outside it)."""
+
+    callers: tuple[str, ...]
+    caller_ids: array
+    paths: tuple[str, ...]
+    path_ids: array
+    lines: array
+    cols: array
+    end_lines: array
+    end_cols: array
+    texts: tuple[str, ...]
+    statuses: bytes
+    reasons: bytes
+    targets: tuple[tuple[str, ...], ...]
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def site(self, i: int) -> CallSite:
+        return CallSite(
+            self.callers[self.caller_ids[i]],
+            self.texts[i],
+            Span(self.paths[self.path_ids[i]], self.lines[i], self.end_lines[i]),
+            STATUSES[self.statuses[i]],
+            REASONS[self.reasons[i]],
+            self.targets[i],
+            self.cols[i],
+        )
+
+    def sites(self, status: SiteStatus | None = None):
+        """The CallSites in table order (only those of `status`, when given)."""
+        code = STATUSES.index(status) if status is not None else -1
+        for i in range(len(self)):
+            if code < 0 or self.statuses[i] == code:
+                yield self.site(i)
+
+    def counts(self) -> dict[str, int]:
+        """Sites per status (every status, in STATUSES order)."""
+        out = dict.fromkeys((s.value for s in STATUSES), 0)
+        for code in self.statuses:
+            out[STATUSES[code].value] += 1
+        return out
+
+
+SiteRow = tuple[str, str, int, int, int, int, str, SiteStatus, Unresolved | None, tuple[str, ...]]
+
+
+def site_table(rows: list[SiteRow]) -> SiteTable:
+    """The table of `rows` (caller, path, line, column, end line, end column, text, status, reason, targets), sorted
+    by path and position."""
+    callers: dict[str, int] = {}
+    paths: dict[str, int] = {}
+    caller_ids, path_ids, lines, cols, end_lines, end_cols = (array("i") for _ in range(6))
+    texts: list[str] = []
+    targets: list[tuple[str, ...]] = []
+    statuses, reasons = bytearray(), bytearray()
+    status_code = {s: i for i, s in enumerate(STATUSES)}
+    reason_code = {r: i for i, r in enumerate(REASONS)}
+    for caller, path, line, col, end_line, end_col, text, status, reason, found in sorted(
+        rows, key=lambda r: (r[1], r[2], r[3], r[4], r[5], r[0])
+    ):
+        caller_ids.append(callers.setdefault(caller, len(callers)))
+        path_ids.append(paths.setdefault(path, len(paths)))
+        lines.append(line)
+        cols.append(col)
+        end_lines.append(end_line)
+        end_cols.append(end_col)
+        texts.append(text)
+        statuses.append(status_code[status])
+        reasons.append(reason_code[reason])
+        targets.append(found)
+    return SiteTable(
+        tuple(callers),
+        caller_ids,
+        tuple(paths),
+        path_ids,
+        lines,
+        cols,
+        end_lines,
+        end_cols,
+        tuple(texts),
+        bytes(statuses),
+        bytes(reasons),
+        tuple(targets),
+    )

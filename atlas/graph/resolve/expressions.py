@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from atlas.graph.resolve import calls, classes, heap, names, summaries
+from atlas.graph.resolve.heap import PARAMETER
 from atlas.graph.resolve.values import (
     BOUND_METHOD,
     CLASS,
@@ -71,7 +72,7 @@ def evaluate(s: Solver, e: Expr) -> Values:
     if isinstance(e, DictDisplay):
         return dict_display(s, e)
     if isinstance(e, Lambda):
-        return {function(e.scope): None}
+        return lambda_(s, e)
     if isinstance(e, Either):
         out: Values = {}
         for x in e.options:
@@ -84,6 +85,16 @@ def evaluate(s: Solver, e: Expr) -> Values:
     if isinstance(e, Slice):
         return slice_(s, e)
     return NOTHING
+
+
+def lambda_(s: Solver, e: Lambda) -> Values:
+    """A lambda: its defaults are evaluated where it stands, and are its parameters' values until a call passes
+    others."""
+    scope = s.scopes.get(e.scope)
+    for p in scope.params if scope is not None else ():
+        if p.default is not None:
+            heap.write_variable(s, e.scope, p.name, PARAMETER, evaluate(s, p.default))
+    return {function(e.scope): None}
 
 
 def operation(s: Solver, e: Operation) -> Values:
@@ -207,6 +218,8 @@ def subscript(s: Solver, values: Values, index: Expr, line: int) -> Values:
             out.update(call_method(s, v, "__getitem__", (index,), Site(line, line, "[]")))
         elif kind == PARAM_RESULT:
             out.update(subscript(s, summaries.param_results(s, v), index, line))
+    if keys is None and not isinstance(index, (Name, Constant)):  # the index's calls run whatever is subscripted
+        evaluate(s, index)
     return out
 
 

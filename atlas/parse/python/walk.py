@@ -33,6 +33,7 @@ class FileWalk:
         self.defined: set[str] = set()  # ids of def/class symbols: an assignment of the same name adds no attribute
         self.jit_calls: set[str] = set()  # functions made kernels by a call: `k = triton.jit(...)(fn)`
         self.lambda_counts: dict[str, int] = {}
+        self.renames: dict[str, str] = {}  # inside a comprehension: its variables, under names of their own
 
     def text(self, node: Any) -> str:
         """The node's source text: a slice of the source decoded byte for byte (Latin-1, so byte offsets are
