@@ -113,6 +113,7 @@ def index(args, settings) -> int:
                     "parsed": r.num_parsed,
                     "seconds": round(r.seconds, 2),
                     "rebuilt": r.rebuilt,
+                    "timings": {stage: round(t, 2) for stage, t in r.timings.items()},
                 }
             )
             if args.format == "human":

@@ -18,16 +18,21 @@ PYCG_TYPES: Final = {
     "<**PyDict**>": "builtins.dict",
     "<**PyStr**>": "builtins.str",
 }
+LIST_ATTRIBUTES: Final = frozenset(dir(list))
+SET_ATTRIBUTES: Final = frozenset(dir(set))
 STDLIB: Final = frozenset(sys.stdlib_module_names) - {"builtins"}
 # Outside the tree, the status a site with several kinds of target takes: the first in this order.
 OUTSIDE_ORDER: Final = (SiteStatus.TORCH, SiteStatus.LIBRARY, SiteStatus.STDLIB, SiteStatus.BUILTIN)
 
 
 def python_name(name: str) -> str:
-    """A target as Python names it (`<**PyList**>.append` -> `builtins.list.append`)."""
+    """A target as Python names it (`<**PyList**>.append` -> `builtins.list.append`; the resolver's lists stand
+    for sets and tuples too: `<**PyList**>.add` -> `builtins.set.add`)."""
     if name.startswith("<"):
         head, _, rest = name.partition(".")
         prefix = PYCG_TYPES.get(head)
+        if prefix == "builtins.list" and rest not in LIST_ATTRIBUTES:
+            prefix = "builtins.set" if rest in SET_ATTRIBUTES else "builtins.tuple"
         if prefix is not None:
             return f"{prefix}.{rest}"
     return name

@@ -89,6 +89,28 @@ CASES = [
         SiteStatus.BUILTIN,
         ("builtins.generator.send",),
     ),
+    (
+        "a dict's update",
+        "def f(x):\n    d = {}\n    d.update(x)\n",
+        "d.update",
+        SiteStatus.BUILTIN,
+        ("builtins.dict.update",),
+    ),
+    (
+        "a module variable a function binds through `global`",
+        "class S:\n    def run(self): pass\ndef start():\n    global server\n    server = S()\n    server.run()\n",
+        "server.run",
+        SiteStatus.IN_TREE,
+        ("a.S.run",),
+    ),
+    (
+        "a method of an empty set",
+        "class C:\n    def __init__(self):\n        self.leaves = set()\n"
+        "    def f(self, x):\n        self.leaves.add(x)\n",
+        "self.leaves.add",
+        SiteStatus.BUILTIN,
+        ("builtins.set.add",),
+    ),
     ("a name nothing binds", "def f():\n    mystery()\n", "mystery", SiteStatus.UNRESOLVED, Unresolved.NAME_NOT_BOUND),
     (
         "a parameter of a function nobody calls",

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from atlas.graph.resolve import calls, classes, expressions, heap, names
+from atlas.graph.resolve.sites import PYCG_PREFIX
 from atlas.graph.resolve.values import (
     BOUND_METHOD,
     CLASS,
@@ -90,6 +91,7 @@ RETURNS_ARGUMENT: Final = {"typing.assert_type": 0, "copy.copy": 0, "copy.deepco
 HEAP_PUTS: Final = frozenset({"heapq.heappush", "heapq.heappushpop", "heapq.heapreplace"})
 HEAP_TAKES: Final = frozenset({"heapq.heappop", "heapq.heappushpop", "heapq.heapreplace"})
 COPIES: Final = frozenset({"iter", "reversed", "sorted", "list", "tuple", "set", "frozenset"})
+EMPTY: Final = frozenset({"list", "tuple", "set", "frozenset"})  # called without arguments: an empty container
 STRINGS: Final = frozenset({"str", "repr", "format", "chr", "input", "ascii", "hex", "oct", "bin"})
 # Builtins that call a protocol method of an instance argument, and the method.
 PROTOCOL: Final = {
@@ -104,7 +106,6 @@ PROTOCOL: Final = {
     "reversed": "__reversed__",
 }
 CALLS_ITS_FUNCTION: Final = frozenset({"sorted", "min", "max"})  # with key=: called with each element
-PYCG_PREFIX: Final = {"dict": "<**PyDict**>", "list": "<**PyList**>"}  # PyCG's names of the builtin types
 
 
 def call_external(
@@ -328,6 +329,8 @@ def call_builtin(
         call_back(s, key, [expressions.iterate(s, values[0])], site, func)
     if name in COPIES and values:
         return new_list(s, name, site, expressions.iterate(s, values[0]))
+    if name in EMPTY and not args and not s.pycg:  # `set()`: a new container, whose methods are known
+        return new_list(s, name, site, NOTHING)
     if name in ("min", "max") and values:
         return expressions.iterate(s, values[0]) if len(values) == 1 else _union(values)
     if name == "next" and values:

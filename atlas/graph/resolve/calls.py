@@ -85,7 +85,7 @@ def call_expr(s: Solver, e: Call) -> Values:
     s.arg_memo = saved
     s.site, s.site_record = saved_site
     if not record.targets:
-        sites.reach_outside(record, callees, func)
+        sites.reach_outside(s, record, callees, func)
     if record.targets:
         record.reason = record.parameter = None
     else:

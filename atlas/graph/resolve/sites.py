@@ -11,6 +11,7 @@ from atlas.graph.resolve.values import (
     BUILTIN,
     CLASS,
     CONSTANT,
+    CONTAINER_METHOD,
     DISPATCHED,
     GENERATOR,
     INSTANCE,
@@ -25,6 +26,7 @@ from atlas.parse.python.ir import Attribute, Call, Expr, Name, Scope, Site, Slic
 if TYPE_CHECKING:
     from atlas.graph.resolve.solver import Solver
 
+PYCG_PREFIX: Final = {"dict": "<**PyDict**>", "list": "<**PyList**>"}  # PyCG's names of the builtin containers
 OBJECT_ATTRIBUTES: Final = frozenset(dir(object))  # what every class has from `object` (`super().__init__()`)
 BUILTIN_NAMES: Final = frozenset(dir(builtins))
 
@@ -68,13 +70,15 @@ def record(s: Solver, site: Site) -> SiteRecord:
     return found
 
 
-def reach_outside(record: SiteRecord, callees: Values, func: Expr) -> None:
-    """Objects of a library among the callees (`tensor.view(...)` on some object torch returned): the call runs
-    their library's code; the name says which, and the method called."""
+def reach_outside(s: Solver, record: SiteRecord, callees: Values, func: Expr) -> None:
+    """Callees the call reaches with no edge: objects of a library (`tensor.view(...)` on some object torch
+    returned: the name says which library, and the method called), a container's method (`d.update(...)`)."""
     for v in callees:
         if v.kind == LIBRARY_RESULT:
             attr = f".{func.attr}" if isinstance(func, Attribute) else ""
             record.targets[f"{v.name}.<object>{attr}"] = None
+        elif v.kind == CONTAINER_METHOD:
+            record.targets[f"{PYCG_PREFIX[s.kinds.get(v.name, 'list')]}.{v.extra}"] = None
 
 
 def explain(s: Solver, record: SiteRecord, func: Expr, callees: Values, receivers: Values | None) -> None:

@@ -73,6 +73,8 @@ class FileWalk:
         scope = self.scope
         if name not in scope.global_names and name not in scope.nonlocal_names:
             scope.local_names.add(name)
+        elif name in scope.global_names:  # a module variable, bound from here
+            self.scopes[0].local_names.add(name)
 
     def nested(self, fill: Any, *args: Any) -> tuple[Stmt, ...]:
         """The statements `fill(*args)` emits, as a block of their own (a branch or loop body)."""
