@@ -29,7 +29,7 @@ from pathlib import Path
 
 from atlas.env import settings as load_settings
 from atlas.graph import components, load_graph, load_index
-from atlas.graph.table import SiteTable
+from atlas.graph.table import STATUSES, SiteTable
 from atlas.model import SiteStatus
 from atlas.parse.python import module_name
 from atlas.sources import load_all
@@ -233,7 +233,7 @@ def held(call: SimpleCall, row: tuple[SiteStatus, tuple[str, ...]] | None) -> bo
 
 
 def rows_by_end(table: SiteTable) -> dict[tuple[str, int, int], int]:
-    return {(table.paths[table.path_ids[i]], table.end_lines[i], table.end_cols[i]): i for i in range(len(table))}
+    return {(table.path(i), table.end_lines[i], table.end_cols[i]): i for i in range(len(table))}
 
 
 def run(framework: str, pin_set: str, num_misses: int) -> bool:
@@ -266,7 +266,7 @@ def run(framework: str, pin_set: str, num_misses: int) -> bool:
         comp = components.component_of(framework, module) or ""
         for call in simple_calls(path, tree, source, module, exports):
             i = by_end.get((path, *call.end))
-            row = (table.site(i).status, table.site(i).targets) if i is not None else None
+            row = (STATUSES[table.statuses[i]], table.targets(i)) if i is not None else None
             counts = per_component.setdefault(comp, [0, 0])
             counts[1] += 1
             if held(call, row):

@@ -99,7 +99,7 @@ def site_stats(table: SiteTable, symbols: dict[str, Symbol]) -> dict:
         caller = table.caller_ids[i]
         comp = component_of.get(caller)
         if comp is None:
-            s = symbols.get(table.callers[caller])
+            s = symbols.get(table.names[caller])
             comp = component_of[caller] = (s.component if s else "") or "other"
         row = per_component.get(comp)
         if row is None:

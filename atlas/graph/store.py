@@ -245,12 +245,12 @@ def internal_stats(table: SiteTable, symbols: dict) -> dict[str, dict[str, int]]
     for i, code in enumerate(table.statuses):
         if code != in_tree and code != unresolved:
             continue
-        s = symbols.get(table.callers[table.caller_ids[i]])
+        s = symbols.get(table.caller(i))
         comp = (s.component if s else "") or "other"
         if code == in_tree:
             internal.setdefault(comp, {"resolved": 0, "missed": 0})["resolved"] += 1
             continue
-        name = table.texts[i].rsplit(".", 1)[-1].split("[")[0]
+        name = table.names[table.text_ids[i]].rsplit(".", 1)[-1].split("[")[0]
         if name in names and name not in _COMMON:
             internal.setdefault(comp, {"resolved": 0, "missed": 0})["missed"] += 1
     return dict(sorted(internal.items()))

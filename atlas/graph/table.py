@@ -167,35 +167,47 @@ def to_networkx(table: EdgeTable, symbols: dict[str, Symbol]) -> nx.MultiDiGraph
 
 @dataclass(frozen=True, slots=True)
 class SiteTable:
-    """Every call site of a tree's Python files, in (path, line, column) order: per site, indices into `callers`
-    and `paths`, its start (line, column) and end (line, column: (path, end line, end column) names one call),
-    the callee as written, the status and reason (codes into `STATUSES`, `REASONS`) and its targets (symbol ids
-    in the tree, dotted names outside it)."""
+    """Every call site of a tree's Python files, in (path, line, column) order, as columns: per site, indices into
+    `paths` and `names` (its caller and the callee as written), its start (line, column) and end (line, column:
+    (path, end line, end column) names one call), its status and reason (codes into `STATUSES`, `REASONS`), and its
+    targets (symbol ids in the tree, dotted names outside it): `target_ids[target_starts[i]:target_starts[i + 1]]`,
+    indices into `names`."""
 
-    callers: tuple[str, ...]
-    caller_ids: array
+    names: tuple[str, ...]
     paths: tuple[str, ...]
     path_ids: array
+    caller_ids: array
+    text_ids: array
     lines: array
     cols: array
     end_lines: array
     end_cols: array
-    texts: tuple[str, ...]
     statuses: bytes
     reasons: bytes
-    targets: tuple[tuple[str, ...], ...]
+    target_starts: array
+    target_ids: array
 
     def __len__(self) -> int:
         return len(self.lines)
 
+    def caller(self, i: int) -> str:
+        return self.names[self.caller_ids[i]]
+
+    def path(self, i: int) -> str:
+        return self.paths[self.path_ids[i]]
+
+    def targets(self, i: int) -> tuple[str, ...]:
+        names, ids = self.names, self.target_ids
+        return tuple(names[ids[k]] for k in range(self.target_starts[i], self.target_starts[i + 1]))
+
     def site(self, i: int) -> CallSite:
         return CallSite(
-            self.callers[self.caller_ids[i]],
-            self.texts[i],
+            self.names[self.caller_ids[i]],
+            self.names[self.text_ids[i]],
             Span(self.paths[self.path_ids[i]], self.lines[i], self.end_lines[i]),
             STATUSES[self.statuses[i]],
             REASONS[self.reasons[i]],
-            self.targets[i],
+            self.targets(i),
             self.cols[i],
         )
 
@@ -220,38 +232,39 @@ SiteRow = tuple[str, str, int, int, int, int, str, SiteStatus, Unresolved | None
 def site_table(rows: list[SiteRow]) -> SiteTable:
     """The table of `rows` (caller, path, line, column, end line, end column, text, status, reason, targets), sorted
     by path and position."""
-    callers: dict[str, int] = {}
+    names: dict[str, int] = {}
     paths: dict[str, int] = {}
-    caller_ids, path_ids, lines, cols, end_lines, end_cols = (array("i") for _ in range(6))
-    texts: list[str] = []
-    targets: list[tuple[str, ...]] = []
+    path_ids, caller_ids, text_ids, lines, cols, end_lines, end_cols, target_ids = (array("i") for _ in range(8))
+    target_starts = array("i", [0])
     statuses, reasons = bytearray(), bytearray()
     status_code = {s: i for i, s in enumerate(STATUSES)}
     reason_code = {r: i for i, r in enumerate(REASONS)}
     for caller, path, line, col, end_line, end_col, text, status, reason, found in sorted(
         rows, key=lambda r: (r[1], r[2], r[3], r[4], r[5], r[0])
     ):
-        caller_ids.append(callers.setdefault(caller, len(callers)))
         path_ids.append(paths.setdefault(path, len(paths)))
+        caller_ids.append(names.setdefault(caller, len(names)))
+        text_ids.append(names.setdefault(text, len(names)))
         lines.append(line)
         cols.append(col)
         end_lines.append(end_line)
         end_cols.append(end_col)
-        texts.append(text)
         statuses.append(status_code[status])
         reasons.append(reason_code[reason])
-        targets.append(found)
+        target_ids.extend(names.setdefault(t, len(names)) for t in found)
+        target_starts.append(len(target_ids))
     return SiteTable(
-        tuple(callers),
-        caller_ids,
+        tuple(names),
         tuple(paths),
         path_ids,
+        caller_ids,
+        text_ids,
         lines,
         cols,
         end_lines,
         end_cols,
-        tuple(texts),
         bytes(statuses),
         bytes(reasons),
-        tuple(targets),
+        target_starts,
+        target_ids,
     )

@@ -111,6 +111,13 @@ CASES = [
         SiteStatus.BUILTIN,
         ("builtins.set.add",),
     ),
+    (
+        "a name a star import of a library binds",
+        "from ctypes import *\ndef f(x):\n    byref(x)\n",
+        "byref",
+        SiteStatus.STDLIB,
+        ("ctypes.byref",),
+    ),
     ("a name nothing binds", "def f():\n    mystery()\n", "mystery", SiteStatus.UNRESOLVED, Unresolved.NAME_NOT_BOUND),
     (
         "a parameter of a function nobody calls",
@@ -289,7 +296,7 @@ def test_every_call_of_the_core_has_a_status(settings, framework):
     table = g.sites
     have: dict[str, set[tuple[int, int]]] = {}
     for i in range(len(table)):
-        have.setdefault(table.paths[table.path_ids[i]], set()).add((table.end_lines[i], table.end_cols[i]))
+        have.setdefault(table.path(i), set()).add((table.end_lines[i], table.end_cols[i]))
     root = Path(load_index(settings, framework).root)
     missing, extra, num_calls = [], [], 0
     for package in CORE[framework]:

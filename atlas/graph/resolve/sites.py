@@ -89,7 +89,9 @@ def explain(s: Solver, record: SiteRecord, func: Expr, callees: Values, receiver
         record.reason = Unresolved.NOT_CALLABLE
         return
     if isinstance(func, Name):
-        name_reason(s, record, func)
+        origin = name_reason(s, record, func)
+        if origin:
+            record.targets[f"{origin}.{func.id}"] = None
         return
     if isinstance(func, Attribute):
         receivers = {v: None for v in receivers or () if not (v.kind == CONSTANT and v.extra is None and not v.name)}
@@ -100,9 +102,13 @@ def explain(s: Solver, record: SiteRecord, func: Expr, callees: Values, receiver
                 record.reason = Unresolved.ATTRIBUTE
             return
         inner = func.value
-        if isinstance(inner, Name):
-            name_reason(s, record, inner)
-        if record.reason is Unresolved.NO_VALUE or not isinstance(inner, Name):
+        if not isinstance(inner, Name):
+            record.reason = Unresolved.RECEIVER
+            return
+        origin = name_reason(s, record, inner)
+        if origin:
+            record.targets[f"{origin}.{inner.id}.{func.attr}"] = None
+        elif record.reason is Unresolved.NO_VALUE:
             record.reason = Unresolved.RECEIVER
         return
     if isinstance(func, (Subscript, Slice, Call)):
@@ -111,26 +117,32 @@ def explain(s: Solver, record: SiteRecord, func: Expr, callees: Values, receiver
     record.reason = Unresolved.NOT_CALLABLE
 
 
-def name_reason(s: Solver, record: SiteRecord, name: Name) -> None:
+def name_reason(s: Solver, record: SiteRecord, name: Name) -> str:
     """Why the name `name`, read in the scope being evaluated, has no value: a parameter nobody passes one to, a
-    variable bound to nothing the resolver follows, or no binding at all."""
+    variable bound to nothing the resolver follows, or no binding at all; or, for a name only a star import of a
+    module outside the tree can bind (`from ctypes import *`), that module (the reason is then None)."""
     scope = s.scopes[s.ctx.scope]
     n = name.id
     record.reason = Unresolved.NO_VALUE
     if n in scope.local_names:
         if name.versions is None or 0 in name.versions:
             parameter_reason(record, scope, n)
-        return
+        return ""
     if n not in scope.global_names:
         parent = s.scopes.get(scope.parent)
         while parent is not None and parent.kind != "module":
             if parent.kind != "class" and n in parent.local_names:
                 parameter_reason(record, parent, n)
-                return
+                return ""
             parent = s.scopes.get(parent.parent)
     module = s.scopes.get(scope.module)
     if not (module is not None and n in module.local_names) and n not in BUILTIN_NAMES:
+        stars = s.outside_stars.get(scope.module)
+        if stars:  # `from ctypes import *`: one of what that module exports (the last such import's, say)
+            record.reason = None
+            return stars[-1]
         record.reason = Unresolved.NAME_NOT_BOUND
+    return ""
 
 
 def parameter_reason(record: SiteRecord, scope: Scope, name: str) -> None:

@@ -97,6 +97,12 @@ class Solver:
             for step in s.steps
             if isinstance(step.stmt, ImportFrom) and any(n.name == "*" for n in step.stmt.names)
         }
+        self.outside_stars: dict[str, list[str]] = {}  # module -> the modules outside the tree it star-imports
+        for s in self.bodies:
+            for step in s.steps if s.kind == "module" else ():
+                stmt = step.stmt
+                if isinstance(stmt, ImportFrom) and stmt.module not in self.modules and stmt.names[0].name == "*":
+                    self.outside_stars.setdefault(s.id, []).append(stmt.module)
         self.caller_of = {sid: self._caller(s) for sid, s in self.scopes.items()}
         self.class_of = {sid: self._enclosing_class(s) for sid, s in self.scopes.items()}
         self.pr_functions: dict[str, frozenset[str]] = calls_parameters(self.scopes) if not pycg else {}
