@@ -683,6 +683,14 @@ SCOPE_AND_POSITION_CASES = [
     ("partial(f, ...) called", {"w.py": WRAPPED}, "w.main", "w.partial_fn", True),
     ("wraps(g)(f) called is f", {"w.py": WRAPPED}, "w.main", "w.plain", True),
     ("wraps(g)(f) called is not g", {"w.py": WRAPPED}, "w.main", "w.inner", False),
+    # a callback a builtin method calls
+    (
+        "list.sort(key=f) calls f",
+        {"s.py": "def rank(x):\n    return x\ndef order(xs):\n    xs = list(xs)\n    xs.sort(key=rank)\n"},
+        "s.order",
+        "s.rank",
+        True,
+    ),
     # a class whose only __init__ is a library base's (msgspec.Struct, with class keywords)
     ("constructing a Struct with class keywords", {"io.py": STRUCTS}, "io.send", "io.BatchStrOutput", True),
     ("its fields hold what the construction passed", {"io.py": STRUCTS}, "io.send", "io.Handler.run", True),

@@ -249,9 +249,13 @@ def call_container_method(
                 heap.write_slot(s, alloc, k.name, expressions.evaluate(s, k.value))
         return NOTHING
     calls.edge(s, f"{PYCG_PREFIX[kind]}.{method}", site, func)
-    values, _ = calls.evaluate_arguments(s, args, keywords)
+    values, keyword_values = calls.evaluate_arguments(s, args, keywords)
     if kind == "list":
-        if method in ("append", "appendleft", "insert") and values:  # (a deque is a list here)
+        if method == "sort":  # sort(key=f) calls f with each element
+            for name, key in keyword_values:
+                if name == "key":
+                    call_back(s, key, [heap.elements(s, alloc)], site, func)
+        elif method in ("append", "appendleft", "insert") and values:  # (a deque is a list here)
             heap.write_slot(s, alloc, "*", values[-1])
         elif method in ("extend", "extendleft") and values:
             heap.write_slot(s, alloc, "*", expressions.iterate(s, values[0]))
