@@ -247,7 +247,7 @@ def run(framework: str, pin_set: str, num_misses: int) -> bool:
     parsed: dict[str, tuple[ast.Module, str, str]] = {}
     exports: dict[str, dict[str, Binding | None]] = {}
     for path in paths:
-        source = (root / path).read_text(encoding="utf-8", errors="replace")
+        source = (root / path).read_bytes().decode("utf-8-sig", errors="replace")
         try:
             tree = ast.parse(source)
         except SyntaxError:

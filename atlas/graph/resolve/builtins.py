@@ -252,9 +252,9 @@ def call_container_method(
     values, keyword_values = calls.evaluate_arguments(s, args, keywords)
     if kind == "list":
         if method == "sort":  # sort(key=f) calls f with each element
-            for name, key in keyword_values:
+            for name, given in keyword_values:
                 if name == "key":
-                    call_back(s, key, [heap.elements(s, alloc)], site, func)
+                    call_back(s, given, [heap.elements(s, alloc)], site, func)
         elif method in ("append", "appendleft", "insert") and values:  # (a deque is a list here)
             heap.write_slot(s, alloc, "*", values[-1])
         elif method in ("extend", "extendleft") and values:
