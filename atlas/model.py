@@ -87,13 +87,44 @@ class Symbol:
         return self.id.rsplit(".", 1)[-1]
 
 
+class SiteStatus(str, Enum):
+    """What a call site of a Python file reached; its value is the human wording. Outside the tree, the site names
+    what it calls (`torch.cat`, `builtins.len`, `logging.Logger.info`)."""
+
+    IN_TREE = "in tree"  # a function or class of the analysed tree: the site's edges
+    BUILTIN = "builtin"  # a builtin function, type or method (`len`, `dict.get`, `object.__init__`)
+    STDLIB = "standard library"
+    TORCH = "torch"
+    LIBRARY = "library"  # any other package (triton, numpy, a compiled extension of the tree)
+    UNRESOLVED = "unresolved"  # nothing: the reason says why
+
+
+class Unresolved(str, Enum):
+    """Why a call site reached nothing; the value is the human wording."""
+
+    NAME_NOT_BOUND = "name not bound"  # no scope, import or builtin binds the called name
+    PARAMETER = "parameter nobody passes"  # the callee (or its receiver) is a parameter no call passes a value to
+    UNCALLED = "parameter of a function nobody calls"  # the same, in a function with no callers in the graph
+    NO_VALUE = "name has no known value"  # a variable bound only to values the resolver does not follow
+    RECEIVER = "receiver has no known value"  # `x.f()` where x (an attribute, a call's result) is unknown
+    ATTRIBUTE = "attribute not found on the receiver"  # the receiver's classes or module lack the name
+    DYNAMIC = "dynamic call"  # a subscript of an unknown container, getattr with a name known only at run time
+    NOT_CALLABLE = "value not callable"  # constants, containers, modules, instances without __call__
+    BOUND = "past a bound"  # the value was dropped by a resolution limit (an argument with too many values)
+
+
 @dataclass(frozen=True, slots=True)
 class CallSite:
-    """A call in the source, resolved or not; unresolved ones are kept and counted."""
+    """A call in the source, resolved or not. A Python call site has its status and, outside the tree, the names
+    it reaches (`targets`), or, unresolved, the reason; a kernel-layer site only its expression."""
 
     caller: str
     expression: str  # the callee as written, e.g. "self.kv_cache_manager.allocate_slots"
     span: Span
+    status: SiteStatus = SiteStatus.UNRESOLVED
+    reason: Unresolved | None = None
+    targets: tuple[str, ...] = ()
+    column: int = 0  # the byte column of the call's start on its line
 
 
 @dataclass(frozen=True, slots=True)

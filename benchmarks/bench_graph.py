@@ -135,8 +135,9 @@ def report_resolution(g) -> bool:
         f"{stats['num_edges']}, {len(g.unresolved)} unresolved kept, {stats['rounds']} rounds"
     )
     for comp, row in sorted(stats["per_component"].items()):
-        total = row["resolved"] + row["unresolved"]
-        print(f"  {comp:22} {row['resolved']:7}/{total:<7} resolved ({row['resolved'] / max(total, 1):.1%})")
+        total = sum(row.values())
+        resolved = total - row["unresolved"]
+        print(f"  {comp:22} {resolved:7}/{total:<7} resolved ({resolved / max(total, 1):.1%})")
     resolved = missed = 0
     for comp in CORE:
         row = stats["internal"].get(comp, {"resolved": 0, "missed": 0})

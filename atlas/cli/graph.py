@@ -11,6 +11,7 @@ from atlas.cli import verify as verify_verb
 from atlas.errors import ConfigError
 from atlas.graph import build_many
 from atlas.graph.pycg import callgraph, package_base
+from atlas.parse.kernels import reason
 from atlas.query import Atlas, PathAnswer, Tree, call_paths, to_json, tree, unresolved
 from atlas.query.paths import ALL
 from atlas.query.sites import KINDS
@@ -174,6 +175,7 @@ def index(args, settings) -> int:
                     "parsed": r.num_parsed,
                     "seconds": round(r.seconds, 2),
                     "rebuilt": r.rebuilt,
+                    "timings": {stage: round(t, 2) for stage, t in r.timings.items()},
                 }
             )
             if args.format == "human":
@@ -286,7 +288,7 @@ def run_unresolved(args, settings) -> int:
         output.data(to_json(found.sites))
     else:
         for r in found.sites:
-            output.text(f"{r.path}:{r.line}  {r.expression}  [{r.kind}]  in {r.caller}")
+            output.text(f"{r.path}:{r.line}  {r.expression}  [{r.reason or r.kind}]  in {r.caller}")
         output.message(f"atlas: {len(found.sites)} unresolved ({args.kind}) in {args.framework} {found.pin.ref}")
     return 1 if found.sites else 0
 
@@ -307,9 +309,16 @@ def export(args, settings) -> int:
                 ],
                 "edges": [{"caller": a, "callee": b, **attrs} for a, b, attrs in edges],
                 "unresolved": [
-                    {"caller": c.caller, "expression": c.expression, "path": c.span.path, "line": c.span.start}
+                    {
+                        "caller": c.caller,
+                        "expression": c.expression,
+                        "path": c.span.path,
+                        "line": c.span.start,
+                        "reason": reason(c) or (c.reason.value if c.reason else ""),
+                    }
                     for c in g.unresolved
                 ],
+                "sites": [_site_row(c) for c in g.sites.sites()],
                 "stats": g.stats,
             }
         )
@@ -321,6 +330,19 @@ def export(args, settings) -> int:
     else:
         _print_edges(args.format, [(a, b, e["provenance"]) for a, b, e in edges])
     return 0
+
+
+def _site_row(c) -> dict:
+    """A Python call site of the export: where, the callee as written, its status and targets, or the reason."""
+    return {
+        "caller": c.caller,
+        "expression": c.expression,
+        "path": c.span.path,
+        "line": c.span.start,
+        "column": c.column,
+        "status": c.status.value,
+        **({"reason": c.reason.value} if c.reason else {"targets": list(c.targets)}),
+    }
 
 
 def _print_edges(fmt: str, edges: list[tuple[str, str, str]]) -> None:

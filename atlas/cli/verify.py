@@ -87,7 +87,10 @@ def human(doc: dict) -> list[str]:
     for module, rows in doc["misses"].items():
         lines.append(f"{module} ({len(rows)})")
         for r in rows:
-            elsewhere = f" -> has {', '.join(r['site_callees'])}" if r.get("site_callees") else ""
+            found = ", ".join(r.get("site_callees", ()))
+            elsewhere = (
+                "" if not found else f" -> has {found}" if r["reason"] == verify.Verdict.ELSEWHERE else f": {found}"
+            )
             lines.append(
                 f"  {r['site']}  {r['caller']} -> {r['callee']}  [{r['kind']}; {r['reason']}{elsewhere}]  x{r['count']}"
             )

@@ -1,8 +1,8 @@
 """Build the index and call graph of one pinned tree into the build folder, and load them back.
 
-Layout: `<build>/graph/<framework>-<commit12>/{index-vN.pickle, graph-vN.pickle, key}` (the graph as an edge
-table, atlas.graph.table); `key` hashes the analysed (path, blob) list and the code versions, so a rebuild with
-nothing changed only lists files and compares keys.
+Layout: `<build>/graph/<framework>-<commit12>/{index-vN.pickle, graph-vN.pickle, sites-vN.pickle, key}` (the graph
+as an edge table, the call sites as a site table, atlas.graph.table); `key` hashes the analysed (path, blob) list
+and the code versions, so a rebuild with nothing changed only lists files and compares keys.
 Per-file parse results live in `<build>/pyfacts/` (see atlas.graph.parsing and atlas.graph.packs)."""
 
 from __future__ import annotations
@@ -25,14 +25,15 @@ from atlas.graph.packs import Packs
 from atlas.graph.parsing import FACTS_VERSION, cache, py_files
 from atlas.graph.queries import AtlasGraph
 from atlas.graph.store import assemble
-from atlas.model import CallSite, Span, Symbol, SymbolKind
+from atlas.model import Span, Symbol, SymbolKind
 from atlas.parse.kernels.layer import cpp_paths, cpp_targets
 from atlas.sources import Manifest, analysed_files, load_all, locate
 
-GRAPH_VERSION = "7"  # part of the file names: files written by another layout are not read
+GRAPH_VERSION = "8"  # part of the file names: files written by another layout are not read
 
 INDEX_FILE = f"index-v{GRAPH_VERSION}.pickle"
 GRAPH_FILE = f"graph-v{GRAPH_VERSION}.pickle"
+SITES_FILE = f"sites-v{GRAPH_VERSION}.pickle"  # apart from the graph: most queries never read it
 
 
 @dataclass(slots=True)
@@ -131,7 +132,7 @@ class _Plan:
         except OSError:
             return False
         return key == self.key and all(
-            stored.is_whole(self.out / name, GRAPH_VERSION) for name in (INDEX_FILE, GRAPH_FILE)
+            stored.is_whole(self.out / name, GRAPH_VERSION) for name in (INDEX_FILE, GRAPH_FILE, SITES_FILE)
         )
 
 
@@ -188,11 +189,8 @@ def _finish(
             (index.pin, str(index.root), [_flat(sym) for sym in index.symbols.values()]),
             GRAPH_VERSION,
         )
-        stored.dump(
-            out / GRAPH_FILE,
-            (graph.table, [(c.caller, c.expression, c.span.path, c.span.start) for c in graph.unresolved], graph.stats),
-            GRAPH_VERSION,
-        )
+        stored.dump(out / GRAPH_FILE, (graph.table, graph.unresolved, graph.stats), GRAPH_VERSION)
+        stored.dump(out / SITES_FILE, graph.sites, GRAPH_VERSION)
         publish.write_text(out / "key", plan.key)
     timings["store"] = time.perf_counter() - t
     background.retain(graph, index)
@@ -284,5 +282,5 @@ def load_graph(
     `index`: the tree's full index, when the caller has loaded it already."""
     index = index or load_index(settings, framework, pin_set, on_demand)
     table, unresolved, stats = _load(settings, framework, pin_set, GRAPH_FILE, on_demand)
-    sites = [CallSite(caller, text, Span(path, line, line)) for caller, text, path, line in unresolved]
-    return AtlasGraph(index.pin, None, index.symbols, sites, stats, table)
+    sites = partial(_load, settings, framework, pin_set, SITES_FILE, on_demand)
+    return AtlasGraph(index.pin, None, index.symbols, unresolved, stats, table, sites)

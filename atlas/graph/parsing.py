@@ -21,7 +21,7 @@ from atlas.parse.kernels.python_side import PyFacts
 from atlas.parse.python import ModuleFacts, extract_packed, module_name, parser, unpack, unpack_symbols
 
 MIN_SHARE = 32  # files per process below which a parse runs here rather than forking a helper
-FACTS_VERSION = "21"  # bump when the extractor's output changes: old cached facts are then ignored
+FACTS_VERSION = "22"  # bump when the extractor's output changes: old cached facts are then ignored
 _PARSER = None
 
 

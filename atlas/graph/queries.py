@@ -4,12 +4,13 @@ stored edge table (atlas.graph.table) and rebuilds the networkx graph only when 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # networkx loads (~0.3 s) only where a query needs it
     import networkx as nx
 
-from atlas.graph.table import EXTERNAL_ATTRS, EdgeTable, from_networkx, node_attrs, to_networkx
+from atlas.graph.table import EXTERNAL_ATTRS, EdgeTable, SiteTable, from_networkx, node_attrs, site_table, to_networkx
 from atlas.model import CallSite, Edge, Pin, Provenance, Span, Symbol, SymbolKind
 
 KERNEL_KINDS = (SymbolKind.CUDA_KERNEL.value, SymbolKind.TRITON_KERNEL.value)
@@ -21,9 +22,22 @@ END = ("", "end")
 
 class AtlasGraph:
     """What `atlas.graph.load_graph` returns: `.graph` (a networkx MultiDiGraph, rebuilt from the stored edge table
-    on first use), `.symbols`, `.unresolved`, `.stats`; `callers`/`callees`/`node` answer from the table."""
+    on first use), `.symbols`, `.unresolved` (the unresolved Python call sites with their reasons, then the kernel
+    layer's), `.stats`, `.sites` (the site table: every Python call site with its status, read on first use);
+    `callers`/`callees`/`node` answer from the edge table."""
 
-    __slots__ = ("pin", "_graph", "symbols", "unresolved", "stats", "_table", "_position", "_adjacency", "_sizes")
+    __slots__ = (
+        "pin",
+        "_graph",
+        "symbols",
+        "unresolved",
+        "stats",
+        "_table",
+        "_sites",
+        "_position",
+        "_adjacency",
+        "_sizes",
+    )
 
     def __init__(
         self,
@@ -33,6 +47,7 @@ class AtlasGraph:
         unresolved: list[CallSite] | None = None,
         stats: dict | None = None,
         table: EdgeTable | None = None,
+        sites: SiteTable | Callable[[], SiteTable] | None = None,
     ):
         assert graph is not None or table is not None, "an AtlasGraph needs a graph or an edge table"
         self.pin = pin
@@ -41,6 +56,7 @@ class AtlasGraph:
         self.unresolved = unresolved if unresolved is not None else []
         self.stats = stats if stats is not None else {}
         self._table = table
+        self._sites = sites
         self._position: dict[str, int] | None = None
         self._adjacency: dict[bool, dict] = {}
         self._sizes: list[int] | None = None
@@ -50,6 +66,15 @@ class AtlasGraph:
         if self._graph is None:
             self._graph = to_networkx(self._table, self.symbols, self.clones)
         return self._graph
+
+    @property
+    def sites(self) -> SiteTable:
+        """Every Python call site with its status (atlas.graph.table.SiteTable); empty for a graph built without."""
+        if self._sites is None:
+            self._sites = site_table([])
+        elif not isinstance(self._sites, SiteTable):
+            self._sites = self._sites()
+        return self._sites
 
     @property
     def table(self) -> EdgeTable:

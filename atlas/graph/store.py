@@ -7,13 +7,13 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 
-from atlas.graph import background, components
+from atlas.graph import background, components, sites
 from atlas.graph.queries import AtlasGraph
 from atlas.graph.resolve import Solver
 from atlas.graph.resolve.rules import load as load_rules
 from atlas.graph.resolve.solver import Resolution
-from atlas.graph.table import EdgeBuilder
-from atlas.model import CallSite, Provenance, Span, Symbol, SymbolKind
+from atlas.graph.table import STATUSES, EdgeBuilder, SiteTable
+from atlas.model import Provenance, SiteStatus, Symbol, SymbolKind
 from atlas.parse.kernels import kernel_layer
 from atlas.parse.python import ModuleFacts
 
@@ -147,26 +147,24 @@ def assemble(
             e.site.start if e.site else 0,
         )
         num_edges[e.provenance.value] += 1
-    unresolved = [
-        CallSite(caller, text, Span(path_of.get(clones.get(caller, caller), ""), line, line))
-        for (caller, line, text), hit in resolution.sites.items()
-        if not hit
-    ]
+    table = g.table()
+    called = {table.nodes[i] for i in set(table.callees)}
+    site_table = sites.build_table(resolution, {f.module: f.path for f in facts}, symbols, called)
+    unresolved = list(site_table.sites(SiteStatus.UNRESOLVED))
     unresolved.extend(kernel.unresolved if kernel else ())
-    resolved, internal = site_stats(resolution.sites, symbols)
     stats = {
         "rounds": resolution.rounds,
         "fixpoint": resolution.reached_fixpoint,
-        "num_sites": len(resolution.sites),
-        "num_resolved": sum(1 for hit in resolution.sites.values() if hit),
+        "num_sites": len(site_table),
+        "num_resolved": len(site_table) - site_table.counts()[SiteStatus.UNRESOLVED.value],
         "num_edges": num_edges,
-        "per_component": resolved,
-        "internal": internal,
+        **sites.site_stats(site_table, symbols),
+        "internal": internal_stats(site_table, symbols),
         "num_kernel_symbols": len(kernel.symbols) if kernel else 0,
         "clones": {sid: origin for sid, origin in clones.items() if sid in g},
     }
     background.retain(solver, resolution, g, path_of)
-    return AtlasGraph(checkout.pin, None, symbols, unresolved, stats, g.table())
+    return AtlasGraph(checkout.pin, None, symbols, unresolved, stats, table, site_table)
 
 
 def tabulate(
@@ -201,33 +199,26 @@ def _kernel_layer(checkout, manifest, symbols, python=None, cpp=None):
     return kernel_layer(checkout, manifest, symbols, python, cpp)
 
 
-def site_stats(sites: dict, symbols: dict) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, int]]]:
-    """Per component (of the calling symbol): call sites resolved and not; and call sites whose callee is defined
-    in the framework. A resolved site counts there when it reached a symbol of the tree; an unresolved one when the
-    name it calls is the name of a function or class of the tree (an upper bound on what the resolver missed)."""
+def internal_stats(table: SiteTable, symbols: dict) -> dict[str, dict[str, int]]:
+    """Per component (of the calling symbol): call sites whose callee is defined in the framework. A site counts
+    there resolved when it reached a symbol of the tree; missed when unresolved and the name it calls is the name of
+    a function or class of the tree (an upper bound on what the resolver missed)."""
     names = {
         sid.rsplit(".", 1)[-1]
         for sid, s in symbols.items()
         if s.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CLASS, SymbolKind.TRITON_KERNEL)
     }
-    resolved: dict[str, dict[str, int]] = {}
     internal: dict[str, dict[str, int]] = {}
-    component_of: dict[str, str] = {}
-    for (caller, _, text), hit in sites.items():
-        comp = component_of.get(caller)
-        if comp is None:
-            s = symbols.get(caller)
-            comp = component_of[caller] = (s.component if s else "") or "other"
-        row = resolved.get(comp)
-        if row is None:
-            row = resolved[comp] = {"resolved": 0, "unresolved": 0}
-        if hit:
-            row["resolved"] += 1
-            if hit == 2:
-                internal.setdefault(comp, {"resolved": 0, "missed": 0})["resolved"] += 1
-        else:
-            row["unresolved"] += 1
-            name = text.rsplit(".", 1)[-1].split("[")[0]
-            if name in names and name not in _COMMON:
-                internal.setdefault(comp, {"resolved": 0, "missed": 0})["missed"] += 1
-    return resolved, internal
+    in_tree, unresolved = STATUSES.index(SiteStatus.IN_TREE), STATUSES.index(SiteStatus.UNRESOLVED)
+    for i, code in enumerate(table.statuses):
+        if code != in_tree and code != unresolved:
+            continue
+        s = symbols.get(table.caller(i))
+        comp = (s.component if s else "") or "other"
+        if code == in_tree:
+            internal.setdefault(comp, {"resolved": 0, "missed": 0})["resolved"] += 1
+            continue
+        name = table.names[table.text_ids[i]].rsplit(".", 1)[-1].split("[")[0]
+        if name in names and name not in _COMMON:
+            internal.setdefault(comp, {"resolved": 0, "missed": 0})["missed"] += 1
+    return dict(sorted(internal.items()))

@@ -3,7 +3,10 @@ confidence, site path, line), so loading it is a few array reads; the networkx g
 
 An edge made in contexts (atlas.graph.resolve.contexts: a method run for one receiver class, a function for one
 function or class it was given) lists them as (caller's context, callee's context) pairs: a path follows an edge only
-in the context the previous edge entered (AtlasGraph.path). An edge with none holds in any context."""
+in the context the previous edge entered (AtlasGraph.path). An edge with none holds in any context.
+
+Beside it, the site table: every call expression of the tree's Python files with its status (atlas.model.SiteStatus),
+its targets or the reason it has none, as columns too."""
 
 from __future__ import annotations
 
@@ -15,9 +18,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # networkx loads (~0.3 s) only where a query needs it
     import networkx as nx
 
-from atlas.model import Provenance, Symbol, SymbolKind
+from atlas.model import CallSite, Provenance, SiteStatus, Span, Symbol, SymbolKind, Unresolved
 
 PROVENANCES = tuple(p.value for p in Provenance)
+STATUSES = tuple(SiteStatus)
+REASONS = (None, *Unresolved)  # code 0: no reason (the site reached something)
 PROVENANCE_CODE = {p: i for i, p in enumerate(PROVENANCES)}
 EXTERNAL_ATTRS = {
     "kind": SymbolKind.EXTERNAL.value,
@@ -216,3 +221,108 @@ def _with_contexts(table: EdgeTable, i: int) -> dict:
     if made_in:
         attrs["contexts"] = tuple(made_in)
     return attrs
+
+
+@dataclass(frozen=True, slots=True)
+class SiteTable:
+    """Every call site of a tree's Python files, in (path, line, column) order, as columns: per site, indices into
+    `paths` and `names` (its caller and the callee as written), its start (line, column) and end (line, column:
+    (path, end line, end column) names one call), its status and reason (codes into `STATUSES`, `REASONS`), and its
+    targets (symbol ids in the tree, dotted names outside it): `target_ids[target_starts[i]:target_starts[i + 1]]`,
+    indices into `names`."""
+
+    names: tuple[str, ...]
+    paths: tuple[str, ...]
+    path_ids: array
+    caller_ids: array
+    text_ids: array
+    lines: array
+    cols: array
+    end_lines: array
+    end_cols: array
+    statuses: bytes
+    reasons: bytes
+    target_starts: array
+    target_ids: array
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def caller(self, i: int) -> str:
+        return self.names[self.caller_ids[i]]
+
+    def path(self, i: int) -> str:
+        return self.paths[self.path_ids[i]]
+
+    def targets(self, i: int) -> tuple[str, ...]:
+        names, ids = self.names, self.target_ids
+        return tuple(names[ids[k]] for k in range(self.target_starts[i], self.target_starts[i + 1]))
+
+    def site(self, i: int) -> CallSite:
+        return CallSite(
+            self.names[self.caller_ids[i]],
+            self.names[self.text_ids[i]],
+            Span(self.paths[self.path_ids[i]], self.lines[i], self.end_lines[i]),
+            STATUSES[self.statuses[i]],
+            REASONS[self.reasons[i]],
+            self.targets(i),
+            self.cols[i],
+        )
+
+    def sites(self, status: SiteStatus | None = None):
+        """The CallSites in table order (only those of `status`, when given)."""
+        code = STATUSES.index(status) if status is not None else -1
+        for i in range(len(self)):
+            if code < 0 or self.statuses[i] == code:
+                yield self.site(i)
+
+    def counts(self) -> dict[str, int]:
+        """Sites per status (every status, in STATUSES order)."""
+        out = dict.fromkeys((s.value for s in STATUSES), 0)
+        for code in self.statuses:
+            out[STATUSES[code].value] += 1
+        return out
+
+
+SiteRow = tuple[str, str, int, int, int, int, str, SiteStatus, Unresolved | None, tuple[str, ...]]
+
+
+def site_table(rows: list[SiteRow]) -> SiteTable:
+    """The table of `rows` (caller, path, line, column, end line, end column, text, status, reason, targets), sorted
+    by path and position."""
+    names: dict[str, int] = {}
+    paths: dict[str, int] = {}
+    path_ids, caller_ids, text_ids, lines, cols, end_lines, end_cols, target_ids = (array("i") for _ in range(8))
+    target_starts = array("i", [0])
+    statuses, reasons = bytearray(), bytearray()
+    status_code = {s: i for i, s in enumerate(STATUSES)}
+    reason_code = {r: i for i, r in enumerate(REASONS)}
+    for caller, path, line, col, end_line, end_col, text, status, reason, found in sorted(
+        rows, key=lambda r: (r[1], r[2], r[3], r[4], r[5], r[0])
+    ):
+        path_ids.append(paths.setdefault(path, len(paths)))
+        caller_ids.append(names.setdefault(caller, len(names)))
+        text_ids.append(names.setdefault(text, len(names)))
+        lines.append(line)
+        cols.append(col)
+        end_lines.append(end_line)
+        end_cols.append(end_col)
+        statuses.append(status_code[status])
+        reasons.append(reason_code[reason])
+        target_ids.extend(names.setdefault(t, len(names)) for t in found)
+        target_starts.append(len(target_ids))
+    return SiteTable(
+        tuple(names),
+        tuple(paths),
+        path_ids,
+        caller_ids,
+        text_ids,
+        lines,
+        cols,
+        end_lines,
+        end_cols,
+        bytes(statuses),
+        bytes(reasons),
+        target_starts,
+        target_ids,
+    )

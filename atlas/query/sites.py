@@ -18,6 +18,7 @@ class Unresolved:
     expression: str
     path: str
     line: int
+    reason: str = ""  # why a Python call site reached nothing (atlas.model.Unresolved's wording)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +43,9 @@ def unresolved(
             continue
         if symbol and not (site.caller == symbol or site.caller.startswith(symbol + ".")):
             continue
-        rows.append(Unresolved(why or "python call", site.caller, site.expression, site.span.path, site.span.start))
+        because = why or (site.reason.value if site.reason else "")
+        rows.append(
+            Unresolved(why or "python call", site.caller, site.expression, site.span.path, site.span.start, because)
+        )
     rows.sort(key=lambda r: (r.path, r.line, r.expression))
     return UnresolvedSites(PinRef.of(graph.pin, pin_set), kind, tuple(rows))

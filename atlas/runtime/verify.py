@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from enum import Enum
 
 from atlas.graph import AtlasGraph, Index
-from atlas.model import SymbolKind
+from atlas.graph.table import REASONS, STATUSES
+from atlas.model import SiteStatus, SymbolKind
 from atlas.parse.python import module_name
 from atlas.runtime.recording import RecordedEdge, Recording
 
@@ -21,6 +22,7 @@ class Verdict(str, Enum):
     SITE = "held: the call site -> callee (under another caller)"
     ELSEWHERE = "missing: the call site resolved to other callees"
     UNRESOLVED = "missing: the call site is unresolved"
+    OUT_OF_TREE = "missing: the call site reached only code outside the tree"
     NO_SITE = "missing: no call site on that line"
     NO_CALLEE = "missing: the callee is not in the index"
     OUTSIDE = "not counted: an end lies in a file atlas does not analyse (the manifest's excludes)"
@@ -61,7 +63,8 @@ class Check:
     callee: str  # static id of the callee ('' when the index has none)
     kind: CallKind
     verdict: Verdict
-    site_callees: tuple[str, ...] = ()  # what the graph's edges leave the call site for (when resolved elsewhere)
+    site_callees: tuple[str, ...] = ()  # what the graph's edges leave the call site for (when resolved elsewhere);
+    # the names outside the tree it reached, or the reason it reached nothing (atlas.graph.table.SiteTable)
 
     @property
     def module(self) -> str:
@@ -157,6 +160,9 @@ def call_kind(edge: RecordedEdge, generators: frozenset, index: Index, callee: s
     return CallKind.CALL
 
 
+IN_TREE = STATUSES.index(SiteStatus.IN_TREE)
+
+
 class StaticEdges:
     """The graph's edges as the checks ask for them: caller -> callees, and (path, line) -> callees; a node made by
     cloning a scope (a closure per decorated function) is the function it copies, as a recording names it (by its
@@ -173,6 +179,15 @@ class StaticEdges:
             self.pairs.add((caller, callee))
             self.sites.setdefault((table.paths[table.path_ids[i]], table.lines[i]), set()).add(callee)
         self.unresolved = {(s.span.path, s.span.start) for s in graph.unresolved}
+        self.outside: dict[tuple[str, int], tuple[str, ...]] = {}  # (path, line) -> what the sites there reached
+        # outside the tree, or why nothing (the site table)
+        sites = graph.sites
+        for i in range(len(sites)):
+            if sites.statuses[i] != IN_TREE:
+                reason = REASONS[sites.reasons[i]]
+                found = (reason.value,) if reason is not None else sites.targets(i)
+                key = (sites.path(i), sites.lines[i])
+                self.outside[key] = self.outside.get(key, ()) + found
 
 
 def targets(index: Index, callee: str) -> set[str]:
@@ -200,9 +215,16 @@ def check(edge: RecordedEdge, generators: frozenset, index: Index, static: Stati
         verdict = Verdict.ELSEWHERE
     elif (path, edge.line) in static.unresolved:
         verdict = Verdict.UNRESOLVED
+    elif (path, edge.line) in static.outside:
+        verdict = Verdict.OUT_OF_TREE
     else:
         verdict = Verdict.NO_SITE
-    shown = tuple(sorted(at_site))[:5] if verdict is Verdict.ELSEWHERE else ()
+    if verdict is Verdict.ELSEWHERE:
+        shown = tuple(sorted(at_site))[:5]
+    elif verdict in (Verdict.UNRESOLVED, Verdict.OUT_OF_TREE):
+        shown = tuple(sorted(set(static.outside.get((path, edge.line), ()))))[:5]
+    else:
+        shown = ()
     return Check(edge, caller, callee, kind, verdict, shown)
 
 

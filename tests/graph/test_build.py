@@ -15,7 +15,7 @@ from atlas import stored as stored_files
 from atlas.env import settings as load_settings
 from atlas.errors import BuildMissing
 from atlas.graph import build, build_many, load_graph, load_index, packs, processes, schedule
-from atlas.graph.build import GRAPH_FILE, GRAPH_VERSION, INDEX_FILE, folder
+from atlas.graph.build import GRAPH_FILE, GRAPH_VERSION, INDEX_FILE, SITES_FILE, folder
 from atlas.sources import load_all, locate
 from atlas.sources.sync import sync_pin
 
@@ -61,7 +61,8 @@ def stored(s, framework: str):
     out = folder(s, framework, locate(manifest, "default", s).pin.commit)
     table, unresolved, stats = stored_files.load(out / GRAPH_FILE, GRAPH_VERSION)
     edges = [(table.nodes[table.callers[i]], table.nodes[table.callees[i]], table.attrs(i)) for i in range(len(table))]
-    return table.nodes, edges, unresolved, stats, stored_files.load(out / INDEX_FILE, GRAPH_VERSION)[2]
+    sites = stored_files.load(out / SITES_FILE, GRAPH_VERSION)
+    return table.nodes, edges, unresolved, stats, stored_files.load(out / INDEX_FILE, GRAPH_VERSION)[2], sites
 
 
 def built_alone(settings, tmp_path, monkeypatch):
@@ -83,10 +84,15 @@ def test_build_many_stores_what_build_stores(settings, tmp_path, monkeypatch, wo
     assert [(r.framework, r.rebuilt, r.num_files) for r in reports] == [("vllm", True, 3), ("sglang", True, 4)]
     for framework in TREES:
         assert stored(settings, framework) == stored(alone, framework)
-    nodes, edges, unresolved, _, _ = stored(settings, "vllm")
+    nodes, edges, unresolved, _, _, sites = stored(settings, "vllm")
     assert ("pkg.sched.Scheduler.schedule", "pkg.pool.Pool.take") in {(a, b) for a, b, _ in edges}
-    assert [u[1] for u in unresolved] == ["missing"]
-    _, edges, _, _, _ = stored(settings, "sglang")
+    assert [u.expression for u in unresolved] == ["missing"]
+    assert [(c.expression, c.status.value, c.span.start) for c in sites.sites()] == [
+        ("Pool", "in tree", 6),
+        ("self.pool.take", "in tree", 9),
+        ("missing", "unresolved", 9),
+    ]
+    _, edges, _, _, _, _ = stored(settings, "sglang")
     chain = {(a, b) for a, b, _ in edges}
     assert {
         ("pkg.ops.norm", "op:demo::norm"),

@@ -29,7 +29,10 @@ for folder in sys.argv[2:]:
         facts.append(extract(path.read_bytes(), rel, *module_name(rel)))
 out = Solver(facts, max_rounds=int(__import__("os").environ["ROUNDS"])).solve()
 rows = sorted(f"{a} {b} {line} {p.value}" for (a, b), lines in out.edges.items() for line, p in lines.items())
-rows += sorted(f"site {c} {line} {text} {hit}" for (c, line, text), hit in out.sites.items())
+rows += sorted(
+    f"site {m} {line} {col} {r.caller} {r.site.text} {list(r.targets)} {r.reason}"
+    for (m, line, col), r in out.sites.items()
+)
 print(len(rows), out.rounds, hashlib.sha256("\\n".join(rows).encode()).hexdigest())
 """
 

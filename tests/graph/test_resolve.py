@@ -4,7 +4,7 @@ import pytest
 
 from atlas.graph.resolve import Solver
 from atlas.graph.resolve.rules import ByName, DispatchRules, Instances
-from atlas.model import Provenance
+from atlas.model import Provenance, Unresolved
 from atlas.parse.python import extract, module_name
 
 
@@ -531,6 +531,179 @@ def main(c: Config):
     ),
 ]
 
+FA_UTILS = """
+def get_version():
+    from flash.interface import is_supported
+    if is_supported(3):
+        return 3
+    return 2
+def is_supported(version):
+    from flash.interface import is_supported as _is_supported
+    return _is_supported(version)
+def supports_sinks():
+    return is_supported(4)
+"""
+FLASH = {"flash/__init__.py": "", "flash/interface.py": "def is_supported(version):\n    return True\n"}
+TRITON_BACKEND = """
+import torch
+from attention.decode import decode_attention_fwd
+from attention.extend import extend_attention_fwd
+from utils import cuda_graph_fully_disabled, check_cuda_graph_backend
+class TritonAttnBackend:
+    def __init__(self, runner):
+        self.decode_attention_fwd = torch.compiler.disable(decode_attention_fwd)
+        self.extend_attention_fwd = torch.compile(extend_attention_fwd, dynamic=True)
+        self.breakable = (
+            # captures one complete prefill forward
+            (
+                cuda_graph_fully_disabled()
+                or check_cuda_graph_backend(runner.mode)
+            )
+            and runner.chunked_prefill_size == -1
+        )
+    def forward_decode(self, q):
+        self.decode_attention_fwd(q)
+    def forward_extend(self, q):
+        self.extend_attention_fwd(q)
+"""
+ATTENTION = {
+    "attention/__init__.py": "",
+    "attention/decode.py": "def decode_attention_fwd(q):\n    pass\n",
+    "attention/extend.py": "def extend_attention_fwd(q):\n    pass\n",
+    "utils.py": "def cuda_graph_fully_disabled():\n    pass\ndef check_cuda_graph_backend(mode):\n    pass\n",
+}
+WRAPPED = """
+import functools
+import torch
+from functools import lru_cache, partial, wraps
+def plain(x): pass
+def cached(x): pass
+def configured(x): pass
+def no_grad_fn(x): pass
+def inference_fn(x): pass
+def partial_fn(x, y): pass
+def inner(x): pass
+by_call = lru_cache(cached)
+by_factory = functools.lru_cache(maxsize=8)(configured)
+no_grad = torch.no_grad()(no_grad_fn)
+inference = torch.inference_mode()(inference_fn)
+bound = partial(partial_fn, 1)
+def decorator(fn):
+    @wraps(fn)
+    def wrapper(*args):
+        return fn(*args)
+    return wrapper
+made = wraps(inner)(plain)
+def main():
+    by_call(1)
+    by_factory(1)
+    no_grad(1)
+    inference(1)
+    bound(2)
+    made(3)
+"""
+STRUCTS = """
+import msgspec
+class Handler:
+    def run(self): pass
+class BaseBatchReq(msgspec.Struct, tag=True, kw_only=True, array_like=True):
+    rids: list = None
+class BatchStrOutput(BaseBatchReq, kw_only=True):
+    handler: object = None
+def send():
+    out = BatchStrOutput(rids=[], handler=Handler())
+    out.handler.run()
+"""
+
+SCOPE_AND_POSITION_CASES = [
+    # (name, files, caller, callee, reached): a function-local import hides the module's binding of the name only
+    # inside that function
+    (
+        "a local import is the function's own binding",
+        {"fa.py": FA_UTILS, **FLASH},
+        "fa.get_version",
+        "flash.interface.is_supported",
+        True,
+    ),
+    (
+        "a local import hides the module's def there",
+        {"fa.py": FA_UTILS, **FLASH},
+        "fa.get_version",
+        "fa.is_supported",
+        False,
+    ),
+    (
+        "elsewhere the module's def is the name",
+        {"fa.py": FA_UTILS, **FLASH},
+        "fa.supports_sinks",
+        "fa.is_supported",
+        True,
+    ),
+    (
+        "a local import as another name",
+        {"fa.py": FA_UTILS, **FLASH},
+        "fa.is_supported",
+        "flash.interface.is_supported",
+        True,
+    ),
+    # calls inside a parenthesised boolean after a comment
+    (
+        "a boolean in parentheses after a comment",
+        {"tb.py": TRITON_BACKEND, **ATTENTION},
+        "tb.TritonAttnBackend.__init__",
+        "utils.cuda_graph_fully_disabled",
+        True,
+    ),
+    (
+        "its second operand",
+        {"tb.py": TRITON_BACKEND, **ATTENTION},
+        "tb.TritonAttnBackend.__init__",
+        "utils.check_cuda_graph_backend",
+        True,
+    ),
+    # functions kept through a wrapper outside the tree
+    (
+        "torch.compiler.disable(f) called",
+        {"tb.py": TRITON_BACKEND, **ATTENTION},
+        "tb.TritonAttnBackend.forward_decode",
+        "attention.decode.decode_attention_fwd",
+        True,
+    ),
+    (
+        "torch.compile(f, ...) called",
+        {"tb.py": TRITON_BACKEND, **ATTENTION},
+        "tb.TritonAttnBackend.forward_extend",
+        "attention.extend.extend_attention_fwd",
+        True,
+    ),
+    ("lru_cache(f) called", {"w.py": WRAPPED}, "w.main", "w.cached", True),
+    ("lru_cache(maxsize=8)(f) called", {"w.py": WRAPPED}, "w.main", "w.configured", True),
+    ("torch.no_grad()(f) called", {"w.py": WRAPPED}, "w.main", "w.no_grad_fn", True),
+    ("torch.inference_mode()(f) called", {"w.py": WRAPPED}, "w.main", "w.inference_fn", True),
+    ("partial(f, ...) called", {"w.py": WRAPPED}, "w.main", "w.partial_fn", True),
+    ("wraps(g)(f) called is f", {"w.py": WRAPPED}, "w.main", "w.plain", True),
+    ("wraps(g)(f) called is not g", {"w.py": WRAPPED}, "w.main", "w.inner", False),
+    # a callback a builtin method calls
+    (
+        "list.sort(key=f) calls f",
+        {"s.py": "def rank(x):\n    return x\ndef order(xs):\n    xs = list(xs)\n    xs.sort(key=rank)\n"},
+        "s.order",
+        "s.rank",
+        True,
+    ),
+    # a class whose only __init__ is a library base's (msgspec.Struct, with class keywords)
+    ("constructing a Struct with class keywords", {"io.py": STRUCTS}, "io.send", "io.BatchStrOutput", True),
+    ("its fields hold what the construction passed", {"io.py": STRUCTS}, "io.send", "io.Handler.run", True),
+]
+
+
+@pytest.mark.parametrize(
+    "name, files, caller, callee, reached", SCOPE_AND_POSITION_CASES, ids=[c[0] for c in SCOPE_AND_POSITION_CASES]
+)
+def test_scopes_positions_and_wrappers(name, files, caller, callee, reached):
+    edges = resolve(files).edges
+    assert ((caller, callee) in edges) == reached, sorted(e for e in edges if e[0] == caller)
+
 
 @pytest.mark.parametrize("name, files, caller, callee, provenance", CASES, ids=[c[0] for c in CASES])
 def test_edge_found(name, files, caller, callee, provenance):
@@ -541,8 +714,9 @@ def test_edge_found(name, files, caller, callee, provenance):
 
 def test_unresolved_sites_are_kept():
     result = resolve({"a.py": "def f(x):\n    x.mystery()\n    print(1)\n"})
-    assert result.sites[("a.f", 2, "x.mystery")] == 0
-    assert result.sites[("a.f", 3, "print")] == 1  # a builtin: resolved outside the tree
+    mystery = result.sites[("a", 2, 15)]  # (module, end line, end column)
+    assert (mystery.site.text, mystery.targets, mystery.reason) == ("x.mystery", {}, Unresolved.PARAMETER)
+    assert list(result.sites[("a", 3, 12)].targets) == ["<builtin>.print"]  # resolved outside the tree
 
 
 def test_no_edge_to_a_method_of_an_unrelated_class():

@@ -51,3 +51,29 @@ def test_table_is_the_networkx_one(cut):
         assert a in builder
         for b in g.nodes:
             assert builder.has_edge(a, b) == g.has_edge(a, b)
+
+
+def test_site_table_gives_back_its_rows_in_file_order():
+    from atlas.graph.table import site_table
+    from atlas.model import SiteStatus, Unresolved
+
+    rows = [
+        ("m.f", "b.py", 3, 4, 3, 9, "g", SiteStatus.IN_TREE, None, ("m.g",)),
+        ("m.f", "a.py", 7, 0, 8, 1, "x.go", SiteStatus.UNRESOLVED, Unresolved.PARAMETER, ()),
+        ("m", "a.py", 2, 0, 2, 6, "len", SiteStatus.BUILTIN, None, ("builtins.len",)),
+    ]
+    table = site_table(rows)
+    got = [
+        (c.caller, c.span.path, c.span.start, c.column, c.span.end, c.expression, c.status, c.reason, c.targets)
+        for c in table.sites()
+    ]
+    assert got == [
+        ("m", "a.py", 2, 0, 2, "len", SiteStatus.BUILTIN, None, ("builtins.len",)),
+        ("m.f", "a.py", 7, 0, 8, "x.go", SiteStatus.UNRESOLVED, Unresolved.PARAMETER, ()),
+        ("m.f", "b.py", 3, 4, 3, "g", SiteStatus.IN_TREE, None, ("m.g",)),
+    ]
+    assert [(table.end_lines[i], table.end_cols[i]) for i in range(len(table))] == [(2, 6), (8, 1), (3, 9)]
+    assert [c.expression for c in table.sites(SiteStatus.UNRESOLVED)] == ["x.go"]
+    assert table.counts() == {
+        s.value: 1 if s in (SiteStatus.BUILTIN, SiteStatus.UNRESOLVED, SiteStatus.IN_TREE) else 0 for s in SiteStatus
+    }

@@ -187,7 +187,7 @@ def test_pack_round_trip_through_marshal():
         (
             "# \u00fcber\nclass \u00c4rger:\n    def g\u00e4(self):\n        return self.\u00e4()\n",
             "m.\u00c4rger.g\u00e4",
-            Return(Call(Attribute(Name("self", (0,)), "\u00e4"), (), (), Site(4, 4, "self.\u00e4")), 4),
+            Return(Call(Attribute(Name("self", (0,)), "\u00e4"), (), (), Site(4, 4, "self.\u00e4", 15, 24)), 4),
         ),
     ],
 )

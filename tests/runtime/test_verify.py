@@ -214,3 +214,40 @@ def test_a_bad_recording_says_what_to_do(tmp_path, content, says):
         path.write_text(content)
     with pytest.raises(ConfigError, match=says):
         recording.load(path)
+
+
+def test_a_site_that_reached_only_code_outside_the_tree_says_what():
+    """With the graph's site table, a missed edge at a call site resolved outside the tree names what it reached,
+    and one at an unresolved site the reason."""
+    from atlas.graph.table import site_table
+    from atlas.model import SiteStatus, Unresolved
+
+    index = make_index()
+    graph = make_graph(index)
+    sites = site_table(
+        [
+            (
+                "pkg.core.drive",
+                "src/pkg/core.py",
+                28,
+                4,
+                28,
+                11,
+                "e.run",
+                SiteStatus.UNRESOLVED,
+                Unresolved.RECEIVER,
+                (),
+            ),
+            ("pkg.core.drive", "src/pkg/core.py", 30, 4, 30, 12, "model", SiteStatus.TORCH, None, ("torch.nn.Module",)),
+        ]
+    )
+    graph = AtlasGraph(PIN, graph.graph, index.symbols, graph.unresolved, None, None, sites)
+    edges = (
+        edge("drive", 28, "pkg/core.py", "Engine.numbers", 16),
+        edge("drive", 30, "pkg/core.py", "Engine.numbers", 16),
+    )
+    report = verify(make_recording(edges), index, graph, "src")
+    assert [(c.verdict, c.site_callees) for c in report.checks] == [
+        (Verdict.UNRESOLVED, ("receiver has no known value",)),
+        (Verdict.OUT_OF_TREE, ("torch.nn.Module",)),
+    ]

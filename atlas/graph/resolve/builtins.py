@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from atlas.graph.resolve import calls, classes, expressions, heap, names
+from atlas.graph.resolve.sites import PYCG_PREFIX
 from atlas.graph.resolve.values import (
     BOUND_METHOD,
     CLASS,
@@ -24,6 +25,7 @@ from atlas.graph.resolve.values import (
     Values,
     constant,
     instance,
+    klass,
     obj,
     some,
 )
@@ -43,6 +45,45 @@ CONTAINERS: Final = {
     "collections.deque": "iterable",
 }
 PARTIALS: Final = frozenset({"functools.partial", "functools.partialmethod"})
+# External callables that return their first positional argument wrapped (calling the result runs it: a function or
+# class of the tree, or an nn.Module instance), and that, called without it, return a decorator doing so
+# (`torch.no_grad()(f)`, `functools.lru_cache(maxsize=8)(f)`, `torch.compile(mode=...)(model)`).
+WRAPPERS: Final = frozenset(
+    {
+        "torch.compile",
+        "torch.compiler.disable",
+        "torch._dynamo.disable",
+        "torch.compiler.allow_in_graph",
+        "torch._dynamo.allow_in_graph",
+        "torch.no_grad",
+        "torch.inference_mode",
+        "torch.enable_grad",
+        "torch.set_grad_enabled",
+        "torch.autocast",
+        "torch.amp.autocast",
+        "torch.cuda.amp.autocast",
+        "torch.jit.script",
+        "torch.jit.ignore",
+        "torch.jit.unused",
+        "torch.fx.wrap",
+        "torch.library.custom_op",
+        "functools.lru_cache",
+        "functools.cache",
+        "functools.update_wrapper",
+        "functools.singledispatch",
+        "functools.total_ordering",
+        "contextlib.contextmanager",
+        "contextlib.asynccontextmanager",
+        "atexit.register",
+        "abc.abstractmethod",
+        "typing.final",
+        "typing.no_type_check",
+        "dataclasses.dataclass",
+    }
+)
+FACTORIES: Final = frozenset({"functools.wraps"})  # always a decorator: `wraps(inner)(wrapper)` gives wrapper
+WRAPPING: Final = "wrapping"  # Value.extra of the decorator a wrapper or factory returned
+CALLABLE: Final = frozenset({FUNCTION, BOUND_METHOD, CLASS, INSTANCE, DISPATCHED})
 CASTS: Final = frozenset({"typing.cast", "typing_extensions.cast"})  # cast(T, x): x, and what T promises
 # External callables that give back one of their arguments (the index), as it is or a copy of the same classes.
 RETURNS_ARGUMENT: Final = {"typing.assert_type": 0, "copy.copy": 0, "copy.deepcopy": 0, "dataclasses.replace": 0}
@@ -50,6 +91,7 @@ RETURNS_ARGUMENT: Final = {"typing.assert_type": 0, "copy.copy": 0, "copy.deepco
 HEAP_PUTS: Final = frozenset({"heapq.heappush", "heapq.heappushpop", "heapq.heapreplace"})
 HEAP_TAKES: Final = frozenset({"heapq.heappop", "heapq.heappushpop", "heapq.heapreplace"})
 COPIES: Final = frozenset({"iter", "reversed", "sorted", "list", "tuple", "set", "frozenset"})
+EMPTY: Final = frozenset({"list", "tuple", "set", "frozenset"})  # called without arguments: an empty container
 STRINGS: Final = frozenset({"str", "repr", "format", "chr", "input", "ascii", "hex", "oct", "bin"})
 # Builtins that call a protocol method of an instance argument, and the method.
 PROTOCOL: Final = {
@@ -64,7 +106,6 @@ PROTOCOL: Final = {
     "reversed": "__reversed__",
 }
 CALLS_ITS_FUNCTION: Final = frozenset({"sorted", "min", "max"})  # with key=: called with each element
-PYCG_PREFIX: Final = {"dict": "<**PyDict**>", "list": "<**PyList**>"}  # PyCG's names of the builtin types
 
 
 def call_external(
@@ -97,11 +138,27 @@ def call_external(
         found = {f: None for f in values[0] if f.kind in (FUNCTION, BOUND_METHOD, CLASS)}
         if found:
             return found
+    if v.extra == WRAPPING or v.name in WRAPPERS or v.name in FACTORIES:
+        return wrapped(s, v, args, values)
     if v.name in calls.KERNEL_WRAPPERS:  # k = triton.jit(fn), triton.jit(**options)(fn)
         kernels = {f: None for f in (values[0] if values else NOTHING) if f.kind == FUNCTION}
         s.kernel_functions.update(f.name for f in kernels)
         return kernels or ({v: None} if not args else {Value(LIBRARY_RESULT, "triton"): None})
     return {Value(LIBRARY_RESULT, v.name.split(".")[0]): None}  # some object of that library
+
+
+def wrapped(s: Solver, v: Value, args: tuple[Expr, ...], values: list[Values]) -> Values:
+    """What a wrapper outside the tree returns (WRAPPERS): the function, class or module instance it wraps, as a
+    call of the result reaches it; called without one (or a factory, FACTORIES), the decorator that wraps what it is
+    given next."""
+    positional = [value for a, value in zip(args, values) if not isinstance(a, Starred)]
+    if positional and (v.extra == WRAPPING or v.name not in FACTORIES):
+        found = {f: None for f in positional[0] if f.kind in CALLABLE}
+        if found:
+            return found
+        if v.extra == WRAPPING:
+            return {Value(LIBRARY_RESULT, v.name.split(".")[0]): None}
+    return {Value(EXTERNAL, v.name, None, WRAPPING): None}
 
 
 def heap_queue(s: Solver, name: str, values: list[Values]) -> Values:
@@ -192,9 +249,13 @@ def call_container_method(
                 heap.write_slot(s, alloc, k.name, expressions.evaluate(s, k.value))
         return NOTHING
     calls.edge(s, f"{PYCG_PREFIX[kind]}.{method}", site, func)
-    values, _ = calls.evaluate_arguments(s, args, keywords)
+    values, keyword_values = calls.evaluate_arguments(s, args, keywords)
     if kind == "list":
-        if method in ("append", "appendleft", "insert") and values:  # (a deque is a list here)
+        if method == "sort":  # sort(key=f) calls f with each element
+            for name, given in keyword_values:
+                if name == "key":
+                    call_back(s, given, [heap.elements(s, alloc)], site, func)
+        elif method in ("append", "appendleft", "insert") and values:  # (a deque is a list here)
             heap.write_slot(s, alloc, "*", values[-1])
         elif method in ("extend", "extendleft") and values:
             heap.write_slot(s, alloc, "*", expressions.iterate(s, values[0]))
@@ -304,6 +365,8 @@ def call_builtin(
         call_back(s, key, [expressions.iterate(s, values[0])], site, func)
     if name in COPIES and values:
         return new_list(s, name, site, expressions.iterate(s, values[0]))
+    if name in EMPTY and not args and not s.pycg:  # `set()`: a new container, whose methods are known
+        return new_list(s, name, site, NOTHING)
     if name in ("min", "max") and values:
         return expressions.iterate(s, values[0]) if len(values) == 1 else _union(values)
     if name == "next" and values:
@@ -329,6 +392,11 @@ def call_builtin(
                 names.setattr_(s, values[0], attr, values[2])
         if name == "getattr" and len(values) > 2:
             out.update(values[2])
+        return out
+    if name == "type" and len(values) == 1:  # type(x): the class of x (`type(self)(...)` constructs one)
+        for v in values[0]:
+            if v.kind == INSTANCE or v.kind == DISPATCHED:
+                out[klass(v.name)] = None
         return out
     if name in STRINGS:
         out[some("str")] = None

@@ -5,7 +5,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from atlas.graph.resolve import builtins, classes, contexts, declared, dispatch, expressions, heap, summaries
+from atlas.graph.resolve import (
+    builtins,
+    classes,
+    contexts,
+    declared,
+    dispatch,
+    expressions,
+    heap,
+    names,
+    sites,
+    summaries,
+)
 from atlas.graph.resolve.heap import PARAMETER, Context
 from atlas.graph.resolve.values import (
     BOUND_METHOD,
@@ -59,28 +70,37 @@ RANK: Final = {
     )
 }
 _NOT_CALLABLE: Final = frozenset({CONSTANT, OBJECT, GENERATOR, SUPER, MODULE})
-_IN_TREE: Final = frozenset({FUNCTION, BOUND_METHOD, CLASS, INSTANCE, DISPATCHED, PROPERTY})
 
 
 def call_expr(s: Solver, e: Call) -> Values:
-    callees = expressions.evaluate(s, e.func)
+    func = e.func
+    receivers: Values | None = None
+    if isinstance(func, Attribute):  # (the receiver kept: why a method was not found, atlas.graph.resolve.sites)
+        receivers = expressions.evaluate(s, func.value)
+        callees = names.getattr_(s, receivers, func.attr)
+    else:
+        callees = expressions.evaluate(s, func)
     site = e.site
-    key = (s.ctx.caller, site.line, site.text)
+    record = sites.record(s, site)
     out: Values = {}
-    hit = 0
     saved = s.arg_memo
+    saved_site = s.site, s.site_record
     s.arg_memo = None  # the arguments are evaluated once, for the first callee that takes them
+    s.site, s.site_record = site, record  # the edges this call makes name its targets (edge)
     for v in callees:
         if v.kind in _NOT_CALLABLE:
             continue
-        hit = max(hit, 2 if v.kind in _IN_TREE else 1)
-        out.update(invoke(s, v, e.args, e.keywords, site, e.func))
+        out.update(invoke(s, v, e.args, e.keywords, site, func))
     if not arguments_evaluated(s, e):  # no callee took the arguments: their calls run all the same (a dataclass's
         evaluate_arguments(s, e.args, e.keywords)  # fields, an unknown callee)
     s.arg_memo = saved
-    if hit > s.out.sites.get(key, -1):
-        s.out.sites[key] = hit
-    func = e.func
+    s.site, s.site_record = saved_site
+    if not record.targets:
+        sites.reach_outside(s, record, callees, func)
+    if record.targets:
+        record.reason = record.parameter = None
+    else:
+        sites.explain(s, record, func, callees, receivers)
     called = func.id if isinstance(func, Name) else func.attr if isinstance(func, Attribute) else ""
     if s.by_name and called in s.by_name:
         dispatch.note_named_call(s, s.by_name[called], e.args, e.keywords, site)
@@ -99,6 +119,8 @@ def arguments_evaluated(s: Solver, e: Call) -> bool:
 def edge(s: Solver, callee: str, site: Site | None, func: Expr, provenance: Provenance | None = None) -> None:
     """An edge from the caller being evaluated to `callee` at `site`'s line; without `provenance`, what the callee
     expression says: a plain name, `self.`/`cls.`/`super().` static, a kernel subscript a launch, else inferred."""
+    if site is s.site:  # the call being evaluated reaches the callee
+        s.site_record.targets[callee] = None
     lines = s.out.edges.get((s.ctx.caller, callee))
     if lines is None:
         lines = s.out.edges[(s.ctx.caller, callee)] = {}
@@ -301,6 +323,8 @@ def enter(
         if len(value) <= s.cap:
             heap.write_variable(s, fid, p.name, PARAMETER, value)
             passed[p.name] = value
+        else:  # too wide a guess to pass on: calls through the parameter are past a bound
+            s.out.capped.add((fid, p.name))
         pos += 1
     extra: list[tuple[str, Values]] = []
     for k, value in keyword_values:
@@ -311,6 +335,8 @@ def enter(
                 if len(value) <= s.cap:
                     heap.write_variable(s, fid, k, PARAMETER, value)
                     passed[k] = value
+                else:
+                    s.out.capped.add((fid, k))
                 break
         else:
             extra.append((k, value))
@@ -341,7 +367,8 @@ def construct(
     s: Solver, cls: str, args: tuple[Expr, ...], keywords: tuple[Keyword, ...], func: Expr, site: Site | None
 ) -> Values:
     """`cls(...)`: its `__init__` runs on a new instance (an external base's `__init__` is an edge out of the tree);
-    a class with no `__init__` of its own (a dataclass, say) gets the edge itself."""
+    a class with no `__init__` in the tree (a dataclass, a msgspec Struct, a class whose only `__init__` is a
+    library base's) gets the edge itself."""
     inst = instance(cls)
     declared.note_constructed(s, cls)
     if not s.pycg:  # a class of the tree defining __new__ (CustomOp's): it runs first, given the class
@@ -354,7 +381,7 @@ def construct(
             call_function(s, m.name, inst, args, keywords, site, func)
         elif m.kind == EXTERNAL:
             edge(s, m.name, site, func)
-    if site is not None and not s.pycg and not inits:
+    if site is not None and not s.pycg and not any(m.kind == BOUND_METHOD for m in inits):
         edge(s, cls, site, func)
         fields = classes.generated_init_fields(s, cls)
         if fields is not None:
@@ -384,6 +411,6 @@ def construct_with_values(s: Solver, cls: str, values: list[Values], func: Expr,
             call_with_values(s, m.name, inst, values, site, func)
         elif m.kind == EXTERNAL:
             edge(s, m.name, site, func)
-    if not inits:
+    if not any(m.kind == BOUND_METHOD for m in inits):
         edge(s, cls, site, func)
     return {inst: None}

@@ -30,6 +30,9 @@ ENUM_BASES: Final = frozenset(
     {"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag", "enum.ReprEnum"}
 )
 TUPLE_BASES: Final = frozenset({"typing.NamedTuple", "typing_extensions.NamedTuple"})
+# Library bases that generate `__init__` from the annotated fields, as a dataclass does (keyword arguments, fields in
+# order).
+FIELD_BASES: Final = frozenset({"msgspec.Struct", "pydantic.BaseModel", "pydantic.main.BaseModel"})
 MAX_SUBCLASS_METHODS: Final = 40  # a name more subclasses define than this is too generic to follow
 # What an MRO entry is
 INTERNAL: Final = 0  # a class of the tree
@@ -137,7 +140,7 @@ def generated_init_fields(s: Solver, cls: str) -> list[str] | None:
     of a dataclass (`@dataclass`, `@dataclasses.dataclass(...)`) or NamedTuple, bases' first, in the order they are
     declared; None for any other class."""
     mro_, internal, walk = mro_walk(s, cls)
-    generated = any(name in TUPLE_BASES for name, what in walk if what == PLAIN)
+    generated = any(name in TUPLE_BASES or name in FIELD_BASES for name, what in walk if what != INTERNAL)
     fields: list[str] = []
     for k in internal[::-1]:
         scope = s.scopes.get(k)

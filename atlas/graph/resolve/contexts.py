@@ -243,8 +243,8 @@ def node_of(s: Solver, sid: str) -> tuple[str, str]:
 
 
 def finish(s: Solver) -> None:
-    """The resolution's edges and call sites between graph nodes (node_of): a clone's edges on its origin's node,
-    the contexts they were made in kept per edge line."""
+    """The resolution's edges between graph nodes (node_of): a clone's edges on its origin's node, the contexts they
+    were made in kept per edge line; each call site's caller the function the code shows, its targets nodes."""
     out = s.out
     edges: dict[tuple[str, str], dict[int, Provenance]] = {}
     found: dict[tuple[str, str, int], set[tuple[str, str]]] = {}
@@ -259,11 +259,9 @@ def finish(s: Solver) -> None:
                 have[line] = provenance
             if a_ctx or b_ctx:
                 found.setdefault((a, b, line), set()).add((a_ctx, b_ctx))
-    sites: dict[tuple[str, int, str], int] = {}
-    for (caller, line, text), hit in out.sites.items():
-        key = (node_of(s, caller)[0], line, text)
-        sites[key] = max(hit, sites.get(key, -1))
+    for record in out.sites.values():  # one per call expression: its caller is the function the code shows
+        record.caller = s.origin.get(record.caller, record.caller)
+        record.targets = {node_of(s, t)[0]: None for t in record.targets}
     out.edges = edges
-    out.sites = sites
     out.contexts = found
     out.clones = {sid: origin for sid, origin in s.origin.items() if sid not in s.roots}

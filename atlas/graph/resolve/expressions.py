@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from atlas.graph.resolve import calls, classes, declared, heap, names, summaries
+from atlas.graph.resolve.heap import PARAMETER
 from atlas.graph.resolve.values import (
     BOUND_METHOD,
     BUILTIN,
@@ -73,7 +74,7 @@ def evaluate(s: Solver, e: Expr) -> Values:
     if isinstance(e, DictDisplay):
         return dict_display(s, e)
     if isinstance(e, Lambda):
-        return {function(e.scope + s.ctx.suffix): None}
+        return lambda_(s, e)
     if isinstance(e, Either):
         out: Values = {}
         for x in e.options:
@@ -120,6 +121,17 @@ def narrow(s: Solver, e: Narrow) -> Values:
     for cls in checked:
         out.update(declared.promised(s, cls, False))
     return out
+
+
+def lambda_(s: Solver, e: Lambda) -> Values:
+    """A lambda: its defaults are evaluated where it stands, and are its parameters' values until a call passes
+    others."""
+    sid = e.scope + s.ctx.suffix
+    scope = s.scopes.get(sid)
+    for p in scope.params if scope is not None else ():
+        if p.default is not None:
+            heap.write_variable(s, sid, p.name, PARAMETER, evaluate(s, p.default))
+    return {function(sid): None}
 
 
 def operation(s: Solver, e: Operation) -> Values:
@@ -243,6 +255,8 @@ def subscript(s: Solver, values: Values, index: Expr, line: int) -> Values:
             out.update(call_method(s, v, "__getitem__", (index,), Site(line, line, "[]")))
         elif kind == PARAM_RESULT:
             out.update(subscript(s, summaries.param_results(s, v), index, line))
+    if keys is None and not isinstance(index, (Name, Constant)):  # the index's calls run whatever is subscripted
+        evaluate(s, index)
     return out
 
 

@@ -12,6 +12,7 @@ from atlas.graph.resolve import contexts, declared, dispatch, heap, statements
 from atlas.graph.resolve.cells import Cells
 from atlas.graph.resolve.heap import Context
 from atlas.graph.resolve.rules import ByName, DispatchRules
+from atlas.graph.resolve.sites import SiteRecord
 from atlas.graph.resolve.summaries import calls_parameters, returned_parameters
 from atlas.graph.resolve.values import DISPATCHED, Value
 from atlas.model import Provenance
@@ -28,6 +29,7 @@ from atlas.parse.python.ir import (
     Name,
     NameTarget,
     Scope,
+    Site,
     Step,
 )
 
@@ -36,11 +38,13 @@ MAX_ROUNDS: Final = 64  # a guard: real trees reach their fixpoint in far fewer 
 
 @dataclass(slots=True)
 class Resolution:
-    """What resolution found: edges (caller, callee) -> {line: provenance}, and call sites -> 0 unresolved,
-    1 resolved outside the tree, 2 in the tree."""
+    """What resolution found: edges (caller, callee) -> {line: provenance}, and every call expression evaluated,
+    (module, end line, end column) -> what it reached or why nothing (atlas.graph.resolve.sites)."""
 
     edges: dict[tuple[str, str], dict[int, Provenance]] = field(default_factory=dict)
-    sites: dict[tuple[str, int, str], int] = field(default_factory=dict)
+    sites: dict[tuple[str, int, int], SiteRecord] = field(default_factory=dict)
+    capped: set[tuple[str, str]] = field(default_factory=set)  # (function, parameter) given an argument too wide to
+    # pass on (calls.enter): calls through it are past a bound
     # (caller, callee, line) -> the (caller's context, callee's context) pairs it was made in, where a context
     # told them apart (atlas.graph.resolve.contexts.finish)
     contexts: dict[tuple[str, str, int], set[tuple[str, str]]] = field(default_factory=dict)
@@ -82,6 +86,10 @@ class Solver:
                 self.bodies.append(s)
                 if s.id not in self.scopes or not statements.accessor(s):
                     self.scopes[s.id] = s
+        self.redefined: dict[str, list[Scope]] = {}  # ids of several scopes (`if X: def f` ... `else: def f`)
+        for b in self.bodies:
+            if self.scopes[b.id] is not b:
+                self.redefined.setdefault(b.id, []).append(b)
         # properties with a setter (the ids of their getters)
         self.setters = frozenset(b.id for b in self.bodies if statements.accessor(b) == "setter")
         self.submodules: dict[str, set[str]] = {}  # module -> the dotted names under it that are modules
@@ -95,6 +103,12 @@ class Solver:
             for step in s.steps
             if isinstance(step.stmt, ImportFrom) and any(n.name == "*" for n in step.stmt.names)
         }
+        self.outside_stars: dict[str, list[str]] = {}  # module -> the modules outside the tree it star-imports
+        for s in self.bodies:
+            for step in s.steps if s.kind == "module" else ():
+                stmt = step.stmt
+                if isinstance(stmt, ImportFrom) and stmt.module not in self.modules and stmt.names[0].name == "*":
+                    self.outside_stars.setdefault(s.id, []).append(stmt.module)
         self.caller_of = {sid: self.caller(s) for sid, s in self.scopes.items()}
         self.class_of = {sid: self._enclosing_class(s) for sid, s in self.scopes.items()}
         self.children: dict[str, list[Scope]] = {}  # scope id -> the bodies directly inside it
@@ -146,6 +160,9 @@ class Solver:
         self.ctx = Context("", 0, "", True)
         self.num_evaluated = 0
         self.arg_memo: tuple | None = None  # see atlas.graph.resolve.calls.evaluate_arguments
+        self.module = ""  # the module of the statement being evaluated
+        self.site: Site | None = None  # the call being evaluated, and its record (atlas.graph.resolve.sites)
+        self.site_record = SiteRecord(Site(0, 0, ""), "")
         self.by_name: dict[str, ByName] = {rule.call: rule for rule in rules.by_name}
         self.named_calls: set[tuple[str, int, str, ByName]] = set()
         self.out = Resolution()

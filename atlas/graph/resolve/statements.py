@@ -33,6 +33,7 @@ from atlas.parse.python.ir import (
     Annotation,
     Assign,
     Attribute,
+    Constant,
     Define,
     Display,
     Evaluate,
@@ -64,6 +65,7 @@ END: Final = 1 << 30  # the line a return or yield reads the heap at: after ever
 
 def run(s: Solver, scope: Scope, caller: str, step: Step) -> None:
     stmt = step.stmt
+    s.module = scope.module  # (a scope's id may name a scope of another file too: a module and a function)
     for name, version in step.guard:  # under a type check: only when the checked binding can hold a value
         cell = s.cells.watch(s.cells.variable(scope.id, name))
         cell.flow = True  # its writers are looked at one by one: a new one matters even when the union stays
@@ -89,10 +91,11 @@ def run(s: Solver, scope: Scope, caller: str, step: Step) -> None:
         if stmt.truth and not s.pycg:
             truth(s, values, stmt.line)
     elif isinstance(stmt, Define):
+        defined = defined_scope(s, stmt)
         if stmt.is_class:
-            define_class(s, s.scopes[stmt.scope + s.ctx.suffix], stmt.target)
+            define_class(s, defined, stmt.target)
         else:
-            define(s, scope, s.scopes[stmt.scope + s.ctx.suffix], stmt.target)
+            define(s, scope, defined, stmt.target)
     elif isinstance(stmt, For):
         assign(s, stmt.target, expressions.iterate(s, expressions.evaluate(s, stmt.iterable)), strong=False)
     elif isinstance(stmt, With):
@@ -106,6 +109,21 @@ def run(s: Solver, scope: Scope, caller: str, step: Step) -> None:
         for v in expressions.evaluate(s, stmt.value):
             if v.kind == CLASS:
                 calls.construct(s, v.name, (), (), stmt.value, None)
+
+
+def defined_scope(s: Solver, stmt: Define) -> Scope:
+    """The scope a `def` or `class` statement defines: of several with its id (`if X: def f` ... `else: def f`),
+    the first that starts at or after the statement (its decorators, defaults and bases are its own); in a clone,
+    the clone's (atlas.graph.resolve.contexts)."""
+    if s.ctx.suffix:
+        return s.scopes[stmt.scope + s.ctx.suffix]
+    found = s.scopes[stmt.scope]
+    others = s.redefined.get(stmt.scope)
+    if others:
+        after = [c for c in (found, *others) if c.start >= stmt.line]
+        if after:
+            found = min(after, key=lambda c: c.start)
+    return found
 
 
 def with_statement(s: Solver, stmt: With) -> None:
@@ -187,6 +205,8 @@ def assign(s: Solver, target: Target, values: Values, strong: bool | None = None
                             Attribute(Name("<instance>"), "__setitem__"),
                         )
         if not objs:
+            if not isinstance(target.index, (Name, Constant)):  # the index's calls run all the same
+                expressions.evaluate(s, target.index)
             return
         consts = expressions.constant_keys(expressions.evaluate(s, target.index))
         for o in objs:

@@ -224,6 +224,8 @@ def _e(e: Any) -> tuple:
             e.site.line,
             e.site.end_line,
             e.site.text,
+            e.site.col,
+            e.site.end_col,
         )
     if isinstance(e, Subscript):
         return (SUBSCRIPT, _e(e.value), _e(e.index), e.line)
@@ -304,7 +306,7 @@ def _expr(t: tuple) -> Expr:
             _expr(t[1]),
             tuple(_expr(a) for a in t[2]),
             tuple(Keyword(k, _expr(v)) for k, v in t[3]),
-            Site(t[4], t[5], t[6]),
+            Site(t[4], t[5], t[6], t[7], t[8]),
         )
     if code == SUBSCRIPT:
         return Subscript(_expr(t[1]), _expr(t[2]), t[3])

@@ -80,30 +80,29 @@ def target(w: FileWalk, node: Any) -> Target:
     t: str = node.type
     if t == "identifier":
         name = w.name(node)
+        name = w.renames.get(name, name) if w.renames else name
         w.bind(name)
         return NameTarget(name)
     if t == "attribute":
         return Attribute(expr(w, node.child_by_field_id(F_OBJECT)), w.name(node.child_by_field_id(F_ATTRIBUTE)))
     if t == "subscript":
-        subs = node.named_children[1:]
-        return Subscript(
-            expr(w, node.child_by_field_id(F_VALUE)),
-            expr(w, subs[0]) if len(subs) == 1 else UNKNOWN,
-            node.start_point[0] + 1,
-        )
+        return Subscript(expr(w, node.child_by_field_id(F_VALUE)), index(w, node), node.start_point[0] + 1)
     if t in ("pattern_list", "tuple_pattern", "list_pattern", "expression_list", "tuple", "list"):
-        return Unpack(tuple(target(w, c) for c in node.named_children))
-    if t in ("list_splat_pattern", "list_splat") and node.named_children:
-        return StarTarget(target(w, node.named_children[0]))
-    if t == "parenthesized_expression" and node.named_children:
-        return target(w, node.named_children[0])
+        return Unpack(tuple(target(w, c) for c in kids(node)))
+    inner = first(node)
+    if t in ("list_splat_pattern", "list_splat") and inner is not None:
+        return StarTarget(target(w, inner))
+    if t == "parenthesized_expression" and inner is not None:
+        return target(w, inner)
+    rest(w, node)
     return UNKNOWN
 
 
 def expr(w: FileWalk, node: Any) -> Expr:
     t: str = node.type
     if t == "identifier":
-        return Name(sys.intern(w.chars[node.start_byte : node.end_byte]) if w.ascii else w.name(node))
+        name = sys.intern(w.chars[node.start_byte : node.end_byte]) if w.ascii else w.name(node)
+        return Name(w.renames.get(name, name) if w.renames else name)
     if t == "attribute":
         attribute = node.child_by_field_id(F_ATTRIBUTE)
         return Attribute(
@@ -124,7 +123,7 @@ def expr(w: FileWalk, node: Any) -> Expr:
     if t == "subscript":
         return subscript(w, node)
     if t in ("list", "tuple", "set", "expression_list"):
-        return Display(tuple(element(w, c) for c in node.named_children), w.alloc(node))
+        return Display(tuple(element(w, c) for c in kids(node)), w.alloc(node))
     if t == "dictionary":
         entries: list[DictEntry] = []
         for c in node.named_children:
@@ -133,8 +132,9 @@ def expr(w: FileWalk, node: Any) -> Expr:
             elif c.type == "dictionary_splat" and c.named_children:
                 entries.append(DictEntry(None, expr(w, c.named_children[0])))
         return DictDisplay(tuple(entries), w.alloc(node))
-    if t in ("parenthesized_expression", "await", "type") and node.named_children:
-        return expr(w, node.named_children[0])
+    if t in ("parenthesized_expression", "await", "type"):
+        inner = first(node)
+        return expr(w, inner) if inner is not None else UNKNOWN
     if t == "lambda":
         return lambda_expr(w, node)
     if t in ("conditional_expression", "boolean_operator"):
@@ -162,16 +162,56 @@ def expr(w: FileWalk, node: Any) -> Expr:
         return Operation("__bool__", (operand,), "", False, node.start_point[0] + 1)
     if t in ("list_comprehension", "set_comprehension", "generator_expression", "dictionary_comprehension"):
         return comprehension(w, node)
-    if t == "named_expression":
+    if t == "named_expression":  # binds in the enclosing function, even inside a comprehension
         value = expr(w, node.child_by_field_id(F_VALUE))
-        w.emit(Assign((target(w, node.child_by_field_id(F_NAME)),), value, (), node.start_point[0] + 1))
+        name = w.name(node.child_by_field_id(F_NAME))
+        w.bind(name)
+        w.emit(Assign((NameTarget(name),), value, (), node.start_point[0] + 1))
         return value
     if t == "yield":
         return yield_expr(w, node)
-    if t in ("list_splat", "dictionary_splat") and node.named_children:
-        return Elements(expr(w, node.named_children[0]))
+    if t in ("list_splat", "dictionary_splat") and first(node) is not None:
+        return Elements(expr(w, first(node)))
     if t == "keyword_argument":
         return expr(w, node.child_by_field_id(F_VALUE))
+    return rest(w, node)
+
+
+def kids(node: Any) -> list[Any]:
+    """The node's named children less comments (a comment may sit anywhere inside brackets)."""
+    return [c for c in node.named_children if c.type != "comment"]
+
+
+def first(node: Any) -> Any:
+    """The node's first named child that is no comment, or None."""
+    for c in node.named_children:
+        if c.type != "comment":
+            return c
+    return None
+
+
+def rest(w: FileWalk, node: Any) -> Expr:
+    """A node the IR does not model (a slice, a syntax error's pieces, a newer construct): its value is not
+    followed, but the calls inside it run all the same, so its parts are evaluated where it stands."""
+    line = node.start_point[0] + 1
+    for c in kids(node):
+        e = expr(w, c)
+        if not isinstance(e, (Name, Constant, Unknown)):
+            w.emit(Evaluate(e, line))
+    return UNKNOWN
+
+
+def index(w: FileWalk, node: Any) -> Expr:
+    """The index of subscript `node`: one expression, else (`x[a, b:c]`) a value the IR does not follow, its parts
+    evaluated."""
+    subs = kids(node)[1:]
+    if len(subs) == 1:
+        return expr(w, subs[0])
+    line = node.start_point[0] + 1
+    for sub in subs:
+        e = expr(w, sub)
+        if not isinstance(e, (Name, Constant, Unknown)):
+            w.emit(Evaluate(e, line))
     return UNKNOWN
 
 
@@ -190,6 +230,8 @@ def comparison(w: FileWalk, node: Any) -> Expr:
     operands: list[Expr] = []
     operators: list[str] = []
     for c in node.children:
+        if c.type == "comment":
+            continue
         if c.is_named:
             operands.append(expr(w, c))
         elif operators and len(operators) >= len(operands):  # `not in`, `is not`: one operator of two words
@@ -213,11 +255,11 @@ def comparison(w: FileWalk, node: Any) -> Expr:
 
 def string(w: FileWalk, node: Any, t: str) -> Expr:
     """A plain string is a constant (its first piece: enough for a name dispatched by string); the calls an
-    f-string's interpolations make are evaluated."""
-    kids = node.named_children
+    f-string's interpolations make are evaluated (in each piece of a concatenation)."""
+    parts = node.named_children
     if t == "string":
         content = None
-        for c in kids:
+        for c in parts:
             ct: str = c.type
             if ct == "interpolation":
                 break
@@ -225,9 +267,11 @@ def string(w: FileWalk, node: Any, t: str) -> Expr:
                 content = c
         else:
             return Constant(w.text(content) if content is not None else "")
-    for c in kids:
+    for c in parts:
         if c.type == "interpolation":
             interpolation(w, c)
+        elif c.type == "string":
+            string(w, c, "string")
     return Constant("")
 
 
@@ -246,7 +290,7 @@ def interpolation(w: FileWalk, node: Any) -> None:
             if method == "__repr__" and not any(p.type == "type_conversion" for p in parts):
                 method = "__format__"  # `{value=:spec}` formats the value with the spec
             for nested in c.named_children:
-                if nested.type == "interpolation":
+                if nested.type in ("interpolation", "format_expression"):
                     interpolation(w, nested)
     line = parts[0].start_point[0] + 1
     w.emit(Evaluate(Operation(method, (expr(w, parts[0]),), "", False, line), line))
@@ -254,23 +298,29 @@ def interpolation(w: FileWalk, node: Any) -> None:
 
 def subscript(w: FileWalk, node: Any) -> Expr:
     value = expr(w, node.child_by_field_id(F_VALUE))
-    subs = node.named_children[1:]
+    subs = kids(node)[1:]
     if len(subs) == 1 and subs[0].type == "slice":
         bounds: list[Expr | None] = [None, None]
         seen = 0
         for c in subs[0].children:
             if c.type == ":":
                 seen += 1
+            elif c.type == "comment":
+                continue
             elif seen < 2:
                 bounds[seen] = expr(w, c)
+            else:  # the step: not followed, its calls run
+                step = expr(w, c)
+                if not isinstance(step, (Name, Constant, Unknown)):
+                    w.emit(Evaluate(step, node.start_point[0] + 1))
         return Slice(value, bounds[0], bounds[1], node.start_point[0] + 1)
-    return Subscript(value, expr(w, subs[0]) if len(subs) == 1 else UNKNOWN, node.start_point[0] + 1)
+    return Subscript(value, index(w, node), node.start_point[0] + 1)
 
 
 def either(w: FileWalk, node: Any, t: str) -> Expr:
     """`a if c else b` -> one of a, b (the condition evaluated, conditionally, as it is); `a or b`, `a and b` -> one
     of their operands."""
-    operands = [expr(w, c) for c in node.named_children]
+    operands = [expr(w, c) for c in kids(node)]
     if t == "conditional_expression" and len(operands) == 3:
         line = node.start_point[0] + 1
         w.emit(If(((Evaluate(operands[1], line),),), False, line))
@@ -279,9 +329,8 @@ def either(w: FileWalk, node: Any, t: str) -> Expr:
 
 
 def element(w: FileWalk, node: Any) -> Expr:
-    if node.type == "list_splat" and node.named_children:
-        return Starred(expr(w, node.named_children[0]))
-    return expr(w, node)
+    inner = first(node) if node.type == "list_splat" else None
+    return Starred(expr(w, inner)) if inner is not None else expr(w, node)
 
 
 def call(w: FileWalk, node: Any) -> Call:
@@ -299,14 +348,15 @@ def call(w: FileWalk, node: Any) -> Call:
             t: str = a.type
             if t == "keyword_argument":
                 keywords.append(Keyword(w.name(a.child_by_field_id(F_NAME)), expr(w, a.child_by_field_id(F_VALUE))))
-            elif t == "list_splat" and a.named_children:
-                args.append(Starred(expr(w, a.named_children[0])))
-            elif t == "dictionary_splat" and a.named_children:
-                keywords.append(Keyword(None, expr(w, a.named_children[0])))
+            elif t == "list_splat" and first(a) is not None:
+                args.append(Starred(expr(w, first(a))))
+            elif t == "dictionary_splat" and first(a) is not None:
+                keywords.append(Keyword(None, expr(w, first(a))))
             elif t != "comment":
                 args.append(expr(w, a))
     text = w.text(func)
-    site = Site(node.start_point[0] + 1, node.end_point[0] + 1, text if len(text) < 120 else text[:117] + "...")
+    start, end = node.start_point, node.end_point
+    site = Site(start[0] + 1, end[0] + 1, text if len(text) < 120 else text[:117] + "...", start[1], end[1])
     jit = fexpr.func if isinstance(fexpr, Call) else fexpr  # triton.jit(fn) or triton.jit(**options)(fn)
     if args and isinstance(args[0], Name) and dotted(jit) in _JIT_NAMES:
         w.jit_calls.add(f"{w.scope.id}.{args[0].id}")
@@ -333,25 +383,35 @@ def lambda_expr(w: FileWalk, node: Any) -> Lambda:
     scope = Scope(sid, "lambda", owner, w.module, node.start_point[0] + 1, node.end_point[0] + 1, params=params)
     w.add_symbol(sid, SymbolKind.FUNCTION, node, "lambda " + (w.text(params_node) if params_node is not None else ""))
     saved = w.enter(scope)
+    renames = w.renames
+    if renames:  # a parameter hides a comprehension variable of the same name
+        w.renames = {k: v for k, v in renames.items() if all(p.name != k for p in params)}
     body = node.child_by_field_id(F_BODY)
     if body is not None:
         w.emit(Return(expr(w, body), body.start_point[0] + 1))
+    w.renames = renames
     w.leave(saved)
     return Lambda(sid)
 
 
 def comprehension(w: FileWalk, node: Any) -> Expr:
     """A comprehension is a loop run in the enclosing scope (its calls belong there, as PyCG counts them); its
-    value is a new container of its element (or key: value) expression."""
+    value is a new container of its element (or key: value) expression. Its variables are its own, as in Python
+    (a name bound by its `for` is another variable than the same name outside it): they are renamed inside it."""
     header: list[Stmt] = []
     body: list[Stmt] = []
-    for clause in node.named_children:
+    outer = w.renames
+    for clause in kids(node):
         if clause.type == "for_in_clause":
             left, right = clause.child_by_field_id(F_LEFT), clause.child_by_field_id(F_RIGHT)
-            iterable = expr(w, right)
+            iterable = expr(w, right)  # (the first iterable with the names around the comprehension)
+            if w.renames is outer:
+                w.renames = dict(outer)
+            for name in bound_names(w, left):
+                w.renames[name] = sys.intern(f"{name}@{clause.start_byte}")
             header.append(For(target(w, left), iterable, clause.start_point[0] + 1))
         elif clause.type == "if_clause":
-            for c in clause.named_children:
+            for c in kids(clause):
                 body.append(Evaluate(expr(w, c), c.start_point[0] + 1))
     saved = w.block
     w.block = body
@@ -364,8 +424,29 @@ def comprehension(w: FileWalk, node: Any) -> Expr:
     else:
         value = Display((expr(w, value_node),), w.alloc(node))
     w.block = saved
+    w.renames = outer
     w.emit(Loop(tuple(header), tuple(body), (), node.start_point[0] + 1))
     return value
+
+
+def bound_names(w: FileWalk, node: Any) -> list[str]:
+    """The names a `for` target binds (`x`, `a, (b, *c)`); attributes and subscripts bind none."""
+    t: str = node.type
+    if t == "identifier":
+        return [w.name(node)]
+    if t in (
+        "pattern_list",
+        "tuple_pattern",
+        "list_pattern",
+        "expression_list",
+        "tuple",
+        "list",
+        "parenthesized_expression",
+        "list_splat_pattern",
+        "list_splat",
+    ):
+        return [name for c in kids(node) for name in bound_names(w, c)]
+    return []
 
 
 def yield_expr(w: FileWalk, node: Any) -> Expr:
@@ -413,17 +494,32 @@ def parameters(w: FileWalk, node: Any) -> tuple[Param, ...]:
 
 
 def annotation(w: FileWalk, node: Any) -> tuple[Annotation, ...]:
+    """The types an annotation names (`types`); the calls it makes (`Annotated[T, Field(...)]`) are evaluated where
+    it stands."""
+    if node is None:
+        return ()
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if n.type == "call":
+            w.emit(Evaluate(call(w, n), n.start_point[0] + 1))
+        elif n.type != "string":
+            todo.extend(reversed(n.named_children))
+    return types(w, node)
+
+
+def types(w: FileWalk, node: Any) -> tuple[Annotation, ...]:
     """The types an annotation names: `X`, `Optional[X]`, `X | None`, `"X"`, `Union[X, Y]`, `type[X]` (the class),
     `list[X]`, `Sequence[X]`, `dict[K, X]` (containers of X)."""
     if node is None:
         return ()
     t: str = node.type
     if t == "type":
-        return annotation(w, node.named_children[0]) if node.named_children else ()
+        return types(w, node.named_children[0]) if node.named_children else ()
     if t in ("identifier", "attribute"):
         return (Annotation(expr(w, node)),)
     if t == "binary_operator":
-        return annotation(w, node.child_by_field_id(F_LEFT)) + annotation(w, node.child_by_field_id(F_RIGHT))
+        return types(w, node.child_by_field_id(F_LEFT)) + types(w, node.child_by_field_id(F_RIGHT))
     if t in ("subscript", "generic_type"):
         head = w.text(node.child_by_field_id(F_VALUE) or node.named_children[0]).rsplit(".", 1)[-1]
         args = [c for c in node.named_children[1:] if c.type != "comment"]
@@ -432,20 +528,20 @@ def annotation(w: FileWalk, node: Any) -> tuple[Annotation, ...]:
         if head in ANNOT_WRAPPERS or head in CLASS_WRAPPERS:
             out: tuple[Annotation, ...] = ()
             for child in args:
-                out += annotation(w, child)
+                out += types(w, child)
             return tuple(Annotation(a.type, True, a.container) for a in out) if head in CLASS_WRAPPERS else out
         container = CONTAINER_ANNOTATIONS.get(head, "")
         if container and args:
             elements: tuple[Annotation, ...] = ()
             for child in args[-1:] if container == "dict" else args[:1] if container == "list" else args:
-                elements += annotation(w, child)
+                elements += types(w, child)
             kind = "dict" if container == "dict" else "list"
             return tuple(Annotation(a.type, a.is_class, kind) for a in elements if not a.container)
         return ()
     if t in ("type_parameter", "union_type"):
         found: tuple[Annotation, ...] = ()
         for child in node.named_children:
-            found += annotation(w, child)
+            found += types(w, child)
         return found
     if t == "string":
         return string_annotation(w.text(node).strip("\"'"))

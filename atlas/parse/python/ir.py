@@ -37,11 +37,15 @@ class Attribute:
 
 @dataclass
 class Site:
-    """Where a call is: its first and last line, and the callee as written (shortened)."""
+    """Where a call is: its first and last line, and the callee as written (shortened); `col` and `end_col` are
+    the byte columns of its start and end (as Python's `ast` counts them: a call's end is its own closing
+    parenthesis, so (end_line, end_col) names one call of a file)."""
 
     line: int
     end_line: int
     text: str
+    col: int = 0
+    end_col: int = 0
 
 
 @dataclass

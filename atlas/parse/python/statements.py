@@ -9,7 +9,17 @@ import sys
 from typing import Any, Final
 
 from atlas.model import SymbolKind
-from atlas.parse.python.expressions import annotation, expr, parameters, target, yield_expr
+from atlas.parse.python.expressions import (
+    annotation,
+    expr,
+    first,
+    index,
+    kids,
+    parameters,
+    rest,
+    target,
+    yield_expr,
+)
 from atlas.parse.python.grammar import (
     BINARY_METHODS,
     F_ALIAS,
@@ -37,12 +47,15 @@ from atlas.parse.python.imports import import_statement
 from atlas.parse.python.ir import (
     UNKNOWN,
     Assign,
+    Attribute,
     Break,
+    Call,
     Continue,
     Define,
     Either,
     Evaluate,
     Exit,
+    Expr,
     For,
     If,
     Loop,
@@ -53,7 +66,9 @@ from atlas.parse.python.ir import (
     Raise,
     Return,
     Scope,
+    Site,
     Stmt,
+    Subscript,
     Try,
     With,
 )
@@ -77,16 +92,18 @@ def statement(w: FileWalk, node: Any) -> None:
     elif t in ("function_definition", "class_definition", "decorated_definition"):
         definition(w, node)
     elif t == "return_statement":
-        kids = node.named_children
-        if kids:
-            w.emit(Return(expr(w, kids[0]), line))
+        value = first(node)
+        if value is not None:
+            w.emit(Return(expr(w, value), line))
         w.emit(Exit())
     elif t in ("import_statement", "import_from_statement", "future_import_statement"):
         import_statement(w, node)
     elif t == "raise_statement":
-        kids = node.named_children
-        if kids:
-            w.emit(Raise(expr(w, kids[0]), line))
+        parts = kids(node)
+        if parts:
+            w.emit(Raise(expr(w, parts[0]), line))
+            for cause in parts[1:]:  # `raise E from cause`
+                w.emit(Evaluate(expr(w, cause), line))
         w.emit(Exit())
     elif t in ("global_statement", "nonlocal_statement"):
         names = w.scope.global_names if t == "global_statement" else w.scope.nonlocal_names
@@ -111,12 +128,16 @@ def statement(w: FileWalk, node: Any) -> None:
     elif t == "continue_statement":
         w.emit(Continue(line))
     elif t in ("assert_statement", "delete_statement", "print_statement", "exec_statement"):
-        for child in node.named_children:
+        for child in kids(node):
             w.emit(Evaluate(expr(w, child), line))
         if t == "assert_statement" and node.named_children:
             for name, types, positive in type_checks(w, node.named_children[0]):
                 if positive:
                     w.emit(narrowed(w, name, types, line))
+    elif t == "type_alias_statement" and type_call_assignment(w, node):
+        pass
+    elif t not in ("comment", "pass_statement"):  # any other statement (a syntax error's pieces, `type X = ...`):
+        rest(w, node)  # the calls inside it run
 
 
 def expression_statement(w: FileWalk, node: Any) -> None:
@@ -159,6 +180,35 @@ def assignment(w: FileWalk, node: Any) -> None:
     w.emit(Assign(tuple(target(w, t) for t in targets), value_expr, annotations, holders[0].start_point[0] + 1))
     for t, holder in zip(targets, holders):
         attribute_symbols(w, t, annot, holder)
+
+
+def type_call_assignment(w: FileWalk, node: Any) -> bool:
+    """`type(x).name = value`, which the grammar reads as a `type` alias statement (`type` then `(x).name`): the
+    assignment to an attribute of what `type(x)` returns. False for a real alias (`type Name = ...`)."""
+    parts = kids(node)
+    left = first(parts[0]) if len(parts) == 2 else None
+    if left is None or left.type not in ("attribute", "subscript"):
+        return False
+    inner = left
+    while inner.type in ("attribute", "subscript"):
+        inner = inner.child_by_field_id(F_OBJECT if inner.type == "attribute" else F_VALUE)
+    if inner.type != "parenthesized_expression" or first(inner) is None:
+        return False
+    start, end = node.start_point, inner.end_point
+    w.scope.called_names.add("type")
+    call = Call(Name("type"), (expr(w, first(inner)),), (), Site(start[0] + 1, end[0] + 1, "type", start[1], end[1]))
+
+    def rebuilt(n: Any) -> Expr:
+        if n.type == "attribute":
+            return Attribute(rebuilt(n.child_by_field_id(F_OBJECT)), w.name(n.child_by_field_id(F_ATTRIBUTE)))
+        if n.type == "subscript":
+            return Subscript(rebuilt(n.child_by_field_id(F_VALUE)), index(w, n), n.start_point[0] + 1)
+        return call
+
+    holder = rebuilt(left)
+    assert isinstance(holder, (Attribute, Subscript))
+    w.emit(Assign((holder,), expr(w, first(parts[1])), (), start[0] + 1))
+    return True
 
 
 def attribute_symbols(w: FileWalk, node: Any, annot: Any, holder: Any) -> None:
@@ -204,13 +254,14 @@ def definition(w: FileWalk, node: Any) -> None:
     name = w.name(node.child_by_field_id(F_NAME))
     parent = w.scope
     sid = sys.intern(f"{parent.id}.{name}")
-    deco_exprs = tuple(expr(w, d.named_children[0]) for d in decorators if d.named_children)
-    deco_names = tuple(w.text(d.named_children[0]) for d in decorators if d.named_children)
+    deco_nodes = [first(d) for d in decorators if first(d) is not None]
+    deco_exprs = tuple(expr(w, d) for d in deco_nodes)
+    deco_names = tuple(w.text(d) for d in deco_nodes)
     w.bind(name)
     line = outer.start_point[0] + 1
     if node.type == "class_definition":
         supers = node.child_by_field_id(F_SUPERCLASSES)
-        bases = [c for c in supers.named_children if c.type != "keyword_argument"] if supers else []
+        bases = [c for c in kids(supers) if c.type != "keyword_argument"] if supers else []
         base_exprs = tuple(expr(w, b) for b in bases)
         for kw in (c for c in (supers.named_children if supers else []) if c.type == "keyword_argument"):
             w.emit(Evaluate(expr(w, kw.child_by_field_id(F_VALUE)), line))

@@ -33,6 +33,7 @@ class FileWalk:
         self.defined: set[str] = set()  # ids of def/class symbols: an assignment of the same name adds no attribute
         self.jit_calls: set[str] = set()  # functions made kernels by a call: `k = triton.jit(...)(fn)`
         self.lambda_counts: dict[str, int] = {}
+        self.renames: dict[str, str] = {}  # inside a comprehension: its variables, under names of their own
 
     def text(self, node: Any) -> str:
         """The node's source text: a slice of the source decoded byte for byte (Latin-1, so byte offsets are
@@ -72,6 +73,8 @@ class FileWalk:
         scope = self.scope
         if name not in scope.global_names and name not in scope.nonlocal_names:
             scope.local_names.add(name)
+        elif name in scope.global_names:  # a module variable, bound from here
+            self.scopes[0].local_names.add(name)
 
     def nested(self, fill: Any, *args: Any) -> tuple[Stmt, ...]:
         """The statements `fill(*args)` emits, as a block of their own (a branch or loop body)."""
