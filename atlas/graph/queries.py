@@ -129,7 +129,10 @@ class AtlasGraph:
 
         out: list[list[str]] = []
         seen: set[tuple[str, ...]] = set()
-        states = nx.shortest_simple_paths(self._states(source, target, between), START, END, weight="weight")
+        graph = self._states(source, target, between)
+        if END not in graph:  # every way there leaves the context it entered in
+            return []
+        states = nx.shortest_simple_paths(graph, START, END, weight="weight")
         for chain in states:  # chains of (node, context); two may name the same nodes in other contexts
             nodes = tuple(node for node, _ in chain[1:-1])
             if nodes not in seen:

@@ -85,7 +85,8 @@ def for_receiver(s: Solver, scope: Scope, receiver: Value | None) -> Scope:
 def depends_on(s: Solver, scope: Scope, cls: str, receiver: str) -> bool:
     """Whether method `scope` of class `cls` may do otherwise for a receiver of class `receiver`: it hands the
     receiver on (passes, returns or stores `self`, calls super()), or reads through it a name that a class between
-    the receiver's and `cls` in the MRO defines or sets on its instances (`self.x = ...` in its methods)."""
+    the receiver's and `cls` in the MRO defines, or that any class of the receiver's MRO sets on its instances
+    (`self.x = ...` in its methods: instance attributes are kept per class, so even one `cls` sets differs)."""
     reads = s.receiver_reads.get(scope.id)
     if reads is None:
         reads = s.receiver_reads[scope.id] = receiver_reads(s, scope)
@@ -94,13 +95,18 @@ def depends_on(s: Solver, scope: Scope, cls: str, receiver: str) -> bool:
         return True
     if not names:
         return False
-    for k in classes.mro_walk(s, receiver)[1]:
-        if k == cls:
-            return False
+    mro = classes.mro_walk(s, receiver)[1]
+    if cls not in mro:
+        return True  # a function set on another class: analyse it apart
+    before = True
+    for k in mro:
+        before = before and k != cls
         body = s.scopes.get(k)
-        if body is not None and (not names.isdisjoint(body.local_names) or not names.isdisjoint(assigned(s, k))):
+        if body is None:
+            continue
+        if (before and not names.isdisjoint(body.local_names)) or not names.isdisjoint(assigned(s, k)):
             return True
-    return True  # `cls` is not in the receiver's MRO (a function set on another class): analyse it apart
+    return False
 
 
 def receiver_reads(s: Solver, scope: Scope) -> tuple[frozenset[str], bool]:

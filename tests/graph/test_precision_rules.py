@@ -1,0 +1,287 @@
+"""The resolver's rules for edges an execution can take, each on a small package shaped like the engines' code: what
+a receiver can hold (the classes the program makes), declared types only where nothing flows, a method analysed per
+receiver class and a decorator per application (contexts), type checks, super(), and paths that follow contexts.
+Each case fails without its rule."""
+
+from test_resolve import resolve
+
+from atlas.graph import AtlasGraph
+from atlas.graph.resolve import Solver
+from atlas.graph.store import tabulate
+from atlas.graph.table import EdgeBuilder
+from atlas.model import Pin, Span, Symbol, SymbolKind
+from atlas.parse.python import extract, module_name
+
+CUSTOM_OP = """
+class CustomOp:
+    def __init__(self):
+        self._forward_method = self.dispatch_forward()
+    def dispatch_forward(self):
+        return self.forward_cuda
+    def forward(self, x):
+        return self._forward_method(x)
+    def forward_cuda(self, x):
+        raise NotImplementedError
+class SiluAndMul(CustomOp):
+    def forward_cuda(self, x): pass
+class GeluAndMul(CustomOp):
+    def forward_cuda(self, x): pass
+class Layer:
+    def __init__(self):
+        self.act = SiluAndMul()
+        self.other = GeluAndMul()
+    def forward(self, x):
+        return self.act.forward(x)
+"""
+
+
+def graph_of(files: dict[str, str]) -> AtlasGraph:
+    """The graph `atlas index` would store for `files` (Python only)."""
+    facts = []
+    for path, text in files.items():
+        module, is_package = module_name(path)
+        facts.append(extract(text.encode(), path, module, is_package))
+    solver = Solver(facts)
+    resolution = solver.solve()
+    symbols = {s.id: s for f in facts for s in f.symbols}
+    path_of = {s.id: f.path for f in facts for s in f.scopes}
+    g, _, clones = tabulate(resolution, symbols, path_of, solver.scopes)
+    pin = Pin("vllm", "v0", "0" * 40, "https://example.com/x")
+    return AtlasGraph(pin, None, symbols, [], {"clones": clones}, g.table())
+
+
+def test_a_base_class_helper_runs_per_subclass_and_never_reaches_an_abstract_method():
+    r = resolve({"ops.py": CUSTOM_OP})
+    line = 8  # `return self._forward_method(x)`
+    assert r.edges[("ops.CustomOp.forward", "ops.SiluAndMul.forward_cuda")]
+    assert ("ops.CustomOp.forward", "ops.CustomOp.forward_cuda") not in r.edges  # CustomOp itself is never made
+    silu = r.contexts[("ops.CustomOp.forward", "ops.SiluAndMul.forward_cuda", line)]
+    gelu = r.contexts[("ops.CustomOp.forward", "ops.GeluAndMul.forward_cuda", line)]
+    assert {caller for caller, _ in silu} == {"ops.SiluAndMul"}  # each subclass's helper calls its own override
+    assert {caller for caller, _ in gelu} == {"ops.GeluAndMul"}
+
+
+def test_a_path_follows_the_receiver_class_it_entered_with():
+    g = graph_of({"ops.py": CUSTOM_OP})
+    assert g.path("ops.Layer.forward", "ops.SiluAndMul.forward_cuda") == [
+        "ops.Layer.forward",
+        "ops.CustomOp.forward",
+        "ops.SiluAndMul.forward_cuda",
+    ]
+    # Layer.forward runs the activation made as SiluAndMul: no execution reaches Gelu's override from there
+    assert g.path("ops.Layer.forward", "ops.GeluAndMul.forward_cuda") == []
+
+
+def test_a_receiver_holds_only_classes_the_program_makes():
+    r = resolve(
+        {
+            "impl.py": """
+class AttentionImpl:
+    def forward(self): raise NotImplementedError
+class FlashImpl(AttentionImpl):
+    def forward(self): pass
+class RocmImpl(AttentionImpl):
+    def forward(self): pass
+class Attention:
+    def __init__(self):
+        self.impl = FlashImpl()
+    def run(self):
+        self.impl.forward()
+"""
+        }
+    )
+    assert ("impl.Attention.run", "impl.FlashImpl.forward") in r.edges
+    assert ("impl.Attention.run", "impl.RocmImpl.forward") not in r.edges  # every override of a base: no more
+    assert ("impl.Attention.run", "impl.AttentionImpl.forward") not in r.edges
+
+
+def test_an_annotation_is_used_only_where_nothing_flows():
+    files = {
+        "kv.py": """
+class Spec:
+    def size(self): return 0
+class FullSpec(Spec):
+    def size(self): return 1
+class SlidingSpec(Spec):
+    def size(self): return 2
+def page_size(spec: Spec):
+    return spec.size()
+def orphan(spec: Spec):
+    return spec.size()
+def main():
+    page_size(FullSpec())
+    SlidingSpec()
+"""
+    }
+    edges = resolve(files).edges
+    assert ("kv.page_size", "kv.FullSpec.size") in edges
+    assert ("kv.page_size", "kv.SlidingSpec.size") not in edges  # its only caller passes a FullSpec
+    # nobody calls orphan: its annotation says a Spec, one of those the program makes
+    assert {b for a, b in edges if a == "kv.orphan"} >= {"kv.FullSpec.size", "kv.SlidingSpec.size"}
+    assert ("kv.orphan", "kv.Spec.size") not in edges  # Spec itself is never made
+
+
+def test_classes_named_by_strings_and_made_through_a_classmethod_count_as_made():
+    edges = resolve(
+        {
+            "reg.py": """
+class Worker:
+    def execute(self): raise NotImplementedError
+class GPUWorker(Worker):
+    def execute(self): pass
+class CPUWorker(Worker):
+    def execute(self): pass
+    @classmethod
+    def create(cls): return cls()
+class TPUWorker(Worker):
+    def execute(self): pass
+REGISTRY = {"gpu": "reg:GPUWorker"}
+def build():
+    return CPUWorker.create()
+def run(w: Worker):
+    w.execute()
+"""
+        }
+    ).edges
+    targets = {b for a, b in edges if a == "reg.run"}
+    assert {"reg.GPUWorker.execute", "reg.CPUWorker.execute"} <= targets
+    assert "reg.TPUWorker.execute" not in targets  # named nowhere: never made
+
+
+def test_an_isinstance_check_narrows_and_a_branch_no_value_takes_never_runs():
+    edges = resolve(
+        {
+            "q.py": """
+class LinearBase:
+    def create(self): pass
+class FusedMoE:
+    def create(self): pass
+class LinearMethod:
+    def apply(self): pass
+class MoEMethod:
+    def apply(self): pass
+def get_quant_method(layer):
+    if isinstance(layer, LinearBase):
+        layer.create()
+        return LinearMethod()
+    elif isinstance(layer, FusedMoE):
+        layer.create()
+        return MoEMethod()
+def check(layer):
+    assert isinstance(layer, FusedMoE)
+    layer.create()
+def main():
+    m = get_quant_method(LinearBase())
+    m.apply()
+    check(LinearBase())
+"""
+        }
+    ).edges
+    assert ("q.get_quant_method", "q.LinearBase.create") in edges
+    assert ("q.get_quant_method", "q.FusedMoE.create") not in edges
+    assert ("q.get_quant_method", "q.MoEMethod") not in edges  # the FusedMoE branch never runs
+    assert ("q.main", "q.LinearMethod.apply") in edges
+    assert ("q.main", "q.MoEMethod.apply") not in edges
+    assert ("q.check", "q.FusedMoE.create") not in edges  # after the assert no LinearBase remains
+
+
+def test_super_looks_up_the_receivers_mro_after_the_calling_class():
+    edges = resolve(
+        {
+            "m.py": """
+class A:
+    def step(self): pass
+class B(A):
+    def step(self):
+        super().step()
+class C(B):
+    def step(self):
+        super().step()
+class D(A):
+    def step(self):
+        super().step()
+def main():
+    C().step()
+    D().step()
+"""
+        }
+    ).edges
+    assert ("m.C.step", "m.B.step") in edges
+    assert ("m.B.step", "m.A.step") in edges
+    assert ("m.C.step", "m.C.step") not in edges and ("m.B.step", "m.D.step") not in edges
+
+
+def test_a_decorator_wrapper_never_joins_functions_it_does_not_wrap():
+    g = graph_of(
+        {
+            "k.py": """
+import functools
+def debug_kernel_api(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+    return wrapper
+@debug_kernel_api
+def rmsnorm(x): pass
+@debug_kernel_api
+def silu(x): pass
+def norm_layer(x):
+    return rmsnorm(x)
+def act_layer(x):
+    return silu(x)
+"""
+        }
+    )
+    assert g.path("k.norm_layer", "k.rmsnorm") == ["k.norm_layer", "k.debug_kernel_api.wrapper@k.rmsnorm", "k.rmsnorm"]
+    assert g.path("k.norm_layer", "k.silu") == []
+    assert "k.debug_kernel_api.wrapper" not in {n for n in g.table.nodes if g.callers(n) or g.callees(n)}
+    assert g.symbol("k.debug_kernel_api.wrapper@k.silu").span == Span("k.py", 4, 6)
+
+
+def test_a_class_decorator_returning_its_argument_gives_each_class_itself():
+    edges = resolve(
+        {
+            "c.py": """
+def support_torch_compile(cls=None, *, dynamic_arg_dims=None):
+    def cls_decorator_helper(cls):
+        return _support_torch_compile(cls, dynamic_arg_dims)
+    if cls is not None:
+        return cls_decorator_helper(cls)
+    return cls_decorator_helper
+def _support_torch_compile(cls, dims):
+    old_init = cls.__init__
+    def __init__(self, **kwargs):
+        old_init(self, **kwargs)
+    cls.__init__ = __init__
+    return cls
+@support_torch_compile
+class PhiModel:
+    def __init__(self, **kwargs): pass
+    def embed(self): pass
+@support_torch_compile
+class LlamaModel:
+    def __init__(self, **kwargs): pass
+    def embed(self): pass
+class PhiForCausalLM:
+    def __init__(self):
+        self.model = PhiModel(prefix="model")
+    def embed(self):
+        return self.model.embed()
+"""
+        }
+    ).edges
+    assert ("c.PhiForCausalLM.embed", "c.PhiModel.embed") in edges
+    assert ("c.PhiForCausalLM.embed", "c.LlamaModel.embed") not in edges
+    assert ("c.PhiForCausalLM.__init__", "c._support_torch_compile.__init__@c.PhiModel") in edges
+    assert not any(a == "c.PhiForCausalLM.__init__" and "LlamaModel" in b for a, b in edges)
+
+
+def test_symbols_of_clone_nodes_copy_their_origin():
+    sym = Symbol("k.f", SymbolKind.FUNCTION, Span("k.py", 3, 5))
+    built = EdgeBuilder()
+    built.add_edge("k.g", "k.f@x", "static", 1.0, "k.py", 9)
+    g = AtlasGraph(
+        Pin("vllm", "v0", "0" * 40, "u"), None, {"k.f": sym}, [], {"clones": {"k.f@x": "k.f"}}, built.table()
+    )
+    assert g.symbol("k.f@x") is sym and g.symbol("nowhere") is None
+    assert g.node("k.f@x")["path"] == "k.py" and g.graph.nodes["k.f@x"]["start"] == 3
