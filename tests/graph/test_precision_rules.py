@@ -285,3 +285,42 @@ def test_symbols_of_clone_nodes_copy_their_origin():
     )
     assert g.symbol("k.f@x") is sym and g.symbol("nowhere") is None
     assert g.node("k.f@x")["path"] == "k.py" and g.graph.nodes["k.f@x"]["start"] == 3
+
+
+def test_a_function_checking_a_parameters_type_is_analysed_per_class_given():
+    edges = resolve(
+        {
+            "q.py": """
+class LinearBase:
+    def __init__(self, quant_config):
+        self.quant_method = quant_config.get_quant_method(self, "prefix")
+    def forward(self):
+        self.quant_method.apply()
+class RowLinear(LinearBase):
+    pass
+class FusedMoE:
+    def __init__(self, quant_config):
+        self.quant_method = quant_config.get_quant_method(self, "prefix")
+    def forward(self):
+        self.quant_method.apply()
+class LinearMethod:
+    def apply(self): pass
+class MoEMethod:
+    def apply(self): pass
+class Fp8Config:
+    def get_quant_method(self, layer, prefix):
+        if isinstance(layer, LinearBase):
+            return LinearMethod()
+        elif isinstance(layer, FusedMoE):
+            return MoEMethod()
+def main():
+    config = Fp8Config()
+    RowLinear(config).forward()
+    FusedMoE(config).forward()
+"""
+        }
+    ).edges
+    assert ("q.LinearBase.forward", "q.LinearMethod.apply") in edges
+    assert ("q.LinearBase.forward", "q.MoEMethod.apply") not in edges  # a linear layer never gets a MoE method
+    assert ("q.FusedMoE.forward", "q.MoEMethod.apply") in edges
+    assert ("q.FusedMoE.forward", "q.LinearMethod.apply") not in edges

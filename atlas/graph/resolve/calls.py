@@ -279,14 +279,18 @@ def call_values(
         provenance, receiver = Provenance.DISPATCH, instance(receiver.name)
     if receiver is not None:
         scope = contexts.for_receiver(s, scope, receiver)
-    elif contexts.higher_order(s, scope):
-        split = contexts.argument_contexts(s, scope, values, starred, keyword_values)
-        if split is not None:
-            out: Values = {}
-            for target, these, keyword_these in split:
-                edge(s, target.id, site, func, provenance)
-                out.update(enter(s, target, None, these, starred, keyword_these, site))
-            return out
+    split = None
+    if scope.id not in s.origin and not s.pycg:
+        if receiver is None and contexts.higher_order(s, scope):
+            split = contexts.argument_contexts(s, scope, values, starred, keyword_values)
+        if split is None:
+            split = contexts.checked_contexts(s, scope, receiver is not None, values, starred, keyword_values)
+    if split is not None:
+        out: Values = {}
+        for target, these, keyword_these in split:
+            edge(s, target.id, site, func, provenance)
+            out.update(enter(s, target, receiver, these, starred, keyword_these, site))
+        return out
     edge(s, scope.id, site, func, provenance)
     return enter(s, scope, receiver, values, starred, keyword_values, site)
 

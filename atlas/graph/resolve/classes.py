@@ -20,7 +20,7 @@ from atlas.graph.resolve.values import (
     instance,
     klass,
 )
-from atlas.parse.python.ir import Attribute, Name, Site
+from atlas.parse.python.ir import Attribute, Name, Site, Subscript
 
 if TYPE_CHECKING:
     from atlas.graph.resolve.solver import Solver
@@ -88,6 +88,7 @@ def set_bases(s: Solver, cid: str, bases: tuple[tuple[str, ...], ...]) -> None:
     s.bases[cid] = bases
     for user in s.mro_users.pop(cid, ()):
         s.mro_memo.pop(user, None)
+        s.abstract.pop(user, None)
     s.cells.changed = True
     s.cells.mark(s.cells.topic("bases", cid))
     for base in [b for alts in bases for b in alts if not b.startswith(("x:", "b:"))]:
@@ -161,8 +162,44 @@ def instance_attr(s: Solver, cls: str, name: str) -> Values:
 
 
 def is_made(s: Solver, cls: str) -> bool:
-    """Whether the program makes instances of `cls` (atlas.graph.resolve.declared)."""
-    return cls in s.constructed or cls.rpartition(".")[2] in s.made_names
+    """Whether the program makes instances of `cls` (atlas.graph.resolve.declared): named as a value or
+    constructed, and not abstract."""
+    return (cls in s.constructed or cls.rpartition(".")[2] in s.made_names) and not is_abstract(s, cls)
+
+
+def is_abstract(s: Solver, cls: str) -> bool:
+    """Whether `cls` can have no instances: a Protocol (it names Protocol among its bases), or a class whose MRO
+    leaves an @abstractmethod without a concrete definition before it. Python refuses to make either."""
+    found = s.abstract.get(cls)
+    if found is None:
+        found = False
+        seen: set[str] = set()
+        for k in mro_walk(s, cls)[1]:
+            body = s.scopes.get(k)
+            if body is None:
+                continue
+            if k == cls and any(_names_protocol(b) for b in body.bases):
+                found = True
+                break
+            for method in s.children.get(k, ()):
+                name = method.id.rpartition(".")[2]
+                if method.kind != "function" or name in seen:
+                    continue
+                seen.add(name)
+                if any(d.rpartition(".")[2] == "abstractmethod" for d in method.decorator_names):
+                    found = True
+            if found:
+                break
+        s.abstract[cls] = found
+    return found
+
+
+def _names_protocol(e: object) -> bool:
+    return (
+        (isinstance(e, Name) and e.id == "Protocol")
+        or (isinstance(e, Attribute) and e.attr == "Protocol")
+        or (isinstance(e, Subscript) and _names_protocol(e.value))
+    )
 
 
 def cone(s: Solver, cls: str) -> list[str]:
@@ -187,7 +224,7 @@ def made_in_cone(s: Solver, cls: str) -> list[str]:
     where the tree does not show it: an entry point, a plugin, a test)."""
     whole = cone(s, cls)
     made = [c for c in whole if is_made(s, c)]
-    return made or whole
+    return made or [c for c in whole if not is_abstract(s, c)] or [cls]
 
 
 def defining_class(s: Solver, cls: str, name: str) -> str:

@@ -15,14 +15,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from atlas.graph.resolve import calls, classes
-from atlas.graph.resolve.values import BOUND_METHOD, CLASS, FUNCTION, INSTANCE, Value, Values
+from atlas.graph.resolve.values import BOUND_METHOD, CLASS, DISPATCHED, FUNCTION, INSTANCE, Value, Values
 from atlas.model import Provenance
-from atlas.parse.python.ir import Assign, Attribute, Name, Scope
+from atlas.parse.python.ir import Assign, Attribute, Name, Narrow, Scope
 
 if TYPE_CHECKING:
     from atlas.graph.resolve.solver import Solver
 
-MAX_CONTEXTS: Final = 64  # contexts per function; calls past them share the function's own analysis (merged)
+MAX_CONTEXTS: Final = 256  # contexts per function; calls past them share the function's own analysis (merged)
 CODE: Final = frozenset({FUNCTION, CLASS, BOUND_METHOD})  # the values a higher-order function is analysed apart for
 SEPARATOR: Final = "@"
 
@@ -200,6 +200,68 @@ def argument_contexts(
             name = keyword_values[k][0]
             out.append((target, values, [*keyword_values[:k], (name, one), *keyword_values[k + 1 :]]))
     return out
+
+
+def checked_contexts(
+    s: Solver,
+    scope: Scope,
+    bound: bool,
+    values: list[Values],
+    starred: list[bool],
+    keyword_values: list[tuple[str | None, Values]],
+) -> list[tuple[Scope, list[Values], list[tuple[str | None, Values]]]] | None:
+    """For a call of a function that checks a parameter's type (`if isinstance(layer, LinearBase): ...`, a quant
+    config's get_quant_method given each layer): per class of the instances given there, the clone for it (context
+    `<parameter>=<class>`) and the arguments with that parameter holding those instances alone; None when the
+    function checks none, or the call gives that parameter no instance of the tree (`bound`: the call binds the
+    first parameter to a receiver)."""
+    checked = s.checked.get(scope.id)
+    if checked is None:
+        checked = s.checked[scope.id] = checked_parameter(scope)
+    if not checked:
+        return None
+    params = [p.name for p in scope.params]
+    index = params.index(checked) - (1 if bound else 0)
+    position = index if 0 <= index < len(values) and not any(starred[: index + 1]) else -1
+    if position < 0:
+        found = [j for j, (name, _) in enumerate(keyword_values) if name == checked]
+        if not found:
+            return None
+        position = len(values) + found[0]
+    given = values[position] if position < len(values) else keyword_values[position - len(values)][1]
+    by_class: dict[str, Values] = {}
+    for v in given:
+        if v.kind == INSTANCE or v.kind == DISPATCHED:
+            by_class.setdefault(v.name, {})[v] = None
+    if not by_class:
+        return None
+    rest = {v: None for v in given if v.kind != INSTANCE and v.kind != DISPATCHED}
+    out = []
+    for cls, these in by_class.items():
+        target = clone(s, scope.id, f"{checked}={cls}")
+        if target is None:
+            return None
+        one: Values = {**these, **rest}
+        if position < len(values):
+            out.append((target, [*values[:position], one, *values[position + 1 :]], keyword_values))
+        else:
+            k = position - len(values)
+            out.append((target, values, [*keyword_values[:k], (checked, one), *keyword_values[k + 1 :]]))
+    return out
+
+
+def checked_parameter(scope: Scope) -> str:
+    """The first parameter whose type the function's own statements check as it was given (a Narrow of the
+    parameter's binding), or ""."""
+    names = {p.name for p in scope.params if not p.star}
+    found: set[str] = set()
+    for step in scope.steps:
+        stmt = step.stmt
+        if isinstance(stmt, Assign) and isinstance(stmt.value, Narrow):
+            value = stmt.value.value
+            if isinstance(value, Name) and value.id in names and value.versions == (0,):
+                found.add(value.id)
+    return next((p.name for p in scope.params if p.name in found), "")
 
 
 def copy_scope(scope: Scope, sid: str, parent: str) -> Scope:

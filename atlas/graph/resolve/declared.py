@@ -119,13 +119,20 @@ def _values(e: Expr, makers: frozenset[str], out: set[str]) -> None:
             todo.extend(x.options)
         elif isinstance(x, (Elements, Starred)):
             todo.append(x.value)
-        elif isinstance(x, Subscript):
+        elif isinstance(x, Subscript):  # its index names a key or a type (`Optional[C]`), no instance of it
             _owners(x.value, todo)
-            todo.append(x.index)
+            _owners(x.index, todo)
+            if isinstance(x.index, Display):
+                for item in x.index.elements:
+                    _owners(item, todo)
         elif isinstance(x, Slice):
             _owners(x.value, todo)
         elif isinstance(x, Operation):
-            todo.extend(x.operands)
+            if x.method == "__or__":  # `A | B` names types (a union), or flags: no instance of a class either way
+                for operand in x.operands:
+                    _owners(operand, todo)
+            else:
+                todo.extend(x.operands)
         elif isinstance(x, Lambda):
             pass  # its body is a scope of its own
 

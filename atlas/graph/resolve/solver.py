@@ -124,6 +124,9 @@ class Solver:
         self.shared: set[str] = set()  # methods whose own scope also runs for other classes (contexts.depends_on)
         self.receiver_reads: dict[str, tuple[frozenset[str], bool]] = {}  # method -> contexts.receiver_reads
         self.self_assigned: dict[str, frozenset[str]] = {}  # class -> contexts.assigned
+        self.checked: dict[
+            str, str
+        ] = {}  # function -> the parameter it checks the type of (contexts.checked_parameter)
         self.plan_steps: list[tuple[Scope, str, Step]] = []
         self.define_steps: dict[str, int] = {}  # function id -> the plan index of its `def`
         self.pr_functions: dict[str, frozenset[str]] = calls_parameters(self.scopes) if not pycg else {}
@@ -156,6 +159,7 @@ class Solver:
         self.mro_active: set[str] = set()  # classes whose MRO is being computed (cycles of bases)
         self.mro_read: dict[str, int] = {}  # class -> the last statement run that registered reading its MRO
         self.direct_subclasses: dict[str, dict[str, None]] = {}  # class -> the classes naming it as a base
+        self.abstract: dict[str, bool] = {}  # class -> classes.is_abstract, until a base in its MRO changes
         # -- running
         self.ctx = Context("", 0, "", True)
         self.num_evaluated = 0
