@@ -85,16 +85,19 @@ def _open(path: Path, doing: str, shared: bool) -> int | None:
         path.parent.mkdir(parents=True, exist_ok=True)
         return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
     except OSError as exc:
-        if exc.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
-            raise
-        if shared:  # a read-only folder: lock if a lock file is there, else nobody can be writing
+        if shared:  # a folder that cannot be written: lock if a lock file is there, else nobody can be writing
             try:
                 return os.open(path, os.O_RDONLY | os.O_CLOEXEC)
             except OSError:
                 return None
+        if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            raise ReadOnly(
+                f"{path.parent} is read-only ({exc.strerror}), and {doing} writes there; point "
+                f"{_knob(path.parent)} at a writable folder"
+            ) from None
         raise ReadOnly(
-            f"{path.parent} is read-only ({exc.strerror}), and {doing} writes there; point "
-            f"{_knob(path.parent)} at a writable folder"
+            f"cannot create {path.parent} ({exc.strerror}), and {doing} writes there; point "
+            f"{_knob(path.parent)} at a folder that can be created"
         ) from None
 
 

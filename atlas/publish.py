@@ -142,6 +142,23 @@ def _holds(path: Path | str, data: bytes) -> bool:
         return False
 
 
+def make_room(path: Path, top: Path, is_folder: bool = False) -> None:
+    """Clear what stands in the way of writing `path` (a file, or a folder with `is_folder`) inside `top`, a folder
+    atlas owns (a cache, a build folder, a site's memo): a file or a broken link where one of its folders belongs, or a
+    thing of the other kind at `path` itself, is removed (atlas.publish.discard), so the write makes it anew."""
+    path, top = Path(path), Path(top)
+    if top not in path.parents:
+        return
+    for folder in [*reversed(path.relative_to(top).parents[:-1]), None]:
+        here = top / folder if folder is not None else path
+        wants_folder = folder is not None or is_folder
+        if not (here.exists() or here.is_symlink()):
+            return
+        if here.is_dir() != wants_folder:
+            discard(here)
+            return
+
+
 def discard(target: Path) -> None:
     """Remove a file or folder as one step: renamed aside first (a kill then leaves it whole or gone), then deleted;
     what a killed run left aside is deleted by the next `recover` of the same target."""

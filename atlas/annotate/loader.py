@@ -8,7 +8,7 @@ import hashlib
 from dataclasses import replace
 from pathlib import Path
 
-from atlas import stored, yamlio
+from atlas import publish, stored, yamlio
 from atlas.annotate.model import Anchor, Annotation, Bottleneck, Claim, Contract, Cost, Evidence, PinAnchor, Verdict
 from atlas.annotate.pattern import compile_pattern
 from atlas.annotate.schema import SCHEMA, schema_json
@@ -68,13 +68,27 @@ def _read_cache(cache: Path | None) -> dict:
     if cache is None:
         return {}
     try:
-        return stored.load(cache, _CACHE_KEY[:16])
+        return stored.load(cache, _CACHE_KEY[:16], _is_cache)
     except stored.Damaged:  # no cache, a damaged one, or one from another version: parse everything again
         return {}
 
 
+def _is_cache(obj: object) -> bool:
+    """The shape `_write_cache` stores: content key -> (annotations, problems, framework)."""
+    return isinstance(obj, dict) and all(
+        isinstance(key, str)
+        and isinstance(entry, tuple)
+        and len(entry) == 3
+        and isinstance(entry[0], list)
+        and all(isinstance(a, Annotation) for a in entry[0])
+        and isinstance(entry[1], list)
+        for key, entry in obj.items()
+    )
+
+
 def _write_cache(cache: Path, entries: dict) -> None:
     try:
+        publish.make_room(cache, cache.parent)  # a folder in the cache file's place: cleared
         stored.dump(cache, entries, _CACHE_KEY[:16])
     except OSError:
         pass  # a cache that cannot be written only costs speed

@@ -13,8 +13,9 @@ import sys
 
 from atlas import __version__, lifetime, locks
 from atlas.cli import output
+from atlas.env import check_knobs
 from atlas.env import settings as load_settings
-from atlas.errors import AtlasError
+from atlas.errors import AtlasError, environment_problem
 
 READS_CACHE = frozenset({"show", "graph", "index", "check", "build", "diff", "pin"})  # verbs reading checkouts
 NO_PROJECT = frozenset({"callgraph"})  # verbs that work on any folder, inside the project or not
@@ -113,6 +114,7 @@ class _ToMessages(logging.Handler):
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    output.escape_unencodable()
     lifetime.on_terminate()
     args = None
     try:
@@ -126,6 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         if not any(isinstance(h, _ToMessages) for h in log.handlers):
             log.addHandler(_ToMessages())
             log.propagate = False
+        check_knobs()
         if args.command in NO_PROJECT:
             return args.func(args, None)
         settings = load_settings(args.root, args.cache, args.mirror, args.build)
@@ -136,11 +139,12 @@ def main(argv: list[str] | None = None) -> int:
         )
         with reading:  # the checkouts it reads are not removed under it (`sync --repair` waits)
             return args.func(args, settings)
-    except AtlasError as exc:
+    except (AtlasError, OSError) as exc:
         if args is not None and args.debug:
             raise
-        output.message(f"atlas: error: {exc}")
-        return exc.exit_code
+        error = environment_problem(exc) if isinstance(exc, OSError) else exc
+        output.message(f"atlas: error: {error}")
+        return error.exit_code
     except KeyboardInterrupt:
         output.message("atlas: interrupted; run the command again to finish (nothing half-written is kept)")
         return 130

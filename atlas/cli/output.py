@@ -31,9 +31,23 @@ def _colour() -> bool:
 err = Console(stderr=True, highlight=False, no_color=not _colour(), soft_wrap=True)
 
 
+def escape_unencodable() -> None:
+    """Text the terminal's encoding cannot hold (an ASCII locale) is written escaped (`\\u2192`), never an error."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
+def _holds_unicode(stream) -> bool:
+    encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "").replace("_", "")
+    return encoding.startswith(("utf8", "utf16", "utf32"))
+
+
 def data(obj) -> None:
-    """Write machine-readable output: sorted keys, stable across runs."""
-    sys.stdout.write(json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    """Write machine-readable output: sorted keys, stable across runs; escaped as JSON allows where stdout's
+    encoding cannot hold the text."""
+    sys.stdout.write(json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=not _holds_unicode(sys.stdout)) + "\n")
 
 
 def text(line: str = "") -> None:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import http
+import http.server
+import urllib.parse
+
 from atlas.cli import output
 from atlas.errors import BuildMissing, ConfigError
 from atlas.render import build_sites, check_site, out_dir
@@ -49,15 +53,28 @@ def build(args, settings) -> int:
     return 1 if findings else 0
 
 
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    """The site's files; a path no file can have (a NUL byte) is answered 400, not an error on the console."""
+
+    def send_head(self):
+        if b"\0" in urllib.parse.unquote_to_bytes(self.path):
+            self.send_error(http.HTTPStatus.BAD_REQUEST, "no file has a NUL byte in its path")
+            return None
+        try:
+            return super().send_head()
+        except ValueError:  # a name the file system refuses, found before anything was sent: no such file
+            self.send_error(http.HTTPStatus.NOT_FOUND, "File not found")
+            return None
+
+
 def serve(args, settings) -> int:
     output.require(args, "human")
     import functools
-    import http.server
 
     html = out_dir(settings, args.out) / "html"
     if not (html / "index.html").is_file():
         raise BuildMissing(f"no built site in {html}; run `atlas build` first")
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(html))
+    handler = functools.partial(_Handler, directory=str(html))
     try:
         server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler)
     except OSError as exc:

@@ -25,9 +25,10 @@ from atlas.graph.packs import Packs
 from atlas.graph.parsing import FACTS_VERSION, cache, py_files
 from atlas.graph.queries import AtlasGraph
 from atlas.graph.store import assemble
-from atlas.model import CallSite, Span, Symbol, SymbolKind
+from atlas.graph.table import EdgeTable
+from atlas.model import CallSite, Pin, Span, Symbol, SymbolKind
 from atlas.parse.kernels.layer import cpp_paths, cpp_targets
-from atlas.sources import Manifest, analysed_files, load_all, locate
+from atlas.sources import Checkout, Manifest, analysed_files, load_all, locate, recheck
 
 GRAPH_VERSION = "6"  # part of the file names: files written by another layout are not read
 
@@ -119,10 +120,11 @@ class _Plan:
 
     framework: str
     manifest: Manifest
-    checkout: object  # atlas.sources.Checkout
+    checkout: Checkout
     files: list
     out: Path
     key: str
+    build: Path  # the build folder holding `out`
 
     def is_built(self) -> bool:
         """Whether the stored build has this key and whole files (lengths checked; checksums when loaded)."""
@@ -140,7 +142,13 @@ def _plan(settings: Settings, framework: str, pin_set: str) -> _Plan:
     checkout = locate(manifest, pin_set, settings)
     files = analysed_files(manifest, checkout, (".py",))
     return _Plan(
-        framework, manifest, checkout, files, folder(settings, framework, checkout.pin.commit), _key(files, manifest)
+        framework,
+        manifest,
+        checkout,
+        files,
+        folder(settings, framework, checkout.pin.commit),
+        _key(files, manifest),
+        settings.build,
     )
 
 
@@ -181,7 +189,10 @@ def _finish(
     """Resolve, assemble and store one parsed tree (`cpp()`: its C++ files' part of the kernel layer)."""
     graph = assemble(facts, plan.checkout, plan.manifest, timings, kernel_facts=kernel_facts, cpp=cpp)
     index = Index(plan.checkout.pin, plan.checkout.path, graph.symbols)
+    checkout = plan.checkout
+    recheck(checkout.pin.framework, checkout.pin_set, checkout.path, checkout.pin.commit)  # read unchanged
     t = time.perf_counter()
+    publish.make_room(plan.out, plan.build, is_folder=True)  # a file where the graph folders belong: cleared
     with publish.folder(plan.out) as out:  # the three files appear together, or the old build stays
         stored.dump(
             out / INDEX_FILE,
@@ -252,12 +263,25 @@ def _symbol(row: tuple, kinds: dict[str, SymbolKind] = _KINDS) -> Symbol:
     return Symbol(sid, kinds[kind], Span(path, start, end) if path else None, signature, decorators, bases, component)
 
 
+def _is_index(obj: object) -> bool:
+    """The shape of a stored index: (pin, root, symbol rows)."""
+    return isinstance(obj, tuple) and len(obj) == 3 and isinstance(obj[0], Pin) and isinstance(obj[2], list)
+
+
+def _is_graph(obj: object) -> bool:
+    """The shape of a stored graph: (edge table, unresolved call sites, stats)."""
+    return isinstance(obj, tuple) and len(obj) == 3 and isinstance(obj[0], EdgeTable) and isinstance(obj[1], list)
+
+
+_SHAPES = {INDEX_FILE: _is_index, GRAPH_FILE: _is_graph}
+
+
 def _load(settings: Settings, framework: str, pin_set: str, name: str, on_demand: bool):
-    """A stored file of a tree's build, checked (atlas.stored); a damaged one is rebuilt when `on_demand`, else
-    BuildMissing names the command that rebuilds it."""
+    """A stored file of a tree's build, checked (atlas.stored: header, checksum and shape); a damaged one is rebuilt
+    when `on_demand`, else BuildMissing names the command that rebuilds it."""
     path = _built(settings, framework, pin_set, name, on_demand)
     try:
-        return stored.load(path, GRAPH_VERSION)
+        return stored.load(path, GRAPH_VERSION, _SHAPES[name])
     except stored.Damaged as exc:
         if not on_demand:
             raise BuildMissing(
@@ -266,7 +290,7 @@ def _load(settings: Settings, framework: str, pin_set: str, name: str, on_demand
             ) from None
     build(settings, framework, pin_set, force=True)
     try:
-        return stored.load(path, GRAPH_VERSION)
+        return stored.load(path, GRAPH_VERSION, _SHAPES[name])
     except stored.Damaged as exc:
         raise BuildMissing(f"the rebuilt graph is damaged too: {exc}; check the disk under {settings.build}") from None
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from atlas import locks, publish
-from atlas.env import Settings
+from atlas.env import Settings, source_date_epoch
 from atlas.errors import BuildMissing, ConfigError
 from atlas.render import cjk, memo_files, pages, pinswitch
 from atlas.render.content import load_content
@@ -21,6 +21,7 @@ from atlas.render.pages_kept import kept_pages
 from atlas.render.pinchanges import pin_changes
 from atlas.render.site import render_docs
 from atlas.runtime.experiments.report import collect as experiments_report
+from atlas.sources import recheck
 from atlas.sources.gitops import commit_time
 
 VENDOR = {
@@ -128,7 +129,7 @@ def mkdocs_build(config: Path, docs: Path, html: Path, nav: list, memo: Memo | N
     if not config.is_file():
         raise ConfigError(f"{config} is missing; the site's mkdocs configuration lives at the project root")
     # The pages' dates (sitemap) from the project's last commit, not the clock: two builds give the same bytes.
-    epoch = os.environ.get("SOURCE_DATE_EPOCH") or str(commit_time(config.parent))
+    epoch = source_date_epoch() or str(commit_time(config.parent))
     saved = os.environ.get("SOURCE_DATE_EPOCH")
     os.environ["SOURCE_DATE_EPOCH"] = epoch
     config_key = digest(config.read_text(encoding="utf-8"), nav, epoch)
@@ -176,6 +177,7 @@ def build_sites(
         # bytes as a clean build.
         salt = code_version(settings.root)
         memos = [memo_files.load(_memo_folder(target, roots[pin_set]), salt) for pin_set in pin_sets]
+        collected = sites is None
         if sites is None:
             sites = _collect(settings, frameworks, pin_sets, memos)
         experiments = experiments_report(settings.root)  # the committed results/experiments/*.json and the article
@@ -187,7 +189,7 @@ def build_sites(
         ]
         shared = {"inputs": time.perf_counter() - started}  # the steps of all sets, told with the first set's
         reports = [
-            _build_pin_set(settings, site, memo, target, html, roots[pin_set], shared if number == 0 else {})
+            _build_pin_set(settings, site, memo, target, html, roots[pin_set], shared if number == 0 else {}, collected)
             for number, (pin_set, site, memo) in enumerate(zip(pin_sets, sites, memos))
         ]
         mark = time.perf_counter()
@@ -216,11 +218,19 @@ def _memo_folder(target: Path, root: str) -> Path:
 
 
 def _build_pin_set(
-    settings: Settings, site: SiteData, memo: Memo, target: Path, html: Path, root: str, seconds: dict[str, float]
+    settings: Settings,
+    site: SiteData,
+    memo: Memo,
+    target: Path,
+    html: Path,
+    root: str,
+    seconds: dict[str, float],
+    from_checkouts: bool = True,
 ) -> BuildReport:
     """One pin set of build_sites: its pages rendered, its docs folder written and swapped in, its HTML built into
     `html`/`root` (a staging folder; the live one is target/html/`root`), its memo stored; the time of each step
-    goes into `seconds`."""
+    goes into `seconds`. `from_checkouts`: the engines' files were read from synced checkouts, which are checked
+    once more before anything made from them is kept."""
     live = target / "html"
     started = time.perf_counter()
     rendered = render_docs(site, load_content(settings.root / "site"), settings.root / "site" / "templates", memo)
@@ -245,7 +255,9 @@ def _build_pin_set(
         )  # mkdocs (it empties its folder first)
         seconds["data"] = time.perf_counter() - mark
         mark = time.perf_counter()
-        memo_files.dump(_memo_folder(target, root), memo)
+        for engine in site.engines if from_checkouts else ():
+            recheck(engine.name, engine.pin_set, engine.checkout, engine.pin.commit)  # nothing edited meanwhile
+        memo_files.dump(_memo_folder(target, root), memo, target)
         seconds["memo"] = time.perf_counter() - mark
     seconds["total"] = time.perf_counter() - started
     refs = tuple(f"{pages.engine_label(e.name)} {e.pin.ref}" for e in site.engines)

@@ -74,11 +74,25 @@ def open_cache_repo(repo_dir: Path, url: str) -> git.Repo:
             remove_tree(tmp)
             raise explain(exc, f"creating {repo_dir}") from None
         repo = git.Repo(repo_dir)
-    for lock in ("shallow.lock", "index.lock", "config.lock"):  # left by an interrupted fetch
-        (repo_dir / lock).unlink(missing_ok=True)
+    clear_leftovers(repo_dir)
     with repo.config_writer() as cfg:
         cfg.set_value('remote "origin"', "url", url)
     return repo
+
+
+LEFTOVERS = ("*.lock", "refs/**/*.lock", "objects/pack/tmp_*", "objects/tmp_*", "objects/incoming-*")
+
+
+def clear_leftovers(repo_dir: Path) -> None:
+    """Remove what an interrupted or failed git command left in the cache repository (lock files, a temporary pack
+    of a fetch that ran out of space), so that the next fetch can run and has the space back. Called holding the
+    cache's lock: no other git command of atlas is running there."""
+    for pattern in LEFTOVERS:
+        for path in repo_dir.glob(pattern):
+            if path.is_dir() and not path.is_symlink():
+                remove_tree(path)
+            else:
+                path.unlink(missing_ok=True)
 
 
 def ls_remote(repo: git.Repo, url: str) -> dict[str, str]:
@@ -201,21 +215,6 @@ def add_worktree(repo: git.Repo, path: Path, sha: str) -> None:
 def remove_worktree(repo: git.Repo, path: Path) -> None:
     remove_tree(path)
     repo.git.worktree("prune")
-
-
-def worktree_problem(path: Path, sha: str) -> str:
-    """Why the checkout at `path` is not a clean copy of `sha`, or '' when it is."""
-    try:
-        tree = git.Repo(path)
-        head = tree.head.commit.hexsha
-        if head != sha:
-            return f"is at {head[:12]}, not {sha[:12]}"
-        dirty = tree.git.status("--porcelain", "--untracked-files=no")
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError, git.GitCommandError, ValueError) as exc:
-        return f"{UNREADABLE} ({first_line(exc)})"
-    if dirty:
-        return "has local changes: " + ", ".join(line[3:] for line in dirty.splitlines()[:3])
-    return ""
 
 
 def commit_time(folder: Path) -> int:
