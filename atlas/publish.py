@@ -49,7 +49,7 @@ def _staged(path: Path, mode: str) -> Iterator:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    _fsync_folder(path.parent)
+    sync_folder(path.parent)
 
 
 @contextlib.contextmanager
@@ -81,7 +81,7 @@ def swap(staging: Path, target: Path) -> None:
         os.rename(target, old)
         os.rename(staging, target)
         _remove(old)
-    _fsync_folder(target.parent)
+    sync_folder(target.parent)
 
 
 def write_new(path: Path, data: bytes, previous: Path | None = None) -> None:
@@ -169,7 +169,7 @@ def discard(target: Path) -> None:
     aside = target.with_name(f".{target.name}{_TRASH}{os.getpid()}")
     _remove(aside)
     os.rename(target, aside)
-    _fsync_folder(target.parent)
+    sync_folder(target.parent)
     _remove(aside)
 
 
@@ -233,7 +233,7 @@ def _retry_writable(root: str, step, path: str, _) -> None:
         step(path)
 
 
-def _fsync_folder(path: Path) -> None:
+def sync_folder(path: Path) -> None:
     with contextlib.suppress(OSError):
         fd = os.open(path, os.O_RDONLY)
         try:

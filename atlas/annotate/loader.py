@@ -23,7 +23,8 @@ class AnnotationError(ConfigError):
 
     def __init__(self, problems: list[str]):
         self.problems = problems
-        super().__init__(f"{len(problems)} problem(s) in annotation files:\n" + "\n".join(problems))
+        more = f"; `atlas check` lists all {len(problems)}" if len(problems) > 1 else ""
+        super().__init__(f"{problems[0]} (in the annotation files){more}")
 
 
 def annotation_files(root: Path) -> list[Path]:

@@ -11,7 +11,7 @@ import os
 import pkgutil
 import sys
 
-from atlas import __version__, lifetime, locks
+from atlas import __version__, journal, lifetime, locks
 from atlas.cli import output
 from atlas.env import check_knobs
 from atlas.env import settings as load_settings
@@ -132,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command in NO_PROJECT:
             return args.func(args, None)
         settings = load_settings(args.root, args.cache, args.mirror, args.build)
+        journal.replay(settings.root)  # a write of several project files a kill interrupted: finished first
         reading = (
             locks.hold(settings.cache, f"atlas {args.command}", shared=True)
             if args.command in READS_CACHE

@@ -28,7 +28,8 @@ def build(args, settings) -> int:
     output.require(args, "human", "json")
     reports = build_sites(settings, args.frameworks or None, args.pin_sets, args.out)
     report = reports[0]  # the first pin set sits at the root of html/, the others under html/<set>/
-    findings = [] if args.no_check else list(check_site(report.html))
+    findings = [f for r in reports for f in r.findings]  # annotations that did not resolve, then the site's checks
+    findings += [] if args.no_check else list(check_site(report.html))
     if args.format == "json":
         output.data(
             {
@@ -50,6 +51,11 @@ def build(args, settings) -> int:
         for f in findings:
             output.text(f"{f.where}: {f.kind}: {f.message}")
         output.text(f"open {report.html / 'index.html'} or run `atlas serve`")
+    if findings:
+        output.message(
+            f"atlas build: {len(findings)} finding(s) (annotations that do not resolve are shown so on their "
+            "pages; `atlas check` says more)"
+        )
     return 1 if findings else 0
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from atlas import locks, publish
 from atlas.env import Settings, source_date_epoch
 from atlas.errors import BuildMissing, ConfigError
+from atlas.model import Finding
 from atlas.render import cjk, memo_files, pages, pinswitch
 from atlas.render.content import load_content
 from atlas.render.inputs import SiteData, collect
@@ -45,6 +46,7 @@ class BuildReport:
     num_made: int = 0
     seconds: dict[str, float] = field(default_factory=dict)  # stage -> seconds (the first set: with the steps of all)
     refs: tuple[str, ...] = ()  # "vLLM v0.26.0", one per engine: what the pin set holds
+    findings: tuple[Finding, ...] = ()  # annotations that did not resolve at the pins (shown so on their pages)
 
 
 def out_dir(settings: Settings, out: str | None = None) -> Path:
@@ -272,6 +274,7 @@ def _build_pin_set(
         memo.num_made,
         seconds,
         refs,
+        tuple(a.finding for e in site.engines for a in e.anchored if a.finding is not None),
     )
 
 

@@ -15,7 +15,7 @@ from atlas import graph as graph_stage
 from atlas.env import Settings
 from atlas.errors import BuildMissing
 from atlas.graph.build import folder as graph_folder
-from atlas.model import Pin, Span, Symbol
+from atlas.model import Finding, Pin, Span, Symbol
 from atlas.render.memo import Memo, digest
 from atlas.runtime import recording
 from atlas.sources import having, locate
@@ -28,6 +28,7 @@ class Anchored:
     annotation: object  # atlas.annotate Annotation
     span: Span | None
     problem: str = ""
+    finding: Finding | None = None  # why it did not resolve, with the annotation's file:line
 
 
 class Deferred:
@@ -178,7 +179,7 @@ def anchored_span(annotation, resolution) -> Anchored:
     """The lines a mechanism page shows for an annotation: the anchored statement with a little context, else the
     symbol's first lines."""
     if resolution.finding is not None:
-        return Anchored(annotation, None, resolution.finding.message)
+        return Anchored(annotation, None, resolution.finding.message, resolution.finding)
     if resolution.anchor_line:
         start = max(resolution.line, resolution.anchor_line - CONTEXT)
         end = min(

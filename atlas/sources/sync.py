@@ -11,13 +11,13 @@ from pathlib import Path
 
 import git
 
-from atlas import locks, publish
+from atlas import journal, locks, publish
 from atlas.env import Settings
 from atlas.errors import BuildMissing, SourceError
 from atlas.model import Pin
 from atlas.sources import checkouts, gitops
 from atlas.sources.integrity import verify_lock
-from atlas.sources.manifest import MIRROR, UPSTREAM, Manifest, write_pin
+from atlas.sources.manifest import MIRROR, UPSTREAM, Manifest, pin_text, write_pin
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,8 +266,17 @@ def _keep(repo: git.Repo, sha: str) -> None:
     repo.git.update_ref(f"refs/atlas/{sha}", sha)
 
 
-def repin(manifest: Manifest, pin_set: str, ref: str, settings: Settings, progress=None) -> Pin:
-    """Resolve `ref` at the remote and rewrite the pin set; the new lock replaces the old ones."""
+def repin(
+    manifest: Manifest,
+    pin_set: str,
+    ref: str,
+    settings: Settings,
+    progress=None,
+    together: dict[Path, str] | None = None,
+) -> Pin:
+    """Resolve `ref` at the remote and rewrite the pin set; the new lock replaces the old ones. The manifest and
+    the files of `together` (path -> new text: the annotations the move rewrites) are written as one
+    (atlas.journal)."""
     remote = remote_of(manifest, settings)
     with locks.hold(settings.cache, f"re-pinning {manifest.name}"):
         repo = gitops.open_cache_repo(settings.cache / "repos" / f"{manifest.name}.git", remote.url)
@@ -275,7 +284,8 @@ def repin(manifest: Manifest, pin_set: str, ref: str, settings: Settings, progre
         if not gitops.has_commit(repo, commit):
             gitops.fetch(repo, commit, progress)
         upstream = recorded_upstream_commit(repo, commit, manifest.name) or manifest.releases.get(ref, "")
-        write_pin(manifest, pin_set, ref, upstream, {remote.source: commit})
+        text = pin_text(manifest, pin_set, ref, upstream, {remote.source: commit})
+        journal.commit(settings.root, {**(together or {}), manifest.path: text})
     return Pin(manifest.name, ref, commit, manifest.url, upstream)
 
 
