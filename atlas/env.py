@@ -12,6 +12,7 @@ from pathlib import Path
 from atlas.errors import ConfigError
 
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("", "0", "false", "no", "off")
+CACHE_KNOB, BUILD_KNOB = "--cache (ATLAS_CACHE)", "--build (ATLAS_BUILD)"  # how messages name the folders' settings
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,8 +81,8 @@ def settings(
     cache_path = _path(cache, "ATLAS_CACHE", root_path) or (cache_home() / "atlas").resolve()
     mirror_path = _path(mirror, "ATLAS_MIRROR", root_path)  # checked where it is used (atlas.sources.sync)
     build_path = _path(build, "ATLAS_BUILD", root_path) or root_path / "build"
-    _placeable(cache_path, "--cache (ATLAS_CACHE)")
-    _placeable(build_path, "--build (ATLAS_BUILD)")
+    _placeable(cache_path, CACHE_KNOB)
+    _placeable(build_path, BUILD_KNOB)
     return Settings(root=root_path, cache=cache_path, mirror=mirror_path, build=build_path)
 
 

@@ -30,8 +30,9 @@ class ReadOnly(AtlasError):
 
 
 @contextlib.contextmanager
-def hold(folder: Path, doing: str, shared: bool = False) -> Iterator[None]:
-    """Hold the lock of `folder` (created if needed) while `doing` (words for the messages: 'syncing sources').
+def hold(folder: Path, doing: str, shared: bool = False, knob: str = "") -> Iterator[None]:
+    """Hold the lock of `folder` (created if needed) while `doing` (words for the messages: 'syncing sources');
+    `knob`: the setting that chooses the folder, named when it cannot be written.
     `shared`: a reader's lock, held by many at once, which keeps writers (exclusive) out while it reads; a reader
     on a read-only folder needs no lock (nobody can write there). A process holding the shared lock may take the
     exclusive one inside it (converted while held, back to shared after)."""
@@ -54,7 +55,7 @@ def hold(folder: Path, doing: str, shared: bool = False) -> Iterator[None]:
                 fcntl.flock(fd, fcntl.LOCK_SH)
                 entry[2] = fcntl.LOCK_SH
         return
-    fd = _open(path, doing, shared)
+    fd = _open(path, doing, shared, knob)
     if fd is None:
         yield
         return
@@ -80,7 +81,7 @@ def _claim(fd: int, doing: str) -> None:
     os.pwrite(fd, f"{os.getpid()} {doing}\n".encode(), 0)
 
 
-def _open(path: Path, doing: str, shared: bool) -> int | None:
+def _open(path: Path, doing: str, shared: bool, knob: str) -> int | None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
@@ -90,21 +91,10 @@ def _open(path: Path, doing: str, shared: bool) -> int | None:
                 return os.open(path, os.O_RDONLY | os.O_CLOEXEC)
             except OSError:
                 return None
+        fix = f"point {knob} at a folder you can write" if knob else f"make {path.parent} writable"
         if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
-            raise ReadOnly(
-                f"{path.parent} is read-only ({exc.strerror}), and {doing} writes there; point "
-                f"{_knob(path.parent)} at a writable folder"
-            ) from None
-        raise ReadOnly(
-            f"cannot create {path.parent} ({exc.strerror}), and {doing} writes there; point "
-            f"{_knob(path.parent)} at a folder that can be created"
-        ) from None
-
-
-def _knob(folder: Path) -> str:
-    if folder.name == "site_build" or (folder / "html").is_dir():
-        return "--out"
-    return "--build (ATLAS_BUILD)" if "build" in folder.name else "--cache (ATLAS_CACHE)"
+            raise ReadOnly(f"{path.parent} is read-only ({exc.strerror}), and {doing} writes there; {fix}") from None
+        raise ReadOnly(f"cannot create {path.parent} ({exc.strerror}), and {doing} writes there; {fix}") from None
 
 
 def _acquire(fd: int, path: Path, doing: str, mode: int) -> None:

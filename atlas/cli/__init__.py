@@ -13,7 +13,7 @@ import sys
 
 from atlas import __version__, journal, lifetime, locks
 from atlas.cli import output
-from atlas.env import check_knobs
+from atlas.env import CACHE_KNOB, check_knobs
 from atlas.env import settings as load_settings
 from atlas.errors import AtlasError, environment_problem
 
@@ -114,7 +114,7 @@ class _ToMessages(logging.Handler):
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    output.escape_unencodable()
+    output.prepare_streams()
     lifetime.on_terminate()
     args = None
     try:
@@ -134,12 +134,14 @@ def main(argv: list[str] | None = None) -> int:
         settings = load_settings(args.root, args.cache, args.mirror, args.build)
         journal.replay(settings.root)  # a write of several project files a kill interrupted: finished first
         reading = (
-            locks.hold(settings.cache, f"atlas {args.command}", shared=True)
+            locks.hold(settings.cache, f"atlas {args.command}", shared=True, knob=CACHE_KNOB)
             if args.command in READS_CACHE
             else contextlib.nullcontext()
         )
         with reading:  # the checkouts it reads are not removed under it (`sync --repair` waits)
             return args.func(args, settings)
+    except BrokenPipeError:  # handled by `run`: the reader of stdout went away
+        raise
     except (AtlasError, OSError) as exc:
         if args is not None and args.debug:
             raise
@@ -161,6 +163,10 @@ def run() -> None:
     except BrokenPipeError:  # the reader of stdout went away (`atlas ... | head -1`): end quietly, as Unix tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = 141
+    except OSError as exc:  # what was left in stdout's buffer could not be written (a full disk under a redirect)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        output.message(f"atlas: error: cannot write the output ({exc.strerror}); check where stdout goes")
+        code = 2
     except KeyboardInterrupt:  # a second Ctrl-C while the first one's message was being written
         code = 130
     sys.exit(code)

@@ -11,32 +11,45 @@ from contextlib import contextmanager
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn
 
+from atlas.errors import AtlasError, ConfigError
+
 FORMATS = ("human", "json", "markdown", "github", "dot", "mermaid", "pycg")
 
 
 def require(args, *supported: str) -> None:
     """Refuse a --format this command does not produce, naming the ones it does."""
     if args.format not in supported:
-        from atlas.errors import ConfigError
-
         raise ConfigError(
             f"atlas {args.command} does not produce --format {args.format}; choose one of: {', '.join(supported)}"
         )
 
 
 def _colour() -> bool:
-    return sys.stderr.isatty() and not os.environ.get("NO_COLOR")
+    return sys.stderr is not None and sys.stderr.isatty() and not os.environ.get("NO_COLOR")
 
 
 err = Console(stderr=True, highlight=False, no_color=not _colour(), soft_wrap=True)
 
 
-def escape_unencodable() -> None:
-    """Text the terminal's encoding cannot hold (an ASCII locale) is written escaped (`\\u2192`), never an error."""
-    for stream in (sys.stdout, sys.stderr):
-        reconfigure = getattr(stream, "reconfigure", None)
+def prepare_streams() -> None:
+    """A closed stdout or stderr (`>&-`) is written to /dev/null; text the terminal's encoding cannot hold (an ASCII
+    locale) is written escaped (`\\u2192`), never an error."""
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - open while the process runs
+        reconfigure = getattr(getattr(sys, name), "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="backslashreplace")
+
+
+def _write(text: str) -> None:
+    """Write to stdout; a failure other than a closed pipe (a full disk under a redirect) is an error saying so."""
+    try:
+        sys.stdout.write(text)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise AtlasError(f"cannot write the output ({exc.strerror}); check where stdout goes") from None
 
 
 def _holds_unicode(stream) -> bool:
@@ -47,11 +60,11 @@ def _holds_unicode(stream) -> bool:
 def data(obj) -> None:
     """Write machine-readable output: sorted keys, stable across runs; escaped as JSON allows where stdout's
     encoding cannot hold the text."""
-    sys.stdout.write(json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=not _holds_unicode(sys.stdout)) + "\n")
+    _write(json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=not _holds_unicode(sys.stdout)) + "\n")
 
 
 def text(line: str = "") -> None:
-    sys.stdout.write(line + "\n")
+    _write(line + "\n")
 
 
 def message(line: str) -> None:

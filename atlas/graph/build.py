@@ -17,7 +17,7 @@ from functools import partial
 from pathlib import Path
 
 from atlas import locks, publish, stored
-from atlas.env import Settings
+from atlas.env import BUILD_KNOB, Settings
 from atlas.errors import BuildMissing
 from atlas.graph import background, components, processes
 from atlas.graph.index import Index
@@ -94,7 +94,7 @@ def build_many(
 ) -> list[BuildReport]:
     """Build (or refresh) several trees, reports in the order of `frameworks`: their files parsed over `workers`
     processes (default: every core), each tree resolved in a process of its own (atlas.graph.processes)."""
-    with gc_paused(), locks.hold(settings.build, "building graphs"):
+    with gc_paused(), locks.hold(settings.build, "building graphs", knob=BUILD_KNOB):
         start = time.perf_counter()
         plans = [_plan(settings, framework, pin_set) for framework in frameworks]
         todo, done = [], {}

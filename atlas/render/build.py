@@ -172,7 +172,7 @@ def build_sites(
     target = out_dir(settings, out)
     live = target / "html"
     roots = {pin_set: ("" if number == 0 else pin_set) for number, pin_set in enumerate(pin_sets)}
-    with locks.hold(target, "building the site"), publish.folder(live) as html:
+    with locks.hold(target, "building the site", knob="--out"), publish.folder(live) as html:
         started = time.perf_counter()
         # Each unit (resolved annotation, source file data, symbol page, built page) is kept under a key of its
         # inputs in a memo per set beside the site: a rebuild remakes only units with new inputs, and gives the same

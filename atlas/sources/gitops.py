@@ -5,6 +5,7 @@ what to do."""
 from __future__ import annotations
 
 import errno
+import os
 import re
 import shutil
 from collections.abc import Callable
@@ -19,13 +20,23 @@ HEX = re.compile(r"^[0-9a-f]{4,40}$")
 Progress = Callable[[str, float], None]  # (message, fraction 0..1)
 
 
-def no_space(exc: BaseException) -> bool:
-    text = str(exc)
-    return (isinstance(exc, OSError) and exc.errno == errno.ENOSPC) or "No space left on device" in text
+LOW_SPACE = 1 << 20  # bytes free below which a git failure is put down to a full disk (git may not say so)
 
 
-def explain(exc: BaseException, doing: str) -> SourceError:
-    if no_space(exc):
+def no_space(exc: BaseException, where: Path | None = None) -> bool:
+    """Whether `exc` came of a full disk: it says so, or the file system of `where` is (all but) full."""
+    if (isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)) or "No space left" in str(exc):
+        return True
+    try:
+        free = os.statvfs(where) if where is not None else None
+    except OSError:
+        return False
+    return free is not None and free.f_bavail * free.f_frsize < LOW_SPACE
+
+
+def explain(exc: BaseException, doing: str, where: Path | None = None) -> SourceError:
+    """A git failure as a SourceError; `where`: the folder git was writing to."""
+    if no_space(exc, where):
         return SourceError(
             f"no space left on the device while {doing}; free some space (or point --cache elsewhere) "
             "and run the command again: nothing half-written was kept"
@@ -80,7 +91,7 @@ def open_cache_repo(repo_dir: Path, url: str) -> git.Repo:
     return repo
 
 
-LEFTOVERS = ("*.lock", "refs/**/*.lock", "objects/pack/tmp_*", "objects/tmp_*", "objects/incoming-*")
+LEFTOVERS = ("*.lock", "refs/**/*.lock", "objects/pack/tmp_*", "objects/*/tmp_obj_*", "objects/incoming-*")
 
 
 def clear_leftovers(repo_dir: Path) -> None:
@@ -152,10 +163,15 @@ def resolve(repo: git.Repo, url: str, ref: str, progress: Progress | None = None
 
 
 def has_commit(repo: git.Repo, sha: str) -> bool:
+    """Whether the repository holds commit `sha` and every object of its tree (a fetch that ran out of space can
+    leave the commit without its files)."""
     try:
-        return repo.git.cat_file("-t", sha) == "commit"
+        if repo.git.cat_file("-t", sha) != "commit":
+            return False
+        listed = repo.git.rev_list("--objects", "--missing=print", "--no-walk", sha)
     except git.GitCommandError:
         return False
+    return not any(line.startswith("?") for line in listed.splitlines())
 
 
 class _GitProgress(git.RemoteProgress):
@@ -194,7 +210,7 @@ def fetch(
     try:
         repo.remote("origin").fetch(refspec, progress=_GitProgress(progress) if progress else None, **kwargs)
     except git.GitCommandError as exc:
-        raise explain(exc, f"fetching {refspec} from {repo.remote('origin').url}") from None
+        raise explain(exc, f"fetching {refspec} from {repo.remote('origin').url}", Path(repo.git_dir)) from None
 
 
 def add_worktree(repo: git.Repo, path: Path, sha: str) -> None:
@@ -209,7 +225,7 @@ def add_worktree(repo: git.Repo, path: Path, sha: str) -> None:
     except (git.GitCommandError, OSError) as exc:
         remove_tree(tmp)
         repo.git.worktree("prune")
-        raise explain(exc, f"checking out {sha[:12]}") from None
+        raise explain(exc, f"checking out {sha[:12]}", path.parent) from None
 
 
 def remove_worktree(repo: git.Repo, path: Path) -> None:

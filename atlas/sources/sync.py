@@ -12,7 +12,7 @@ from pathlib import Path
 import git
 
 from atlas import journal, locks, publish
-from atlas.env import Settings
+from atlas.env import CACHE_KNOB, Settings
 from atlas.errors import BuildMissing, SourceError
 from atlas.model import Pin
 from atlas.sources import checkouts, gitops
@@ -137,7 +137,7 @@ def sync_pin(manifest: Manifest, pin_set: str, settings: Settings, progress=None
         ready = _ready(settings, pin, pin_set, remote)
         if ready:
             return ready
-    with locks.hold(settings.cache, f"syncing {manifest.name}"):
+    with locks.hold(settings.cache, f"syncing {manifest.name}", knob=CACHE_KNOB):
         return _sync_locked(manifest, pin_set, settings, remote, progress, repair)
 
 
@@ -236,7 +236,7 @@ def sync_ref(manifest: Manifest, ref: str, settings: Settings, progress=None) ->
         if entry["ref"] == ref:
             return sync_pin(manifest, name, settings, progress)
     remote = remote_of(manifest, settings)
-    with locks.hold(settings.cache, f"checking out {manifest.name} {ref}"):
+    with locks.hold(settings.cache, f"checking out {manifest.name} {ref}", knob=CACHE_KNOB):
         repo = gitops.open_cache_repo(settings.cache / "repos" / f"{manifest.name}.git", remote.url)
         commit = gitops.resolve(repo, remote.label, ref, progress)
         pin = Pin(manifest.name, ref, commit, manifest.url, manifest.releases.get(ref, ""))
@@ -278,7 +278,7 @@ def repin(
     the files of `together` (path -> new text: the annotations the move rewrites) are written as one
     (atlas.journal)."""
     remote = remote_of(manifest, settings)
-    with locks.hold(settings.cache, f"re-pinning {manifest.name}"):
+    with locks.hold(settings.cache, f"re-pinning {manifest.name}", knob=CACHE_KNOB):
         repo = gitops.open_cache_repo(settings.cache / "repos" / f"{manifest.name}.git", remote.url)
         commit = gitops.resolve(repo, remote.label, ref, progress)
         if not gitops.has_commit(repo, commit):
