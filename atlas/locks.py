@@ -9,6 +9,7 @@ import errno
 import fcntl
 import logging
 import os
+import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -84,6 +85,8 @@ def _claim(fd: int, doing: str) -> None:
 def _open(path: Path, doing: str, shared: bool, knob: str) -> int | None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_dir() and not path.is_symlink():  # a folder where the lock file belongs: only ever a folder
+            shutil.rmtree(path, ignore_errors=True)  # is removed (a lock file made meanwhile is left alone)
         return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
     except OSError as exc:
         if shared:  # a folder that cannot be written: lock if a lock file is there, else nobody can be writing
