@@ -4,6 +4,7 @@ line and exits 2. Problems found *in the analysed code* are Findings (atlas.mode
 from __future__ import annotations
 
 import errno
+import sys
 
 
 class AtlasError(Exception):
@@ -39,9 +40,15 @@ class EnvironmentProblem(AtlasError):
 _FOLDERS = "--cache (ATLAS_CACHE), --build (ATLAS_BUILD) or --out"
 
 
-def environment_problem(exc: OSError) -> EnvironmentProblem:
+def environment_problem(exc: OSError | UnicodeError) -> EnvironmentProblem:
     """An OSError that reached the command's top, in one line saying what to do. What atlas writes is staged and
-    switched in whole (atlas.publish), so what a failed write leaves is cleared by the next run."""
+    switched in whole (atlas.publish), so what a failed write leaves is cleared by the next run. A UnicodeError
+    there is a path or text the locale's encoding cannot hold (`LC_ALL=C` without Python's UTF-8 mode)."""
+    if isinstance(exc, UnicodeError):
+        return EnvironmentProblem(
+            f"a path or text that this locale's encoding ({sys.getfilesystemencoding()}) cannot hold; run atlas in "
+            "a UTF-8 locale (LC_ALL=C.UTF-8) or with PYTHONUTF8=1"
+        )
     where = f" ({exc.filename})" if exc.filename else ""
     reason = exc.strerror or type(exc).__name__
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):

@@ -142,10 +142,10 @@ def main(argv: list[str] | None = None) -> int:
             return args.func(args, settings)
     except BrokenPipeError:  # handled by `run`: the reader of stdout went away
         raise
-    except (AtlasError, OSError) as exc:
+    except (AtlasError, OSError, UnicodeError) as exc:
         if args is not None and args.debug:
             raise
-        error = environment_problem(exc) if isinstance(exc, OSError) else exc
+        error = environment_problem(exc) if isinstance(exc, (OSError, UnicodeError)) else exc
         output.message(f"atlas: error: {error}")
         return error.exit_code
     except KeyboardInterrupt:

@@ -23,25 +23,36 @@ Progress = Callable[[str, float], None]  # (message, fraction 0..1)
 LOW_SPACE = 1 << 20  # bytes free below which a git failure is put down to a full disk (git may not say so)
 
 
-def no_space(exc: BaseException, where: Path | None = None) -> bool:
-    """Whether `exc` came of a full disk: it says so, or the file system of `where` is (all but) full."""
+def no_space(exc: BaseException, where: Path | None = None, needed: int = 0) -> bool:
+    """Whether `exc` came of a full disk: it says so, or the file system of `where` has less room than `needed`
+    bytes (what the failed command was writing) or is all but full."""
     if (isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)) or "No space left" in str(exc):
         return True
     try:
         free = os.statvfs(where) if where is not None else None
     except OSError:
         return False
-    return free is not None and free.f_bavail * free.f_frsize < LOW_SPACE
+    return free is not None and free.f_bavail * free.f_frsize < max(LOW_SPACE, needed)
 
 
-def explain(exc: BaseException, doing: str, where: Path | None = None) -> SourceError:
-    """A git failure as a SourceError; `where`: the folder git was writing to."""
-    if no_space(exc, where):
+def explain(exc: BaseException, doing: str, where: Path | None = None, needed: int = 0) -> SourceError:
+    """A git failure as a SourceError; `where`: the folder git was writing to, `needed`: the bytes it was writing."""
+    if no_space(exc, where, needed):
         return SourceError(
             f"no space left on the device while {doing}; free some space (or point --cache elsewhere) "
             "and run the command again: nothing half-written was kept"
         )
     return SourceError(f"git failed while {doing}: {first_line(exc)}")
+
+
+def tree_size(repo: git.Repo, sha: str) -> int:
+    """The bytes a checkout of `sha` holds (its files' sizes); 0 when git cannot say."""
+    try:
+        listed = repo.git.ls_tree("-r", "-l", "--full-tree", sha)
+    except git.GitCommandError:
+        return 0
+    sizes = (line.split("\t", 1)[0].split()[-1] for line in listed.splitlines())
+    return sum(int(size) for size in sizes if size.isdigit())
 
 
 def make_writable(path: Path) -> None:
@@ -225,7 +236,7 @@ def add_worktree(repo: git.Repo, path: Path, sha: str) -> None:
     except (git.GitCommandError, OSError) as exc:
         remove_tree(tmp)
         repo.git.worktree("prune")
-        raise explain(exc, f"checking out {sha[:12]}", path.parent) from None
+        raise explain(exc, f"checking out {sha[:12]}", path.parent, tree_size(repo, sha)) from None
 
 
 def remove_worktree(repo: git.Repo, path: Path) -> None:
