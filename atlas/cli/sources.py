@@ -10,7 +10,11 @@ from atlas.sources import having, load_all, repin, sync_pin
 def register(sub) -> None:
     p = sub.add_parser("sync", help="clone and check out the pinned commits (read-only, one worktree per commit)")
     p.add_argument("frameworks", nargs="*", metavar="FRAMEWORK", help="default: every manifest in pinned_sources/")
-    p.add_argument("--repair", action="store_true", help="discard the cached clone and checkouts, fetch again")
+    p.add_argument(
+        "--repair",
+        action="store_true",
+        help="put back only what is damaged: changed files of a checkout, else the checkout, else the clone",
+    )
     p.set_defaults(func=sync)
 
     p = sub.add_parser("pin", help="resolve a new ref and rewrite the manifest's pin set and lock")

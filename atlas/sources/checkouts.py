@@ -48,12 +48,19 @@ class Damage:
         return f"has local changes: {listed}{more}"
 
 
-def damage(path: Path, sha: str) -> Damage:
+def damage(path: Path, sha: str, refresh: bool = False) -> Damage:
     """How the checkout at `path` differs from commit `sha`: one `git status` (untracked files are not read by atlas
-    and not looked for)."""
+    and not looked for). It writes nothing, unless `refresh` (a writer holding the cache's lock): then git keeps
+    the stat data of files it had to hash, so the next check costs a stat call each."""
     try:
         out = git.Repo(path).git.status(
-            "--porcelain=v2", "-z", "--branch", "--untracked-files=no", "--ignore-submodules=all", "--no-renames"
+            "--porcelain=v2",
+            "-z",
+            "--branch",
+            "--untracked-files=no",
+            "--ignore-submodules=all",
+            "--no-renames",
+            env={"GIT_OPTIONAL_LOCKS": "1" if refresh else "0"},
         )
     except (git.InvalidGitRepositoryError, git.NoSuchPathError, git.GitCommandError, ValueError, OSError) as exc:
         return Damage(unreadable=gitops.first_line(exc))

@@ -197,7 +197,7 @@ def _ensure_checkout(
     path = checkout_path(settings, pin)
     marker = _done_marker(path)
     if marker.exists() and path.is_dir():
-        found = checkouts.damage(path, pin.commit)
+        found = checkouts.damage(path, pin.commit, refresh=True)
         if not found:
             return Checkout(pin, pin_set, path, remote.source, fetched=False)
         if repair and found.is_patchable:
@@ -217,7 +217,7 @@ def _ensure_checkout(
     gitops.remove_worktree(repo, path)  # a leftover from an interrupted run
     path.parent.mkdir(parents=True, exist_ok=True)
     gitops.add_worktree(repo, path, pin.commit)
-    found = checkouts.damage(path, pin.commit)
+    found = checkouts.damage(path, pin.commit, refresh=True)  # its index learns the read-only files' stat data
     if found:
         raise SourceError(
             f"the fresh checkout {path} {found.describe(pin.commit)}; run "
