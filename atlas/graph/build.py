@@ -11,10 +11,12 @@ import gc
 import hashlib
 import os
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import Any, TypeVar
 
 from atlas import locks, publish, stored
 from atlas.env import BUILD_KNOB, Settings
@@ -30,6 +32,7 @@ from atlas.model import CallSite, Pin, Span, Symbol, SymbolKind
 from atlas.parse.kernels.layer import cpp_paths, cpp_targets
 from atlas.sources import Checkout, Manifest, analysed_files, load_all, locate, recheck
 
+T = TypeVar("T")
 GRAPH_VERSION = "6"  # part of the file names: files written by another layout are not read
 
 INDEX_FILE = f"index-v{GRAPH_VERSION}.pickle"
@@ -270,19 +273,27 @@ def _is_index(obj: object) -> bool:
 
 def _is_graph(obj: object) -> bool:
     """The shape of a stored graph: (edge table, unresolved call sites, stats)."""
-    return isinstance(obj, tuple) and len(obj) == 3 and isinstance(obj[0], EdgeTable) and isinstance(obj[1], list)
+    return (
+        isinstance(obj, tuple)
+        and len(obj) == 3
+        and isinstance(obj[0], EdgeTable)
+        and isinstance(obj[1], list)
+        and isinstance(obj[2], dict)
+    )
 
 
 _SHAPES = {INDEX_FILE: _is_index, GRAPH_FILE: _is_graph}
+_MISREAD = (stored.Damaged, TypeError, ValueError, KeyError, IndexError, AttributeError)  # rows of another shape
 
 
-def _load(settings: Settings, framework: str, pin_set: str, name: str, on_demand: bool):
-    """A stored file of a tree's build, checked (atlas.stored: header, checksum and shape); a damaged one is rebuilt
-    when `on_demand`, else BuildMissing names the command that rebuilds it."""
+def _load(settings: Settings, framework: str, pin_set: str, name: str, on_demand: bool, read: Callable[[Any], T]) -> T:
+    """`read` of a stored file of a tree's build, checked (atlas.stored: header, checksum and shape; its rows as
+    `read` takes them); a damaged one is rebuilt when `on_demand`, else BuildMissing names the command that rebuilds
+    it."""
     path = _built(settings, framework, pin_set, name, on_demand)
     try:
-        return stored.load(path, GRAPH_VERSION, _SHAPES[name])
-    except stored.Damaged as exc:
+        return read(stored.load(path, GRAPH_VERSION, _SHAPES[name]))
+    except _MISREAD as exc:
         if not on_demand:
             raise BuildMissing(
                 f"the stored graph is damaged: {exc}; run `atlas index {framework} --pins {pin_set} "
@@ -290,20 +301,28 @@ def _load(settings: Settings, framework: str, pin_set: str, name: str, on_demand
             ) from None
     build(settings, framework, pin_set, force=True)
     try:
-        return stored.load(path, GRAPH_VERSION, _SHAPES[name])
-    except stored.Damaged as exc:
+        return read(stored.load(path, GRAPH_VERSION, _SHAPES[name]))
+    except _MISREAD as exc:
         raise BuildMissing(f"the rebuilt graph is damaged too: {exc}; check the disk under {settings.build}") from None
 
 
 def load_index(settings: Settings, framework: str, pin_set: str = "default", on_demand: bool = True) -> Index:
     """The symbol index of a pinned tree; builds it first when missing (or raises BuildMissing if not on_demand)."""
-    pin, root, rows = _load(settings, framework, pin_set, INDEX_FILE, on_demand)
-    return Index(pin, Path(root), {row[0]: _symbol(row) for row in rows})
+
+    def read(stored_index: tuple) -> Index:
+        pin, root, rows = stored_index
+        return Index(pin, Path(root), {row[0]: _symbol(row) for row in rows})
+
+    return _load(settings, framework, pin_set, INDEX_FILE, on_demand, read)
 
 
 def load_graph(settings: Settings, framework: str, pin_set: str = "default", on_demand: bool = True) -> AtlasGraph:
     """The call graph of a pinned tree; builds it first when missing (or raises BuildMissing if not on_demand)."""
     index = load_index(settings, framework, pin_set, on_demand)
-    table, unresolved, stats = _load(settings, framework, pin_set, GRAPH_FILE, on_demand)
-    sites = [CallSite(caller, text, Span(path, line, line)) for caller, text, path, line in unresolved]
+
+    def read(stored_graph: tuple) -> tuple:
+        table, unresolved, stats = stored_graph
+        return table, [CallSite(caller, text, Span(path, line, line)) for caller, text, path, line in unresolved], stats
+
+    table, sites, stats = _load(settings, framework, pin_set, GRAPH_FILE, on_demand, read)
     return AtlasGraph(index.pin, None, index.symbols, sites, stats, table)

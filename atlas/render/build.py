@@ -12,7 +12,7 @@ from pathlib import Path
 
 from atlas import locks, publish
 from atlas.env import Settings, source_date_epoch
-from atlas.errors import BuildMissing, ConfigError
+from atlas.errors import AtlasError, BuildMissing, ConfigError
 from atlas.model import Finding
 from atlas.render import cjk, memo_files, pages, pinswitch
 from atlas.render.content import load_content
@@ -25,6 +25,7 @@ from atlas.runtime.experiments.report import collect as experiments_report
 from atlas.sources import recheck
 from atlas.sources.gitops import commit_time
 
+log = logging.getLogger("atlas")
 VENDOR = {
     "cytoscape.min.js": "node_modules/cytoscape/dist/cytoscape.min.js",
     "cytoscape.LICENSE": "node_modules/cytoscape/LICENSE",
@@ -168,11 +169,34 @@ def build_sites(
     instead of being collected. Built in staging folders beside the live ones and swapped in at the end
     (atlas.publish), html/ once for all sets: a kill at any moment leaves the previous site whole. A file equal to
     the previous build's is a hard link to it, so the build writes, and the swap frees, only what changed. The lock
-    keeps two builds of one folder apart (atlas.locks)."""
+    keeps two builds of one folder apart (atlas.locks). A stored unit that passed the memo's checks but breaks the
+    build (a value of another shape inside it) costs one build without the memo: it is cleared and the build made
+    again; a second failure is raised."""
     target = out_dir(settings, out)
+    try:
+        return _build_sites(settings, frameworks, pin_sets, target, sites, with_memo=True)
+    except (AtlasError, OSError):
+        raise
+    except Exception:  # noqa: BLE001 - a unit of the memo read as something else: remade below, or raised again
+        if not (target / ".memo").exists():
+            raise
+        log.warning("atlas build: the site's memo does not hold what the build takes; building without it")
+    return _build_sites(settings, frameworks, pin_sets, target, sites, with_memo=False)
+
+
+def _build_sites(
+    settings: Settings,
+    frameworks: list[str] | None,
+    pin_sets: list[str],
+    target: Path,
+    sites: list[SiteData] | None,
+    with_memo: bool,
+) -> list[BuildReport]:
     live = target / "html"
     roots = {pin_set: ("" if number == 0 else pin_set) for number, pin_set in enumerate(pin_sets)}
     with locks.hold(target, "building the site", knob="--out"), publish.folder(live) as html:
+        if not with_memo:
+            publish.discard(target / ".memo")
         started = time.perf_counter()
         # Each unit (resolved annotation, source file data, symbol page, built page) is kept under a key of its
         # inputs in a memo per set beside the site: a rebuild remakes only units with new inputs, and gives the same

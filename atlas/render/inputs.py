@@ -6,6 +6,7 @@ keeps (atlas.render.memo) loads neither."""
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,12 +14,14 @@ from pathlib import Path
 from atlas import annotate
 from atlas import graph as graph_stage
 from atlas.env import Settings
-from atlas.errors import BuildMissing
+from atlas.errors import BuildMissing, ConfigError
 from atlas.graph.build import folder as graph_folder
 from atlas.model import Finding, Pin, Span, Symbol
 from atlas.render.memo import Memo, digest
 from atlas.runtime import recording
 from atlas.sources import having, locate
+
+log = logging.getLogger("atlas")
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,18 +234,19 @@ def _read_key(path: Path) -> str | None:
 
 
 def load_results(settings: Settings) -> dict[str, object]:
-    """Probe traces (issue 7) and diff reports (issue 6), when their results files exist in the build folder."""
-    import json
-
+    """Probe traces (issue 7) and diff reports (issue 6), when their results files exist in the build folder. A
+    results file of the build folder that cannot be read as what its command writes is left out, saying so; one of
+    the project's (results/) is an error naming it."""
     found: dict[str, object] = {}
     runtime = settings.build / "runtime" / "summary.json"
     traces = []  # (title, summary): the latest local `atlas trace`, then the committed H200 runs
-    if runtime.is_file():
-        found["runtime"] = json.loads(runtime.read_text(encoding="utf-8"))
+    summary = _results_file(runtime, in_build=True) if runtime.exists() else None
+    if summary is not None:
+        found["runtime"] = summary
         traces.append(("latest `atlas trace` on this machine", found["runtime"]))
     root = getattr(settings, "root", None)
     for path in sorted(Path(root, "results").glob("gpu-*-summary.json")) if root else ():
-        traces.append((f"H200 run, committed in results/{path.name}", json.loads(path.read_text(encoding="utf-8"))))
+        traces.append((f"H200 run, committed in results/{path.name}", _results_file(path, in_build=False)))
     if traces:
         found["traces"] = traces
     recordings = (
@@ -257,7 +261,7 @@ def load_results(settings: Settings) -> dict[str, object]:
         found["recordings"] = recordings  # (title, atlas.runtime.recording.Recording): marked in the source view
     excerpts = (
         {
-            path.name.split("-")[1]: json.loads(path.read_text(encoding="utf-8"))
+            path.name.split("-")[1]: _results_file(path, in_build=False)
             for path in sorted(Path(root, "results").glob("gpu-*-trace-excerpt.json"))
         }
         if root
@@ -266,9 +270,28 @@ def load_results(settings: Settings) -> dict[str, object]:
     if excerpts:
         found["trace_excerpts"] = excerpts  # framework -> the committed Perfetto excerpt of its H200 run
     diffs = {
-        p.stem.removeprefix("last-"): json.loads(p.read_text(encoding="utf-8"))
+        p.stem.removeprefix("last-"): report
         for p in sorted((settings.build / "diff").glob("last-*.json"))
+        if (report := _results_file(p, in_build=True)) is not None
     }
     if diffs:
         found["diff"] = diffs  # framework -> the last `atlas diff` report (atlas.diff.report.to_json)
     return found
+
+
+def _results_file(path: Path, in_build: bool) -> dict | None:
+    """A results file's JSON object. One the build folder holds (written by `atlas trace` or `atlas diff`) that is
+    damaged is left out (None), saying which command writes it again; a project's is a ConfigError naming it."""
+    import json
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        data = None
+    if isinstance(data, dict):
+        return data
+    if not in_build:
+        raise ConfigError(f"{path} is not a JSON object as atlas writes it; restore it from git or remove it")
+    command = "atlas diff" if path.parent.name == "diff" else "atlas trace"
+    log.warning(f"atlas build: {path} is damaged and was left out; run `{command}` again to write it")
+    return None

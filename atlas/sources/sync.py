@@ -258,7 +258,13 @@ def _synced_refs(settings: Settings, name: str) -> dict[str, str]:
         refs = json.loads(_refs_file(settings, name).read_text())
     except (OSError, ValueError):  # none yet, or damaged: such refs are checked out again on demand
         return {}
-    return refs if isinstance(refs, dict) else {}
+    if not isinstance(refs, dict):
+        return {}
+    return {
+        ref: commit
+        for ref, commit in refs.items()
+        if isinstance(commit, str) and len(commit) == 40 and gitops.HEX.match(commit)
+    }
 
 
 def _keep(repo: git.Repo, sha: str) -> None:

@@ -51,6 +51,22 @@ def test_a_whole_memo_shard_of_another_shape_is_rebuilt(built, payload):
         assert memo_files._is_shard(stored.load(path, memo_files.VERSION), path.stem)
 
 
+@pytest.mark.parametrize("value", [None, "a string", ("a", "tuple")])
+def test_memo_units_whose_values_are_of_another_shape_cost_one_build_without_the_memo(built, value):
+    """The shards' shape holds (key -> (value, keys)); the values inside are not what the build takes."""
+    html = built.root / "site_build" / "html"
+    clean = files_of(html)
+    for path in _shards(built):
+        units = stored.load(path, memo_files.VERSION)
+        stored.dump(path, {key: (value, uses) for key, (_, uses) in units.items()}, memo_files.VERSION)
+    done = built.atlas("build", "--no-check")
+    promise(done)
+    assert files_of(html) == clean and "building without it" in done.stderr
+    again = built.atlas("build", "--no-check")
+    promise(again)
+    assert files_of(html) == clean and again.stderr == ""
+
+
 @pytest.mark.parametrize(
     "damage",
     [
@@ -134,3 +150,12 @@ def test_an_annotation_cache_of_another_shape_is_rebuilt(project):
     _to_folder(cache)
     promise(project.atlas("check"))
     assert cache.is_file()
+
+
+@pytest.mark.parametrize("text", ['{"framework": "vllm", "annotations": [', "[1, 2]", ""])
+def test_a_damaged_results_file_of_the_build_folder_is_left_out(built, text):
+    promise(built.atlas("diff", "vllm", "default", "latest"), (0, 1))
+    (built.build / "diff" / "last-vllm.json").write_text(text)
+    done = built.atlas("build", "--no-check")
+    promise(done)
+    assert "last-vllm.json is damaged" in done.stderr and "atlas diff" in done.stderr
