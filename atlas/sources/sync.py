@@ -53,7 +53,10 @@ def remote_of(manifest: Manifest, settings: Settings) -> Remote:
         )
     if (mirror / "refs").is_dir():
         return Remote(str(mirror), MIRROR, str(mirror))
-    shim = _shim(mirror, settings.cache / "mirror-shims" / f"{manifest.name}.git")
+    shim = settings.cache / "mirror-shims" / f"{manifest.name}.git"
+    with contextlib.suppress(OSError):  # a read-only cache: the stand-in is used as it is
+        publish.make_room(shim, settings.cache, is_folder=True)
+    shim = _shim(mirror, shim)
     return Remote(str(shim), MIRROR, str(mirror))
 
 
@@ -149,7 +152,7 @@ def _sync_locked(
     manifest = load_manifest(manifest.path)  # another process may have locked it meanwhile
     entry = manifest.pin_entry(pin_set)
     pin = _verified(manifest, pin_set, remote, settings)
-    repo_dir = settings.cache / "repos" / f"{manifest.name}.git"
+    repo_dir = _repo_dir(settings, manifest.name)
     if pin is not None and not repair:
         ready = _ready(settings, pin, pin_set, remote)
         if ready:
@@ -177,6 +180,13 @@ def _sync_locked(
     return _ensure_checkout(repo, remote, pin, pin_set, settings, progress, repair)
 
 
+def _repo_dir(settings: Settings, name: str) -> Path:
+    """The cache repository of framework `name`; what stands in the way of its folder is cleared."""
+    repo_dir = settings.cache / "repos" / f"{name}.git"
+    publish.make_room(repo_dir, settings.cache, is_folder=True)
+    return repo_dir
+
+
 def _repository(repo_dir: Path, url: str, repair: bool) -> git.Repo:
     """The cache repository; with `repair`, one that cannot be opened is replaced by a new one."""
     try:
@@ -196,6 +206,7 @@ def _ensure_checkout(
     that does not mend it, it is checked out again."""
     path = checkout_path(settings, pin)
     marker = _done_marker(path)
+    publish.make_room(path.parent, settings.cache, is_folder=True)
     if marker.exists() and path.is_dir():
         found = checkouts.damage(path, pin.commit, refresh=True)
         if not found:
@@ -223,6 +234,7 @@ def _ensure_checkout(
             f"the fresh checkout {path} {found.describe(pin.commit)}; run "
             f"`{checkouts.repair_command(pin.framework, pin_set)}`"
         )
+    publish.make_room(marker, settings.cache)
     publish.write_text(marker, pin.commit + "\n")
     return Checkout(pin, pin_set, path, remote.source, fetched=True)
 
@@ -237,7 +249,7 @@ def sync_ref(manifest: Manifest, ref: str, settings: Settings, progress=None) ->
             return sync_pin(manifest, name, settings, progress)
     remote = remote_of(manifest, settings)
     with locks.hold(settings.cache, f"checking out {manifest.name} {ref}", knob=CACHE_KNOB):
-        repo = gitops.open_cache_repo(settings.cache / "repos" / f"{manifest.name}.git", remote.url)
+        repo = gitops.open_cache_repo(_repo_dir(settings, manifest.name), remote.url)
         commit = gitops.resolve(repo, remote.label, ref, progress)
         pin = Pin(manifest.name, ref, commit, manifest.url, manifest.releases.get(ref, ""))
         checkout = _ensure_checkout(repo, remote, pin, ref, settings, progress)
@@ -285,7 +297,7 @@ def repin(
     (atlas.journal)."""
     remote = remote_of(manifest, settings)
     with locks.hold(settings.cache, f"re-pinning {manifest.name}", knob=CACHE_KNOB):
-        repo = gitops.open_cache_repo(settings.cache / "repos" / f"{manifest.name}.git", remote.url)
+        repo = gitops.open_cache_repo(_repo_dir(settings, manifest.name), remote.url)
         commit = gitops.resolve(repo, remote.label, ref, progress)
         if not gitops.has_commit(repo, commit):
             gitops.fetch(repo, commit, progress)

@@ -159,3 +159,42 @@ def test_a_damaged_results_file_of_the_build_folder_is_left_out(built, text):
     done = built.atlas("build", "--no-check")
     promise(done)
     assert "last-vllm.json is damaged" in done.stderr and "atlas diff" in done.stderr
+
+
+def _writable_tree(path):
+    for p in [path, *path.rglob("*")]:
+        if p.is_dir() and not p.is_symlink():
+            p.chmod(0o755)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda c: (_writable_tree(c / "checkouts" / "sglang"), _to_file(c / "checkouts" / "sglang")),
+        lambda c: _to_file(c / "repos" / "sglang.git"),
+        lambda c: _to_file(c / "verified"),
+        lambda c: [_to_folder(marker) for marker in (c / "checkouts" / "sglang").glob("*.ok")],
+    ],
+    ids=["checkouts-file", "repository-file", "verified-file", "marker-folders"],
+)
+def test_the_wrong_kind_of_file_in_the_cache_is_cleared_by_sync(project, damage):
+    damage(project.cache)
+    done = project.atlas("show", "Scheduler.schedule", "--framework", "sglang")
+    promise(done, (0, 2))
+    if done.returncode == 2:
+        assert "atlas sync" in done.stderr
+    for _ in range(2):
+        promise(project.atlas("sync", "--pins", "default,latest"))
+        shown = project.atlas("show", "Scheduler.schedule", "--framework", "sglang")
+        promise(shown)
+        assert "allocate_slots" in shown.stdout
+
+
+@pytest.mark.parametrize("name", ["html", "docs", "html/index.html", "html/assets"])
+def test_the_wrong_kind_of_file_in_the_site_is_replaced_by_the_build(built, name):
+    html = built.root / "site_build" / "html"
+    clean = files_of(html)
+    path = built.root / "site_build" / name
+    (_to_file if path.is_dir() else _to_folder)(path)
+    promise(built.atlas("build", "--no-check"))
+    assert files_of(html) == clean
