@@ -202,8 +202,9 @@ def _ensure_checkout(
     repo, remote: Remote, pin: Pin, pin_set: str, settings: Settings, progress, repair: bool = False
 ) -> Checkout:
     """Fetch the pin's commit if the cache lacks it and check it out read-only; the marker is written last. A
-    finished checkout whose files differ from the commit is, with `repair`, mended file by file; otherwise, or when
-    that does not mend it, it is checked out again."""
+    finished checkout whose files differ from the commit is, with `repair`, mended file by file (its marker removed
+    meanwhile: a kill leaves it to be checked out again); otherwise, or when that does not mend it, it is checked
+    out again."""
     path = checkout_path(settings, pin)
     marker = _done_marker(path)
     publish.make_room(path.parent, settings.cache, is_folder=True)
@@ -212,11 +213,13 @@ def _ensure_checkout(
         if not found:
             return Checkout(pin, pin_set, path, remote.source, fetched=False)
         if repair and found.is_patchable:
+            publish.discard(marker)
             with contextlib.suppress(git.GitCommandError, OSError):  # else it is checked out again, below
                 checkouts.restore(path, found)
             if not checkouts.damage(path, pin.commit):
+                _mark_done(settings, marker, pin.commit)
                 return Checkout(pin, pin_set, path, remote.source, fetched=True)
-    marker.unlink(missing_ok=True)
+    publish.discard(marker)
     if not gitops.has_commit(repo, pin.commit):
         gitops.fetch(repo, pin.commit, progress)
         if not gitops.has_commit(repo, pin.commit):
@@ -234,9 +237,14 @@ def _ensure_checkout(
             f"the fresh checkout {path} {found.describe(pin.commit)}; run "
             f"`{checkouts.repair_command(pin.framework, pin_set)}`"
         )
-    publish.make_room(marker, settings.cache)
-    publish.write_text(marker, pin.commit + "\n")
+    _mark_done(settings, marker, pin.commit)
     return Checkout(pin, pin_set, path, remote.source, fetched=True)
+
+
+def _mark_done(settings: Settings, marker: Path, commit: str) -> None:
+    """The checkout is whole: its marker, written last."""
+    publish.make_room(marker, settings.cache)
+    publish.write_text(marker, commit + "\n")
 
 
 def sync_ref(manifest: Manifest, ref: str, settings: Settings, progress=None) -> Checkout:

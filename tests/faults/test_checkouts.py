@@ -153,3 +153,40 @@ def test_parsed_facts_are_made_only_from_the_text_of_their_blob(tmp_path):
     (tmp_path / "a.py").write_bytes(b"def f():\n    return 2\n")  # edited after the checkout was checked
     with pytest.raises(SourceError, match="changed while atlas read it"):
         parse_packed(tmp_path, PyFile("a.py", listed, "a", False))
+
+
+def test_a_repair_killed_at_any_step_is_finished_by_the_next_sync(project):
+    """Killed (SIGKILL) at each rename or unlink it makes: the next plain sync either checks the checkout out again
+    or, when the repair had not begun, names it; the next repair always ends whole."""
+    import subprocess
+
+    from project import ATLAS
+
+    if shutil.which("strace") is None:
+        pytest.skip("strace is not installed (it injects the kills)")
+    calls = "rename,renameat,renameat2,unlink,unlinkat"
+    for n in range(1, 40):
+        _edit(_checkout(project))
+        _delete(_checkout(project))
+        done = subprocess.run(
+            ["strace", "-qq", "-o", "/dev/null", "-e", f"trace={calls}", "-e", f"inject={calls}:signal=KILL:when={n}"]
+            + [*ATLAS, "sync", "--repair", "vllm"],
+            cwd=project.root,
+            env=project.env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        plain = project.atlas("sync")
+        promise(plain, (0, 2))
+        if plain.returncode == 2:
+            assert "atlas sync --repair vllm" in plain.stderr, plain.stderr
+        promise(project.atlas("sync", "--repair", "vllm"))
+        shown = project.atlas("show", "KVCacheManager.allocate_slots", "--framework", "vllm")
+        promise(shown)
+        assert "get_new_blocks" in shown.stdout
+        if done.returncode == 0:
+            break
+    else:
+        pytest.fail("the repair was killed at every one of 39 steps")
+    assert n > 2, "the kills never reached the repair"
