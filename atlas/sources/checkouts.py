@@ -110,41 +110,39 @@ def restore(path: Path, found: Damage) -> None:
     else: what stands in a file's place (a folder, a link) is removed, the index entry and the file are taken from
     the commit, and the file and its folders are made read-only again."""
     paths = [rel for rel, _ in found.changed]
-    for rel in paths:
-        _clear(path, rel)
+    opened = {folder for rel in paths for folder in _clear(path, rel)}
     tree = git.Repo(path)
     tree.git.update_environment(GIT_LITERAL_PATHSPECS="1")
     tree.git.reset("-q", "HEAD", "--", *paths)
     in_head = [p for p in tree.git.ls_tree("-r", "--name-only", "-z", "HEAD", "--", *paths).split("\0") if p]
     if in_head:
         tree.git.checkout("HEAD", "--", *in_head)
-    for rel in in_head:
-        target = path / rel
-        for p in [target, *target.parents]:
-            if p == path:
-                break
-            if not p.is_symlink():
-                p.chmod(p.stat().st_mode & ~0o222)
+    restored = [path / rel for rel in in_head]
+    for p in {*restored, *opened, *(folder for target in restored for folder in target.parents)}:
+        if path in p.parents and p.exists() and not p.is_symlink():
+            p.chmod(p.stat().st_mode & ~0o222)
     with contextlib.suppress(git.GitCommandError):  # the restored files' stat data: the next check costs a stat
         tree.git.update_index("-q", "--refresh")
     _verified.discard((path, tree.head.commit.hexsha))
 
 
-def _clear(root: Path, rel: str) -> None:
+def _clear(root: Path, rel: str) -> list[Path]:
     """Make room for `rel` under `root`: its folders writable, and whatever is at its place (or at a folder's
-    place: a file standing where a folder belongs) removed."""
-    folder = root
+    place: a file standing where a folder belongs) removed; returns the folders made writable."""
+    folder, opened = root, list[Path]()
     for part in Path(rel).parts[:-1]:
         folder = folder / part
         if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
             folder.parent.chmod(folder.parent.stat().st_mode | stat.S_IWUSR)
             folder.unlink()
-            return
+            return opened
         if not folder.is_dir():
-            return
+            return opened
         folder.chmod(folder.stat().st_mode | stat.S_IWUSR | stat.S_IXUSR)
+        opened.append(folder)
     target = root / rel
     if target.is_dir() and not target.is_symlink():
         gitops.remove_tree(target)
     elif target.exists() or target.is_symlink():
         os.unlink(target)
+    return opened
