@@ -82,7 +82,8 @@ class ReviewError(ConfigError):
 
     def __init__(self, problems: list[str]):
         self.problems = problems
-        super().__init__(f"{len(problems)} problem(s) in review files:\n" + "\n".join(problems))
+        more = f"; `atlas check` lists all {len(problems)}" if len(problems) > 1 else ""
+        super().__init__(f"{problems[0]} (in the review files){more}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -210,3 +210,14 @@ def test_an_unchanged_review_file_is_read_from_the_cache(project, tmp_path, monk
     write(root, "vllm/review/a.yaml", ROWS.replace("text: frees a request", "text: frees it"))
     with pytest.raises(AssertionError, match="parsed again"):
         load_reviews(root, cache=cache)
+
+
+def test_a_review_error_is_one_line_naming_the_first_problem(project):
+    """As an annotation error is: verbs other than `atlas check` say the first problem and point at check."""
+    root, _ = project
+    write(root, "vllm/review/a.yaml", ROWS)
+    write(root, "vllm/review/b.yaml", ROWS)
+    with pytest.raises(ReviewError) as info:
+        load_reviews(root)
+    assert len(info.value.problems) > 1 and "\n" not in str(info.value)
+    assert str(info.value).startswith(info.value.problems[0]) and "`atlas check` lists all" in str(info.value)
