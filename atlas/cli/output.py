@@ -29,7 +29,7 @@ def paged(text_out: str) -> None:
     """Long human output, whole: through the terminal's pager ($PAGER, else `less -FRX`) when stdout is a
     terminal, else written as it is."""
     if not sys.stdout.isatty() or text_out.count("\n") < os.get_terminal_size().lines:
-        sys.stdout.write(text_out + ("" if text_out.endswith("\n") else "\n"))
+        _write(text_out + ("" if text_out.endswith("\n") else "\n"))
         return
     import pydoc
 
