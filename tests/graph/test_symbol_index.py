@@ -66,7 +66,7 @@ def test_a_damaged_entry_is_parsed_again(settings):
     before = rows(load_symbols(settings, "vllm"))
     (pack,) = settings.build.glob("pyfacts/*/*.pack")
     ((offset, size),) = [
-        (o, n) for _, o, n in packs._read_header(pack).values() if b"pkg/pool.py" in pack.read_bytes()[o : o + n]
+        (o, n) for _, o, n, _digest in packs._read_header(pack).values() if b"pkg/pool.py" in pack.read_bytes()[o : o + n]
     ]
     raw = bytearray(pack.read_bytes())
     raw[offset : offset + 4] = b"\xff" * 4  # that entry damaged, its length kept
