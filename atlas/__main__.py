@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 
 
 def _early(signum, frame) -> None:
@@ -14,6 +15,9 @@ def _early(signum, frame) -> None:
 def run() -> None:
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _early)
+    for name in ("stdout", "stderr"):  # closed (`>&-`): written to /dev/null, as the rest of the CLI expects a stream
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - open while the process runs
     from atlas.cli import run as cli_run
 
     signal.signal(signal.SIGINT, signal.default_int_handler)  # the command's own handling from here on

@@ -9,6 +9,7 @@ import errno
 import fcntl
 import logging
 import os
+import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,8 +31,9 @@ class ReadOnly(AtlasError):
 
 
 @contextlib.contextmanager
-def hold(folder: Path, doing: str, shared: bool = False) -> Iterator[None]:
-    """Hold the lock of `folder` (created if needed) while `doing` (words for the messages: 'syncing sources').
+def hold(folder: Path, doing: str, shared: bool = False, knob: str = "") -> Iterator[None]:
+    """Hold the lock of `folder` (created if needed) while `doing` (words for the messages: 'syncing sources');
+    `knob`: the setting that chooses the folder, named when it cannot be written.
     `shared`: a reader's lock, held by many at once, which keeps writers (exclusive) out while it reads; a reader
     on a read-only folder needs no lock (nobody can write there). A process holding the shared lock may take the
     exclusive one inside it (converted while held, back to shared after)."""
@@ -54,7 +56,7 @@ def hold(folder: Path, doing: str, shared: bool = False) -> Iterator[None]:
                 fcntl.flock(fd, fcntl.LOCK_SH)
                 entry[2] = fcntl.LOCK_SH
         return
-    fd = _open(path, doing, shared)
+    fd = _open(path, doing, shared, knob)
     if fd is None:
         yield
         return
@@ -80,28 +82,22 @@ def _claim(fd: int, doing: str) -> None:
     os.pwrite(fd, f"{os.getpid()} {doing}\n".encode(), 0)
 
 
-def _open(path: Path, doing: str, shared: bool) -> int | None:
+def _open(path: Path, doing: str, shared: bool, knob: str) -> int | None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_dir() and not path.is_symlink():  # a folder where the lock file belongs: only ever a folder
+            shutil.rmtree(path, ignore_errors=True)  # is removed (a lock file made meanwhile is left alone)
         return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
     except OSError as exc:
-        if exc.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
-            raise
-        if shared:  # a read-only folder: lock if a lock file is there, else nobody can be writing
+        if shared:  # a folder that cannot be written: lock if a lock file is there, else nobody can be writing
             try:
                 return os.open(path, os.O_RDONLY | os.O_CLOEXEC)
             except OSError:
                 return None
-        raise ReadOnly(
-            f"{path.parent} is read-only ({exc.strerror}), and {doing} writes there; point "
-            f"{_knob(path.parent)} at a writable folder"
-        ) from None
-
-
-def _knob(folder: Path) -> str:
-    if folder.name == "site_build" or (folder / "html").is_dir():
-        return "--out"
-    return "--build (ATLAS_BUILD)" if "build" in folder.name else "--cache (ATLAS_CACHE)"
+        fix = f"point {knob} at a folder you can write" if knob else f"make {path.parent} writable"
+        if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            raise ReadOnly(f"{path.parent} is read-only ({exc.strerror}), and {doing} writes there; {fix}") from None
+        raise ReadOnly(f"cannot create {path.parent} ({exc.strerror}), and {doing} writes there; {fix}") from None
 
 
 def _acquire(fd: int, path: Path, doing: str, mode: int) -> None:

@@ -49,7 +49,7 @@ def _staged(path: Path, mode: str) -> Iterator:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    _fsync_folder(path.parent)
+    sync_folder(path.parent)
 
 
 @contextlib.contextmanager
@@ -81,7 +81,7 @@ def swap(staging: Path, target: Path) -> None:
         os.rename(target, old)
         os.rename(staging, target)
         _remove(old)
-    _fsync_folder(target.parent)
+    sync_folder(target.parent)
 
 
 def write_new(path: Path, data: bytes, previous: Path | None = None) -> None:
@@ -142,6 +142,23 @@ def _holds(path: Path | str, data: bytes) -> bool:
         return False
 
 
+def make_room(path: Path, top: Path, is_folder: bool = False) -> None:
+    """Clear what stands in the way of writing `path` (a file, or a folder with `is_folder`) inside `top`, a folder
+    atlas owns (a cache, a build folder, a site's memo): a file or a broken link where one of its folders belongs, or a
+    thing of the other kind at `path` itself, is removed (atlas.publish.discard), so the write makes it anew."""
+    path, top = Path(path), Path(top)
+    if top not in path.parents:
+        return
+    for folder in [*reversed(path.relative_to(top).parents[:-1]), None]:
+        here = top / folder if folder is not None else path
+        wants_folder = folder is not None or is_folder
+        if not (here.exists() or here.is_symlink()):
+            return
+        if here.is_dir() != wants_folder:
+            discard(here)
+            return
+
+
 def discard(target: Path) -> None:
     """Remove a file or folder as one step: renamed aside first (a kill then leaves it whole or gone), then deleted;
     what a killed run left aside is deleted by the next `recover` of the same target."""
@@ -152,7 +169,7 @@ def discard(target: Path) -> None:
     aside = target.with_name(f".{target.name}{_TRASH}{os.getpid()}")
     _remove(aside)
     os.rename(target, aside)
-    _fsync_folder(target.parent)
+    sync_folder(target.parent)
     _remove(aside)
 
 
@@ -216,7 +233,7 @@ def _retry_writable(root: str, step, path: str, _) -> None:
         step(path)
 
 
-def _fsync_folder(path: Path) -> None:
+def sync_folder(path: Path) -> None:
     with contextlib.suppress(OSError):
         fd = os.open(path, os.O_RDONLY)
         try:

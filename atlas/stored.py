@@ -1,6 +1,7 @@
 """Stored state with a checked header: magic, format version, payload length and SHA-256, then the payload. Every
 pickle atlas keeps between runs (graphs, indexes, caches) is written and read through here, atomically (atlas.publish),
-so a truncated, overwritten or foreign file is refused as `Damaged` instead of unpickled."""
+so a truncated, overwritten or foreign file is refused as `Damaged` instead of unpickled, and so is one whose object
+is not of the shape its reader expects."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import hashlib
 import os
 import pickle
 import struct
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,8 +62,9 @@ def dump(path: Path, obj: Any, version: str) -> None:
     publish.write_bytes(path, frame(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL), version))
 
 
-def load(path: Path, version: str) -> Any:
-    """The object `dump` stored at `path`; Damaged when the file is missing, truncated, corrupt or foreign."""
+def load(path: Path, version: str, shape: Callable[[Any], bool] | None = None) -> Any:
+    """The object `dump` stored at `path`; Damaged when the file is missing, truncated, corrupt or foreign, or when
+    the object is not of the `shape` its reader expects (a predicate over it)."""
     try:
         data = Path(path).read_bytes()
     except FileNotFoundError:
@@ -70,6 +73,9 @@ def load(path: Path, version: str) -> Any:
         raise Damaged(f"{path} cannot be read ({exc.strerror})") from None
     payload = unframe(data, version, path)
     try:
-        return pickle.loads(payload)
+        obj = pickle.loads(payload)
     except Exception as exc:  # a checksum-valid payload pickled by other code: treat as foreign
         raise Damaged(f"{path} cannot be unpickled ({type(exc).__name__})") from None
+    if shape is not None and not shape(obj):
+        raise Damaged(f"{path} does not hold what atlas stores there")
+    return obj

@@ -39,6 +39,11 @@ def load(path: Path) -> Any:
             data = handle.read(MAX_BYTES + 1)
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read ({exc.strerror}); check the path") from None
+    return parse(data, path)
+
+
+def parse(data: bytes, path: Path) -> Any:
+    """`load` of bytes already read (or about to be written) as the file `path`, which messages name."""
     text = decode(data, path)
     too_deep = _nesting(text)
     if too_deep:

@@ -51,6 +51,20 @@ def test_a_format_the_verb_does_not_produce_is_refused_by_argparse(capsys):
     assert "invalid choice: 'dot'" in err and "human" in err
 
 
+def test_a_verb_refuses_a_format_it_does_not_produce_after_it_or_before_it(tmp_path, capsys):
+    """Issue 34: `atlas index --format github` exited 0 with nothing on stdout. The verb's own --format choices
+    refuse it (argparse), and a --format given before the verb is refused by the verb (output.require); one line,
+    exit 2, either way."""
+    folders = ["--cache", str(tmp_path / "cache"), "--build", str(tmp_path / "build")]
+    assert main(["index", "--format", "github", *folders]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "invalid choice: 'github'" in err and len(err.strip().splitlines()) == 1
+    assert main(["--format", "github", *folders, "index"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.strip() == "atlas: error: atlas index does not produce --format github; choose one of: human, json"
+
+
 @pytest.mark.parametrize(
     "argv, suggestion",
     [

@@ -8,7 +8,7 @@ import hashlib
 from dataclasses import replace
 from pathlib import Path
 
-from atlas import stored, yamlio
+from atlas import publish, stored, yamlio
 from atlas.annotate.lint import split_items
 from atlas.annotate.model import Anchor, Annotation, Bottleneck, Claim, Contract, Cost, Evidence, PinAnchor, Verdict
 from atlas.annotate.pattern import compile_pattern
@@ -25,7 +25,8 @@ class AnnotationError(ConfigError):
 
     def __init__(self, problems: list[str]):
         self.problems = problems
-        super().__init__(f"{len(problems)} problem(s) in annotation files:\n" + "\n".join(problems))
+        more = f"; `atlas check` lists all {len(problems)}" if len(problems) > 1 else ""
+        super().__init__(f"{problems[0]} (in the annotation files){more}")
 
 
 def annotation_files(root: Path) -> list[Path]:
@@ -82,13 +83,30 @@ def _read_cache(cache: Path | None) -> dict:
     if cache is None:
         return {}
     try:
-        return stored.load(cache, _CACHE_KEY[:16])
+        return stored.load(cache, _CACHE_KEY[:16], _is_cache)
     except stored.Damaged:  # no cache, a damaged one, or one from another version: parse everything again
         return {}
 
 
+def _is_cache(obj: object) -> bool:
+    """The shape `_write_cache` stores: content key -> (annotations, problems, framework, lint findings)."""
+    return isinstance(obj, dict) and all(
+        isinstance(key, str)
+        and isinstance(entry, tuple)
+        and len(entry) == 4
+        and isinstance(entry[0], list)
+        and all(isinstance(a, Annotation) for a in entry[0])
+        and isinstance(entry[1], list)
+        and (entry[2] is None or isinstance(entry[2], str))
+        and isinstance(entry[3], list)
+        and all(isinstance(f, Finding) for f in entry[3])
+        for key, entry in obj.items()
+    )
+
+
 def _write_cache(cache: Path, entries: dict) -> None:
     try:
+        publish.make_room(cache, cache.parent)  # a folder in the cache file's place: cleared
         stored.dump(cache, entries, _CACHE_KEY[:16])
     except OSError:
         pass  # a cache that cannot be written only costs speed

@@ -10,6 +10,7 @@ attribute `attr` of anything."""
 from __future__ import annotations
 
 import ast
+import functools
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
@@ -23,8 +24,10 @@ class Pattern:
     node: ast.AST  # an expression, or a statement when the pattern is one
 
 
+@functools.lru_cache(maxsize=4096)
 def compile_pattern(text: str) -> Pattern:
-    """Parse a pattern; a ValueError says what is wrong with it."""
+    """Parse a pattern (once per text: a pattern repeated through a YAML alias is parsed once); a ValueError says
+    what is wrong with it."""
     try:
         module = ast.parse(text.strip())
     except SyntaxError as exc:

@@ -63,6 +63,7 @@ class Resolver:
         self.index = index
         self._tables: dict[Span, NodeTable] = {}
         self._lines: dict[str, list[str]] = {}
+        self._hits: dict[tuple[Span, str], list] = {}  # an item repeated (a YAML alias) is matched once
 
     def symbol(self, symbol_id: str) -> Symbol | None:
         try:
@@ -74,7 +75,9 @@ class Resolver:
     def locate(self, symbol: Symbol, pattern: str, occurrence: int) -> tuple[int, int, int]:
         """(start, end, number of matches) of the occurrence-th match of pattern inside symbol; 0, 0, n if none."""
         span = symbol.span
-        hits = find(compile_pattern(pattern), self.table(span), span.start, span.end)
+        hits = self._hits.get((span, pattern))
+        if hits is None:
+            hits = self._hits[span, pattern] = find(compile_pattern(pattern), self.table(span), span.start, span.end)
         if occurrence > len(hits):
             return 0, 0, len(hits)
         node = hits[occurrence - 1]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from atlas import stored, yamlio
+from atlas import publish, stored, yamlio
 from atlas.annotate.lint import uncited
 from atlas.annotate.model import Annotation
 from atlas.annotate.statements import DEFAULT, Statement, collapse, statements
@@ -82,7 +82,8 @@ class ReviewError(ConfigError):
 
     def __init__(self, problems: list[str]):
         self.problems = problems
-        super().__init__(f"{len(problems)} problem(s) in review files:\n" + "\n".join(problems))
+        more = f"; `atlas check` lists all {len(problems)}" if len(problems) > 1 else ""
+        super().__init__(f"{problems[0]} (in the review files){more}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +168,7 @@ def load_reviews(root: Path, pin_sets: Iterable[str] | None = None, cache: Path 
         problems.extend(found)
     if cache is not None:
         try:
+            publish.make_room(cache, cache.parent)  # a folder in the cache file's place: cleared
             stored.dump(cache, fresh, _CACHE_VERSION)
         except OSError:
             pass  # a cache that cannot be written only costs speed
@@ -194,9 +196,23 @@ def _read_cache(cache: Path | None) -> dict:
     if cache is None:
         return {}
     try:
-        return dict(stored.load(cache, _CACHE_VERSION))
-    except stored.Damaged:  # no cache, a damaged one, or one from another version: read every file again
+        return dict(stored.load(cache, _CACHE_VERSION, _is_cache))
+    except stored.Damaged:  # no cache, a damaged one, one from another version or of another shape: read them again
         return {}
+
+
+def _is_cache(obj: object) -> bool:
+    """The shape `load_reviews` stores: content key -> (rows, problems)."""
+    return isinstance(obj, dict) and all(
+        isinstance(key, str)
+        and isinstance(entry, tuple)
+        and len(entry) == 2
+        and isinstance(entry[0], list)
+        and all(isinstance(row, ReviewRow) for row in entry[0])
+        and isinstance(entry[1], list)
+        and all(isinstance(problem, str) for problem in entry[1])
+        for key, entry in obj.items()
+    )
 
 
 def _load_file(path: Path, rel: str, problems: list[str]) -> list[ReviewRow]:

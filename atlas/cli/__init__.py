@@ -14,10 +14,11 @@ import re
 import sys
 import textwrap
 
-from atlas import __version__, lifetime, locks
+from atlas import __version__, journal, lifetime, locks
 from atlas.cli import output
+from atlas.env import CACHE_KNOB, check_knobs
 from atlas.env import settings as load_settings
-from atlas.errors import AtlasError
+from atlas.errors import AtlasError, environment_problem
 
 READS_CACHE = frozenset({"show", "find", "graph", "index", "check", "build", "diff", "pin"})  # verbs reading checkouts
 NO_PROJECT = frozenset({"callgraph"})  # verbs that work on any folder, inside the project or not
@@ -172,6 +173,7 @@ class _ToMessages(logging.Handler):
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    output.prepare_streams()
     lifetime.on_terminate()
     args = None
     try:
@@ -189,21 +191,26 @@ def main(argv: list[str] | None = None) -> int:
         if not any(isinstance(h, _ToMessages) for h in log.handlers):
             log.addHandler(_ToMessages())
             log.propagate = False
+        check_knobs()
         if args.command in NO_PROJECT:
             return args.func(args, None)
         settings = load_settings(args.root, args.cache, args.mirror, args.build)
+        journal.replay(settings.root)  # a write of several project files a kill interrupted: finished first
         reading = (
-            locks.hold(settings.cache, f"atlas {args.command}", shared=True)
+            locks.hold(settings.cache, f"atlas {args.command}", shared=True, knob=CACHE_KNOB)
             if args.command in READS_CACHE
             else contextlib.nullcontext()
         )
         with reading:  # the checkouts it reads are not removed under it (`sync --repair` waits)
             return args.func(args, settings)
-    except AtlasError as exc:
+    except BrokenPipeError:  # handled by `run`: the reader of stdout went away
+        raise
+    except (AtlasError, OSError, UnicodeError) as exc:
         if args is not None and args.debug:
             raise
-        output.message(f"atlas: error: {exc}")
-        return exc.exit_code
+        error = environment_problem(exc) if isinstance(exc, (OSError, UnicodeError)) else exc
+        output.message(f"atlas: error: {error}")
+        return error.exit_code
     except KeyboardInterrupt:
         output.message("atlas: interrupted; run the command again to finish (nothing half-written is kept)")
         return 130
@@ -219,6 +226,10 @@ def run() -> None:
     except BrokenPipeError:  # the reader of stdout went away (`atlas ... | head -1`): end quietly, as Unix tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = 141
+    except OSError as exc:  # what was left in stdout's buffer could not be written (a full disk under a redirect)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        output.message(f"atlas: error: cannot write the output ({exc.strerror}); check where stdout goes")
+        code = 2
     except KeyboardInterrupt:  # a second Ctrl-C while the first one's message was being written
         code = 130
     sys.exit(code)

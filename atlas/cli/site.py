@@ -40,7 +40,8 @@ def build(args, settings) -> int:
     output.require(args)
     reports = build_sites(settings, args.frameworks or None, args.pin_sets, args.out)
     report = reports[0]  # the first pin set sits at the root of html/, the others under html/<set>/
-    findings = [] if args.no_check else list(check_site(report.html))
+    findings = [f for r in reports for f in r.findings]  # annotations that did not resolve, then the site's checks
+    findings += [] if args.no_check else list(check_site(report.html))
     if args.format == "json":
         output.data(
             {
@@ -62,7 +63,33 @@ def build(args, settings) -> int:
         for f in findings:
             output.text(f"{f.where}: {f.kind}: {f.message}")
         output.text(f"open {report.html / 'index.html'} or run `atlas serve`")
+    if findings:
+        output.message(
+            f"atlas build: {len(findings)} finding(s) (annotations that do not resolve are shown so on their "
+            "pages; `atlas check` says more)"
+        )
     return 1 if findings else 0
+
+
+def _handler():
+    """The site's files; a path no file can have (a NUL byte) is answered 400, not an error on the console. Made
+    when `serve` runs: http.server is imported only by the verb that needs it."""
+    import http
+    import http.server
+    import urllib.parse
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def send_head(self):
+            if b"\0" in urllib.parse.unquote_to_bytes(self.path):
+                self.send_error(http.HTTPStatus.BAD_REQUEST, "no file has a NUL byte in its path")
+                return None
+            try:
+                return super().send_head()
+            except ValueError:  # a name the file system refuses, found before anything was sent: no such file
+                self.send_error(http.HTTPStatus.NOT_FOUND, "File not found")
+                return None
+
+    return Handler
 
 
 def serve(args, settings) -> int:
@@ -75,7 +102,7 @@ def serve(args, settings) -> int:
     html = out_dir(settings, args.out) / "html"
     if not (html / "index.html").is_file():
         raise BuildMissing(f"no built site in {html}; run `atlas build` first")
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(html))
+    handler = functools.partial(_handler(), directory=str(html))
     try:
         server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler)
     except OSError as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from atlas.cli import output, verb
+from atlas.journal import commit
 from atlas.sources import having, load_all, repin, sync_pin
 
 
@@ -17,7 +18,11 @@ def register(sub) -> None:
         ("atlas sync", "atlas sync vllm --pins default,latest,cpu"),
     )
     p.add_argument("frameworks", nargs="*", metavar="FRAMEWORK", help="default: every manifest in pinned_sources/")
-    p.add_argument("--repair", action="store_true", help="discard the cached clone and checkouts, fetch again")
+    p.add_argument(
+        "--repair",
+        action="store_true",
+        help="put back only what is damaged: changed files of a checkout, else the checkout, else the clone",
+    )
     p.set_defaults(func=sync)
 
     p = verb(
@@ -78,25 +83,31 @@ def pin(args, settings) -> int:
     output.require(args)
     (manifest,) = load_all(settings.root, [args.framework])
     pin_set = args.pin_sets[0]
+    texts: dict = {}  # annotation file -> its text with the suggestions, written with the manifest
     if manifest.pin_entry(pin_set)["ref"] != args.ref and (settings.root / "annotations").is_dir():
-        from atlas.diff import apply_suggestions, diff, render_human, save
+        from atlas.diff import diff, render_human, save, suggested_texts
 
         report = diff(settings, manifest, pin_set, args.ref, into=pin_set)
         save(report, settings.build)
         broken = list(report.broken)
         if args.apply_suggestions:
-            applied = apply_suggestions(settings.root, broken, pin_set, tuple(manifest.pins))
-            output.message(f"atlas pin: wrote {len(applied)} suggestion(s) into the annotations for pin set {pin_set}")
+            texts, applied = suggested_texts(settings.root, broken, pin_set, tuple(manifest.pins))
             broken = [b for b in broken if b.hit is None]
+            told = f"{len(applied)} suggestion(s) into the annotations for pin set {pin_set}"
         if broken and not args.accept:
+            if texts:
+                commit(settings.root, texts)
+                output.message(f"atlas pin: wrote {told}")
             output.text(render_human(report))
             output.message(
                 f"atlas: {len(broken)} annotation(s) drifted or broke at {args.ref}; fix them "
                 "(atlas diff --apply-suggestions) or pass --accept to pin anyway"
             )
             return 1
-    with output.progress(f"{manifest.name} {args.ref}") as report:
-        new = repin(manifest, pin_set, args.ref, settings, report)
+    with output.progress(f"{manifest.name} {args.ref}") as report_progress:
+        new = repin(manifest, pin_set, args.ref, settings, report_progress, together=texts)
+    if args.apply_suggestions and texts:
+        output.message(f"atlas pin: wrote {told}, with the manifest")
     if args.format == "json":
         output.data(
             {

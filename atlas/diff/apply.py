@@ -1,6 +1,7 @@
 """`atlas diff --apply-suggestions`: write where each broken item's code went as an `at: {PIN_SET: ...}` entry of
 the annotation or evidence item in its YAML file (ruamel round-trip: comments and layout kept), so the item keeps
-resolving at the other pins. Only items with a suggestion are written; a re-run replaces the entry."""
+resolving at the other pins. Only items with a suggestion are written; a re-run replaces the entry. The new texts
+are made first and written together (atlas.journal), with the manifest when `atlas pin` moves the pin."""
 
 from __future__ import annotations
 
@@ -9,25 +10,37 @@ from pathlib import Path
 
 from ruamel.yaml.comments import CommentedMap
 
-from atlas import yamlio
+from atlas import journal, yamlio
 from atlas.diff.items import Broken
 from atlas.errors import ConfigError
 
 
 def apply_suggestions(root: Path, broken: list[Broken], pin_set: str, other_sets: tuple[str, ...] = ()) -> list[Broken]:
-    """Write the suggestion of every broken item that has one, under `at: {pin_set: ...}`; returns those written.
-    For the `default` set (`atlas pin` moving it) the fields themselves are rewritten, and the old values are kept
-    as `at:` entries of `other_sets` that had none, so those pins keep resolving as before."""
+    """Write the suggestion of every broken item that has one (`suggested_texts`), every file in one go
+    (atlas.journal); returns the items written."""
+    texts, applied = suggested_texts(root, broken, pin_set, other_sets)
+    journal.commit(root, texts)
+    return applied
+
+
+def suggested_texts(
+    root: Path, broken: list[Broken], pin_set: str, other_sets: tuple[str, ...] = ()
+) -> tuple[dict[Path, str], list[Broken]]:
+    """The new text of each annotation file holding a broken item that has a suggestion, with that suggestion under
+    `at: {pin_set: ...}`, and the items so written; nothing is written. For the `default` set (`atlas pin` moving
+    it) the fields themselves are rewritten, and the old values are kept as `at:` entries of `other_sets` that had
+    none, so those pins keep resolving as before."""
     by_file: dict[str, list[Broken]] = defaultdict(list)
     for item in broken:
         if item.hit is not None:
             by_file[item.file].append(item)
     applied = []
+    texts: dict[Path, str] = {}
     for rel, group in sorted(by_file.items()):
         path = root / rel
-        if pin_set == "default":
-            _rewrite_text(path, group)
-        data = yamlio.load(path)
+        original = path.read_text(encoding="utf-8")
+        text = _rewrite_text(path, original, group) if pin_set == "default" else original
+        data = yamlio.parse(text.encode("utf-8"), path)
         entries = {e.get("id"): e for e in (data.get("annotations") or []) if hasattr(e, "get")}
         for item in group:
             entry = entries.get(item.annotation)
@@ -48,9 +61,9 @@ def apply_suggestions(root: Path, broken: list[Broken], pin_set: str, other_sets
                 _set_at(evidence, pin_set, _evidence_entry(entry, evidence, item), after=None)
             applied.append(item)
         text = tidy(yamlio.dump(data))
-        if text != path.read_text(encoding="utf-8"):
-            yamlio.write_atomic(path, text)
-    return applied
+        if text != original:
+            texts[path] = text
+    return texts, applied
 
 
 def tidy(text: str) -> str:
@@ -70,11 +83,12 @@ def tidy(text: str) -> str:
     return "\n".join(lines)
 
 
-def _rewrite_text(path: Path, group: list[Broken]) -> None:
-    """Replace the default's changed scalars on their own lines, as text, so quoting, comments and alignment stay
-    exactly as written; whatever cannot be replaced so is left for the round-trip writer."""
-    data = yamlio.load(path)
-    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+def _rewrite_text(path: Path, text: str, group: list[Broken]) -> str:
+    """`text` (the file at `path`) with the default's changed scalars replaced on their own lines, as text, so
+    quoting, comments and alignment stay exactly as written; whatever cannot be replaced so is left for the
+    round-trip writer."""
+    data = yamlio.parse(text.encode("utf-8"), path)
+    lines = text.splitlines(keepends=True)
     entries = {e.get("id"): e for e in (data.get("annotations") or []) if hasattr(e, "get")}
     for item in group:
         entry = entries.get(item.annotation)
@@ -95,7 +109,7 @@ def _rewrite_text(path: Path, group: list[Broken]) -> None:
             line = node.lc.value(key)[0]
             if old != new and old and new and '"' not in new and old in lines[line]:
                 lines[line] = lines[line].replace(old, new, 1)
-    yamlio.write_atomic(path, "".join(lines))
+    return "".join(lines)
 
 
 def _rewrite_default(entry, item: Broken, other_sets: tuple[str, ...]) -> None:

@@ -11,13 +11,15 @@ import gc
 import hashlib
 import os
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import Any, TypeVar
 
 from atlas import locks, publish, stored
-from atlas.env import Settings
+from atlas.env import BUILD_KNOB, Settings
 from atlas.errors import BuildMissing
 from atlas.graph import background, components, processes
 from atlas.graph.index import Index
@@ -25,11 +27,13 @@ from atlas.graph.packs import Packs
 from atlas.graph.parsing import FACTS_VERSION, cache, py_files
 from atlas.graph.queries import AtlasGraph
 from atlas.graph.store import assemble
-from atlas.model import Span, Symbol, SymbolKind
+from atlas.graph.table import EdgeTable, SiteTable
+from atlas.model import Pin, Span, Symbol, SymbolKind
 from atlas.parse.kernels.layer import cpp_paths, cpp_targets
-from atlas.sources import Manifest, analysed_files, load_all, locate
+from atlas.sources import Checkout, Manifest, analysed_files, load_all, locate, recheck
 
-GRAPH_VERSION = "8"  # part of the file names: files written by another layout are not read
+T = TypeVar("T")
+GRAPH_VERSION = "9"  # part of the file names: files written by another layout are not read
 
 INDEX_FILE = f"index-v{GRAPH_VERSION}.pickle"
 GRAPH_FILE = f"graph-v{GRAPH_VERSION}.pickle"
@@ -94,7 +98,7 @@ def build_many(
 ) -> list[BuildReport]:
     """Build (or refresh) several trees, reports in the order of `frameworks`: their files parsed over `workers`
     processes (default: every core), each tree resolved in a process of its own (atlas.graph.processes)."""
-    with gc_paused(), locks.hold(settings.build, "building graphs"):
+    with gc_paused(), locks.hold(settings.build, "building graphs", knob=BUILD_KNOB):
         start = time.perf_counter()
         plans = [_plan(settings, framework, pin_set) for framework in frameworks]
         todo, done = [], {}
@@ -120,10 +124,11 @@ class _Plan:
 
     framework: str
     manifest: Manifest
-    checkout: object  # atlas.sources.Checkout
+    checkout: Checkout
     files: list
     out: Path
     key: str
+    build: Path  # the build folder holding `out`
 
     def is_built(self) -> bool:
         """Whether the stored build has this key and whole files (lengths checked; checksums when loaded)."""
@@ -141,7 +146,13 @@ def _plan(settings: Settings, framework: str, pin_set: str) -> _Plan:
     checkout = locate(manifest, pin_set, settings)
     files = analysed_files(manifest, checkout, (".py",))
     return _Plan(
-        framework, manifest, checkout, files, folder(settings, framework, checkout.pin.commit), _key(files, manifest)
+        framework,
+        manifest,
+        checkout,
+        files,
+        folder(settings, framework, checkout.pin.commit),
+        _key(files, manifest),
+        settings.build,
     )
 
 
@@ -182,7 +193,10 @@ def _finish(
     """Resolve, assemble and store one parsed tree (`cpp()`: its C++ files' part of the kernel layer)."""
     graph = assemble(facts, plan.checkout, plan.manifest, timings, kernel_facts=kernel_facts, cpp=cpp)
     index = Index(plan.checkout.pin, plan.checkout.path, graph.symbols)
+    checkout = plan.checkout
+    recheck(checkout.pin.framework, checkout.pin_set, checkout.path, checkout.pin.commit)  # read unchanged
     t = time.perf_counter()
+    publish.make_room(plan.out, plan.build, is_folder=True)  # a file where the graph folders belong: cleared
     with publish.folder(plan.out) as out:  # the three files appear together, or the old build stays
         stored.dump(
             out / INDEX_FILE,
@@ -250,13 +264,38 @@ def _symbol(row: tuple, kinds: dict[str, SymbolKind] = _KINDS) -> Symbol:
     return Symbol(sid, kinds[kind], Span(path, start, end) if path else None, signature, decorators, bases, component)
 
 
-def _load(settings: Settings, framework: str, pin_set: str, name: str, on_demand: bool):
-    """A stored file of a tree's build, checked (atlas.stored); a damaged one is rebuilt when `on_demand`, else
-    BuildMissing names the command that rebuilds it."""
+def _is_index(obj: object) -> bool:
+    """The shape of a stored index: (pin, root, symbol rows)."""
+    return isinstance(obj, tuple) and len(obj) == 3 and isinstance(obj[0], Pin) and isinstance(obj[2], list)
+
+
+def _is_graph(obj: object) -> bool:
+    """The shape of a stored graph: (edge table, unresolved call sites with their reasons, stats)."""
+    return (
+        isinstance(obj, tuple)
+        and len(obj) == 3
+        and isinstance(obj[0], EdgeTable)
+        and isinstance(obj[1], list)
+        and isinstance(obj[2], dict)
+    )
+
+
+def _as_stored(obj: T) -> T:
+    return obj
+
+
+_SHAPES = {INDEX_FILE: _is_index, GRAPH_FILE: _is_graph, SITES_FILE: lambda obj: isinstance(obj, SiteTable)}
+_MISREAD = (stored.Damaged, TypeError, ValueError, KeyError, IndexError, AttributeError)  # rows of another shape
+
+
+def _load(settings: Settings, framework: str, pin_set: str, name: str, on_demand: bool, read: Callable[[Any], T]) -> T:
+    """`read` of a stored file of a tree's build, checked (atlas.stored: header, checksum and shape; its rows as
+    `read` takes them); a damaged one is rebuilt when `on_demand`, else BuildMissing names the command that rebuilds
+    it."""
     path = _built(settings, framework, pin_set, name, on_demand)
     try:
-        return stored.load(path, GRAPH_VERSION)
-    except stored.Damaged as exc:
+        return read(stored.load(path, GRAPH_VERSION, _SHAPES[name]))
+    except _MISREAD as exc:
         if not on_demand:
             raise BuildMissing(
                 f"the stored graph is damaged: {exc}; run `atlas index {framework} --pins {pin_set} "
@@ -264,15 +303,19 @@ def _load(settings: Settings, framework: str, pin_set: str, name: str, on_demand
             ) from None
     build(settings, framework, pin_set, force=True)
     try:
-        return stored.load(path, GRAPH_VERSION)
-    except stored.Damaged as exc:
+        return read(stored.load(path, GRAPH_VERSION, _SHAPES[name]))
+    except _MISREAD as exc:
         raise BuildMissing(f"the rebuilt graph is damaged too: {exc}; check the disk under {settings.build}") from None
 
 
 def load_index(settings: Settings, framework: str, pin_set: str = "default", on_demand: bool = True) -> Index:
     """The symbol index of a pinned tree; builds it first when missing (or raises BuildMissing if not on_demand)."""
-    pin, root, rows = _load(settings, framework, pin_set, INDEX_FILE, on_demand)
-    return Index(pin, Path(root), {row[0]: _symbol(row) for row in rows})
+
+    def read(stored_index: tuple) -> Index:
+        pin, root, rows = stored_index
+        return Index(pin, Path(root), {row[0]: _symbol(row) for row in rows})
+
+    return _load(settings, framework, pin_set, INDEX_FILE, on_demand, read)
 
 
 def load_graph(
@@ -281,6 +324,6 @@ def load_graph(
     """The call graph of a pinned tree; builds it first when missing (or raises BuildMissing if not on_demand).
     `index`: the tree's full index, when the caller has loaded it already."""
     index = index or load_index(settings, framework, pin_set, on_demand)
-    table, unresolved, stats = _load(settings, framework, pin_set, GRAPH_FILE, on_demand)
-    sites = partial(_load, settings, framework, pin_set, SITES_FILE, on_demand)
+    table, unresolved, stats = _load(settings, framework, pin_set, GRAPH_FILE, on_demand, _as_stored)
+    sites = partial(_load, settings, framework, pin_set, SITES_FILE, on_demand, _as_stored)
     return AtlasGraph(index.pin, None, index.symbols, unresolved, stats, table, sites)

@@ -13,15 +13,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from atlas.errors import SourceError
 from atlas.graph import background
 from atlas.graph.packs import Packs
 from atlas.model import Symbol
 from atlas.parse.kernels import python_side as kernels
 from atlas.parse.kernels.python_side import PyFacts
 from atlas.parse.python import ModuleFacts, extract_packed, module_name, parser, unpack, unpack_symbols
+from atlas.sources import blob_id
 
 MIN_SHARE = 32  # files per process below which a parse runs here rather than forking a helper
-FACTS_VERSION = "22"  # bump when the extractor's output changes: old cached facts are then ignored
+FACTS_VERSION = "23"  # bump when the extractor's output changes: old cached facts are then ignored
 _PARSER = None
 
 
@@ -46,7 +48,8 @@ def py_files(files: list[tuple[str, str]], package_root: str) -> list[PyFile]:
 def cache(build: Path) -> Packs:
     """The parse cache of a build folder (marshal's format belongs to the Python version, so the folder names both)."""
     return Packs(
-        build / "pyfacts" / f"v{FACTS_VERSION}-py{sys.version_info[0]}{sys.version_info[1]}-m{marshal.version}"
+        build / "pyfacts" / f"v{FACTS_VERSION}-py{sys.version_info[0]}{sys.version_info[1]}-m{marshal.version}",
+        top=build,
     )
 
 
@@ -56,6 +59,8 @@ def parse_packed(root: Path, f: PyFile) -> tuple:
     if _PARSER is None:
         _PARSER = parser()
     source = (root / f.path).read_bytes()
+    if blob_id(source, f.blob) != f.blob:  # the facts are kept under the blob: never made from other text
+        raise SourceError(f"{root / f.path} changed while atlas read it; run the command again")
     tree = _PARSER.parse(source)
     facts = extract_packed(source, f.path, f.module, f.is_package, tree)
     kernel = kernels.pack(kernels.tree_facts(f.path, tree.root_node)) if kernels.mentions_kernels(source) else None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from atlas import stored
+from atlas import publish, stored
 from atlas.diff import DiffReport, diff
 from atlas.errors import ConfigError
 from atlas.model import Change, ChangeKind
@@ -55,6 +55,7 @@ def _file(atlas: Atlas, framework: str, old: str, new: str) -> Path:
 def keep(atlas: Atlas, report: DiffReport, old: str, new: str) -> None:
     """Store a diff's changes for slicing later, under the refs as asked (`default`, `v0.33.0`)."""
     path = _file(atlas, report.framework, old, new)
+    publish.make_room(path, atlas.settings.build)  # a file where the folder belongs, or a folder in the file's place
     path.parent.mkdir(parents=True, exist_ok=True)
     pins = (PinRef.of(report.old, old), PinRef.of(report.new, new))
     stored.dump(path, (pins, report.changes), CHANGES_VERSION)
@@ -71,7 +72,7 @@ def changes(atlas: Atlas, framework: str, old: str, new: str) -> tuple[PinRef, P
     refs still name the same commits, else `atlas diff`'s detection run now and stored."""
     path = _file(atlas, framework, old, new)
     try:
-        (old_pin, new_pin), found = stored.load(path, CHANGES_VERSION)
+        (old_pin, new_pin), found = stored.load(path, CHANGES_VERSION, _is_changes)
         if _current(atlas, framework, old, old_pin.commit) and _current(atlas, framework, new, new_pin.commit):
             return old_pin, new_pin, found
     except stored.Damaged:
@@ -79,6 +80,19 @@ def changes(atlas: Atlas, framework: str, old: str, new: str) -> tuple[PinRef, P
     report = diff(atlas.settings, atlas.manifest(framework), old, new)
     keep(atlas, report, old, new)
     return PinRef.of(report.old, old), PinRef.of(report.new, new), report.changes
+
+
+def _is_changes(obj: object) -> bool:
+    """The shape `keep` stores: ((old pin, new pin), changes)."""
+    return (
+        isinstance(obj, tuple)
+        and len(obj) == 2
+        and isinstance(obj[0], tuple)
+        and len(obj[0]) == 2
+        and all(isinstance(pin, PinRef) for pin in obj[0])
+        and isinstance(obj[1], tuple)
+        and all(isinstance(change, Change) for change in obj[1])
+    )
 
 
 def _touches(change: Change, under: str) -> bool:

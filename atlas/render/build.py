@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from atlas import locks, publish
-from atlas.env import Settings
-from atlas.errors import BuildMissing, ConfigError
+from atlas.env import Settings, source_date_epoch
+from atlas.errors import AtlasError, BuildMissing, ConfigError
+from atlas.model import Finding
 from atlas.render import cjk, memo_files, pages, pinswitch
 from atlas.render.content import load_content
 from atlas.render.inputs import SiteData, collect
@@ -21,8 +22,10 @@ from atlas.render.pages_kept import kept_pages
 from atlas.render.pinchanges import pin_changes
 from atlas.render.site import render_docs
 from atlas.runtime.experiments.report import collect as experiments_report
+from atlas.sources import recheck
 from atlas.sources.gitops import commit_time
 
+log = logging.getLogger("atlas")
 VENDOR = {
     "cytoscape.min.js": "node_modules/cytoscape/dist/cytoscape.min.js",
     "cytoscape.LICENSE": "node_modules/cytoscape/LICENSE",
@@ -47,6 +50,7 @@ class BuildReport:
     num_made: int = 0
     seconds: dict[str, float] = field(default_factory=dict)  # stage -> seconds (the first set: with the steps of all)
     refs: tuple[str, ...] = ()  # "vLLM v0.26.0", one per engine: what the pin set holds
+    findings: tuple[Finding, ...] = ()  # annotations that did not resolve at the pins (shown so on their pages)
 
 
 def out_dir(settings: Settings, out: str | None = None) -> Path:
@@ -131,7 +135,7 @@ def mkdocs_build(config: Path, docs: Path, html: Path, nav: list, memo: Memo | N
     if not config.is_file():
         raise ConfigError(f"{config} is missing; the site's mkdocs configuration lives at the project root")
     # The pages' dates (sitemap) from the project's last commit, not the clock: two builds give the same bytes.
-    epoch = os.environ.get("SOURCE_DATE_EPOCH") or str(commit_time(config.parent))
+    epoch = source_date_epoch() or str(commit_time(config.parent))
     saved = os.environ.get("SOURCE_DATE_EPOCH")
     os.environ["SOURCE_DATE_EPOCH"] = epoch
     config_key = digest(config.read_text(encoding="utf-8"), nav, epoch)
@@ -168,17 +172,41 @@ def build_sites(
     instead of being collected. Built in staging folders beside the live ones and swapped in at the end
     (atlas.publish), html/ once for all sets: a kill at any moment leaves the previous site whole. A file equal to
     the previous build's is a hard link to it, so the build writes, and the swap frees, only what changed. The lock
-    keeps two builds of one folder apart (atlas.locks)."""
+    keeps two builds of one folder apart (atlas.locks). A stored unit that passed the memo's checks but breaks the
+    build (a value of another shape inside it) costs one build without the memo: it is cleared and the build made
+    again; a second failure is raised."""
     target = out_dir(settings, out)
+    try:
+        return _build_sites(settings, frameworks, pin_sets, target, sites, with_memo=True)
+    except (AtlasError, OSError):
+        raise
+    except Exception:  # noqa: BLE001 - a unit of the memo read as something else: remade below, or raised again
+        if not (target / ".memo").exists():
+            raise
+        log.warning("atlas build: the site's memo does not hold what the build takes; building without it")
+    return _build_sites(settings, frameworks, pin_sets, target, sites, with_memo=False)
+
+
+def _build_sites(
+    settings: Settings,
+    frameworks: list[str] | None,
+    pin_sets: list[str],
+    target: Path,
+    sites: list[SiteData] | None,
+    with_memo: bool,
+) -> list[BuildReport]:
     live = target / "html"
     roots = {pin_set: ("" if number == 0 else pin_set) for number, pin_set in enumerate(pin_sets)}
-    with locks.hold(target, "building the site"), publish.folder(live) as html:
+    with locks.hold(target, "building the site", knob="--out"), publish.folder(live) as html:
+        if not with_memo:
+            publish.discard(target / ".memo")
         started = time.perf_counter()
         # Each unit (resolved annotation, source file data, symbol page, built page) is kept under a key of its
         # inputs in a memo per set beside the site: a rebuild remakes only units with new inputs, and gives the same
         # bytes as a clean build.
         salt = code_version(settings.root)
         memos = [memo_files.load(_memo_folder(target, roots[pin_set]), salt) for pin_set in pin_sets]
+        collected = sites is None
         if sites is None:
             sites = _collect(settings, frameworks, pin_sets, memos)
         experiments = experiments_report(settings.root)  # the committed results/experiments/*.json and the article
@@ -190,7 +218,7 @@ def build_sites(
         ]
         shared = {"inputs": time.perf_counter() - started}  # the steps of all sets, told with the first set's
         reports = [
-            _build_pin_set(settings, site, memo, target, html, roots[pin_set], shared if number == 0 else {})
+            _build_pin_set(settings, site, memo, target, html, roots[pin_set], shared if number == 0 else {}, collected)
             for number, (pin_set, site, memo) in enumerate(zip(pin_sets, sites, memos))
         ]
         mark = time.perf_counter()
@@ -219,11 +247,19 @@ def _memo_folder(target: Path, root: str) -> Path:
 
 
 def _build_pin_set(
-    settings: Settings, site: SiteData, memo: Memo, target: Path, html: Path, root: str, seconds: dict[str, float]
+    settings: Settings,
+    site: SiteData,
+    memo: Memo,
+    target: Path,
+    html: Path,
+    root: str,
+    seconds: dict[str, float],
+    from_checkouts: bool = True,
 ) -> BuildReport:
     """One pin set of build_sites: its pages rendered, its docs folder written and swapped in, its HTML built into
     `html`/`root` (a staging folder; the live one is target/html/`root`), its memo stored; the time of each step
-    goes into `seconds`."""
+    goes into `seconds`. `from_checkouts`: the engines' files were read from synced checkouts, which are checked
+    once more before anything made from them is kept."""
     live = target / "html"
     started = time.perf_counter()
     rendered = render_docs(site, load_content(settings.root / "site"), settings.root / "site" / "templates", memo)
@@ -248,7 +284,9 @@ def _build_pin_set(
         )  # mkdocs (it empties its folder first)
         seconds["data"] = time.perf_counter() - mark
         mark = time.perf_counter()
-        memo_files.dump(_memo_folder(target, root), memo)
+        for engine in site.engines if from_checkouts else ():
+            recheck(engine.name, engine.pin_set, engine.checkout, engine.pin.commit)  # nothing edited meanwhile
+        memo_files.dump(_memo_folder(target, root), memo, target)
         seconds["memo"] = time.perf_counter() - mark
     seconds["total"] = time.perf_counter() - started
     refs = tuple(f"{pages.engine_label(e.name)} {e.pin.ref}" for e in site.engines)
@@ -263,6 +301,7 @@ def _build_pin_set(
         memo.num_made,
         seconds,
         refs,
+        tuple(a.finding for e in site.engines for a in e.anchored if a.finding is not None),
     )
 
 

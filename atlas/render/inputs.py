@@ -6,6 +6,7 @@ keeps (atlas.render.memo) loads neither."""
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,14 +14,16 @@ from pathlib import Path
 from atlas import annotate
 from atlas import graph as graph_stage
 from atlas.env import Settings
-from atlas.errors import BuildMissing
+from atlas.errors import BuildMissing, ConfigError
 from atlas.graph.build import folder as graph_folder
-from atlas.model import Pin, Span, Symbol
+from atlas.model import Finding, Pin, Span, Symbol
 from atlas.render.memo import Memo, digest
 from atlas.runtime import recording
 from atlas.runtime.series import FILE as SERIES_FILE
 from atlas.runtime.series import load_file as load_series
 from atlas.sources import having, locate
+
+log = logging.getLogger("atlas")
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +33,7 @@ class Anchored:
     annotation: object  # atlas.annotate Annotation
     span: Span | None
     problem: str = ""
+    finding: Finding | None = None  # why it did not resolve, with the annotation's file:line
 
 
 class Deferred:
@@ -182,7 +186,7 @@ def anchored_span(annotation, resolution) -> Anchored:
     """The lines a mechanism page shows for an annotation: the anchored statement with a little context, else the
     symbol's first lines."""
     if resolution.finding is not None:
-        return Anchored(annotation, None, resolution.finding.message)
+        return Anchored(annotation, None, resolution.finding.message, resolution.finding)
     if resolution.anchor_line:
         start = max(resolution.line, resolution.anchor_line - CONTEXT)
         end = min(
@@ -250,21 +254,22 @@ def _read_key(path: Path) -> str | None:
 
 
 def load_results(settings: Settings) -> dict[str, object]:
-    """Probe traces (issue 7) and diff reports (issue 6), when their results files exist in the build folder."""
-    import json
-
+    """Probe traces (issue 7) and diff reports (issue 6), when their results files exist in the build folder. A
+    results file of the build folder that cannot be read as what its command writes is left out, saying so; one of
+    the project's (results/) is an error naming it."""
     found: dict[str, object] = {}
     runtime = settings.build / "runtime" / "summary.json"
     traces = []  # (title, summary): the latest local `atlas trace`, then the committed runs (H200, CPU)
     series = {}  # title -> the trace's per-step series, where it was recorded with them
-    if runtime.is_file():
-        found["runtime"] = json.loads(runtime.read_text(encoding="utf-8"))
+    summary = _results_file(runtime, in_build=True) if runtime.exists() else None
+    if summary is not None:
+        found["runtime"] = summary
         traces.append(("latest `atlas trace` on this machine", found["runtime"]))
-        series[traces[-1][0]] = load_series(runtime.with_name(SERIES_FILE))
+        series[traces[-1][0]] = _built_series(runtime.with_name(SERIES_FILE))
     root = getattr(settings, "root", None)
     for path in sorted(Path(root, "results").glob("*-summary.json")) if root else ():
         device = "H200" if path.name.startswith("gpu-") else "CPU"
-        traces.append((f"{device} run, committed in results/{path.name}", json.loads(path.read_text(encoding="utf-8"))))
+        traces.append((f"{device} run, committed in results/{path.name}", _results_file(path, in_build=False)))
         series[traces[-1][0]] = load_series(path.with_name(path.name.replace("-summary.json", "-series.json")))
     if traces:
         found["traces"] = traces
@@ -281,7 +286,7 @@ def load_results(settings: Settings) -> dict[str, object]:
         found["recordings"] = recordings  # (title, atlas.runtime.recording.Recording): marked in the source view
     excerpts = (
         {
-            path.name.split("-")[1]: json.loads(path.read_text(encoding="utf-8"))
+            path.name.split("-")[1]: _results_file(path, in_build=False)
             for path in sorted(Path(root, "results").glob("gpu-*-trace-excerpt.json"))
         }
         if root
@@ -290,9 +295,39 @@ def load_results(settings: Settings) -> dict[str, object]:
     if excerpts:
         found["trace_excerpts"] = excerpts  # framework -> the committed Perfetto excerpt of its H200 run
     diffs = {
-        p.stem.removeprefix("last-"): json.loads(p.read_text(encoding="utf-8"))
+        p.stem.removeprefix("last-"): report
         for p in sorted((settings.build / "diff").glob("last-*.json"))
+        if (report := _results_file(p, in_build=True)) is not None
     }
     if diffs:
         found["diff"] = diffs  # framework -> the last `atlas diff` report (atlas.diff.report.to_json)
     return found
+
+
+def _results_file(path: Path, in_build: bool) -> dict | None:
+    """A results file's JSON object. One the build folder holds (written by `atlas trace` or `atlas diff`) that is
+    damaged is left out (None), saying which command writes it again; a project's is a ConfigError naming it."""
+    import json
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        data = None
+    if isinstance(data, dict):
+        return data
+    if not in_build:
+        raise ConfigError(f"{path} is not a JSON object as atlas writes it; restore it from git or remove it")
+    command = "atlas diff" if path.parent.name == "diff" else "atlas trace"
+    log.warning(f"atlas build: {path} is damaged and was left out; run `{command}` again to write it")
+    return None
+
+
+def _built_series(path: Path):
+    """The per-step series the last `atlas trace` wrote into the build folder (atlas.runtime.series), or None; one
+    that cannot be read is left out, saying so, as a damaged results file of the build folder is (the committed
+    ones, under results/, are errors naming them)."""
+    try:
+        return load_series(path)
+    except ConfigError as exc:
+        log.warning(f"atlas build: {exc}; it was left out")
+        return None

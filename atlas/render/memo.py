@@ -25,6 +25,7 @@ class Memo:
         self.known = known or {}
         self.salt = salt  # the code version (code_version); None: nothing is kept
         self.kept: dict[str, tuple[object, tuple[str, ...]]] = {}
+        self.damaged: set[str] = set()  # shards of the stored memo that could not be read: written anew
         self.num_reused = 0
         self.num_made = 0
         self._making: list[list[str]] = []  # per unit being made (innermost last), the keys it got

@@ -5,6 +5,7 @@ what to do."""
 from __future__ import annotations
 
 import errno
+import os
 import re
 import shutil
 from collections.abc import Callable
@@ -19,18 +20,39 @@ HEX = re.compile(r"^[0-9a-f]{4,40}$")
 Progress = Callable[[str, float], None]  # (message, fraction 0..1)
 
 
-def no_space(exc: BaseException) -> bool:
-    text = str(exc)
-    return (isinstance(exc, OSError) and exc.errno == errno.ENOSPC) or "No space left on device" in text
+LOW_SPACE = 1 << 20  # bytes free below which a git failure is put down to a full disk (git may not say so)
 
 
-def explain(exc: BaseException, doing: str) -> SourceError:
-    if no_space(exc):
+def no_space(exc: BaseException, where: Path | None = None, needed: int = 0) -> bool:
+    """Whether `exc` came of a full disk: it says so, or the file system of `where` has less room than `needed`
+    bytes (what the failed command was writing) or is all but full."""
+    if (isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)) or "No space left" in str(exc):
+        return True
+    try:
+        free = os.statvfs(where) if where is not None else None
+    except OSError:
+        return False
+    return free is not None and free.f_bavail * free.f_frsize < max(LOW_SPACE, needed)
+
+
+def explain(exc: BaseException, doing: str, where: Path | None = None, needed: int = 0) -> SourceError:
+    """A git failure as a SourceError; `where`: the folder git was writing to, `needed`: the bytes it was writing."""
+    if no_space(exc, where, needed):
         return SourceError(
             f"no space left on the device while {doing}; free some space (or point --cache elsewhere) "
             "and run the command again: nothing half-written was kept"
         )
     return SourceError(f"git failed while {doing}: {first_line(exc)}")
+
+
+def tree_size(repo: git.Repo, sha: str) -> int:
+    """The bytes a checkout of `sha` holds (its files' sizes); 0 when git cannot say."""
+    try:
+        listed = repo.git.ls_tree("-r", "-l", "--full-tree", sha)
+    except git.GitCommandError:
+        return 0
+    sizes = (line.split("\t", 1)[0].split()[-1] for line in listed.splitlines())
+    return sum(int(size) for size in sizes if size.isdigit())
 
 
 def make_writable(path: Path) -> None:
@@ -74,11 +96,25 @@ def open_cache_repo(repo_dir: Path, url: str) -> git.Repo:
             remove_tree(tmp)
             raise explain(exc, f"creating {repo_dir}") from None
         repo = git.Repo(repo_dir)
-    for lock in ("shallow.lock", "index.lock", "config.lock"):  # left by an interrupted fetch
-        (repo_dir / lock).unlink(missing_ok=True)
+    clear_leftovers(repo_dir)
     with repo.config_writer() as cfg:
         cfg.set_value('remote "origin"', "url", url)
     return repo
+
+
+LEFTOVERS = ("*.lock", "refs/**/*.lock", "objects/pack/tmp_*", "objects/*/tmp_obj_*", "objects/incoming-*")
+
+
+def clear_leftovers(repo_dir: Path) -> None:
+    """Remove what an interrupted or failed git command left in the cache repository (lock files, a temporary pack
+    of a fetch that ran out of space), so that the next fetch can run and has the space back. Called holding the
+    cache's lock: no other git command of atlas is running there."""
+    for pattern in LEFTOVERS:
+        for path in repo_dir.glob(pattern):
+            if path.is_dir() and not path.is_symlink():
+                remove_tree(path)
+            else:
+                path.unlink(missing_ok=True)
 
 
 def ls_remote(repo: git.Repo, url: str) -> dict[str, str]:
@@ -138,10 +174,15 @@ def resolve(repo: git.Repo, url: str, ref: str, progress: Progress | None = None
 
 
 def has_commit(repo: git.Repo, sha: str) -> bool:
+    """Whether the repository holds commit `sha` and every object of its tree (a fetch that ran out of space can
+    leave the commit without its files)."""
     try:
-        return repo.git.cat_file("-t", sha) == "commit"
+        if repo.git.cat_file("-t", sha) != "commit":
+            return False
+        listed = repo.git.rev_list("--objects", "--missing=print", "--no-walk", sha)
     except git.GitCommandError:
         return False
+    return not any(line.startswith("?") for line in listed.splitlines())
 
 
 class _GitProgress(git.RemoteProgress):
@@ -180,7 +221,7 @@ def fetch(
     try:
         repo.remote("origin").fetch(refspec, progress=_GitProgress(progress) if progress else None, **kwargs)
     except git.GitCommandError as exc:
-        raise explain(exc, f"fetching {refspec} from {repo.remote('origin').url}") from None
+        raise explain(exc, f"fetching {refspec} from {repo.remote('origin').url}", Path(repo.git_dir)) from None
 
 
 def add_worktree(repo: git.Repo, path: Path, sha: str) -> None:
@@ -195,27 +236,12 @@ def add_worktree(repo: git.Repo, path: Path, sha: str) -> None:
     except (git.GitCommandError, OSError) as exc:
         remove_tree(tmp)
         repo.git.worktree("prune")
-        raise explain(exc, f"checking out {sha[:12]}") from None
+        raise explain(exc, f"checking out {sha[:12]}", path.parent, tree_size(repo, sha)) from None
 
 
 def remove_worktree(repo: git.Repo, path: Path) -> None:
     remove_tree(path)
     repo.git.worktree("prune")
-
-
-def worktree_problem(path: Path, sha: str) -> str:
-    """Why the checkout at `path` is not a clean copy of `sha`, or '' when it is."""
-    try:
-        tree = git.Repo(path)
-        head = tree.head.commit.hexsha
-        if head != sha:
-            return f"is at {head[:12]}, not {sha[:12]}"
-        dirty = tree.git.status("--porcelain", "--untracked-files=no")
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError, git.GitCommandError, ValueError) as exc:
-        return f"{UNREADABLE} ({first_line(exc)})"
-    if dirty:
-        return "has local changes: " + ", ".join(line[3:] for line in dirty.splitlines()[:3])
-    return ""
 
 
 def commit_time(folder: Path) -> int:

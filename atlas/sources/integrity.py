@@ -69,6 +69,7 @@ def verify_lock(
         )
     known[key] = pin.commit
     with contextlib.suppress(OSError):  # a read-only cache: verified again next time
+        publish.make_room(path, settings.cache)
         publish.write_text(path, json.dumps(known, indent=1, sort_keys=True) + "\n")
 
 

@@ -148,6 +148,11 @@ def having(root: Path, names: list[str] | None, pin_set: str) -> list[Manifest]:
 def write_pin(manifest: Manifest, pin_set: str, ref: str, upstream_commit: str, locks: dict[str, str]) -> None:
     """Rewrite one pin set in place (comments and layout kept), atomically. The file is read again first, so a
     lock another process wrote meanwhile is kept (callers hold the cache's lock, atlas.locks)."""
+    yamlio.write_atomic(manifest.path, pin_text(manifest, pin_set, ref, upstream_commit, locks))
+
+
+def pin_text(manifest: Manifest, pin_set: str, ref: str, upstream_commit: str, locks: dict[str, str]) -> str:
+    """The manifest's text with one pin set rewritten (comments and layout kept), from the file as it is now."""
     manifest = load_manifest(manifest.path)
     if pin_set not in manifest.raw["pins"]:
         manifest.raw["pins"][pin_set] = {"ref": ref}
@@ -165,4 +170,4 @@ def write_pin(manifest: Manifest, pin_set: str, ref: str, upstream_commit: str, 
     for key in (UPSTREAM, MIRROR):
         if key in locks:
             entry["locks"][key] = locks[key]
-    yamlio.write_atomic(manifest.path, yamlio.dump(manifest.raw))
+    return yamlio.dump(manifest.raw)

@@ -4,19 +4,20 @@ Locked pins never touch the network once fetched, so a second sync is a few stat
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import git
 
-from atlas import locks, publish
-from atlas.env import Settings
+from atlas import journal, locks, publish
+from atlas.env import CACHE_KNOB, Settings
 from atlas.errors import BuildMissing, SourceError
 from atlas.model import Pin
-from atlas.sources import gitops
+from atlas.sources import checkouts, gitops
 from atlas.sources.integrity import verify_lock
-from atlas.sources.manifest import MIRROR, UPSTREAM, Manifest, write_pin
+from atlas.sources.manifest import MIRROR, UPSTREAM, Manifest, pin_text, write_pin
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +53,10 @@ def remote_of(manifest: Manifest, settings: Settings) -> Remote:
         )
     if (mirror / "refs").is_dir():
         return Remote(str(mirror), MIRROR, str(mirror))
-    shim = _shim(mirror, settings.cache / "mirror-shims" / f"{manifest.name}.git")
+    shim = settings.cache / "mirror-shims" / f"{manifest.name}.git"
+    with contextlib.suppress(OSError):  # a read-only cache: the stand-in is used as it is
+        publish.make_room(shim, settings.cache, is_folder=True)
+    shim = _shim(mirror, shim)
     return Remote(str(shim), MIRROR, str(mirror))
 
 
@@ -110,16 +114,17 @@ def _verified(
 
 def _ready(settings: Settings, pin: Pin, pin_set: str, remote: Remote) -> Checkout | None:
     """The finished checkout of `pin`, if there is one (None: check it out). One whose git link is broken (its
-    repository was removed under it) is checked out again; one with local changes is an error naming the repair."""
+    repository was removed under it) is checked out again; one whose files are not the commit's is an error naming
+    the repair."""
     path = checkout_path(settings, pin)
     if _done_marker(path).exists() and path.is_dir():
-        problem = gitops.worktree_problem(path, pin.commit)
-        if problem.startswith(gitops.UNREADABLE):
+        found = checkouts.damage(path, pin.commit)
+        if found.unreadable:
             return None
-        if problem:
+        if found:
             raise SourceError(
-                f"the checkout {path} {problem}; run `atlas sync --repair {pin.framework}` "
-                "to discard it and check the pin out again"
+                f"the checkout {path} {found.describe(pin.commit)}; run "
+                f"`{checkouts.repair_command(pin.framework, pin_set)}` to put the commit's files back"
             )
         return Checkout(pin, pin_set, path, remote.source, fetched=False)
     return None
@@ -127,14 +132,15 @@ def _ready(settings: Settings, pin: Pin, pin_set: str, remote: Remote) -> Checko
 
 def sync_pin(manifest: Manifest, pin_set: str, settings: Settings, progress=None, repair: bool = False) -> Checkout:
     """Bring one pin set's commit into the cache. Nothing to do costs no lock (a read-only cache works); work is
-    done holding the cache's lock (atlas.locks), and looked for again once it is held."""
+    done holding the cache's lock (atlas.locks), and looked for again once it is held. `repair` mends only what is
+    damaged: the files of the checkout that differ from the commit, else the checkout, else the repository."""
     remote = remote_of(manifest, settings)
     pin = _verified(manifest, pin_set, remote, settings)
     if pin is not None and not repair:
         ready = _ready(settings, pin, pin_set, remote)
         if ready:
             return ready
-    with locks.hold(settings.cache, f"syncing {manifest.name}"):
+    with locks.hold(settings.cache, f"syncing {manifest.name}", knob=CACHE_KNOB):
         return _sync_locked(manifest, pin_set, settings, remote, progress, repair)
 
 
@@ -146,15 +152,12 @@ def _sync_locked(
     manifest = load_manifest(manifest.path)  # another process may have locked it meanwhile
     entry = manifest.pin_entry(pin_set)
     pin = _verified(manifest, pin_set, remote, settings)
-    repo_dir = settings.cache / "repos" / f"{manifest.name}.git"
-    if repair:  # checkouts first (their markers with them), then the repository: each gone in one rename
-        publish.discard(settings.checkouts / manifest.name)
-        publish.discard(repo_dir)
-    elif pin is not None:
+    repo_dir = _repo_dir(settings, manifest.name)
+    if pin is not None and not repair:
         ready = _ready(settings, pin, pin_set, remote)
         if ready:
             return ready
-    repo = gitops.open_cache_repo(repo_dir, remote.url)
+    repo = _repository(repo_dir, remote.url, repair)
     if pin is None:
         commit = gitops.resolve(repo, remote.label, entry["ref"], progress)
         upstream = entry.get("upstream_commit") or ""
@@ -166,16 +169,57 @@ def _sync_locked(
         pin = Pin(manifest.name, entry["ref"], commit, manifest.url, upstream)
         pinned = dict(entry.get("locks") or {}, **{remote.source: commit})
         write_pin(manifest, pin_set, entry["ref"], upstream, pinned)
-    return _ensure_checkout(repo, remote, pin, pin_set, settings, progress)
+    try:
+        return _ensure_checkout(repo, remote, pin, pin_set, settings, progress, repair)
+    except SourceError as exc:
+        if not repair or "no space left" in str(exc):
+            raise
+    # what the repository holds cannot be checked out: it is damaged too, and fetched again
+    publish.discard(repo_dir)
+    repo = gitops.open_cache_repo(repo_dir, remote.url)
+    return _ensure_checkout(repo, remote, pin, pin_set, settings, progress, repair)
 
 
-def _ensure_checkout(repo, remote: Remote, pin: Pin, pin_set: str, settings: Settings, progress) -> Checkout:
-    """Fetch the pin's commit if the cache lacks it and check it out read-only; the marker is written last."""
+def _repo_dir(settings: Settings, name: str) -> Path:
+    """The cache repository of framework `name`; what stands in the way of its folder is cleared."""
+    repo_dir = settings.cache / "repos" / f"{name}.git"
+    publish.make_room(repo_dir, settings.cache, is_folder=True)
+    return repo_dir
+
+
+def _repository(repo_dir: Path, url: str, repair: bool) -> git.Repo:
+    """The cache repository; with `repair`, one that cannot be opened is replaced by a new one."""
+    try:
+        return gitops.open_cache_repo(repo_dir, url)
+    except SourceError:
+        if not repair:
+            raise
+    publish.discard(repo_dir)
+    return gitops.open_cache_repo(repo_dir, url)
+
+
+def _ensure_checkout(
+    repo, remote: Remote, pin: Pin, pin_set: str, settings: Settings, progress, repair: bool = False
+) -> Checkout:
+    """Fetch the pin's commit if the cache lacks it and check it out read-only; the marker is written last. A
+    finished checkout whose files differ from the commit is, with `repair`, mended file by file (its marker removed
+    meanwhile: a kill leaves it to be checked out again); otherwise, or when that does not mend it, it is checked
+    out again."""
     path = checkout_path(settings, pin)
     marker = _done_marker(path)
-    if marker.exists() and path.is_dir() and not gitops.worktree_problem(path, pin.commit):
-        return Checkout(pin, pin_set, path, remote.source, fetched=False)
-    marker.unlink(missing_ok=True)
+    publish.make_room(path.parent, settings.cache, is_folder=True)
+    if marker.exists() and path.is_dir():
+        found = checkouts.damage(path, pin.commit, refresh=True)
+        if not found:
+            return Checkout(pin, pin_set, path, remote.source, fetched=False)
+        if repair and found.is_patchable:
+            publish.discard(marker)
+            with contextlib.suppress(git.GitCommandError, OSError):  # else it is checked out again, below
+                checkouts.restore(path, found)
+            if not checkouts.damage(path, pin.commit):
+                _mark_done(settings, marker, pin.commit)
+                return Checkout(pin, pin_set, path, remote.source, fetched=True)
+    publish.discard(marker)
     if not gitops.has_commit(repo, pin.commit):
         gitops.fetch(repo, pin.commit, progress)
         if not gitops.has_commit(repo, pin.commit):
@@ -187,11 +231,20 @@ def _ensure_checkout(repo, remote: Remote, pin: Pin, pin_set: str, settings: Set
     gitops.remove_worktree(repo, path)  # a leftover from an interrupted run
     path.parent.mkdir(parents=True, exist_ok=True)
     gitops.add_worktree(repo, path, pin.commit)
-    problem = gitops.worktree_problem(path, pin.commit)
-    if problem:
-        raise SourceError(f"the fresh checkout {path} {problem}; run `atlas sync --repair {pin.framework}`")
-    publish.write_text(marker, pin.commit + "\n")
+    found = checkouts.damage(path, pin.commit, refresh=True)  # its index learns the read-only files' stat data
+    if found:
+        raise SourceError(
+            f"the fresh checkout {path} {found.describe(pin.commit)}; run "
+            f"`{checkouts.repair_command(pin.framework, pin_set)}`"
+        )
+    _mark_done(settings, marker, pin.commit)
     return Checkout(pin, pin_set, path, remote.source, fetched=True)
+
+
+def _mark_done(settings: Settings, marker: Path, commit: str) -> None:
+    """The checkout is whole: its marker, written last."""
+    publish.make_room(marker, settings.cache)
+    publish.write_text(marker, commit + "\n")
 
 
 def sync_ref(manifest: Manifest, ref: str, settings: Settings, progress=None) -> Checkout:
@@ -203,8 +256,8 @@ def sync_ref(manifest: Manifest, ref: str, settings: Settings, progress=None) ->
         if entry["ref"] == ref:
             return sync_pin(manifest, name, settings, progress)
     remote = remote_of(manifest, settings)
-    with locks.hold(settings.cache, f"checking out {manifest.name} {ref}"):
-        repo = gitops.open_cache_repo(settings.cache / "repos" / f"{manifest.name}.git", remote.url)
+    with locks.hold(settings.cache, f"checking out {manifest.name} {ref}", knob=CACHE_KNOB):
+        repo = gitops.open_cache_repo(_repo_dir(settings, manifest.name), remote.url)
         commit = gitops.resolve(repo, remote.label, ref, progress)
         pin = Pin(manifest.name, ref, commit, manifest.url, manifest.releases.get(ref, ""))
         checkout = _ensure_checkout(repo, remote, pin, ref, settings, progress)
@@ -225,7 +278,13 @@ def _synced_refs(settings: Settings, name: str) -> dict[str, str]:
         refs = json.loads(_refs_file(settings, name).read_text())
     except (OSError, ValueError):  # none yet, or damaged: such refs are checked out again on demand
         return {}
-    return refs if isinstance(refs, dict) else {}
+    if not isinstance(refs, dict):
+        return {}
+    return {
+        ref: commit
+        for ref, commit in refs.items()
+        if isinstance(commit, str) and len(commit) == 40 and gitops.HEX.match(commit)
+    }
 
 
 def _keep(repo: git.Repo, sha: str) -> None:
@@ -233,16 +292,26 @@ def _keep(repo: git.Repo, sha: str) -> None:
     repo.git.update_ref(f"refs/atlas/{sha}", sha)
 
 
-def repin(manifest: Manifest, pin_set: str, ref: str, settings: Settings, progress=None) -> Pin:
-    """Resolve `ref` at the remote and rewrite the pin set; the new lock replaces the old ones."""
+def repin(
+    manifest: Manifest,
+    pin_set: str,
+    ref: str,
+    settings: Settings,
+    progress=None,
+    together: dict[Path, str] | None = None,
+) -> Pin:
+    """Resolve `ref` at the remote and rewrite the pin set; the new lock replaces the old ones. The manifest and
+    the files of `together` (path -> new text: the annotations the move rewrites) are written as one
+    (atlas.journal)."""
     remote = remote_of(manifest, settings)
-    with locks.hold(settings.cache, f"re-pinning {manifest.name}"):
-        repo = gitops.open_cache_repo(settings.cache / "repos" / f"{manifest.name}.git", remote.url)
+    with locks.hold(settings.cache, f"re-pinning {manifest.name}", knob=CACHE_KNOB):
+        repo = gitops.open_cache_repo(_repo_dir(settings, manifest.name), remote.url)
         commit = gitops.resolve(repo, remote.label, ref, progress)
         if not gitops.has_commit(repo, commit):
             gitops.fetch(repo, commit, progress)
         upstream = recorded_upstream_commit(repo, commit, manifest.name) or manifest.releases.get(ref, "")
-        write_pin(manifest, pin_set, ref, upstream, {remote.source: commit})
+        text = pin_text(manifest, pin_set, ref, upstream, {remote.source: commit})
+        journal.commit(settings.root, {**(together or {}), manifest.path: text})
     return Pin(manifest.name, ref, commit, manifest.url, upstream)
 
 
@@ -269,6 +338,7 @@ def locate(manifest: Manifest, pin_set: str, settings: Settings) -> Checkout:
         commit = _synced_refs(settings, manifest.name)[pin_set]
         pin = Pin(manifest.name, pin_set, commit, manifest.url, manifest.releases.get(pin_set, ""))
         if is_ready(settings, pin):
+            checkouts.verify(manifest.name, pin_set, checkout_path(settings, pin), commit, is_ref=True)
             return Checkout(pin, pin_set, checkout_path(settings, pin), remote.source, fetched=False)
     pin = _verified(manifest, pin_set, remote, settings, offline_ok=True)
     if pin is None or not is_ready(settings, pin):
@@ -294,7 +364,14 @@ def locate(manifest: Manifest, pin_set: str, settings: Settings) -> Checkout:
             f"the checkout {path} of {manifest.name} ({pin_set} pins) was deleted; run `atlas sync "
             f"{manifest.name} --pins {pin_set}` to check it out again"
         )
+    checkouts.verify(manifest.name, pin_set, path, pin.commit)
     return Checkout(pin, pin_set, path, remote.source, fetched=False)
+
+
+def recheck(framework: str, pin_set: str, path: Path, commit: str) -> None:
+    """Check once more that a checkout holds its commit unchanged, after a stage has read it and before its results
+    are kept: a result made while a file was being edited is never stored under the commit's key."""
+    checkouts.verify(framework, pin_set, path, commit, again=True)
 
 
 def analysed_files(manifest: Manifest, checkout: Checkout, suffixes: tuple[str, ...]) -> list[tuple[str, str]]:

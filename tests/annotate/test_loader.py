@@ -170,6 +170,19 @@ def test_cache_reuses_unchanged_files_and_rereads_changed_ones(tmp_path):
     assert load_annotations(tmp_path, cache=cache) == first
 
 
+def test_an_unchanged_file_is_not_parsed_again(tmp_path, monkeypatch):
+    """The cache's entries pass its shape check (atlas.stored), so they are used, not silently read again."""
+    write(tmp_path, "vllm/a.yaml", GOOD)
+    cache = tmp_path / "build" / "annotations.pickle"
+    first = load_annotations(tmp_path, cache=cache)
+
+    def no_parse(path):
+        raise AssertionError(f"{path} parsed again")
+
+    monkeypatch.setattr("atlas.yamlio.load", no_parse)
+    assert load_annotations(tmp_path, cache=cache) == first
+
+
 def problems_with_cache(root: Path, cache: Path) -> list[str]:
     with pytest.raises(AnnotationError) as info:
         load_annotations(root, cache=cache)

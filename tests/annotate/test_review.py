@@ -7,6 +7,7 @@ import pytest
 from annotate.folder_index import FolderIndex
 from annotate.test_loader import GOOD, write
 
+from atlas import stored
 from atlas.annotate import ReviewError, check, load_annotations, load_reviews, review, statements
 from atlas.model import Pin
 
@@ -210,3 +211,31 @@ def test_an_unchanged_review_file_is_read_from_the_cache(project, tmp_path, monk
     write(root, "vllm/review/a.yaml", ROWS.replace("text: frees a request", "text: frees it"))
     with pytest.raises(AssertionError, match="parsed again"):
         load_reviews(root, cache=cache)
+
+
+def test_a_review_cache_of_another_shape_or_kind_is_read_again_and_rewritten(project, tmp_path):
+    """The cache is checked by shape as the annotations' is: entries that are not (rows, problems) are not used,
+    and a folder where the cache file belongs is cleared."""
+    root, _ = project
+    write(root, "vllm/review/a.yaml", ROWS)
+    cache = tmp_path / "reviews.pickle"
+    first = load_reviews(root, cache=cache)
+    keys = stored.load(cache, review._CACHE_VERSION)
+    stored.dump(cache, dict.fromkeys(keys, "not an entry"), review._CACHE_VERSION)  # header and checksum valid
+    assert load_reviews(root, cache=cache).rows == first.rows
+    assert stored.load(cache, review._CACHE_VERSION) == keys
+    cache.unlink()
+    (cache / "inside").mkdir(parents=True)
+    assert load_reviews(root, cache=cache).rows == first.rows
+    assert cache.is_file()
+
+
+def test_a_review_error_is_one_line_naming_the_first_problem(project):
+    """As an annotation error is: verbs other than `atlas check` say the first problem and point at check."""
+    root, _ = project
+    write(root, "vllm/review/a.yaml", ROWS)
+    write(root, "vllm/review/b.yaml", ROWS)
+    with pytest.raises(ReviewError) as info:
+        load_reviews(root)
+    assert len(info.value.problems) > 1 and "\n" not in str(info.value)
+    assert str(info.value).startswith(info.value.problems[0]) and "`atlas check` lists all" in str(info.value)

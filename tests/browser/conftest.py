@@ -27,8 +27,10 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.browser)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    """One chromium per test file, closed after its last test: Playwright's sync API runs an event loop while it is
+    open, which later tests' own loops (the MCP server's) would find running."""
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing; run `bash scripts/setup_browser.sh` (Debian chromium + Playwright)")
     from playwright.sync_api import sync_playwright

@@ -126,7 +126,7 @@ def test_a_rebuild_after_a_code_change_reads_the_parse_cache(settings, monkeypat
     assert [(r.rebuilt, r.num_parsed) for r in reports] == [(True, 0), (True, 0)]
     entries = [entry for pack in settings.build.glob("pyfacts/*/*.pack") for entry in packs._read_header(pack).values()]
     data = {entry: entry[0].read_bytes()[entry[1] : entry[1] + entry[2]] for entry in entries}
-    ((pack, offset, size),) = [entry for entry, raw in data.items() if b"pkg/pool.py" in raw]
+    ((pack, offset, size, _),) = [entry for entry, raw in data.items() if b"pkg/pool.py" in raw]
     raw = bytearray(pack.read_bytes())
     raw[offset : offset + 4] = b"\xff" * 4  # that entry damaged, its length kept
     pack.write_bytes(bytes(raw))

@@ -319,4 +319,5 @@ def test_cli_report_errors(project, capsys):
     assert main(["--root", str(project), "experiments", "report", "nope"]) == 2
     assert "unknown scenario 'nope'; choose from: prefill-scaling" in capsys.readouterr().err
     assert main(["--root", str(project), "experiments", "report", "--format", "dot"]) == 2
-    assert "choose one of: human, json, markdown" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "invalid choice: 'dot' (choose from 'human', 'json', 'markdown')" in err and "--help" in err
