@@ -111,6 +111,7 @@ class Unresolved(str, Enum):
     DYNAMIC = "dynamic call"  # a subscript of an unknown container, getattr with a name known only at run time
     NOT_CALLABLE = "value not callable"  # constants, containers, modules, instances without __call__
     BOUND = "past a bound"  # the value was dropped by a resolution limit (an argument with too many values)
+    RULED_OUT = "under a type check no value passes"  # in a branch of `isinstance(x, T)` that x never satisfies
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ from atlas.graph import AtlasGraph
 from atlas.graph.resolve import Solver
 from atlas.graph.store import tabulate
 from atlas.graph.table import EdgeBuilder
-from atlas.model import Pin, Span, Symbol, SymbolKind
+from atlas.model import Pin, Span, Symbol, SymbolKind, Unresolved
 from atlas.parse.python import extract, module_name
 
 CUSTOM_OP = """
@@ -324,3 +324,37 @@ def main():
     assert ("q.LinearBase.forward", "q.MoEMethod.apply") not in edges  # a linear layer never gets a MoE method
     assert ("q.FusedMoE.forward", "q.MoEMethod.apply") in edges
     assert ("q.FusedMoE.forward", "q.LinearMethod.apply") not in edges
+
+
+def test_a_type_check_on_a_value_nothing_flowed_to_keeps_its_branch_and_a_ruled_out_branch_says_why():
+    r = resolve(
+        {
+            "m.py": """
+import torch
+class Helper:
+    def run(self): pass
+def pad(x):
+    return x
+def split(data):
+    value = data.get("n")
+    if isinstance(value, torch.Tensor):
+        counts = pad(value.flatten())
+    elif isinstance(value, list):
+        counts = pad(value)
+    return counts
+def only_helpers(h):
+    if isinstance(h, torch.Tensor):
+        pad(h)
+    h.run()
+def main():
+    only_helpers(Helper())
+"""
+        }
+    )
+    assert r.edges[("m.split", "m.pad")]  # nothing known of `value`: the check says what it is
+    flatten = next(rec for (_, line, _), rec in r.sites.items() if line == 10 and "flatten" in rec.site.text)
+    assert list(flatten.targets) == ["torch.<object>.flatten"]
+    assert ("m.only_helpers", "m.pad") not in r.edges  # only a Helper reaches h: the branch never runs
+    assert r.edges[("m.only_helpers", "m.Helper.run")]
+    (ruled_out,) = [rec for (_, line, _), rec in r.sites.items() if line == 16]
+    assert ruled_out.reason is Unresolved.RULED_OUT and not ruled_out.targets

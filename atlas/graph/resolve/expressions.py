@@ -94,8 +94,9 @@ def evaluate(s: Solver, e: Expr) -> Values:
 def narrow(s: Solver, e: Narrow) -> Values:
     """What `e.value` may be where the code checked it is an instance of `e.types`: the instances of the tree whose
     class derives from one of them; what the resolver cannot tell apart (a library's object, a builtin type checked)
-    kept. Nothing when the value is known and none passes (the branch never runs). A value the resolver knows
-    nothing of is, in the declaring phase, what the checked classes promise (declared.promised)."""
+    kept. Nothing when the value is known and none passes (the branch never runs). A value nothing flowed to is, in
+    the declaring phase, what the check says: an object of the library or builtin types checked, what the checked
+    classes of the tree promise (declared.promised), or an instance of each when the program makes none."""
     values = evaluate(s, e.value)
     checked: list[str] = []  # classes of the tree
     others: set[str] = set()  # names of the library or builtin types checked
@@ -114,13 +115,23 @@ def narrow(s: Solver, e: Narrow) -> Values:
                 out[v] = None
         elif others:
             out[v] = None
-    if out or not checked or declared.informative(values):
+    if out or declared.informative(values) or not s.declaring or given_to_clones(s, e.value):
         return out
-    if not s.declaring:
-        return NOTHING
+    for name in others:  # nothing flowed to the value: the check says it is one of the library's or Python's types
+        if name:
+            out[Value(LIBRARY_RESULT, "builtins" if "." not in name else name.split(".", 1)[0])] = None
     for cls in checked:
-        out.update(declared.promised(s, cls, False))
+        out.update(declared.promised(s, cls, False) or {instance(cls): None})
     return out
+
+
+def given_to_clones(s: Solver, value: Expr) -> bool:
+    """Whether `value` is a parameter of a function whose callers pass their values to its clones (contexts): the
+    function itself is given nothing, and a type check of it says nothing of a call."""
+    scope = s.ctx.scope
+    if not isinstance(value, Name) or not s.contexts.get(scope) or scope in s.merged:
+        return False
+    return any(p.name == value.id for p in s.scopes[scope].params)
 
 
 def lambda_(s: Solver, e: Lambda) -> Values:

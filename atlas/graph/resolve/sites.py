@@ -5,6 +5,8 @@ edges the call makes name its targets (calls.edge); `explain` runs where a call 
 from __future__ import annotations
 
 import builtins
+import dataclasses
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Final
 
 from atlas.graph.resolve.values import (
@@ -68,6 +70,32 @@ def record(s: Solver, site: Site) -> SiteRecord:
     if found is None:
         found = s.out.sites[key] = SiteRecord(site, s.ctx.caller)
     return found
+
+
+def ruled_out(s: Solver) -> None:
+    """Records for the calls of statements no round ran, as a type check's branch that no value passes (Step.guard):
+    each call has a status, and these say why they reached nothing."""
+    ran = s.out.sites
+    for scope, caller, step in s.plan_steps:
+        if not step.guard:
+            continue
+        for call in calls_in(step.stmt):
+            key = (scope.module, call.site.end_line, call.site.end_col)
+            if key not in ran:
+                record = ran[key] = SiteRecord(call.site, caller)
+                record.reason = Unresolved.RULED_OUT
+
+
+def calls_in(node: object) -> Iterator[Call]:
+    """The calls in a statement or expression of the IR, outer ones first (nested scopes' bodies are theirs)."""
+    if isinstance(node, (tuple, list)):
+        for item in node:
+            yield from calls_in(item)
+    elif dataclasses.is_dataclass(node) and not isinstance(node, (Site, Scope)):
+        if isinstance(node, Call):
+            yield node
+        for f in dataclasses.fields(node):
+            yield from calls_in(getattr(node, f.name))
 
 
 def reach_outside(s: Solver, record: SiteRecord, callees: Values, func: Expr) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final
 
-from atlas.graph.resolve import contexts, declared, dispatch, heap, statements
+from atlas.graph.resolve import contexts, declared, dispatch, heap, sites, statements
 from atlas.graph.resolve.cells import Cells
 from atlas.graph.resolve.heap import Context
 from atlas.graph.resolve.rules import ByName, DispatchRules
@@ -28,6 +28,7 @@ from atlas.parse.python.ir import (
     ModuleFacts,
     Name,
     NameTarget,
+    Narrow,
     Scope,
     Site,
     Step,
@@ -217,6 +218,7 @@ class Solver:
             self._declare(plan)
             self._rounds(plan, n, on_round)
         dispatch.link_by_name(self)
+        sites.ruled_out(self)
         contexts.finish(self)
         return self.out
 
@@ -258,12 +260,12 @@ class Solver:
 
     def _declare(self, plan: list[tuple[Scope, str, Step]]) -> None:
         """Start the declaring phase: each `def` with annotations declares its parameters and return now (as the
-        statement itself would, in its context: it reads the annotations' names), each annotated assignment runs
-        again."""
+        statement itself would, in its context: it reads the annotations' names), each annotated assignment and each
+        type check's binding (a Narrow) runs again."""
         stale = self.cells.stale
         for i, (scope, caller, step) in enumerate(plan):
             stmt = step.stmt
-            if isinstance(stmt, Assign) and stmt.annotations:
+            if isinstance(stmt, Assign) and (stmt.annotations or isinstance(stmt.value, Narrow)):
                 stale[i] = 1
             elif isinstance(stmt, Define) and not stmt.is_class:
                 suffix = self.suffix.get(scope.id, "")
