@@ -1,4 +1,4 @@
-"""The experiment pages (issue 10): per scenario, the article's A100 figures beside atlas's H200 figures (probes
+"""The experiment pages: per scenario, the article's A100 figures beside atlas's H200 figures (probes
 absent and on), the probe evidence tied to its source line at the pin, the notes and how it was run; plus an index
 of the nine. Pure, from the report atlas.runtime.experiments.report builds."""
 

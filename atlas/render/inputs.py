@@ -254,7 +254,7 @@ def _read_key(path: Path) -> str | None:
 
 
 def load_results(settings: Settings) -> dict[str, object]:
-    """Probe traces (issue 7) and diff reports (issue 6), when their results files exist in the build folder. A
+    """Probe traces and diff reports, when their results files exist in the build folder. A
     results file of the build folder that cannot be read as what its command writes is left out, saying so; one of
     the project's (results/) is an error naming it."""
     found: dict[str, object] = {}

@@ -220,7 +220,7 @@ def _short_title(title: str) -> str:
 
 
 def result_pages(env, site) -> Iterator[tuple[str, str]]:
-    """The slots later stages fill: probe traces (issue 7) and diff reports (issue 6), from their results files."""
+    """The pages of probe traces and diff reports, from their results files."""
     yield from runtime_files(env, site.results.get("traces") or [], site.results.get("series") or {})
     yield "diff.md", env.get_template("diff.md.j2").render(results=site.results.get("diff"), href=_annotation_href)
 

@@ -47,7 +47,6 @@ KIND_NAMES: Final = (
     "parameter result",
     "container method",
 )
-CALLABLE_KINDS: Final = frozenset({FUNCTION, BOUND_METHOD, CLASS, INSTANCE, DISPATCHED, PROPERTY})
 
 
 @final

@@ -74,7 +74,6 @@ from atlas.parse.python.ir import (
 )
 from atlas.parse.python.walk import FileWalk
 
-_CLAUSES: Final = ("else_clause", "elif_clause", "except_clause", "except_group_clause", "finally_clause")
 NOT_FIELDS: Final = re.compile(r"[\"']?(\w+\.)*(ClassVar|InitVar)\b")  # annotations of class names that are no field
 
 
