@@ -79,3 +79,30 @@ def test_a_launch_after_a_nested_execute_call_belongs_to_the_outer_step():
     spans = [(0, 100, 7), (10, 20, 7), (200, 300, 8)]  # execute_model holds _determine_batch_execution_and_padding
     assert [step_at(spans, t, True) for t in (5, 15, 50, 150, 250)] == [7, 7, 7, -1, 8]
     assert step_at(spans, 150, False) == 7
+
+
+def test_kernel_windows_knob(monkeypatch):
+    from atlas.env import kernel_windows
+    from atlas.errors import ConfigError
+    from atlas.runtime.kernels.capture import OPTIONS, options
+
+    monkeypatch.delenv("ATLAS_KERNEL_WINDOWS", raising=False)
+    assert kernel_windows() is None and options() == OPTIONS
+    monkeypatch.setenv("ATLAS_KERNEL_WINDOWS", "0.5,1")
+    assert options() == {"every_s": 0.5, "window_s": 1.0}
+    monkeypatch.setenv("ATLAS_KERNEL_WINDOWS", "0,1")
+    with pytest.raises(ConfigError, match="ATLAS_KERNEL_WINDOWS"):
+        kernel_windows()
+
+
+def test_windows_open_only_once_the_engine_steps():
+    from probes.kernels import KernelCapture, is_launch
+
+    stepped = []
+    capture = KernelCapture(None, {"every_s": 0, "window_s": 1}, lambda: bool(stepped))
+    capture.tick()
+    assert capture.profile is None and not capture.has_stepped  # start-up: no window, torch never touched
+    stepped.append(1)
+    capture.tick()
+    assert capture.has_stepped
+    assert is_launch("cudaLaunchKernelExC_v11060") and is_launch("cuGraphLaunch") and not is_launch("cudaMalloc")
