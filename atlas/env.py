@@ -101,6 +101,7 @@ def check_knobs() -> None:
     lock_wait()
     no_fork()
     source_date_epoch()
+    kernel_windows()
 
 
 def lock_wait() -> float:
@@ -137,6 +138,25 @@ def source_date_epoch() -> str | None:
             f"SOURCE_DATE_EPOCH={value!r} is not a number of seconds since 1970; set it to e.g. 1767225600, or unset it"
         )
     return value or None
+
+
+def kernel_windows() -> tuple[float, float] | None:
+    """ATLAS_KERNEL_WINDOWS=EVERY_S,WINDOW_S: how often `atlas trace --kernels` opens a profiling window and how long
+    it stays open (default 2,0.25: ~12% of a steady run's steps profiled); e.g. 0.5,0.5 profiles about half the steps
+    of a short workload, at more cost. None when unset."""
+    value = _variable("ATLAS_KERNEL_WINDOWS")
+    if not value:
+        return None
+    try:
+        every, window = (float(x) for x in value.split(","))
+    except ValueError:
+        every = window = math.nan
+    if not (math.isfinite(every) and math.isfinite(window) and every > 0 and window > 0):
+        raise ConfigError(
+            f"ATLAS_KERNEL_WINDOWS={value!r} is not two positive numbers of seconds; set it to EVERY_S,WINDOW_S, "
+            "e.g. 2,0.25 (the default), or unset it"
+        )
+    return every, window
 
 
 def engine_python() -> str | None:

@@ -12,6 +12,7 @@ import importlib.metadata
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -45,17 +46,21 @@ PLATFORM = ("--only-binary=:all:", "--python-version", "3.12", "--implementation
 
 
 def commands(out: Path, python: str = sys.executable) -> list[list[str]]:
-    """The two pip runs: atlas's own wheel, then its dependencies' wheels at this venv's versions."""
+    """The two pip runs: atlas's own wheel (built in isolation, as scripts/install.sh installs it: the build needs
+    setuptools >= 77, newer than a venv may hold), then its dependencies' wheels at this venv's versions."""
     pinned = [f"{name}=={importlib.metadata.version(name)}" for name in DEPENDENCIES]
     wheels = str(out / "wheels")
     return [
-        [python, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", wheels, str(ROOT)],
+        [python, "-m", "pip", "wheel", "--no-deps", "-w", wheels, str(ROOT)],
         [python, "-m", "pip", "download", "--no-deps", *PLATFORM, "-d", wheels, *pinned],
     ]
 
 
 def write_bundle(out: Path) -> None:
-    """bundle/<framework>.spec.json for both engines (default pins, device cuda, built-in hooks, kernel nodes)."""
+    """bundle/<framework>.spec.json for both engines (default pins, device cuda, built-in hooks, kernel nodes), and
+    the pins (bundle/pinned_sources/: the bundle is the project root atlas runs in there, ATLAS_ROOT); the device
+    script beside it (the checkout that travels to the device may hold another version of gpu/)."""
+    sys.path.insert(0, str(ROOT))  # this checkout's atlas, not another one installed in the venv
     from atlas.env import settings as load_settings
     from atlas.runtime.kernels import capture
     from atlas.runtime.spec import build_spec, write_spec
@@ -66,6 +71,8 @@ def write_bundle(out: Path) -> None:
         spec = build_spec(framework, "default", "cuda", Path("/tmp/trace"), settings, "builtin", extra)
         write_spec(spec, out / "bundle" / capture.BUNDLE_SPEC.format(framework=framework))
         print(f"{framework}: {len(spec['hooks'])} hooks, {len(spec['kernel_nodes'])} kernel nodes")
+    shutil.copytree(ROOT / "pinned_sources", out / "bundle" / "pinned_sources", dirs_exist_ok=True)
+    shutil.copy2(ROOT / "gpu" / "trace_on_device.py", out / "trace_on_device.py")
 
 
 def main() -> None:

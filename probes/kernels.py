@@ -39,8 +39,13 @@ LAUNCHES = (
 class KernelCapture:
     """One per engine process; `tick` runs on the flusher thread at every flush."""
 
-    def __init__(self, shard: Any, options: dict) -> None:
+    def __init__(self, shard: Any, options: dict, is_stepping: Any = None) -> None:
         self.shard = shard
+        # Windows open only once the engine runs steps: none during start-up, where CUDA graphs are captured (a
+        # profiler started from another thread in the middle of a capture could break it) and no step is there
+        # to assign kernels to.
+        self.is_stepping = is_stepping or (lambda: True)
+        self.has_stepped = False
         self.every_ns = int(float(options.get("every_s", EVERY_S)) * 1e9)
         self.window_ns = int(float(options.get("window_s", WINDOW_S)) * 1e9)
         self.profile: Any = None  # the running torch.profiler.profile, during a window
@@ -52,6 +57,10 @@ class KernelCapture:
 
     def tick(self) -> None:
         now = monotonic_ns()
+        if not self.has_stepped:
+            self.has_stepped = bool(self.is_stepping())
+            if not self.has_stepped:
+                return
         if self.profile is None and now >= self.next_ns:
             self.start(now)
         elif self.profile is not None and now >= self.begin_ns + self.window_ns:
@@ -112,7 +121,7 @@ def window_record(events: Any, offset_ns: int) -> dict:
     for e in events:
         name = e.name()
         on_gpu = "CUDA" in str(e.device_type())
-        if not on_gpu and name not in LAUNCHES:
+        if not on_gpu and not is_launch(name):
             continue
         index = names.setdefault(name, len(names))
         start = int(e.start_ns()) - offset_ns
@@ -124,6 +133,12 @@ def window_record(events: Any, offset_ns: int) -> dict:
         else:
             launch.append([index, int(e.start_thread_id()), start, int(e.duration_ns()), correlation])
     return {"names": list(names), "gpu": gpu, "launch": launch}
+
+
+def is_launch(name: str) -> bool:
+    """A CUDA runtime or driver call that puts work on the GPU (LAUNCHES, or one named like them, with or without a
+    version suffix: `cudaLaunchKernelExC_v11060`)."""
+    return name in LAUNCHES or (name.startswith("cu") and ("Launch" in name or name.startswith(LAUNCHES[-2:])))
 
 
 def triton_hook(shard: Any) -> Any:
@@ -166,7 +181,7 @@ def triton_hook(shard: Any) -> Any:
 
 def install(probe: Any) -> KernelCapture:
     """Set kernel capture up in this engine process (probes.runtime.install calls it when the spec asks)."""
-    capture = KernelCapture(probe.shard, probe.spec.get("kernels") or {})
+    capture = KernelCapture(probe.shard, probe.spec.get("kernels") or {}, lambda: probe.step > 0)
     probe.shard.tick_callbacks.append(capture.tick)
     triton_hook(probe.shard)
     return capture

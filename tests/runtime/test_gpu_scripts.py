@@ -25,7 +25,7 @@ def load(name: str):
 def test_pack_builds_atlas_pure_and_its_dependencies_for_the_device(tmp_path):
     pack = load("pack_atlas")
     wheel, download = pack.commands(tmp_path)
-    assert wheel[3:6] == ["wheel", "--no-deps", "--no-build-isolation"] and wheel[-1] == str(GPU.parent)
+    assert wheel[3:5] == ["wheel", "--no-deps"] and "--no-build-isolation" not in wheel and wheel[-1] == str(GPU.parent)
     assert download[3:5] == ["download", "--no-deps"] and "3.12" in download and "--only-binary=:all:" in download
     pinned = [a for a in download if "==" in a]
     assert len(pinned) == len(pack.DEPENDENCIES) and any(a.startswith("tree-sitter-cpp==") for a in pinned)
@@ -35,17 +35,18 @@ def test_device_plan_lands_installs_then_traces_each_engine_and_scenario(tmp_pat
     device = load("trace_on_device")
     (tmp_path / "wheels").mkdir()
     (tmp_path / "wheels" / "llm_atlas-0.1.0-py3-none-any.whl").write_text("")
-    steps = device.plan(tmp_path, Path("/out"), ["vllm", "sglang"], ["cuda-graph", "prefix-cache"])
+    workload = ["--requests", "64"]
+    steps = device.plan(tmp_path, Path("/out"), ["vllm", "sglang"], ["cuda-graph"], ["graph", "eager"], workload)
     labels = [label for label, _, _ in steps]
     assert labels == [
         "land the engines",
         "install atlas",
-        "vllm trace",
+        "vllm graph",
+        "vllm eager",
         "vllm cuda-graph",
-        "vllm prefix-cache",
-        "sglang trace",
+        "sglang graph",
+        "sglang eager",
         "sglang cuda-graph",
-        "sglang prefix-cache",
     ]
     install = steps[1][1]
     assert install[-1].endswith("llm_atlas-0.1.0-py3-none-any.whl") and "--no-index" in install
@@ -55,7 +56,12 @@ def test_device_plan_lands_installs_then_traces_each_engine_and_scenario(tmp_pat
         assert {"--kernels", "--bundle"} <= set(command) and command[command.index("--device") + 1] == "cuda"
         assert command[command.index("--out") + 1].startswith(f"/out/{engine}/")
         assert env["PYTHONPATH"].startswith(device.ATLAS_SITE + ":") and device.SITES[engine] in env["PYTHONPATH"]
-    assert steps[3][1][steps[3][1].index("--scenario") + 1] == "cuda-graph"
+        assert env["ATLAS_ROOT"] == str(tmp_path / "bundle")  # the bundle's pinned_sources, no checkout there
+    graph, eager, scenario = steps[2][1], steps[3][1], steps[4][1]
+    assert graph[-2:] == ["--out", "/out/vllm/graph"] and "--requests" in graph  # CUDA graphs: the engine default
+    assert eager[-2:] == ["--", "--enforce-eager"] and "--requests" in eager
+    assert scenario[scenario.index("--scenario") + 1] == "cuda-graph" and "--requests" not in scenario
+    assert steps[6][1][-2:] == ["--", "--disable-cuda-graph"]
 
 
 @pytest.mark.parametrize("script", ["trace_on_device", "pack_atlas"])

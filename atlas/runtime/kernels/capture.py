@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from atlas.env import Settings
+from atlas.env import Settings, kernel_windows
 from atlas.errors import BuildMissing, ConfigError
 from atlas.runtime.kernels.join import KernelJoin, KernelNodes
 from atlas.runtime.kernels.perfetto import kernel_events
@@ -18,6 +18,12 @@ from atlas.runtime.merge import Merged
 # without CUPTI), read on the flusher thread when a window ends.
 OPTIONS = {"every_s": 2.0, "window_s": 0.25}
 BUNDLE_SPEC = "{framework}.spec.json"  # a spec made where the pinned trees are, traced from on the GPU machine
+
+
+def options() -> dict:
+    """The profiling windows: ATLAS_KERNEL_WINDOWS where set, else OPTIONS."""
+    found = kernel_windows()
+    return {"every_s": found[0], "window_s": found[1]} if found else dict(OPTIONS)
 
 
 def spec_extra(settings: Settings, framework: str, pin_set: str) -> dict:
@@ -31,7 +37,7 @@ def spec_extra(settings: Settings, framework: str, pin_set: str) -> dict:
             f"--kernels joins kernels to the graph of {framework} at the {pin_set} pins, which is not built; run "
             f"`atlas index {framework} --pins {pin_set}` first"
         ) from None
-    return {"kernels": dict(OPTIONS), "kernel_nodes": KernelNodes.from_symbols(index.symbols.values()).to_json()}
+    return {"kernels": options(), "kernel_nodes": KernelNodes.from_symbols(index.symbols.values()).to_json()}
 
 
 def bundle_spec(bundle: Path, framework: str, out: Path, device: str, extra: dict) -> dict:
@@ -47,7 +53,7 @@ def bundle_spec(bundle: Path, framework: str, out: Path, device: str, extra: dic
     kernels = extra.pop("kernels", False)
     spec.update(out=str(out), device=device, **extra)
     if kernels:
-        spec["kernels"] = spec.get("kernels") or dict(OPTIONS)
+        spec["kernels"] = options() if kernel_windows() else spec.get("kernels") or dict(OPTIONS)
     else:
         spec.pop("kernels", None)
     return spec

@@ -2,7 +2,8 @@
 the demangled signature (or the bare name a kernel without C++ linkage has); the first rule that matches names the
 library. The patterns follow the libraries' own naming: cuBLAS's `nvjet_*` and `sm90_xmma_gemm_*` kernels, NCCL's
 `ncclDevKernel_*`, FlashAttention's `flash::` templates inside `cutlass::device_kernel`, PyTorch's `at::native::`
-templates, the `triton_{poi,red,per,...}_fused_*` kernels torch.compile (Inductor) generates."""
+templates, the `triton_{poi,red,per,...}_fused_*` kernels torch.compile (Inductor) generates, and the bare `triton_` its
+generated source names a kernel when names are not made unique (seen on the H200 with vLLM 0.26.0 compiled)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ LIBRARIES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     for library, pattern in (
         ("CUDA memcpy/memset", r"^(Memcpy|Memset) "),
         ("NCCL", r"^(void )?nccl(Dev)?Kernel_|^ncclKernel|\bncclDevKernel"),
-        ("Inductor (torch.compile)", r"^triton_(poi|red|per|tem|for|mm|bmm|spl|unk)_"),
+        ("Inductor (torch.compile)", r"^triton_((poi|red|per|tem|for|mm|bmm|spl|unk)_|$)"),
         ("FlashAttention", r"\bflash::|^(void )?flash_(fwd|bwd)_|\bpytorch_flash::"),
         ("FlashInfer", r"\bflashinfer::"),
         ("FlashMLA", r"\bflash_mla\b|^(void )?flash_fwd_splitkv_mla"),

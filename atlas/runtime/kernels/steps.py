@@ -15,6 +15,7 @@ from atlas.runtime.kernels.join import KernelJoin, KernelMatch, Origin
 from atlas.runtime.merge import read_shard, shard_paths
 
 GRAPH_LAUNCHES = ("cudaGraphLaunch", "cuGraphLaunch")
+NESTED = 8  # execute calls looked back at for one holding a launch (calls nested inside a step's model call)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,12 +63,18 @@ def executes_by_pid(events: list[dict]) -> dict[int, list[tuple[int, int, int]]]
 
 
 def step_at(spans: list[tuple[int, int, int]], t: int, inside: bool) -> int:
-    """The step of the execute call holding `t` (inside) or the last one begun by `t`; -1 when none."""
+    """The step of the execute call holding `t` (inside) or the last one begun by `t`; -1 when none. Execute calls
+    nest (vLLM's execute_model holds _determine_batch_execution_and_padding): the call begun last may have ended
+    before `t` while one begun before it still holds `t`, so the few calls before it are looked at too."""
     i = bisect.bisect_right(spans, (t, float("inf"), 0)) - 1
     if i < 0:
         return -1
-    start, end, step = spans[i]
-    return step if (t <= end or not inside) else -1
+    if not inside:
+        return spans[i][2]
+    for _start, end, step in reversed(spans[max(0, i - NESTED) : i + 1]):
+        if t <= end:
+            return step
+    return -1
 
 
 def kernels_of(records: KernelRecords, events: list[dict], join: KernelJoin) -> list[Kernel]:
@@ -81,7 +88,7 @@ def kernels_of(records: KernelRecords, events: list[dict], join: KernelJoin) -> 
         replays: dict[int, list[list]] = defaultdict(list)
         for row in w["gpu"]:
             launch = launches.get(row[5])
-            if launch is not None and names[launch[0]] in GRAPH_LAUNCHES:
+            if launch is not None and names[launch[0]].startswith(GRAPH_LAUNCHES):
                 replays[row[5]].append(row)
         position: dict[tuple[int, int], tuple[str, int]] = {}
         for correlation, rows in replays.items():
