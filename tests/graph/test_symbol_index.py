@@ -65,9 +65,8 @@ def test_symbols_are_the_builds_and_the_build_reuses_their_parses(settings, monk
 def test_a_damaged_entry_is_parsed_again(settings):
     before = rows(load_symbols(settings, "vllm"))
     (pack,) = settings.build.glob("pyfacts/*/*.pack")
-    ((offset, size),) = [
-        (o, n) for _, o, n, _digest in packs._read_header(pack).values() if b"pkg/pool.py" in pack.read_bytes()[o : o + n]
-    ]
+    entries = packs._read_header(pack).values()
+    ((offset, size),) = [(o, n) for _, o, n, _digest in entries if b"pkg/pool.py" in pack.read_bytes()[o : o + n]]
     raw = bytearray(pack.read_bytes())
     raw[offset : offset + 4] = b"\xff" * 4  # that entry damaged, its length kept
     pack.write_bytes(bytes(raw))
