@@ -11,7 +11,9 @@ from atlas.cli import output, verb
 from atlas.env import Settings
 from atlas.errors import ConfigError
 from atlas.runtime.explain import Diagnosis, diagnose, load_trace, to_json
+from atlas.query.jsonable import to_json as jsonable
 from atlas.runtime.explain.lifecycle import Event, find, lifecycle
+from atlas.runtime.kernels.view import KernelView, StepKindKernels
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -53,9 +55,9 @@ def explain(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     diagnosis = diagnose(trace)
     if args.format == "json":
-        output.data(to_json(diagnosis))
+        output.data({**to_json(diagnosis), "kernels": jsonable(trace.kernels)})
     else:
-        for line in table_lines(diagnosis):
+        for line in [*table_lines(diagnosis), "", *kernel_lines(trace.kernels)]:
             output.text(line)
     return 0
 
@@ -71,6 +73,61 @@ def table_lines(d: Diagnosis) -> list[str]:
             value = "-" if e.value is None else e.value
             out.append(f"  {e.metric}: {value}  [{e.source}]")
     return out
+
+
+def kernel_lines(k: KernelView | None) -> list[str]:
+    """The kernels part: per step kind and launch the GPU time per step, the tree / library / unknown split, the top
+    kernels with their node's file:line or library, the names left unknown; the graphs and the capture's cost."""
+    if k is None:
+        return ["kernels: none recorded (run atlas trace --kernels)"]
+    out = [
+        f"kernels ({'joined again from the kernel records' if k.source != 'summary' else 'as the summary kept them'}): "
+        f"{k.gpu_ms} ms GPU, {k.num_kernels} kernels in {k.num_windows} windows over {k.num_steps_profiled} steps; "
+        f"attributed {_pct(k.attributed)}"
+    ]
+    for s in k.kinds:
+        out += _kind_lines(s)
+    if k.source == "summary":
+        out.append("  per-step GPU time and top kernels: not in a summary (explain the trace folder, with its shards)")
+    out += [
+        f"  unattributed: {u.name[:90]} {u.gpu_us} us" + (f" (now joined: {u.joined_now})" if u.joined_now else "")
+        for u in k.unattributed[:5]
+    ]
+    if k.graphs:
+        graphs = ", ".join(f"{g.graph} {g.num_nodes} nodes ({g.num_attributed} attributed) x{g.num_replays}" for g in k.graphs)
+        out.append(f"  CUDA graphs (nodes, replays): {graphs}")
+    c = k.cost
+    out.append(
+        f"  capture cost per step: execute {_us(c.execute_us_added_per_step, sign=True)} (median "
+        f"{_us(c.execute_us_in_windows)} in windows vs {_us(c.execute_us_outside)} outside); reading the windows "
+        f"{_us(c.read_us_per_profiled_step)} per profiled step (flusher thread)"
+    )
+    return out
+
+
+def _kind_lines(s: StepKindKernels) -> list[str]:
+    modes = f" ({', '.join(s.batch_modes)})" if s.batch_modes else ""
+    timed = f"{s.num_steps} steps, median {_us(s.gpu_us_per_step)} GPU per step, " if s.num_steps else ""
+    total = f"{s.gpu_ms} ms; " if s.gpu_ms is not None else ""
+    out = [
+        f"  {s.kind} {s.launch}{modes}: {timed}{total}tree {_pct(s.tree)}, library {_pct(s.library)}, unknown "
+        f"{_pct(s.unknown)}"
+    ]
+    for r in s.top:
+        what = f"{r.label}  {r.where}" if r.where else r.label
+        out.append(f"    {100 * r.share:5.1f}%  {r.gpu_ms:>9.3f} ms  {r.name[:60]}  [{what}]")
+    out += [f"    unattributed: {u.name[:90]} {u.gpu_us} us" for u in s.unattributed[:5]]
+    return out
+
+
+def _pct(share: float | None) -> str:
+    return "-" if share is None else f"{100 * share:.2f}%"
+
+
+def _us(value: float | None, sign: bool = False) -> str:
+    if value is None:
+        return "-"
+    return f"{value:+} us" if sign else f"{value} us"
 
 
 def lifecycle_lines(events: list[Event]) -> list[str]:

@@ -14,6 +14,8 @@ from typing import Any
 
 from atlas.errors import ConfigError
 from atlas.runtime import series as series_io
+from atlas.runtime.kernels.capture import load_view
+from atlas.runtime.kernels.view import KernelView
 from atlas.runtime.series import Series
 
 
@@ -53,11 +55,13 @@ class Row:
 @dataclass(frozen=True, slots=True)
 class Trace:
     """What a trace holds for the diagnosis: its summary (a dict from JSON: the committed summaries predate any
-    type) and its series, when it was recorded with them."""
+    type), its series, when it was recorded with them, and its GPU kernels per step kind, when recorded with
+    `--kernels`."""
 
     title: str
     summary: dict[str, Any]
     series: Series | None
+    kernels: KernelView | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +161,7 @@ def load_trace(path: Path) -> Trace:
     if not isinstance(summary, dict) or "framework" not in summary:
         raise ConfigError(f"{file} is not a trace summary (no framework); give the summary.json `atlas trace` wrote")
     series = series_io.load(folder) if path.is_dir() else None
-    return Trace(str(path), summary, series)
+    return Trace(str(path), summary, series, load_view(path if path.is_dir() else None, summary))
 
 
 def to_json(d: Diagnosis) -> dict[str, Any]:

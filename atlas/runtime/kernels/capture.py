@@ -12,7 +12,8 @@ from atlas.errors import BuildMissing, ConfigError
 from atlas.runtime.kernels.join import KernelJoin, KernelNodes
 from atlas.runtime.kernels.perfetto import kernel_events
 from atlas.runtime.kernels.steps import kernels_of, read_records, summary
-from atlas.runtime.merge import Merged
+from atlas.runtime.kernels.view import KernelView, view_of_kernels, view_of_summary
+from atlas.runtime.merge import Merged, merge
 
 # Profiling windows: 0.25 s of kernels every 2 s (~12% of the steps of a steady run are profiled; the rest run
 # without CUPTI), read on the flusher thread when a window ends.
@@ -65,3 +66,17 @@ def collect_kernels(out: Path, merged: Merged, spec: dict, origin_ns: int) -> tu
     join = KernelJoin(KernelNodes.from_json(spec.get("kernel_nodes") or []), records.triton)
     kernels = kernels_of(records, merged.events, join)
     return summary(kernels, records, merged.events), kernel_events(kernels, merged.events, spec, origin_ns)
+
+
+def load_view(folder: Path | None, summary: dict) -> KernelView | None:
+    """The kernels of a trace per step kind: joined again from the folder's shards when they hold kernel records
+    (and its spec.json the pin's kernel nodes), else the shares the summary kept; None when it recorded no kernels."""
+    spec_path = folder / "spec.json" if folder is not None else None
+    if spec_path is not None and spec_path.is_file() and (folder / "shards").is_dir():
+        records = read_records(folder / "shards")
+        if records.windows:
+            spec = json.loads(spec_path.read_text(encoding="utf-8"))
+            join = KernelJoin(KernelNodes.from_json(spec.get("kernel_nodes") or []), records.triton)
+            events = merge(folder / "shards").events
+            return view_of_kernels(kernels_of(records, events, join), records, events)
+    return view_of_summary(summary["kernels"]) if summary.get("kernels") else None
