@@ -10,8 +10,8 @@ from pathlib import Path
 from atlas.cli import output, verb
 from atlas.env import Settings
 from atlas.errors import ConfigError
-from atlas.runtime.explain import Diagnosis, diagnose, load_trace, to_json
 from atlas.query.jsonable import to_json as jsonable
+from atlas.runtime.explain import Diagnosis, diagnose, load_trace, to_json
 from atlas.runtime.explain.lifecycle import Event, find, lifecycle
 from atlas.runtime.kernels.view import KernelView, StepKindKernels
 
@@ -94,7 +94,9 @@ def kernel_lines(k: KernelView | None) -> list[str]:
         for u in k.unattributed[:5]
     ]
     if k.graphs:
-        graphs = ", ".join(f"{g.graph} {g.num_nodes} nodes ({g.num_attributed} attributed) x{g.num_replays}" for g in k.graphs)
+        graphs = ", ".join(
+            f"{g.graph} {g.num_nodes} nodes ({g.num_attributed} attributed) x{g.num_replays}" for g in k.graphs
+        )
         out.append(f"  CUDA graphs (nodes, replays): {graphs}")
     c = k.cost
     out.append(

@@ -294,6 +294,13 @@ def load_results(settings: Settings) -> dict[str, object]:
     )
     if excerpts:
         found["trace_excerpts"] = excerpts  # framework -> the committed Perfetto excerpt of its H200 run
+    kernels_dir = Path(root, "results", "gpu-kernels") if root else None
+    if kernels_dir is not None and (kernels_dir / "summaries.json").is_file():
+        found["gpu_kernels"] = {  # the H200 runs of `atlas trace --kernels`: summaries and recorded names
+            path.stem: _results_file(path, in_build=False)
+            for path in (kernels_dir / "summaries.json", kernels_dir / "names.json")
+            if path.is_file()
+        }
     diffs = {
         p.stem.removeprefix("last-"): report
         for p in sorted((settings.build / "diff").glob("last-*.json"))

@@ -7,7 +7,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from atlas.render import browser, code, components, experiments, mechanisms, pages, runtime, urls
+from atlas.render import browser, code, components, experiments, kernels, mechanisms, pages, runtime, urls
 from atlas.render.cjk import cjk_chars
 from atlas.render.content import MECHANISMS, Content
 from atlas.render.env import environment
@@ -121,6 +121,8 @@ def render_docs(site: SiteData, content: Content, templates: Path, memo: Memo | 
     files[path] = text
     for path, text in pages.result_pages(env, site):
         files[path] = text
+    path, text = kernels.kernels_page(env, site.results.get("gpu_kernels") or {}, linkers)
+    files[path] = text
     report = site.results.get("experiments")  # the article's experiments (atlas.runtime.experiments.report)
     for path, text in experiments.experiment_pages(env, report, linkers) if report is not None else ():
         files[path] = text
@@ -135,7 +137,13 @@ def render_docs(site: SiteData, content: Content, templates: Path, memo: Memo | 
                 {"Multi-GPU questions (s12)": "crossref/multi-gpu.md"},
             ]
         },
-        {"Runtime": [{"Probe traces": "runtime.md"}, {"Diff across pins": "diff.md"}]},
+        {
+            "Runtime": [
+                {"Probe traces": "runtime.md"},
+                {"GPU kernels per step": kernels.PAGE},
+                {"Diff across pins": "diff.md"},
+            ]
+        },
     ]
     if report is not None:
         nav.append(experiments.nav_entry(report))

@@ -119,4 +119,8 @@ def test_the_committed_device_summaries_name_what_the_join_now_attributes():
         assert {u.name for u in view.unattributed} == {u["name"] for u in kept["unattributed"]}, run
         for u in view.unattributed:  # what the device left unknown and this checkout's join names by its library
             assert u.joined_now == KernelJoin(KernelNodes.of(()))(u.name).library
-    assert any(u.joined_now for doc in runs.values() for u in view_of_summary(doc["kernels_as_the_device_summarised"]).unattributed)
+    assert any(
+        u.joined_now
+        for doc in runs.values()
+        for u in view_of_summary(doc["kernels_as_the_device_summarised"]).unattributed
+    )

@@ -71,11 +71,10 @@ def collect_kernels(out: Path, merged: Merged, spec: dict, origin_ns: int) -> tu
 def load_view(folder: Path | None, summary: dict) -> KernelView | None:
     """The kernels of a trace per step kind: joined again from the folder's shards when they hold kernel records
     (and its spec.json the pin's kernel nodes), else the shares the summary kept; None when it recorded no kernels."""
-    spec_path = folder / "spec.json" if folder is not None else None
-    if spec_path is not None and spec_path.is_file() and (folder / "shards").is_dir():
+    if folder is not None and (folder / "spec.json").is_file() and (folder / "shards").is_dir():
         records = read_records(folder / "shards")
         if records.windows:
-            spec = json.loads(spec_path.read_text(encoding="utf-8"))
+            spec = json.loads((folder / "spec.json").read_text(encoding="utf-8"))
             join = KernelJoin(KernelNodes.from_json(spec.get("kernel_nodes") or []), records.triton)
             events = merge(folder / "shards").events
             return view_of_kernels(kernels_of(records, events, join), records, events)

@@ -185,6 +185,7 @@ def _kind(kind: str, launch: str, group: list[Kernel], modes: set[str], top: int
         if k.step >= 0:
             per_step[(k.pid, k.step)] += k.dur_ns
     total = sum(by_origin.values())
+    tree, library, unknown = (round(by_origin[o] / total, 4) if total else None for o in Origin)
     return StepKindKernels(
         kind,
         launch,
@@ -192,7 +193,9 @@ def _kind(kind: str, launch: str, group: list[Kernel], modes: set[str], top: int
         len(per_step),
         round(total / 1e6, 3),
         round(statistics.median(per_step.values()) / 1e3, 1) if per_step else None,
-        *(round(by_origin[o] / total, 4) if total else None for o in (Origin.TREE, Origin.LIBRARY, Origin.UNKNOWN)),
+        tree,
+        library,
+        unknown,
         _rows([(k.match, k.dur_ns) for k in group], top),
         _unattributed(group),
     )
