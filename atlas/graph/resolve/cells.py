@@ -38,11 +38,13 @@ class Cell:
     """`writers`: writer key -> the values it wrote (None before the first write); `union`: all of them (replaced,
     never mutated, so a reader may keep it); `strong`: (scope, line) of the unconditional heap writes; `flow`: a read
     has looked at the writers one by one (so a new writer matters even when the union stays); `readers`: the
-    statements (plan indices) that read it since it last changed."""
+    statements (plan indices) that read it since it last changed; `num_data`: how many of the union are data
+    (MAX_DATA_VALUES)."""
 
     def __init__(self) -> None:
         self.writers: dict[object, Values] | None = None
         self.union: Values = NOTHING
+        self.num_data = 0
         self.strong: list[tuple[str, int]] | None = None
         self.flow = False
         self.readers: set[int] | None = None
@@ -145,14 +147,16 @@ class Cells:
         heap write. Marks the cell's readers stale when what they may see changed."""
         if not values:
             return
+        writers = cell.writers
+        have = writers.get(writer) if writers is not None else None
+        if have is not None and _within(values, have):
+            return
         if len(cell.union) + len(values) > MAX_DATA_VALUES:
             values = self._fit(cell, values)
             if not values:
                 return
-        writers = cell.writers
         if writers is None:
             writers = cell.writers = {}
-        have = writers.get(writer)
         visible = cell.flow
         if have is None:
             writers[writer] = dict(values)
@@ -166,7 +170,9 @@ class Cells:
         else:
             return
         if not _within(values, cell.union):
-            cell.union = cell.union | values
+            union = cell.union
+            cell.num_data += sum(1 for v in values if v.kind in DATA and v not in union)
+            cell.union = union | values
             visible = True
         self.changed = True
         if visible:
@@ -178,7 +184,7 @@ class Cells:
         """Of `values`, those the cell holds already and the new ones that fit its bounds (MAX_VALUES,
         MAX_DATA_VALUES)."""
         union = cell.union
-        data = sum(1 for v in union if v.kind in DATA)
+        data = cell.num_data
         code = len(union) - data
         kept: Values = {}
         left_out = False
