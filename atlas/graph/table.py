@@ -197,13 +197,16 @@ def from_networkx(g: nx.MultiDiGraph) -> EdgeTable:
 
 
 def to_networkx(table: EdgeTable, symbols: dict[str, Symbol], clones: dict[str, str] | None = None) -> nx.MultiDiGraph:
-    """The graph `from_networkx` stored (node attrs come from the symbols, a clone's from the symbol it copies, or
-    are those of an external name)."""
+    """The graph `from_networkx` stored (node attrs come from the symbols, a clone's from the symbol it copies, with
+    `origin` naming that symbol, or are those of an external name)."""
     import networkx as nx
 
     clones = clones or {}
     g = nx.MultiDiGraph()
     g.add_nodes_from((n, _attrs(symbols.get(n) or symbols.get(clones.get(n, "")))) for n in table.nodes)
+    for n, origin in clones.items():
+        if n in g:
+            g.nodes[n]["origin"] = origin
     nodes = table.nodes
     g.add_edges_from(
         (nodes[table.callers[i]], nodes[table.callees[i]], _with_contexts(table, i)) for i in range(len(table))

@@ -131,7 +131,8 @@ class _Targets:
 
 
 def _edges_by_file(engine: EngineData) -> tuple[dict, dict]:
-    """Per file: its definitions' outgoing edges (by caller) and incoming edges (by callee)."""
+    """Per file: its definitions' outgoing edges (by caller) and incoming edges (by callee); a clone's (a closure per
+    application of a decorator) count as its definition's."""
     out: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
     into: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
     graph = engine.graph
@@ -139,12 +140,13 @@ def _edges_by_file(engine: EngineData) -> tuple[dict, dict]:
         return out, into
     nodes = graph.nodes
     for a, b, attrs in graph.edges(data=True):
-        path_a = nodes[a].get("path") or ""
-        path_b = nodes[b].get("path") or ""
+        node_a, node_b = nodes[a], nodes[b]
+        path_a = node_a.get("path") or ""
+        path_b = node_b.get("path") or ""
         if path_a:
-            out[path_a][a].append((b, attrs))
+            out[path_a][node_a.get("origin", a)].append((b, attrs))
         if path_b:
-            into[path_b][b].append((a, attrs))
+            into[path_b][node_b.get("origin", b)].append((a, attrs))
     return out, into
 
 

@@ -25,7 +25,8 @@ def site():
 
 
 def where(graph, sid: str) -> tuple[str, int]:
-    span = graph.symbols[sid].span
+    """The file and line of node `sid` (a clone's are its origin's: the site shows its calls at that definition)."""
+    span = graph.symbol(sid).span
     return span.path, span.start
 
 
@@ -41,8 +42,8 @@ def wait_ready(page, engine: str, path: str) -> None:
 def open_definition(page, graph, sid: str) -> None:
     """Click the name of `sid`'s definition in the file the page shows (on its `def` line, after any decorators):
     its calls open in the panel."""
-    span = graph.symbols[sid].span
-    name = sid.rsplit("::", 1)[-1].rsplit(".", 1)[-1]
+    span = graph.symbol(sid).span
+    name = graph.clones.get(sid, sid).rsplit("::", 1)[-1].rsplit(".", 1)[-1]
     name = "lambda" if name.startswith("<lambda") else name  # a lambda is opened from its keyword
     names = page.locator(".atlas-code-body a.atlas-def", has_text=name)
     lines = [int(h.rsplit(":L", 1)[1]) for h in names.evaluate_all("els => els.map(e => e.getAttribute('href'))")]
