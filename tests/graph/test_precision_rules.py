@@ -358,3 +358,69 @@ def main():
     assert r.edges[("m.only_helpers", "m.Helper.run")]
     (ruled_out,) = [rec for (_, line, _), rec in r.sites.items() if line == 16]
     assert ruled_out.reason is Unresolved.RULED_OUT and not ruled_out.targets
+
+
+def test_what_a_false_check_says_narrows_the_other_branches():
+    edges = resolve(
+        {
+            "t.py": """
+class Base:
+    @classmethod
+    def load(cls): pass
+    def run(self): pass
+class Fast(Base):
+    @classmethod
+    def load(cls): pass
+    def run(self): pass
+class Slow(Base):
+    def run(self): pass
+def pick(kind, cls=Base):
+    if cls is Base:
+        cls = registry(kind)
+    return cls.load()
+def registry(kind):
+    return Fast
+def pick_eq(cls=Base):
+    if cls == Base:
+        return None
+    elif cls != Fast:
+        cls.wrong()
+    else:
+        cls.load()
+def step(x):
+    if isinstance(x, Fast):
+        return x.run()
+    x.run()
+def both(x, flag):
+    if isinstance(x, Fast) and flag:
+        return None
+    x.run()
+def either(x):
+    if isinstance(x, Fast) or isinstance(x, Slow):
+        return None
+    else:
+        x.run()
+def main():
+    pick("a")
+    pick("b", Slow)
+    pick_eq(Fast)
+    step(Fast())
+    step(Slow())
+    both(Fast(), True)
+    either(Fast())
+    either(Slow())
+"""
+        }
+    ).edges
+    assert ("t.pick", "t.Fast.load") in edges  # `is Base`: rebound to what the registry gives
+    assert ("t.pick", "t.Base.load") in edges  # Slow inherits load: the classmethod's one body
+    calls_of_pick = {callee for caller, callee in edges if caller == "t.pick"}
+    assert calls_of_pick == {"t.Fast.load", "t.Base.load", "t.registry"}
+    assert ("t.pick_eq", "t.Fast.load") in edges  # the `else` of `!= Fast`: cls is Fast there
+    assert ("t.pick_eq", "t.Base.load") not in edges  # `== Base` returned first
+    assert edges[("t.step", "t.Fast.run")] and edges[("t.step", "t.Slow.run")]
+    assert list(edges[("t.step", "t.Fast.run")]) == [27]
+    assert list(edges[("t.step", "t.Slow.run")]) == [28]  # after the isinstance branch returned: not a Fast
+    assert list(edges[("t.both", "t.Fast.run")]) == [32]  # `and` false: x may still be a Fast
+    assert not any(caller == "t.either" and callee.endswith(".run") for caller, callee in edges)  # `or` false:
+    # neither class is left

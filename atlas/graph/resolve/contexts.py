@@ -257,7 +257,7 @@ def checked_parameter(scope: Scope) -> str:
     found: set[str] = set()
     for step in scope.steps:
         stmt = step.stmt
-        if isinstance(stmt, Assign) and isinstance(stmt.value, Narrow):
+        if isinstance(stmt, Assign) and isinstance(stmt.value, Narrow) and not stmt.value.identity:
             value = stmt.value.value
             if isinstance(value, Name) and value.id in names and value.versions == (0,):
                 found.add(value.id)

@@ -27,6 +27,7 @@ from atlas.graph.resolve.values import (
     function,
     instance,
     is_literal,
+    klass,
     obj,
     some,
 )
@@ -98,6 +99,8 @@ def narrow(s: Solver, e: Narrow) -> Values:
     the declaring phase, what the check says: an object of the library or builtin types checked, what the checked
     classes of the tree promise (declared.promised), or an instance of each when the program makes none."""
     values = evaluate(s, e.value)
+    if e.identity:
+        return identity(s, e, values)
     checked: list[str] = []  # classes of the tree
     others: set[str] = set()  # names of the library or builtin types checked
     for t in iterate(s, evaluate(s, e.types)) if isinstance(e.types, Display) else evaluate(s, e.types):
@@ -111,17 +114,37 @@ def narrow(s: Solver, e: Narrow) -> Values:
     for v in values:
         if v.kind == INSTANCE or v.kind == DISPATCHED:
             walk = classes.mro_walk(s, v.name)[2]
-            if any(k in checked or k in others or k[2:] in others for k, _ in walk):
+            if any(k in checked or k in others or k[2:] in others for k, _ in walk) != e.negative:
                 out[v] = None
-        elif others:
+        elif others or e.negative:
             out[v] = None
-    if out or declared.informative(values) or not s.declaring or given_to_clones(s, e.value):
+    if e.negative or out or declared.informative(values) or not s.declaring or given_to_clones(s, e.value):
         return out
     for name in others:  # nothing flowed to the value: the check says it is one of the library's or Python's types
         if name:
             out[Value(LIBRARY_RESULT, "builtins" if "." not in name else name.split(".", 1)[0])] = None
     for cls in checked:
         out.update(declared.promised(s, cls, False) or {instance(cls): None})
+    return out
+
+
+def identity(s: Solver, e: Narrow, values: Values) -> Values:
+    """What `e.value` may be where the code checked it is (or, `e.negative`, is not) a class of the tree: that class
+    when the value may be it (a value of the tree that is another class or an instance cannot); any value but it.
+    A check against anything else (a constant, an object) says nothing."""
+    checked = {t.name for t in evaluate(s, e.types) if t.kind == CLASS}
+    if not checked:
+        return values
+    if e.negative:
+        return {v: None for v in values if v.kind != CLASS or v.name not in checked}
+    out: Values = {}
+    for v in values:
+        if v.kind == CLASS and v.name in checked:
+            out[v] = None
+        elif v.kind in (EXTERNAL, LIBRARY_RESULT, OBJECT):  # what the resolver cannot tell apart may be it
+            out.update((klass(c), None) for c in checked)
+    if not values and s.declaring:
+        out.update((klass(c), None) for c in checked)
     return out
 
 

@@ -66,10 +66,11 @@ END: Final = 1 << 30  # the line a return or yield reads the heap at: after ever
 def run(s: Solver, scope: Scope, caller: str, step: Step) -> None:
     stmt = step.stmt
     s.module = scope.module  # (a scope's id may name a scope of another file too: a module and a function)
-    for name, version in step.guard:  # under a type check: only when the checked binding can hold a value
+    for name, version, inputs in step.guard:  # under a type check: only when the checked binding can hold a value
         cell = s.cells.watch(s.cells.variable(scope.id, name))
         cell.flow = True  # its writers are looked at one by one: a new one matters even when the union stays
-        if cell.writers is None or not cell.writers.get(version):
+        writers = cell.writers or {}
+        if not writers.get(version) and (not inputs or any(writers.get(v) for v in inputs)):
             return
     if isinstance(stmt, (Return, Yield)):  # what a function gives back: read after every statement of its body
         s.ctx = Context(scope.id, END, caller, False, step.line, s.suffix.get(scope.id, ""))

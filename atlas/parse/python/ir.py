@@ -153,11 +153,14 @@ class Elements:
 @dataclass
 class Narrow:
     """`value` where the code checked its type (`isinstance(value, types)`, `type(value) is types`): only what can be
-    an instance of one of `types` (a class or a tuple of classes)."""
+    an instance of one of `types` (a class or a tuple of classes); what cannot be one when `negative`. With `identity`
+    (`value is types`, `value == types`): only the class `types` itself, or anything but it when `negative`."""
 
     value: Expr
     types: Expr
     line: int
+    negative: bool = False
+    identity: bool = False
 
 
 @dataclass
@@ -393,8 +396,10 @@ class Step:
     top: int
     strong: bool
     line: int  # the statement's own line
-    guard: tuple[tuple[str, int], ...] = ()  # (name, version): bindings of a type check that hold it (a Narrow);
-    # the statement runs only when each can hold a value (a branch whose check no value passes never runs)
+    guard: tuple[tuple[str, int, tuple[int, ...]], ...] = ()  # (name, version, inputs): bindings of the type checks
+    # that hold it (a Narrow); the statement runs only when each can hold a value (a branch whose check no value
+    # passes never runs), or, for a check with `inputs` (that x is not a T, or is a class), when the versions it
+    # narrowed held nothing either (nothing flowed there: the check says nothing)
 
 
 # -- scopes and files -----------------------------------------------------------------------------------------------

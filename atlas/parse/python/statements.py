@@ -130,9 +130,8 @@ def statement(w: FileWalk, node: Any) -> None:
         for child in kids(node):
             w.emit(Evaluate(expr(w, child), line))
         if t == "assert_statement" and node.named_children:
-            for name, types, positive in type_checks(w, node.named_children[0]):
-                if positive:
-                    w.emit(narrowed(w, name, types, line))
+            for check in type_checks(w, node.named_children[0])[0]:
+                w.emit(narrowed(w, check, line))
     elif t == "type_alias_statement" and type_call_assignment(w, node):
         pass
     elif t not in ("comment", "pass_statement"):  # any other statement (a syntax error's pieces, `type X = ...`):
@@ -324,41 +323,48 @@ def definition(w: FileWalk, node: Any) -> None:
 
 
 def if_statement(w: FileWalk, node: Any) -> None:
-    """`if`/`elif`/`else`: the conditions evaluated, one arm per branch; a type check in a condition narrows its
-    name at the head of the branch it opens (`if isinstance(x, T):`), or of the other branch for `if not
-    isinstance(x, T):` (an `else` made for it when there is none: what follows the `if` sees x narrowed when the
-    branch returns or raises)."""
+    """`if`/`elif`/`else`: the conditions evaluated, one arm per branch; the type checks a branch's condition makes
+    narrow their names at its head (`if isinstance(x, T):`, `elif x is C:`), and what the conditions before it being
+    false says narrows them too (an `else` made for it when there is none: what follows the `if` sees x narrowed when
+    the branch returns or raises)."""
     line = node.start_point[0] + 1
     condition = node.child_by_field_id(F_CONDITION)
     w.emit(Evaluate(expr(w, condition), line, True))
-    checks = type_checks(w, condition)
-    arms = [w.nested(narrowing_block, checks, True, line, node.child_by_field_id(F_CONSEQUENCE))]
+    when_true, when_false = type_checks(w, condition)
+    arms = [w.nested(narrowing_block, when_true, line, node.child_by_field_id(F_CONSEQUENCE))]
+    before = list(when_false)  # what holds once every condition so far was false
     exhaustive = False
     for clause in node.named_children:
         if clause.type == "elif_clause":
-            arms.append(w.nested(elif_clause, clause))
+            when_true, when_false = type_checks(w, clause.child_by_field_id(F_CONDITION))
+            arms.append(w.nested(elif_clause, before, clause, when_true))
+            before += when_false
         elif clause.type == "else_clause":
-            arms.append(w.nested(narrowing_block, checks, False, line, clause))
+            arms.append(w.nested(narrowing_block, before, line, clause))
             exhaustive = True
-    if not exhaustive and any(not positive for _, _, positive in checks):
-        arms.append(w.nested(narrowing_block, checks, False, line, None))
+    if not exhaustive and before:
+        arms.append(w.nested(narrowing_block, before, line, None))
         exhaustive = True
     w.emit(If(tuple(arms), exhaustive, line))
 
 
-def elif_clause(w: FileWalk, clause: Any) -> None:
+def elif_clause(w: FileWalk, before: list[Check], clause: Any, when_true: list[Check]) -> None:
+    """An `elif` arm: what the conditions before it being false says, its condition, what that being true says."""
     line = clause.start_point[0] + 1
-    condition = clause.child_by_field_id(F_CONDITION)
-    w.emit(Evaluate(expr(w, condition), line, True))
-    narrowing_block(w, type_checks(w, condition), True, line, clause.child_by_field_id(F_CONSEQUENCE))
+    for check in before:
+        w.emit(narrowed(w, check, line))
+    w.emit(Evaluate(expr(w, clause.child_by_field_id(F_CONDITION)), line, True))
+    narrowing_block(w, when_true, line, clause.child_by_field_id(F_CONSEQUENCE))
 
 
-def narrowing_block(w: FileWalk, checks: list[tuple[str, Any, bool]], taken: bool, line: int, body: Any) -> None:
-    """A branch: the names its condition's type checks narrow when the branch is `taken` (the condition true) or
-    not, then its statements (`body`: a block, an else clause, or None)."""
-    for name, types, positive in checks:
-        if positive == taken:
-            w.emit(narrowed(w, name, types, line))
+Check = tuple[str, Any, bool, bool]  # (name, the types' node, negative: it is not one, identity: `is`, not isinstance)
+
+
+def narrowing_block(w: FileWalk, checks: list[Check], line: int, body: Any) -> None:
+    """A branch: the names the type checks that hold there narrow, then its statements (`body`: a block, an else
+    clause, or None)."""
+    for check in checks:
+        w.emit(narrowed(w, check, line))
     if body is None:
         return
     if body.type == "else_clause":
@@ -367,45 +373,58 @@ def narrowing_block(w: FileWalk, checks: list[tuple[str, Any, bool]], taken: boo
         block(w, body)
 
 
-def type_checks(w: FileWalk, node: Any) -> list[tuple[str, Any, bool]]:
-    """The type checks a condition makes of local names, (name, the types' node, whether the condition being true
-    means the name is of those types): `isinstance(x, T)` (true), `not isinstance(x, T)` (false), `type(x) is T`,
-    `type(x) == T`, and each of these joined by `and` when the condition is true."""
+def type_checks(w: FileWalk, node: Any) -> tuple[list[Check], list[Check]]:
+    """The type checks a condition makes of local names: those that hold when it is true, and those that hold when
+    it is false. `isinstance(x, T)` (x is a T, or is not), `type(x) is T` / `== T` (x is a T when true), `x is C` /
+    `x == C` (x is the class C, or is not), each negated by `not`, `is not` and `!=`; `and` keeps what holds when
+    true, `or` what holds when false."""
     t = node.type
     if t == "parenthesized_expression" and node.named_children:
         return type_checks(w, node.named_children[0])
     if t == "not_operator":
-        inner = type_checks(w, node.child_by_field_id(F_ARGUMENT))
-        return [(name, types, not positive) for name, types, positive in inner] if len(inner) == 1 else []
-    if t == "boolean_operator" and node.child_by_field_id(F_OPERATOR).type == "and":
-        both = type_checks(w, node.child_by_field_id(F_LEFT)) + type_checks(w, node.child_by_field_id(F_RIGHT))
-        return [c for c in both if c[2]]
+        when_true, when_false = type_checks(w, node.child_by_field_id(F_ARGUMENT))
+        return when_false, when_true
+    if t == "boolean_operator":
+        left = type_checks(w, node.child_by_field_id(F_LEFT))
+        right = type_checks(w, node.child_by_field_id(F_RIGHT))
+        if node.child_by_field_id(F_OPERATOR).type == "and":
+            return left[0] + right[0], []
+        return [], left[1] + right[1]
     if t == "call":
         func = node.child_by_field_id(F_FUNCTION)
         args = [a for a in node.child_by_field_id(F_ARGUMENTS).named_children if a.type != "comment"]
         if func.type == "identifier" and w.text(func) == "isinstance" and len(args) == 2:
-            return _checked(w, args[0], args[1])
+            name = _local(w, args[0])
+            if name:
+                return [(name, args[1], False, False)], [(name, args[1], True, False)]
     if t == "comparison_operator" and len(node.named_children) == 2:
-        operator = [c.type for c in node.children if not c.is_named]
+        operator = " ".join(c.type for c in node.children if not c.is_named)
         left, right = node.named_children
-        if operator in (["is"], ["=="]) and left.type == "call":
+        if operator in ("is", "==") and left.type == "call":
             func = left.child_by_field_id(F_FUNCTION)
             args = left.child_by_field_id(F_ARGUMENTS).named_children
             if func.type == "identifier" and w.text(func) == "type" and len(args) == 1:
-                return _checked(w, args[0], right)
-    return []
+                name = _local(w, args[0])
+                return ([(name, right, False, False)], []) if name else ([], [])
+        name = _local(w, left)
+        if name and right.type in ("identifier", "attribute") and operator in ("is", "==", "is not", "!="):
+            checks = [(name, right, False, True)], [(name, right, True, True)]
+            return checks if operator in ("is", "==") else (checks[1], checks[0])
+    return [], []
 
 
-def _checked(w: FileWalk, value: Any, types: Any) -> list[tuple[str, Any, bool]]:
+def _local(w: FileWalk, value: Any) -> str:
+    """The local name `value` is, or ""."""
     if value.type != "identifier":
-        return []
+        return ""
     name = w.name(value)
-    return [(name, types, True)] if name in w.scope.local_names else []
+    return name if name in w.scope.local_names else ""
 
 
-def narrowed(w: FileWalk, name: str, types: Any, line: int) -> Assign:
+def narrowed(w: FileWalk, check: Check, line: int) -> Assign:
     """`name = Narrow(name, types)`: the name's binding for the statements a type check holds for."""
-    return Assign((NameTarget(name),), Narrow(Name(name), expr(w, types), line), (), line)
+    name, types, negative, identity = check
+    return Assign((NameTarget(name),), Narrow(Name(name), expr(w, types), line, negative, identity), (), line)
 
 
 def clause_body(w: FileWalk, clause: Any) -> None:
