@@ -4,16 +4,21 @@ graph, merging a new draw with a judged record, the record's file form and check
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import networkx as nx
 import pytest
 
+from atlas import yamlio
 from atlas.graph import AtlasGraph
 from atlas.graph.precision import record, sample, tally
 from atlas.graph.precision.record import EdgeRow, Hop, PathRow
-from atlas.model import Pin, Span, Symbol, SymbolKind
+from atlas.graph.store import CONFIDENCE
+from atlas.model import Pin, Provenance, Span, Symbol, SymbolKind
 
 PIN = Pin("eng", "v1", "ab" * 20, "https://example.com/eng")
+RECORD = Path(__file__).resolve().parents[2] / "results" / "precision"
+MIN_JUDGED = 10  # fewer judged rows give an interval too wide to hold a confidence to
 
 
 def row(caller: str, callee: str, line: int, provenance: str = "static", component: str = "", **kw) -> EdgeRow:
@@ -189,14 +194,23 @@ def test_paths_ask_for_targets_at_three_hops_or_more(with_kernel, expected):
 
 def test_the_committed_record_is_well_formed():
     """results/precision/: every row parses, every current row is judged, verdicts and classes are known."""
-    from pathlib import Path
-
-    from atlas import yamlio
-
-    folder = Path(__file__).resolve().parents[2] / "results" / "precision"
-    edges = [record.edge_from_data(d) for d in yamlio.load(folder / "edges.yaml")["rows"]]
-    paths = [record.path_from_data(d) for d in yamlio.load(folder / "paths.yaml")["rows"]]
+    edges = [record.edge_from_data(d) for d in yamlio.load(RECORD / "edges.yaml")["rows"]]
+    paths = [record.path_from_data(d) for d in yamlio.load(RECORD / "paths.yaml")["rows"]]
     assert edges and paths
     assert record.problems([*edges, *paths]) == []
     assert all(r.verdict for r in [*edges, *paths] if r.current)
     assert all(r.bad_hop for r in paths if r.verdict == "infeasible")
+
+
+def test_confidence_is_the_audited_share():
+    """Each provenance's confidence (atlas.graph.store.CONFIDENCE) lies within the 95% Wilson interval of the share
+    of its edges that can happen in the committed record, where the record judges at least MIN_JUDGED of them."""
+    edges = [record.edge_from_data(d) for d in yamlio.load(RECORD / "edges.yaml")["rows"]]
+    shares = {p: s for p, s in tally.shares_by(edges, lambda r: r.provenance).items() if s.n >= MIN_JUDGED}
+    assert {"static", "type-inferred", "dispatch"} <= shares.keys()
+    outside = {
+        p: (CONFIDENCE[Provenance(p)], f"{s.good}/{s.n}", s.interval)
+        for p, s in shares.items()
+        if not s.interval[0] <= CONFIDENCE[Provenance(p)] <= s.interval[1]
+    }
+    assert outside == {}, "re-set CONFIDENCE from benchmarks/precision_report.py"
