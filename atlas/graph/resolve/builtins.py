@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from atlas.graph.resolve import calls, classes, expressions, heap, names
+from atlas.graph.resolve import classes, heap, names, sites
 from atlas.graph.resolve.sites import PYCG_PREFIX
 from atlas.graph.resolve.values import (
     BOUND_METHOD,
@@ -24,6 +24,7 @@ from atlas.graph.resolve.values import (
     Value,
     Values,
     constant,
+    constant_keys,
     instance,
     klass,
     obj,
@@ -35,6 +36,8 @@ from atlas.parse.python.ir import Attribute, Expr, Keyword, Name, Site, Starred
 if TYPE_CHECKING:
     from atlas.graph.resolve.solver import Solver
 
+# Called with a function, these return it as a kernel (`k = triton.jit(fn)`); with options only, a decorator.
+KERNEL_WRAPPERS: Final = frozenset({"triton.jit", "triton.autotune", "triton.heuristics"})
 # External callables whose result holds the elements of their arguments: "iterable" (the first argument's
 # elements), "iterables" (every argument's elements) or "items" (each positional argument is an element).
 CONTAINERS: Final = {
@@ -111,8 +114,8 @@ CALLS_ITS_FUNCTION: Final = frozenset({"sorted", "min", "max"})  # with key=: ca
 def call_external(
     s: Solver, v: Value, args: tuple[Expr, ...], keywords: tuple[Keyword, ...], site: Site | None, func: Expr
 ) -> Values:
-    calls.edge(s, v.name, site, func, Provenance.STATIC if isinstance(func, Name) else Provenance.TYPE_INFERRED)
-    values, keyword_values = calls.evaluate_arguments(s, args, keywords)
+    sites.edge(s, v.name, site, func, Provenance.STATIC if isinstance(func, Name) else Provenance.TYPE_INFERRED)
+    values, keyword_values = s.evaluate_arguments(args, keywords)
     if s.pycg:
         return {v: None}
     if v.name.startswith("torch."):  # torch hands a call on a tensor subclass to its __torch_function__
@@ -133,14 +136,14 @@ def call_external(
     if (v.name in HEAP_PUTS or v.name in HEAP_TAKES) and values:
         return heap_queue(s, v.name, values)
     if v.name in ("heapq.nsmallest", "heapq.nlargest") and len(values) > 1:
-        return new_list(s, v.name, site, expressions.iterate(s, values[1]))
+        return new_list(s, v.name, site, s.iterate(values[1]))
     if v.name in PARTIALS and values:  # partial(f, ...) called runs f (the arguments it binds are not followed)
         found = {f: None for f in values[0] if f.kind in (FUNCTION, BOUND_METHOD, CLASS)}
         if found:
             return found
     if v.extra == WRAPPING or v.name in WRAPPERS or v.name in FACTORIES:
         return wrapped(s, v, args, values)
-    if v.name in calls.KERNEL_WRAPPERS:  # k = triton.jit(fn), triton.jit(**options)(fn)
+    if v.name in KERNEL_WRAPPERS:  # k = triton.jit(fn), triton.jit(**options)(fn)
         kernels = {f: None for f in (values[0] if values else NOTHING) if f.kind == FUNCTION}
         s.kernel_functions.update(f.name for f in kernels)
         return kernels or ({v: None} if not args else {Value(LIBRARY_RESULT, "triton"): None})
@@ -183,7 +186,7 @@ def torch_function(s: Solver, arguments: list[Values], site: Site | None) -> Non
                 seen.add(a.name)
                 for m in classes.class_attr(s, a.name, "__torch_function__", a):
                     if m.kind == BOUND_METHOD:
-                        calls.edge(s, m.name, site, Attribute(Name("<tensor>"), "__torch_function__"))
+                        sites.edge(s, m.name, site, Attribute(Name("<tensor>"), "__torch_function__"))
 
 
 def new_list(s: Solver, name: str, site: Site | None, values: Values) -> Values:
@@ -210,10 +213,10 @@ def new_dict(s: Solver, alloc: str, entries: list[tuple[str, Values]]) -> Values
 def elements(s: Solver, values: list[Values], how: str, args: tuple[Expr, ...]) -> Values:
     """The elements a container call gets from its evaluated arguments (see CONTAINERS)."""
     if how == "iterable":
-        return expressions.iterate(s, values[0]) if values else {}
+        return s.iterate(values[0]) if values else {}
     out: Values = {}
     for a, value in zip(args, values):
-        out.update(expressions.iterate(s, value) if how == "iterables" or isinstance(a, Starred) else value)
+        out.update(s.iterate(value) if how == "iterables" or isinstance(a, Starred) else value)
     return out
 
 
@@ -222,11 +225,11 @@ def call_back(s: Solver, functions: Values, arguments: list[Values], site: Site 
     out: Values = {}
     for f in functions:
         if f.kind == FUNCTION:
-            out.update(calls.call_with_values(s, f.name, None, arguments, site, func))
+            out.update(s.call_with_values(f.name, None, arguments, site, func))
         elif f.kind == BOUND_METHOD:
-            out.update(calls.call_with_values(s, f.name, f.receiver, arguments, site, func))
+            out.update(s.call_with_values(f.name, f.receiver, arguments, site, func))
         elif f.kind == CLASS:
-            out.update(calls.construct(s, f.name, (), (), func, site))
+            out.update(s.construct(f.name, (), (), func, site))
     return out
 
 
@@ -243,13 +246,13 @@ def call_container_method(
     if kind == "dict" and method == "update":  # merges in place (no call PyCG counts)
         for a in args:
             if not isinstance(a, Starred):
-                expressions.copy_slots(s, expressions.evaluate(s, a), alloc)
+                heap.copy_slots(s, s.evaluate(a), alloc)
         for k in keywords:
             if k.name is not None:
-                heap.write_slot(s, alloc, k.name, expressions.evaluate(s, k.value))
+                heap.write_slot(s, alloc, k.name, s.evaluate(k.value))
         return NOTHING
-    calls.edge(s, f"{PYCG_PREFIX[kind]}.{method}", site, func)
-    values, keyword_values = calls.evaluate_arguments(s, args, keywords)
+    sites.edge(s, f"{PYCG_PREFIX[kind]}.{method}", site, func)
+    values, keyword_values = s.evaluate_arguments(args, keywords)
     if kind == "list":
         if method == "sort":  # sort(key=f) calls f with each element
             for name, given in keyword_values:
@@ -258,7 +261,7 @@ def call_container_method(
         elif method in ("append", "appendleft", "insert") and values:  # (a deque is a list here)
             heap.write_slot(s, alloc, "*", values[-1])
         elif method in ("extend", "extendleft") and values:
-            heap.write_slot(s, alloc, "*", expressions.iterate(s, values[0]))
+            heap.write_slot(s, alloc, "*", s.iterate(values[0]))
         elif method in ("pop", "popleft"):
             return heap.elements(s, alloc)
         elif method == "copy":
@@ -291,7 +294,7 @@ def call_container_method(
 
 def _key(s: Solver, e: Expr) -> object | None:
     """The constant an argument is, when it is one."""
-    keys = expressions.constant_keys(expressions.evaluate(s, e))
+    keys = constant_keys(s.evaluate(e))
     return keys[0] if keys is not None and len(keys) == 1 else None
 
 
@@ -311,7 +314,7 @@ def _keys(s: Solver, alloc: str) -> Values:
 def super_(s: Solver, args: tuple[Expr, ...], keywords: tuple[Keyword, ...]) -> Values:
     """`super()` in a method of class C (or `super(C, obj)`): per receiver the method may have (an instance, or
     the class in a classmethod), what looks names up in the receiver's MRO after C."""
-    values, _ = calls.evaluate_arguments(s, args, keywords)
+    values, _ = s.evaluate_arguments(args, keywords)
     if len(values) >= 2:
         owners = [v.name for v in values[0] if v.kind == CLASS]
         receivers: Values = values[1]
@@ -345,44 +348,44 @@ def method_receivers(s: Solver, scope_id: str) -> Values:
 def call_builtin(
     s: Solver, name: str, args: tuple[Expr, ...], keywords: tuple[Keyword, ...], site: Site | None, func: Expr
 ) -> Values:
-    calls.edge(s, f"<builtin>.{name}", site, func)
+    sites.edge(s, f"<builtin>.{name}", site, func)
     if name == "super":
         return super_(s, args, keywords)
-    values, keyword_values = calls.evaluate_arguments(s, args, keywords)
+    values, keyword_values = s.evaluate_arguments(args, keywords)
     out: Values = {}
     if name in PROTOCOL and values:  # len(x) runs x.__len__() ...
         for v in values[0]:
             if v.kind == INSTANCE or v.kind == DISPATCHED:
-                out.update(expressions.call_method(s, v, PROTOCOL[name], (), site))
+                out.update(s.call_method(v, PROTOCOL[name], (), site))
     if name in ("map", "filter") and values:  # the function argument is called with the others' elements
         functions = {f: None for value in values for f in value if f.kind in (FUNCTION, BOUND_METHOD, CLASS)}
-        rows = [expressions.iterate(s, {v: None for v in value if v not in functions}) for value in values]
+        rows = [s.iterate({v: None for v in value if v not in functions}) for value in values]
         rows = [row for row in rows if row]
         found = call_back(s, functions, rows[:1] if name == "filter" else rows, site, func)
         return new_list(s, name, site, found if name == "map" else rows[0] if rows else NOTHING)
     key = next((value for k, value in keyword_values if k == "key"), None)
     if name in CALLS_ITS_FUNCTION and key is not None and values:
-        call_back(s, key, [expressions.iterate(s, values[0])], site, func)
+        call_back(s, key, [s.iterate(values[0])], site, func)
     if name in COPIES and values:
-        return new_list(s, name, site, expressions.iterate(s, values[0]))
+        return new_list(s, name, site, s.iterate(values[0]))
     if name in EMPTY and not args and not s.pycg:  # `set()`: a new container, whose methods are known
         return new_list(s, name, site, NOTHING)
     if name in ("min", "max") and values:
-        return expressions.iterate(s, values[0]) if len(values) == 1 else _union(values)
+        return s.iterate(values[0]) if len(values) == 1 else _union(values)
     if name == "next" and values:
-        out.update(expressions.iterate(s, values[0]))
+        out.update(s.iterate(values[0]))
         return out
     if name in ("enumerate", "zip") and values:  # rows (index, element) / (element of each argument)
         row = f"{name}:{s.ctx.caller}:{site.line if site else 0}:row"
         s.kinds[row] = "list"
         for i, value in enumerate([{}, values[0]] if name == "enumerate" else values):
-            heap.write_slot(s, row, i, expressions.iterate(s, value))
+            heap.write_slot(s, row, i, s.iterate(value))
         return new_list(s, name, site, {obj(row): None})
     if name == "dict":
         alloc = f"dict:{s.ctx.caller}:{site.line if site else 0}"
         made = new_dict(s, alloc, [(k, value) for k, value in keyword_values if k is not None])
         for value in values[:1]:
-            expressions.copy_slots(s, value, alloc)
+            heap.copy_slots(s, value, alloc)
         return made
     if name in ("getattr", "setattr") and len(values) >= 2:  # with the name a constant (kept in the expression:
         for attr in _names(s, args[1]):  # the argument values have their constants dropped)
@@ -412,7 +415,7 @@ def _names(s: Solver, e: Expr) -> list[str]:
     every attribute every other one's values)."""
     if isinstance(e, Starred):
         return []
-    found = [v.extra for v in expressions.evaluate(s, e) if v.kind == CONSTANT and isinstance(v.extra, str)]
+    found = [v.extra for v in s.evaluate(e) if v.kind == CONSTANT and isinstance(v.extra, str)]
     return found if len(found) <= MAX_ATTRIBUTE_NAMES else []
 
 

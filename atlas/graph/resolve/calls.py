@@ -11,7 +11,6 @@ from atlas.graph.resolve import (
     contexts,
     declared,
     dispatch,
-    expressions,
     heap,
     names,
     sites,
@@ -44,31 +43,13 @@ from atlas.graph.resolve.values import (
     without_constants,
 )
 from atlas.model import Provenance
-from atlas.parse.python.ir import Attribute, Call, Expr, Keyword, Name, Scope, Site, Starred, Subscript
+from atlas.parse.python.ir import Attribute, Call, Expr, Keyword, Name, Scope, Site, Starred
 
 if TYPE_CHECKING:
     from atlas.graph.resolve.solver import Solver
 
 # External classes whose __call__ runs a method of the instance: calling a subclass's instance reaches that method.
 CALL_RUNS: Final = {"torch.nn.Module": "forward", "torch.nn.modules.module.Module": "forward"}
-# Called with a function, these return it as a kernel (`k = triton.jit(fn)`); with options only, a decorator.
-KERNEL_WRAPPERS: Final = frozenset({"triton.jit", "triton.autotune", "triton.heuristics"})
-# Which provenance an edge keeps when one call site reaches a callee in several ways (first = surest).
-RANK: Final = {
-    p: i
-    for i, p in enumerate(
-        (
-            Provenance.STATIC,
-            Provenance.LAUNCH,
-            Provenance.TYPE_INFERRED,
-            Provenance.STRING_DISPATCH,
-            Provenance.DISPATCH,
-            Provenance.REGISTRATION,
-            Provenance.NAME_MATCH,
-            Provenance.RUNTIME,
-        )
-    )
-}
 _NOT_CALLABLE: Final = frozenset({CONSTANT, OBJECT, GENERATOR, SUPER, MODULE})
 
 
@@ -76,10 +57,10 @@ def call_expr(s: Solver, e: Call) -> Values:
     func = e.func
     receivers: Values | None = None
     if isinstance(func, Attribute):  # (the receiver kept: why a method was not found, atlas.graph.resolve.sites)
-        receivers = expressions.evaluate(s, func.value)
+        receivers = s.evaluate(func.value)
         callees = names.getattr_(s, receivers, func.attr)
     else:
-        callees = expressions.evaluate(s, func)
+        callees = s.evaluate(func)
     site = e.site
     record = sites.record(s, site)
     out: Values = {}
@@ -116,48 +97,6 @@ def arguments_evaluated(s: Solver, e: Call) -> bool:
     return memo is not None and memo[0] is e.args and memo[2] is s.ctx
 
 
-def edge(s: Solver, callee: str, site: Site | None, func: Expr, provenance: Provenance | None = None) -> None:
-    """An edge from the caller being evaluated to `callee` at `site`'s line; without `provenance`, what the callee
-    expression says: a plain name, `self.`/`cls.`/`super().` static, a kernel subscript a launch, else inferred."""
-    if site is s.site:  # the call being evaluated reaches the callee
-        s.site_record.targets[callee] = None
-    lines = s.out.edges.get((s.ctx.caller, callee))
-    if lines is None:
-        lines = s.out.edges[(s.ctx.caller, callee)] = {}
-    line = site.line if site is not None else 0
-    have = lines.get(line)
-    if have is Provenance.STATIC:
-        return
-    if provenance is None:
-        provenance = provenance_of(s, callee, func)
-    if have is None or RANK[provenance] < RANK[have]:  # the surest way the site reached the callee
-        lines[line] = provenance
-
-
-def provenance_of(s: Solver, callee: str, func: Expr) -> Provenance:
-    if isinstance(func, Name):
-        return Provenance.STATIC
-    if isinstance(func, Attribute):
-        owner = func.value
-        if isinstance(owner, Name) and owner.id in ("self", "cls"):
-            return Provenance.STATIC
-        if isinstance(owner, Call) and isinstance(owner.func, Name) and owner.func.id == "super":
-            return Provenance.STATIC
-    if (
-        isinstance(func, Subscript)
-        and callee in s.scopes
-        and (
-            s.origin.get(callee, callee) in s.kernel_functions
-            or any(
-                d.split("(")[0].rsplit(".", 1)[-1] in ("jit", "autotune", "heuristics")
-                for d in s.scopes[callee].decorator_names
-            )
-        )
-    ):
-        return Provenance.LAUNCH
-    return Provenance.TYPE_INFERRED
-
-
 def invoke(
     s: Solver, v: Value, args: tuple[Expr, ...], keywords: tuple[Keyword, ...], site: Site | None, func: Expr
 ) -> Values:
@@ -177,7 +116,7 @@ def invoke(
         evaluate_arguments(s, args, keywords)
         return {v: None}
     if kind == BUILTIN_METHOD:
-        edge(s, v.name, site, func)
+        sites.edge(s, v.name, site, func)
         evaluate_arguments(s, args, keywords)
         return NOTHING
     if kind == CONTAINER_METHOD:
@@ -223,8 +162,8 @@ def evaluate_arguments(
         return memo[3], memo[4]
     values: list[Values] = []
     for a in args:
-        values.append(summaries.concrete(s, expressions.evaluate(s, a.value if isinstance(a, Starred) else a)))
-    keyword_values = [(k.name, summaries.concrete(s, expressions.evaluate(s, k.value))) for k in keywords]
+        values.append(summaries.concrete(s, s.evaluate(a.value if isinstance(a, Starred) else a)))
+    keyword_values = [(k.name, summaries.concrete(s, s.evaluate(k.value))) for k in keywords]
     if not s.pycg:  # constants matter for PyCG's dict and list cases; in real code they only bloat cells
         values = [without_constants(v) for v in values]
         keyword_values = [(k, without_constants(v)) for k, v in keyword_values]
@@ -288,10 +227,10 @@ def call_values(
     if split is not None:
         out: Values = {}
         for target, these, keyword_these in split:
-            edge(s, target.id, site, func, provenance)
+            sites.edge(s, target.id, site, func, provenance)
             out.update(enter(s, target, receiver, these, starred, keyword_these, site))
         return out
-    edge(s, scope.id, site, func, provenance)
+    sites.edge(s, scope.id, site, func, provenance)
     return enter(s, scope, receiver, values, starred, keyword_values, site)
 
 
@@ -357,14 +296,10 @@ def enter(
     s.ctx = saved
     if scope.is_generator:
         return {Value(GENERATOR, fid): None}
-    result = summaries.pass_through(s, fid, returns(s, fid), passed)
+    result = summaries.pass_through(s, fid, heap.returns(s, fid), passed)
     if s.origin.get(fid, fid) in s.pr_functions:
         return summaries.instantiate(s, result, fid, passed, f"{s.ctx.caller}:{site.line if site else 0}")
     return result
-
-
-def returns(s: Solver, fid: str) -> Values:
-    return heap.returns(s, fid)
 
 
 def construct(
@@ -384,9 +319,9 @@ def construct(
         if m.kind == BOUND_METHOD:
             call_function(s, m.name, inst, args, keywords, site, func)
         elif m.kind == EXTERNAL:
-            edge(s, m.name, site, func)
+            sites.edge(s, m.name, site, func)
     if site is not None and not s.pycg and not any(m.kind == BOUND_METHOD for m in inits):
-        edge(s, cls, site, func)
+        sites.edge(s, cls, site, func)
         fields = classes.generated_init_fields(s, cls)
         if fields is not None:
             values, keyword_values = evaluate_arguments(s, args, keywords)
@@ -414,7 +349,7 @@ def construct_with_values(s: Solver, cls: str, values: list[Values], func: Expr,
         if m.kind == BOUND_METHOD:
             call_with_values(s, m.name, inst, values, site, func)
         elif m.kind == EXTERNAL:
-            edge(s, m.name, site, func)
+            sites.edge(s, m.name, site, func)
     if not any(m.kind == BOUND_METHOD for m in inits):
-        edge(s, cls, site, func)
+        sites.edge(s, cls, site, func)
     return {inst: None}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from atlas.graph.mro import linearize
-from atlas.graph.resolve import calls, heap
+from atlas.graph.resolve import heap
 from atlas.graph.resolve.values import (
     CLASS,
     DISPATCHED,
@@ -289,12 +289,12 @@ def resolve_properties(s: Solver, values: Values, name: str) -> Values:
     for v in values:
         if v.kind == PROPERTY:
             if s.pycg:
-                out.update(calls.returns(s, v.name))
+                out.update(heap.returns(s, v.name))
             else:
                 line = s.ctx.line
                 out.update(
-                    calls.call_values(
-                        s, v.name, v.receiver, [], [], [], Site(line, line, name), Attribute(Name("<instance>"), name)
+                    s.call_values(
+                        v.name, v.receiver, [], [], [], Site(line, line, name), Attribute(Name("<instance>"), name)
                     )
                 )
         else:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from atlas.graph.resolve import calls, classes
+from atlas.graph.resolve import classes, sites
 from atlas.graph.resolve.values import BOUND_METHOD, CLASS, DISPATCHED, FUNCTION, INSTANCE, Value, Values
 from atlas.model import Provenance
 from atlas.parse.python.ir import Assign, Attribute, Name, Narrow, Scope
@@ -316,7 +316,7 @@ def finish(s: Solver) -> None:
     out = s.out
     edges: dict[tuple[str, str], dict[int, Provenance]] = {}
     found: dict[tuple[str, str, int], set[tuple[str, str]]] = {}
-    ranks = calls.RANK
+    ranks = sites.RANK
     for (caller, callee), lines in out.edges.items():
         a, a_ctx = node_of(s, caller)
         b, b_ctx = node_of(s, callee)

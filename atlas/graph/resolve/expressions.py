@@ -24,6 +24,7 @@ from atlas.graph.resolve.values import (
     Value,
     Values,
     constant,
+    constant_keys,
     function,
     instance,
     is_literal,
@@ -232,7 +233,7 @@ def dict_display(s: Solver, e: DictDisplay) -> Values:
     s.kinds[alloc] = "dict"
     for entry in e.entries:
         if entry.key is None:
-            copy_slots(s, evaluate(s, entry.value), alloc)
+            heap.copy_slots(s, evaluate(s, entry.value), alloc)
             continue
         keys = evaluate(s, entry.key)
         key: object = "*"
@@ -242,24 +243,6 @@ def dict_display(s: Solver, e: DictDisplay) -> Values:
                     key = k.extra
         heap.write_slot(s, alloc, key, evaluate(s, entry.value), strong=s.ctx.strong and key != "*")
     return {obj(alloc): None}
-
-
-def copy_slots(s: Solver, values: Values, alloc: str) -> None:
-    """Each slot of the containers among `values` written to the same slot of `alloc` (`d.update(other)`)."""
-    for v in values:
-        if v.kind == OBJECT:
-            for key in list(heap.slot_keys(s, v.name)):
-                heap.write_slot(s, alloc, key, heap.read_slot(s, v.name, key), strong=s.ctx.strong and key != "*")
-
-
-def constant_keys(keys: Values) -> list[object] | None:
-    """The constants `keys` holds, when it holds nothing else."""
-    out: list[object] = []
-    for k in keys:
-        if not is_literal(k):
-            return None
-        out.append(k.extra)
-    return out if out else None
 
 
 def subscript(s: Solver, values: Values, index: Expr, line: int) -> Values:

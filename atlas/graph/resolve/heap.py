@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from atlas.graph.resolve import summaries
-from atlas.graph.resolve.values import NOTHING, Values
+from atlas.graph.resolve.values import NOTHING, OBJECT, PARAM_RESULT, Values
 
 if TYPE_CHECKING:
     from atlas.graph.resolve.solver import Solver
@@ -75,7 +74,7 @@ def write_slot(s: Solver, alloc: str, key: object, values: Values, strong: bool 
     if cell.writers is None and values:
         s.slot_keys.setdefault(alloc, []).append(key)
         cells.mark(cells.topic("slots", alloc))
-    summaries.note_holder(s, alloc, values)
+    note_holder(s, alloc, values)
     ctx = s.ctx
     cells.write(cell, (ctx.scope, ctx.top, strong), values, (ctx.scope, ctx.top) if strong else None)
 
@@ -120,3 +119,21 @@ def write_yield(s: Solver, fid: str, values: Values) -> None:
 
 def yields(s: Solver, fid: str) -> Values:
     return s.cells.read(s.cells.yielded(fid))
+
+
+def note_holder(s: Solver, alloc: str, values: Values) -> None:
+    """On every write of a container slot: remember the containers a parameter result is put in."""
+    for v in values:
+        if v.kind == PARAM_RESULT:
+            holders = s.pr_holders.setdefault(v.name, set())
+            if alloc not in holders:
+                holders.add(alloc)
+                s.cells.mark(s.cells.topic("holders", v.name))
+
+
+def copy_slots(s: Solver, values: Values, alloc: str) -> None:
+    """Each slot of the containers among `values` written to the same slot of `alloc` (`d.update(other)`)."""
+    for v in values:
+        if v.kind == OBJECT:
+            for key in list(slot_keys(s, v.name)):
+                write_slot(s, alloc, key, read_slot(s, v.name, key), strong=s.ctx.strong and key != "*")

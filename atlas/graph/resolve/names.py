@@ -6,7 +6,7 @@ from __future__ import annotations
 import builtins
 from typing import TYPE_CHECKING, Final
 
-from atlas.graph.resolve import calls, classes, heap, summaries
+from atlas.graph.resolve import classes, heap, sites, summaries
 from atlas.graph.resolve.cells import OUTSIDE
 from atlas.graph.resolve.values import (
     BOUND_METHOD,
@@ -98,8 +98,8 @@ def module_attribute(s: Solver, module: str, name: str) -> Values:
     if s.pycg or hook not in s.scopes or (out and name not in s.type_only.get(module, ())):
         return out
     line = s.ctx.line  # (a name bound only under `if TYPE_CHECKING:` is __getattr__'s too; its type is kept)
-    calls.edge(s, hook, Site(line, line, name), Attribute(Name(module), "__getattr__"), Provenance.TYPE_INFERRED)
-    return {**out, **calls.returns(s, hook)}
+    sites.edge(s, hook, Site(line, line, name), Attribute(Name(module), "__getattr__"), Provenance.TYPE_INFERRED)
+    return {**out, **heap.returns(s, hook)}
 
 
 def instance_getattr(s: Solver, receiver: Value, name: str) -> Values:
@@ -111,7 +111,7 @@ def instance_getattr(s: Solver, receiver: Value, name: str) -> Values:
             line = s.ctx.line
             site = Site(line, line, name)
             func = Attribute(Name("<instance>"), "__getattr__")
-            out.update(calls.call_with_values(s, m.name, m.receiver, [{constant(name): None}], site, func))
+            out.update(s.call_with_values(m.name, m.receiver, [{constant(name): None}], site, func))
             held = forwarded_to(s.scopes.get(m.name))
             key = (receiver.name, name)
             if held and key not in s.forwarding:  # `return getattr(self.worker, attr)`: the name read on what it
@@ -162,8 +162,7 @@ def setattr_(s: Solver, objects: Values, name: str, values: Values) -> None:
             if o.kind != CLASS and not s.pycg:
                 for m in classes.class_attr(s, o.name, "__setattr__", o):
                     if m.kind == BOUND_METHOD:
-                        calls.call_with_values(
-                            s,
+                        s.call_with_values(
                             m.name,
                             m.receiver,
                             [{constant(name): None}, values],

@@ -1,6 +1,6 @@
 """Call sites as resolution leaves them: for each call expression, what it reached (functions and classes of the
 tree, names outside it) or, when nothing, why. atlas.graph.resolve.calls.call_expr keeps one record per call; the
-edges the call makes name its targets (calls.edge); `explain` runs where a call reached nothing."""
+edges the call makes name its targets (edge); `explain` runs where a call reached nothing."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from atlas.graph.resolve.values import (
     Value,
     Values,
 )
-from atlas.model import Unresolved
+from atlas.model import Provenance, Unresolved
 from atlas.parse.python.ir import Attribute, Call, Expr, Name, Scope, Site, Slice, Subscript
 
 if TYPE_CHECKING:
@@ -31,6 +31,24 @@ if TYPE_CHECKING:
 PYCG_PREFIX: Final = {"dict": "<**PyDict**>", "list": "<**PyList**>"}  # PyCG's names of the builtin containers
 OBJECT_ATTRIBUTES: Final = frozenset(dir(object))  # what every class has from `object` (`super().__init__()`)
 BUILTIN_NAMES: Final = frozenset(dir(builtins))
+
+
+# Which provenance an edge keeps when one call site reaches a callee in several ways (first = surest).
+RANK: Final = {
+    p: i
+    for i, p in enumerate(
+        (
+            Provenance.STATIC,
+            Provenance.LAUNCH,
+            Provenance.TYPE_INFERRED,
+            Provenance.STRING_DISPATCH,
+            Provenance.DISPATCH,
+            Provenance.REGISTRATION,
+            Provenance.NAME_MATCH,
+            Provenance.RUNTIME,
+        )
+    )
+}
 
 
 class SiteRecord:
@@ -219,3 +237,45 @@ def outside_base(s: Solver, v: Value) -> str:
                     seen.add(base)
                     todo.append(base)
     return ""
+
+
+def edge(s: Solver, callee: str, site: Site | None, func: Expr, provenance: Provenance | None = None) -> None:
+    """An edge from the caller being evaluated to `callee` at `site`'s line; without `provenance`, what the callee
+    expression says: a plain name, `self.`/`cls.`/`super().` static, a kernel subscript a launch, else inferred."""
+    if site is s.site:  # the call being evaluated reaches the callee
+        s.site_record.targets[callee] = None
+    lines = s.out.edges.get((s.ctx.caller, callee))
+    if lines is None:
+        lines = s.out.edges[(s.ctx.caller, callee)] = {}
+    line = site.line if site is not None else 0
+    have = lines.get(line)
+    if have is Provenance.STATIC:
+        return
+    if provenance is None:
+        provenance = provenance_of(s, callee, func)
+    if have is None or RANK[provenance] < RANK[have]:  # the surest way the site reached the callee
+        lines[line] = provenance
+
+
+def provenance_of(s: Solver, callee: str, func: Expr) -> Provenance:
+    if isinstance(func, Name):
+        return Provenance.STATIC
+    if isinstance(func, Attribute):
+        owner = func.value
+        if isinstance(owner, Name) and owner.id in ("self", "cls"):
+            return Provenance.STATIC
+        if isinstance(owner, Call) and isinstance(owner.func, Name) and owner.func.id == "super":
+            return Provenance.STATIC
+    if (
+        isinstance(func, Subscript)
+        and callee in s.scopes
+        and (
+            s.origin.get(callee, callee) in s.kernel_functions
+            or any(
+                d.split("(")[0].rsplit(".", 1)[-1] in ("jit", "autotune", "heuristics")
+                for d in s.scopes[callee].decorator_names
+            )
+        )
+    ):
+        return Provenance.LAUNCH
+    return Provenance.TYPE_INFERRED

@@ -8,13 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final
 
-from atlas.graph.resolve import contexts, declared, dispatch, heap, sites, statements
+from atlas.graph.resolve import calls, contexts, declared, dispatch, expressions, heap, sites, statements
 from atlas.graph.resolve.cells import Cells
 from atlas.graph.resolve.heap import Context
 from atlas.graph.resolve.rules import ByName, DispatchRules
 from atlas.graph.resolve.sites import SiteRecord
 from atlas.graph.resolve.summaries import calls_parameters, returned_parameters
-from atlas.graph.resolve.values import DISPATCHED, Value
+from atlas.graph.resolve.values import DISPATCHED, Value, Values
 from atlas.model import Provenance
 from atlas.parse.python.ir import (
     Assign,
@@ -23,8 +23,10 @@ from atlas.parse.python.ir import (
     Constant,
     Define,
     Evaluate,
+    Expr,
     Import,
     ImportFrom,
+    Keyword,
     ModuleFacts,
     Name,
     NameTarget,
@@ -177,6 +179,47 @@ class Solver:
             heap.write_attribute(
                 self, owner, attr, {Value(DISPATCHED, c): None for c in rule.classes if c in self.scopes}
             )
+
+    # -- the hub ------------------------------------------------------------------------------------------------------
+    # What the modules below call back into: evaluating an expression, iterating values, calling. Routed through the
+    # solver (as mypyc's IR builder routes its recursion through its visitor), no module of atlas.graph.resolve
+    # imports one above it (the import-linter contract `resolve-layers`).
+    def evaluate(self, e: Expr) -> Values:
+        return expressions.evaluate(self, e)
+
+    def iterate(self, values: Values) -> Values:
+        return expressions.iterate(self, values)
+
+    def call_method(self, receiver: Value, method: str, args: tuple[Expr, ...], site: Site | None) -> Values:
+        return expressions.call_method(self, receiver, method, args, site)
+
+    def evaluate_arguments(
+        self, args: tuple[Expr, ...], keywords: tuple[Keyword, ...]
+    ) -> tuple[list[Values], list[tuple[str | None, Values]]]:
+        return calls.evaluate_arguments(self, args, keywords)
+
+    def call_with_values(
+        self, fid: str, receiver: Value | None, values: list[Values], site: Site | None, func: Expr
+    ) -> Values:
+        return calls.call_with_values(self, fid, receiver, values, site, func)
+
+    def call_values(
+        self,
+        fid: str,
+        receiver: Value | None,
+        values: list[Values],
+        starred: list[bool],
+        keyword_values: list[tuple[str | None, Values]],
+        site: Site | None,
+        func: Expr,
+        provenance: Provenance | None = None,
+    ) -> Values:
+        return calls.call_values(self, fid, receiver, values, starred, keyword_values, site, func, provenance)
+
+    def construct(
+        self, cls: str, args: tuple[Expr, ...], keywords: tuple[Keyword, ...], func: Expr, site: Site | None
+    ) -> Values:
+        return calls.construct(self, cls, args, keywords, func, site)
 
     # -- scope helpers ------------------------------------------------------------------------------------------------
     def caller(self, scope: Scope) -> str:

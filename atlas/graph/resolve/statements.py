@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from atlas.graph.resolve import builtins, calls, classes, contexts, declared, expressions, heap, names, summaries
+from atlas.graph.resolve import builtins, calls, classes, contexts, declared, expressions, heap, names, sites, summaries
 from atlas.graph.resolve.cells import OUTSIDE
 from atlas.graph.resolve.heap import PARAMETER, Context
 from atlas.graph.resolve.values import (
@@ -24,6 +24,7 @@ from atlas.graph.resolve.values import (
     PROPERTY,
     Value,
     Values,
+    constant_keys,
     external,
     function,
     klass,
@@ -209,7 +210,7 @@ def assign(s: Solver, target: Target, values: Values, strong: bool | None = None
             if not isinstance(target.index, (Name, Constant)):  # the index's calls run all the same
                 expressions.evaluate(s, target.index)
             return
-        consts = expressions.constant_keys(expressions.evaluate(s, target.index))
+        consts = constant_keys(expressions.evaluate(s, target.index))
         for o in objs:
             if consts is not None:
                 for c in consts:
@@ -375,7 +376,7 @@ def call_setters(s: Solver, receivers: Values, attr: str) -> None:
         if o.kind == INSTANCE or o.kind == DISPATCHED:
             for m in classes.class_attr(s, o.name, attr, o):
                 if m.kind == PROPERTY and m.name in s.setters:
-                    calls.edge(s, m.name, Site(s.ctx.line, s.ctx.line, attr), Attribute(Name("<instance>"), attr))
+                    sites.edge(s, m.name, Site(s.ctx.line, s.ctx.line, attr), Attribute(Name("<instance>"), attr))
 
 
 def accessor(scope: Scope) -> str:
@@ -406,7 +407,7 @@ def decorate(s: Solver, scope: Scope, value: Values) -> Values:
                 applied = True
             else:
                 if d.kind == EXTERNAL:
-                    calls.edge(s, d.name, site, deco)
+                    sites.edge(s, d.name, site, deco)
                 decorated.update(value)
         if applied and any(v.kind in (LIBRARY_RESULT, EXTERNAL) for v in decorated):
             decorated.update(value)
@@ -472,7 +473,7 @@ def import_from(s: Solver, scope: Scope, stmt: ImportFrom) -> None:
     if internal and module not in s.packages and hook in s.scopes and not s.pycg:
         # `from M import x` asks the module for `__path__` first (is it a package?): a plain module's __getattr__
         # (PEP 562) runs for it on every such import, whatever names follow
-        calls.edge(s, hook, Site(stmt.line, stmt.line, "import"), Attribute(Name(module), "__getattr__"))
+        sites.edge(s, hook, Site(stmt.line, stmt.line, "import"), Attribute(Name(module), "__getattr__"))
     for n in stmt.names:
         if n.name == "*":
             if internal:

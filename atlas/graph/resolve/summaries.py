@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from atlas.graph.resolve import calls, classes, heap
+from atlas.graph.resolve import classes, heap
 from atlas.graph.resolve.values import (
     BOUND_METHOD,
     CLASS,
@@ -85,7 +85,7 @@ def call_results(s: Solver, values: Values) -> Values:
         if kind == FUNCTION or kind == BOUND_METHOD:
             scope = s.scopes.get(f.name)
             if scope is not None:
-                out.update({Value(GENERATOR, f.name): None} if scope.is_generator else calls.returns(s, f.name))
+                out.update({Value(GENERATOR, f.name): None} if scope.is_generator else heap.returns(s, f.name))
         elif kind == CLASS:
             out[instance(f.name)] = None
         elif kind == EXTERNAL:
@@ -93,7 +93,7 @@ def call_results(s: Solver, values: Values) -> Values:
         elif kind == INSTANCE or kind == DISPATCHED:
             for m in classes.class_attr(s, f.name, "__call__", f):
                 if m.kind == BOUND_METHOD:
-                    out.update(calls.returns(s, m.name))
+                    out.update(heap.returns(s, m.name))
     return out
 
 
@@ -126,16 +126,6 @@ def instantiate(s: Solver, values: Values, fid: str, passed: dict[str, Values], 
         else:
             out[v] = None
     return out
-
-
-def note_holder(s: Solver, alloc: str, values: Values) -> None:
-    """On every write of a container slot: remember the containers a parameter result is put in."""
-    for v in values:
-        if v.kind == PARAM_RESULT:
-            holders = s.pr_holders.setdefault(v.name, set())
-            if alloc not in holders:
-                holders.add(alloc)
-                s.cells.mark(s.cells.topic("holders", v.name))
 
 
 def holds_param_result(s: Solver, alloc: str, holders: set[str]) -> bool:

@@ -148,3 +148,13 @@ def without_constants(values: Values) -> Values:
         if v.kind == CONSTANT:
             return {v: None for v in values if v.kind != CONSTANT}
     return values
+
+
+def constant_keys(keys: Values) -> list[object] | None:
+    """The constants `keys` holds, when it holds nothing else."""
+    out: list[object] = []
+    for k in keys:
+        if not is_literal(k):
+            return None
+        out.append(k.extra)
+    return out if out else None
