@@ -385,11 +385,11 @@ def type_checks(w: FileWalk, node: Any) -> tuple[list[Check], list[Check]]:
         when_true, when_false = type_checks(w, node.child_by_field_id(F_ARGUMENT))
         return when_false, when_true
     if t == "boolean_operator":
-        left = type_checks(w, node.child_by_field_id(F_LEFT))
-        right = type_checks(w, node.child_by_field_id(F_RIGHT))
+        first = type_checks(w, node.child_by_field_id(F_LEFT))
+        second = type_checks(w, node.child_by_field_id(F_RIGHT))
         if node.child_by_field_id(F_OPERATOR).type == "and":
-            return left[0] + right[0], []
-        return [], left[1] + right[1]
+            return first[0] + second[0], []
+        return [], first[1] + second[1]
     if t == "call":
         func = node.child_by_field_id(F_FUNCTION)
         args = [a for a in node.child_by_field_id(F_ARGUMENTS).named_children if a.type != "comment"]
