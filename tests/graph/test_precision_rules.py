@@ -424,3 +424,32 @@ def main():
     assert list(edges[("t.both", "t.Fast.run")]) == [32]  # `and` false: x may still be a Fast
     assert not any(caller == "t.either" and callee.endswith(".run") for caller, callee in edges)  # `or` false:
     # neither class is left
+
+
+def test_a_method_called_through_its_class_with_the_receiver_first_runs_per_receiver_class():
+    r = resolve(
+        {
+            "m.py": """
+class Wrapper:
+    def __call__(self, *args):
+        return self.forward(*args)
+def support(cls):
+    def __call__(self, *args):
+        return Wrapper.__call__(self, *args)
+    cls.__call__ = __call__
+    return cls
+@support
+class A:
+    def forward(self, x): return x
+@support
+class B:
+    def forward(self, x): return x
+def main():
+    A()(1)
+    B()(2)
+"""
+        }
+    )
+    line = 4  # `return self.forward(*args)`
+    assert r.contexts[("m.Wrapper.__call__", "m.A.forward", line)] == {("m.A", "m.A")}
+    assert r.contexts[("m.Wrapper.__call__", "m.B.forward", line)] == {("m.B", "m.B")}

@@ -82,6 +82,26 @@ def for_receiver(s: Solver, scope: Scope, receiver: Value | None) -> Scope:
     return scope
 
 
+def explicit_receiver(
+    s: Solver, scope: Scope, values: list[Values], keyword_values: list[tuple[str | None, Values]]
+) -> list[tuple[Scope, list[Values], list[tuple[str | None, Values]]]] | None:
+    """A method called through a class with its receiver passed first (`Base.method(self, ...)`: a mixin, a
+    patched `__call__` handing on to the original): per class of the receiver given, the scope `for_receiver` gives
+    it, with that part of the first argument; None when every receiver runs the method's own scope."""
+    parent = s.scopes.get(scope.parent)
+    if parent is None or parent.kind != "class" or not values or not values[0]:
+        return None
+    groups: dict[str, Values] = {}
+    for v in values[0]:
+        target = scope
+        if v.kind == INSTANCE or v.kind == DISPATCHED:
+            target = for_receiver(s, scope, v if v.kind == INSTANCE else Value(INSTANCE, v.name))
+        groups.setdefault(target.id, {})[v] = None
+    if len(groups) == 1 and scope.id in groups:
+        return None
+    return [(s.scopes[sid], [these, *values[1:]], keyword_values) for sid, these in groups.items()]
+
+
 def depends_on(s: Solver, scope: Scope, cls: str, receiver: str) -> bool:
     """Whether method `scope` of class `cls` may do otherwise for a receiver of class `receiver`: it hands the
     receiver on (passes, returns or stores `self`, calls super()), or reads through it a name that a class between
