@@ -453,3 +453,31 @@ def main():
     line = 4  # `return self.forward(*args)`
     assert r.contexts[("m.Wrapper.__call__", "m.A.forward", line)] == {("m.A", "m.A")}
     assert r.contexts[("m.Wrapper.__call__", "m.B.forward", line)] == {("m.B", "m.B")}
+
+
+def test_a_helper_given_a_list_of_classes_is_analysed_per_list():
+    edges = resolve(
+        {
+            "k.py": """
+class A:
+    def apply(self): pass
+class B:
+    def apply(self): pass
+class C:
+    def apply(self): pass
+POSSIBLE_AB = [A, B]
+POSSIBLE_C = [C]
+def filter_kernels(kernels, backend):
+    return [k for k in kernels if backend]
+def choose_ab():
+    return filter_kernels(POSSIBLE_AB, "x")[0]
+def choose_c():
+    return filter_kernels(POSSIBLE_C, "x")[0]
+def main():
+    choose_ab()().apply()
+    choose_c()().apply()
+"""
+        }
+    ).edges
+    assert list(edges[("k.main", "k.A.apply")]) == list(edges[("k.main", "k.B.apply")]) == [17]
+    assert list(edges[("k.main", "k.C.apply")]) == [18]  # the helper's result for one list is that list's classes

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from atlas.graph.resolve import classes, sites
-from atlas.graph.resolve.values import BOUND_METHOD, CLASS, DISPATCHED, FUNCTION, INSTANCE, Value, Values
+from atlas.graph.resolve import classes, heap, sites
+from atlas.graph.resolve.values import BOUND_METHOD, CLASS, DISPATCHED, FUNCTION, INSTANCE, OBJECT, Value, Values
 from atlas.model import Provenance
 from atlas.parse.python.ir import Assign, Attribute, Name, Narrow, Scope
 
@@ -183,30 +183,31 @@ def higher_order(s: Solver, scope: Scope) -> bool:
 def argument_contexts(
     s: Solver, scope: Scope, values: list[Values], starred: list[bool], keyword_values: list[tuple[str | None, Values]]
 ) -> list[tuple[Scope, list[Values], list[tuple[str | None, Values]]]] | None:
-    """For a call of a higher-order function given functions or classes: per function or class given to the first
-    parameter that gets some, the clone for it and the arguments with that parameter holding it alone (and the
-    other values given there); None when the call gives no function or class, or past MAX_CONTEXTS."""
+    """For a call of a higher-order function given functions or classes (or containers of them): per function,
+    class or container given to the first parameter that gets some, the clone for it and the arguments with that
+    parameter holding it alone (and the other values given there); None when the call gives none, or past
+    MAX_CONTEXTS."""
     params = scope.params
     position = -1  # which argument (positional index, or len(values) + keyword index) carries the context
     for i, (value, star) in enumerate(zip(values, starred)):
         if star:
             break
-        if any(v.kind in CODE for v in value):
+        if any(_carries(s, v) for v in value):
             position = i
             break
     if position < 0:
         names = {p.name for p in params if not p.star}
         for j, (name, value) in enumerate(keyword_values):
-            if name in names and any(v.kind in CODE for v in value):
+            if name in names and any(_carries(s, v) for v in value):
                 position = len(values) + j
                 break
     if position < 0:
         return None
     given = values[position] if position < len(values) else keyword_values[position - len(values)][1]
-    rest = {v: None for v in given if v.kind not in CODE}
+    rest = {v: None for v in given if not _carries(s, v)}
     out = []
     for v in given:
-        if v.kind not in CODE:
+        if not _carries(s, v):
             continue
         target = clone(s, scope.id, s.origin.get(v.name, v.name))  # a clone given stands for what it copies:
         # a wrapper handed back to its own decorator makes no new context
@@ -220,6 +221,17 @@ def argument_contexts(
             name = keyword_values[k][0]
             out.append((target, values, [*keyword_values[:k], (name, one), *keyword_values[k + 1 :]]))
     return out
+
+
+def _carries(s: Solver, v: Value) -> bool:
+    """Whether `v` gives a higher-order function a context: a function or class, or a container of classes only
+    (a list of kernel classes a helper filters: per list, the helper returns that list's classes)."""
+    if v.kind in CODE:
+        return True
+    if v.kind != OBJECT:
+        return False
+    elements = heap.elements(s, v.name)
+    return bool(elements) and all(e.kind == CLASS for e in elements)
 
 
 def checked_contexts(
