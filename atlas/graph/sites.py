@@ -56,10 +56,11 @@ def build_table(
     """The site table of a resolution (`path_of`: module -> its file; `called`: the symbols some edge reaches,
     telling a parameter nobody passes from one of a function nobody calls)."""
     rows: list[SiteRow] = []
+    clones = resolution.clones  # a clone of a symbol (a decorator's wrapper per application) is in the tree too
     for (module, end_line, end_col), record in resolution.sites.items():
         caller = record.caller
         site = record.site
-        inside = tuple(sorted(t for t in record.targets if t in symbols))
+        inside = tuple(sorted(t for t in record.targets if t in symbols or clones.get(t) in symbols))
         reason: Unresolved | None = None
         if inside:
             status, targets = SiteStatus.IN_TREE, inside

@@ -36,6 +36,14 @@ def statuses(files: dict[str, str], cap: int = 48) -> dict[str, tuple]:
 
 CASES = [
     ("in the tree", "def g(): pass\ndef f():\n    g()\n", "g", SiteStatus.IN_TREE, ("a.g",)),
+    (
+        "a decorated function: its wrapper, made per application, is in the tree",
+        "import functools\ndef once(fn):\n    @functools.wraps(fn)\n    def wrapper():\n        return fn()\n"
+        "    return wrapper\n@once\ndef g(): pass\n@once\ndef h(): pass\ndef f():\n    g()\n",
+        "g",
+        SiteStatus.IN_TREE,
+        ("a.once.wrapper@a.g",),
+    ),
     ("a builtin", "def f(x):\n    len(x)\n", "len", SiteStatus.BUILTIN, ("builtins.len",)),
     ("the standard library", "import os\nos.getcwd()\n", "os.getcwd", SiteStatus.STDLIB, ("os.getcwd",)),
     ("torch", "import torch\ntorch.cat([])\n", "torch.cat", SiteStatus.TORCH, ("torch.cat",)),
