@@ -9,7 +9,7 @@ marks it stale, and the solver runs it again. Topic cells hold no values: statem
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, cast
 
 from atlas.graph.resolve.values import (
     BUILTIN_METHOD,
@@ -47,7 +47,7 @@ class Cell:
         self.num_data = 0
         self.strong: list[tuple[str, int]] | None = None
         self.flow = False
-        self.readers: set[int] | None = None
+        self.readers: set[object] | None = None  # plan indices, boxed once per statement run (Cells.reader)
 
 
 class Cells:
@@ -60,7 +60,7 @@ class Cells:
         self.returns: dict[str, Cell] = {}  # function -> what it returns
         self.yields: dict[str, Cell] = {}  # generator function -> what it yields
         self.topics: dict[tuple[str, str], Cell] = {}  # (topic, name): dependencies without values
-        self.reader = 0
+        self.reader: object = 0  # the int kept boxed: every read adds this one object, no new int per read
         self.stale = bytearray()
         self.changed = False
         self.num_changes = 0
@@ -214,7 +214,7 @@ class Cells:
             cell.readers = None
             stale = self.stale
             for i in readers:
-                stale[i] = 1
+                stale[cast(int, i)] = 1
 
 
 def _get(table: dict, key: object) -> Cell:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from atlas.graph.resolve import classes, heap, sites
+from atlas.graph.resolve import classes, sites
 from atlas.graph.resolve.values import BOUND_METHOD, CLASS, DISPATCHED, FUNCTION, INSTANCE, OBJECT, Value, Values
 from atlas.model import Provenance
 from atlas.parse.python.ir import Assign, Attribute, Name, Narrow, Scope
@@ -230,8 +230,16 @@ def _carries(s: Solver, v: Value) -> bool:
         return True
     if v.kind != OBJECT:
         return False
-    elements = heap.elements(s, v.name)
-    return bool(elements) and all(e.kind == CLASS for e in elements)
+    keys = s.slot_keys.get(v.name)  # read, not watched: a call does not run again on each change of an argument's
+    if not keys:  # elements (such lists are module constants, filled before any function runs)
+        return False
+    found = False
+    for key in keys:
+        for e in s.cells.slot(v.name, key).union:
+            if e.kind != CLASS:
+                return False
+            found = True
+    return found
 
 
 def checked_contexts(
