@@ -132,8 +132,17 @@ def note_holder(s: Solver, alloc: str, values: Values) -> None:
 
 
 def copy_slots(s: Solver, values: Values, alloc: str) -> None:
-    """Each slot of the containers among `values` written to the same slot of `alloc` (`d.update(other)`)."""
+    """Each slot of the containers among `values` written to the same slot of `alloc` (`d.update(other)`). A slot
+    whose values are the very object this statement copied last time is not written again (a cell's values are
+    replaced, never changed: nothing new there), which spares re-checking a large slot on every run."""
+    copied = s.copied
+    ctx = s.ctx
     for v in values:
         if v.kind == OBJECT:
             for key in list(slot_keys(s, v.name)):
-                write_slot(s, alloc, key, read_slot(s, v.name, key), strong=s.ctx.strong and key != "*")
+                got = read_slot(s, v.name, key)
+                memo = (v.name, key, alloc, ctx.scope, ctx.top)
+                if copied.get(memo) is got:
+                    continue
+                copied[memo] = got
+                write_slot(s, alloc, key, got, strong=ctx.strong and key != "*")

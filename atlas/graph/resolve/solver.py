@@ -151,6 +151,7 @@ class Solver:
         # -- memory
         self.cells = Cells()
         self.kinds: dict[str, str] = {}  # allocation id -> "list" or "dict"
+        self.copied: dict[tuple[str, object, str, str, int], Values] = {}  # heap.copy_slots: what a copy last wrote
         self.slot_keys: dict[str, list[object]] = {}  # allocation id -> the keys of its slots, in order of first write
         self.stars: dict[str, list[str]] = {}  # module -> the modules it star-imports
         self.kernel_functions: set[str] = set()  # functions jit'd by a call, `k = triton.jit(fn)`: launches of k
