@@ -16,4 +16,4 @@ def test_import_contracts_hold():
         text=True,
     )
     assert out.returncode == 0, out.stdout + out.stderr
-    assert "Contracts: 2 kept, 0 broken" in out.stdout
+    assert "Contracts: 4 kept, 0 broken" in out.stdout
