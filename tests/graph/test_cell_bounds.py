@@ -86,3 +86,33 @@ def main():
     many = case([f"f{i}" for i in range(30)])
     assert ("c.main", "c.Engine.step") in few
     assert ("c.main", "c.Engine.step") not in many
+
+
+def test_the_copies_of_one_allocation_site_count_once_against_the_data_bound():
+    """A helper analysed per function given (make_layers(n, lambda: Layer())) makes its containers once per context;
+    a shared method every context's container flows through (an offloader's wrap_modules(generator)) must keep them
+    all, or the layers of the models past the bound vanish from their model's forward."""
+    n = MAX_DATA_VALUES + 40
+    models = "".join(
+        f"class Layer{i}:\n    def forward(self): pass\n"
+        f"class Model{i}:\n"
+        f"    def __init__(self):\n        self.layers = make_layers(lambda: Layer{i}())\n"
+        f"    def forward(self):\n        for layer in self.layers:\n            layer.forward()\n"
+        for i in range(n)
+    )
+    text = (
+        """
+class Offloader:
+    def wrap_modules(self, modules):
+        return list(modules)
+OFFLOADER = Offloader()
+def make_layers(layer_fn):
+    return OFFLOADER.wrap_modules(layer_fn() for _ in range(3))
+"""
+        + models
+        + "def main():\n"
+        + "".join(f"    Model{i}().forward()\n" for i in range(n))
+    )
+    _, out = solve({"m.py": text})
+    for i in range(n):
+        assert (f"m.Model{i}.forward", f"m.Layer{i}.forward") in out.edges, i

@@ -19,12 +19,16 @@ from atlas.graph.resolve.values import (
     LIBRARY_RESULT,
     NOTHING,
     OBJECT,
+    Value,
     Values,
 )
 
 # A cell holds at most MAX_VALUES values of the tree's code (functions, classes, instances: a model registry's
 # hundreds of classes are real) and MAX_DATA_VALUES of data (containers and their methods, library objects,
-# constants). A cell that would hold more data is a hub every value flows through (a generic recursive helper, a
+# constants) from MAX_DATA_VALUES allocation sites: the copies of one container a function makes per context or per
+# call site (`<site>@<context>`, `<site>#<call site>`) count as one, for they are as many as the callers a shared
+# helper has (an offloader's wrap_modules given each model's generator of layers), and each is one caller's own.
+# A cell that would hold data of more sites is a hub every value flows through (a generic recursive helper, a
 # copier over a dataclass's fields): more values there add cost, multiplied by each container copied, and no
 # precision. Later values that do not fit are left out, in the fixed order of the writes (deterministic).
 MAX_VALUES: Final = 1024
@@ -48,6 +52,7 @@ class Cell:
         self.strong: list[tuple[str, int]] | None = None
         self.flow = False
         self.readers: set[object] | None = None  # plan indices, boxed once per statement run (Cells.reader)
+        self.sites: set[object] | None = None  # the allocation sites of its data, once it reaches the data bound
 
 
 class Cells:
@@ -181,18 +186,23 @@ class Cells:
             self.num_changes += 1
 
     def _fit(self, cell: Cell, values: Values) -> Values:
-        """Of `values`, those the cell holds already and the new ones that fit its bounds (MAX_VALUES,
-        MAX_DATA_VALUES)."""
+        """Of `values`, those the cell holds already and the new ones that fit its bounds (MAX_VALUES, and
+        MAX_DATA_VALUES allocation sites of data)."""
         union = cell.union
         data = cell.num_data
         code = len(union) - data
+        sites = cell.sites
+        if sites is None:
+            sites = cell.sites = {site(v) for v in union if v.kind in DATA}
         kept: Values = {}
         left_out = False
         for v in values:
             if v in union:
                 kept[v] = None
             elif v.kind in DATA:
-                if data < MAX_DATA_VALUES:
+                where = site(v)
+                if data < MAX_VALUES and (where in sites or len(sites) < MAX_DATA_VALUES):
+                    sites.add(where)
                     kept[v] = None
                     data += 1
                 else:
@@ -215,6 +225,20 @@ class Cells:
             stale = self.stale
             for i in readers:
                 stale[cast(int, i)] = 1
+
+
+def site(v: Value) -> object:
+    """The allocation site a data value was made at: a container's (or its method's) name without the context or
+    call site of the copy (`<site>@<context>`, `<site>#<call site>`); any other value is its own."""
+    if v.kind == OBJECT or v.kind == CONTAINER_METHOD:
+        name = v.name
+        cut = len(name)
+        for mark in ("@", "#"):
+            at = name.find(mark)
+            if 0 <= at < cut:
+                cut = at
+        return (v.kind, name[:cut])
+    return v
 
 
 def _get(table: dict, key: object) -> Cell:
