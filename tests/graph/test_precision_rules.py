@@ -481,3 +481,46 @@ def main():
     ).edges
     assert list(edges[("k.main", "k.A.apply")]) == list(edges[("k.main", "k.B.apply")]) == [17]
     assert list(edges[("k.main", "k.C.apply")]) == [18]  # the helper's result for one list is that list's classes
+
+
+def test_a_method_returning_a_closure_over_a_function_it_is_given_runs_per_function():
+    """CustomOp.maybe_compile(self.forward_native) returns a `wrapper` closing over `fn`: one wrapper per function
+    given, as a decorator's, or every op's forward reaches every other op's forward_native."""
+    g = graph_of(
+        {
+            "ops.py": """
+import functools
+class CustomOp:
+    def __init__(self):
+        self._forward_method = self.dispatch_forward()
+    def dispatch_forward(self):
+        return self.maybe_compile(self.forward_native)
+    def maybe_compile(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args):
+            return fn(*args)
+        return wrapper
+    def forward(self, x):
+        return self._forward_method(x)
+class RMSNorm(CustomOp):
+    def forward_native(self, x): pass
+class SiluAndMul(CustomOp):
+    def forward_native(self, x): pass
+class Layer:
+    def __init__(self):
+        self.norm = RMSNorm()
+        self.act = SiluAndMul()
+    def forward(self, x):
+        return self.norm(x)
+    def norm_only(self, x):
+        return self.norm.forward(x)
+"""
+        }
+    )
+    wrappers = [n for n in g.table.nodes if ".wrapper" in n and g.callees(n)]
+    assert sorted(wrappers) == [
+        "ops.CustomOp.maybe_compile.wrapper@ops.RMSNorm.forward_native",
+        "ops.CustomOp.maybe_compile.wrapper@ops.SiluAndMul.forward_native",
+    ]
+    assert g.path("ops.Layer.norm_only", "ops.RMSNorm.forward_native")
+    assert g.path("ops.Layer.norm_only", "ops.SiluAndMul.forward_native") == []

@@ -222,7 +222,7 @@ def call_values(
     if scope.id not in s.origin and not s.pycg:
         if receiver is None and values and not starred[0]:
             split = contexts.explicit_receiver(s, scope, values, keyword_values)
-        if split is None and receiver is None and contexts.higher_order(s, scope):
+        if split is None and contexts.higher_order(s, scope, receiver is not None):
             split = contexts.argument_contexts(s, scope, values, starred, keyword_values)
         if split is None:
             split = contexts.checked_contexts(s, scope, receiver is not None, values, starred, keyword_values)

@@ -172,12 +172,17 @@ def assigned(s: Solver, cls: str) -> frozenset[str]:
     return found
 
 
-def higher_order(s: Solver, scope: Scope) -> bool:
-    """Whether calls of `scope` are analysed per function or class given: a function (not a method, not a clone)."""
+def higher_order(s: Solver, scope: Scope, bound: bool) -> bool:
+    """Whether calls of `scope` are analysed per function or class given (not a clone): a function, or a method
+    that makes a closure (`self.maybe_compile(fn)` returning a `wrapper` over `fn`: one wrapper per function, as a
+    decorator's; `bound`: called on a receiver)."""
     if s.pycg or scope.kind not in ("function", "lambda") or scope.id in s.origin:
         return False
     parent = s.scopes.get(scope.parent)
-    return parent is None or parent.kind != "class" or "staticmethod" in scope.decorator_names
+    method = parent is not None and parent.kind == "class" and "staticmethod" not in scope.decorator_names
+    if not method:
+        return not bound
+    return any(child.kind in ("function", "lambda") for child in s.children.get(scope.id, ()))
 
 
 def argument_contexts(
