@@ -524,3 +524,62 @@ class Layer:
     ]
     assert g.path("ops.Layer.norm_only", "ops.RMSNorm.forward_native")
     assert g.path("ops.Layer.norm_only", "ops.SiluAndMul.forward_native") == []
+
+
+def test_a_lambda_made_in_a_subclass_run_of_a_method_is_its_own_context():
+    """LlamaModel.__init__ run for a subclass passes make_layers that run's own lambda (the subclass's layer type):
+    make_layers then calls only that lambda, not the base class run's."""
+    g = graph_of(
+        {
+            "m.py": """
+def make_layers(layer_fn):
+    return [layer_fn() for _ in range(2)]
+class LayerA:
+    def __init__(self): pass
+class LayerB:
+    def __init__(self): pass
+class ModelA:
+    def __init__(self, layer_type=LayerA):
+        self.layers = make_layers(lambda: layer_type())
+class ModelB(ModelA):
+    def __init__(self):
+        super().__init__(layer_type=LayerB)
+def main():
+    ModelA()
+    ModelB()
+"""
+        }
+    )
+    assert g.path("m.ModelB.__init__", "m.LayerB.__init__")
+    assert g.path("m.ModelB.__init__", "m.LayerA.__init__") == []
+    assert g.path("m.main", "m.LayerA.__init__")
+
+
+def test_a_parameters_default_reaches_a_clone_only_from_calls_that_leave_it_out():
+    g = graph_of(
+        {
+            "d.py": """
+class LayerA:
+    def __init__(self): pass
+class LayerB:
+    def __init__(self): pass
+class Base:
+    def __init__(self, layer_type=LayerA):
+        self.layer = layer_type()
+class Passes(Base):
+    def __init__(self):
+        super().__init__(layer_type=LayerB)
+class LeavesOut(Base):
+    def __init__(self):
+        super().__init__()
+def main():
+    Base()
+    Passes()
+    LeavesOut()
+"""
+        }
+    )
+    assert g.path("d.Passes.__init__", "d.LayerB.__init__")
+    assert g.path("d.Passes.__init__", "d.LayerA.__init__") == []
+    assert g.path("d.LeavesOut.__init__", "d.LayerA.__init__")
+    assert g.path("d.main", "d.LayerA.__init__")

@@ -295,6 +295,14 @@ def enter(
                 passed["*" + p.name] = mine  # this call's positional arguments there (summaries.pass_through)
         elif p.star == "**" and extra:
             heap.write_variable(s, fid, p.name, PARAMETER, builtins.new_dict(s, f"{fid}:**", extra))
+    if fid in s.roots:  # a clone: its parameters' defaults only where this call leaves them out
+        s.entered.add(fid)
+        given = {k for k, _ in keyword_values if k is not None}
+        origin = s.origin[fid]
+        for p in params[pos:]:
+            if p.default is not None and not p.star and p.name not in given:
+                defaults = s.cells.read(s.cells.variable(origin, heap.DEFAULT + p.name))
+                heap.write_variable(s, fid, p.name, PARAMETER, defaults)
     s.ctx = saved
     if scope.is_generator:
         return {Value(GENERATOR, fid): None}

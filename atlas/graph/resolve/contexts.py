@@ -214,8 +214,7 @@ def argument_contexts(
     for v in given:
         if not _carries(s, v):
             continue
-        target = clone(s, scope.id, s.origin.get(v.name, v.name))  # a clone given stands for what it copies:
-        # a wrapper handed back to its own decorator makes no new context
+        target = clone(s, scope.id, _context_of(s, scope, v))
         if target is None:
             return None
         one: Values = {v: None, **rest}
@@ -226,6 +225,18 @@ def argument_contexts(
             name = keyword_values[k][0]
             out.append((target, values, [*keyword_values[:k], (name, one), *keyword_values[k + 1 :]]))
     return out
+
+
+def _context_of(s: Solver, scope: Scope, v: Value) -> str:
+    """The context a function or class given to `scope` makes: itself, also when it is a clone (a lambda made in a
+    method's run for a subclass is that run's own); but a clone of a scope inside `scope` (a wrapper handed back to
+    its own decorator) or a clone of a clone stands for what it copies, so that contexts do not nest without end."""
+    origin = s.origin.get(v.name)
+    if origin is None:
+        return v.name
+    if origin.startswith(scope.id + ".") or v.name.count(SEPARATOR) > 1:
+        return origin
+    return v.name
 
 
 def _carries(s: Solver, v: Value) -> bool:

@@ -3,13 +3,14 @@ holds the cells): variables by binding version, attributes, container slots, wha
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from atlas.graph.resolve.values import NOTHING, OBJECT, PARAM_RESULT, Values
 
 if TYPE_CHECKING:
     from atlas.graph.resolve.solver import Solver
 
+DEFAULT: Final = "="  # prefix of the variable holding a parameter's default values (never a Python name)
 PARAMETER = 0  # the binding version of a parameter's values (what callers pass, defaults, annotations)
 
 

@@ -122,6 +122,7 @@ class Solver:
         self.contexts: dict[str, dict[str, str]] = {}  # function -> context -> its clone's id
         self.origin: dict[str, str] = {}  # a cloned scope's id -> the id of the scope it copies
         self.suffix: dict[str, str] = {}  # a cloned scope's id -> "@<context>", appended to the ids it names
+        self.entered: set[str] = set()  # the clones a call entered: their parameters' defaults come from calls.enter
         self.roots: set[str] = set()  # the clones made for a function (not the scopes cloned inside them)
         self.merged: set[str] = set()  # functions with more contexts than MAX_CONTEXTS: the rest share the origin
         self.shared: set[str] = set()  # methods whose own scope also runs for other classes (contexts.depends_on)

@@ -313,9 +313,12 @@ def define(s: Solver, parent: Scope, scope: Scope, target: NameTarget) -> None:
             for sid, receiver in receivers:
                 heap.write_variable(s, sid, p.name, PARAMETER, {receiver: None})
             continue
-        values: Values = dict(expressions.evaluate(s, p.default)) if p.default is not None else {}
-        for sid in runs:
-            heap.write_variable(s, sid, p.name, PARAMETER, values)
+        if p.default is not None:  # a clone a call entered gets them from the calls that leave p out (calls.enter)
+            values = expressions.evaluate(s, p.default)
+            heap.write_variable(s, fid, heap.DEFAULT + p.name, PARAMETER, values)
+            for sid in runs:
+                if sid not in s.entered:
+                    heap.write_variable(s, sid, p.name, PARAMETER, values)
     if s.declaring:
         declare(s, scope)
     assign(s, target, decorate(s, scope, {function(fid): None}))
