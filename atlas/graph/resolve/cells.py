@@ -33,6 +33,7 @@ from atlas.graph.resolve.values import (
 # precision. Later values that do not fit are left out, in the fixed order of the writes (deterministic).
 MAX_VALUES: Final = 1024
 MAX_DATA_VALUES: Final = 64
+SEPARATOR: Final = "@"  # in an allocation id, before the context of the clone that made it (resolve.contexts)
 DATA: Final = frozenset({OBJECT, CONTAINER_METHOD, EXTERNAL, LIBRARY_RESULT, CONSTANT, BUILTIN_METHOD})
 OUTSIDE: Final = -1  # the writer key of a variable's writes from other scopes
 HeapWriter = tuple[str, int, bool]  # (scope, top-level line, unconditional?)
@@ -232,12 +233,9 @@ def site(v: Value) -> object:
     call site of the copy (`<site>@<context>`, `<site>#<call site>`); any other value is its own."""
     if v.kind == OBJECT or v.kind == CONTAINER_METHOD:
         name = v.name
-        cut = len(name)
-        for mark in ("@", "#"):
-            at = name.find(mark)
-            if 0 <= at < cut:
-                cut = at
-        return (v.kind, name[:cut])
+        at = name.find(SEPARATOR)
+        if at >= 0 and "#" not in name:
+            return (v.kind, name[:at])
     return v
 
 
