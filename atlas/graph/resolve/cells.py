@@ -25,15 +25,17 @@ from atlas.graph.resolve.values import (
 
 # A cell holds at most MAX_VALUES values of the tree's code (functions, classes, instances: a model registry's
 # hundreds of classes are real) and MAX_DATA_VALUES of data (containers and their methods, library objects,
-# constants) from MAX_DATA_VALUES allocation sites: the copies of one container a function makes per context or per
-# call site (`<site>@<context>`, `<site>#<call site>`) count as one, for they are as many as the callers a shared
-# helper has (an offloader's wrap_modules given each model's generator of layers), and each is one caller's own.
+# constants) from MAX_DATA_VALUES allocation sites: the copies of one container a function makes per context
+# (`<site>@<context>`) count as one, for they are as many as the contexts a shared helper is given (an offloader's
+# wrap_modules given each model's generator of layers), and each is one context's own. Copies per call site
+# (`<site>#<call site>`) count apart: nothing bounds how many call sites a helper has.
 # A cell that would hold data of more sites is a hub every value flows through (a generic recursive helper, a
 # copier over a dataclass's fields): more values there add cost, multiplied by each container copied, and no
 # precision. Later values that do not fit are left out, in the fixed order of the writes (deterministic).
 MAX_VALUES: Final = 1024
 MAX_DATA_VALUES: Final = 64
-SEPARATOR: Final = "@"  # in an allocation id, before the context of the clone that made it (resolve.contexts)
+SEPARATOR: Final = "@"  # in a scope or allocation id, before the context of the clone it belongs to (contexts)
+CALL_SITE: Final = "#"  # in an allocation id, before the call site a container was copied for (summaries)
 DATA: Final = frozenset({OBJECT, CONTAINER_METHOD, EXTERNAL, LIBRARY_RESULT, CONSTANT, BUILTIN_METHOD})
 OUTSIDE: Final = -1  # the writer key of a variable's writes from other scopes
 HeapWriter = tuple[str, int, bool]  # (scope, top-level line, unconditional?)
@@ -229,12 +231,12 @@ class Cells:
 
 
 def site(v: Value) -> object:
-    """The allocation site a data value was made at: a container's (or its method's) name without the context or
-    call site of the copy (`<site>@<context>`, `<site>#<call site>`); any other value is its own."""
+    """The allocation site a data value counts as: a container's (or its method's) name without the context of
+    the clone that made it (`<site>@<context>`); a copy per call site, and any other value, is its own."""
     if v.kind == OBJECT or v.kind == CONTAINER_METHOD:
         name = v.name
         at = name.find(SEPARATOR)
-        if at >= 0 and "#" not in name:
+        if at >= 0 and CALL_SITE not in name:
             return (v.kind, name[:at])
     return v
 

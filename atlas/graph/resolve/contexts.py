@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from atlas.graph.resolve import classes, sites
+from atlas.graph.resolve.cells import SEPARATOR
 from atlas.graph.resolve.values import BOUND_METHOD, CLASS, DISPATCHED, FUNCTION, INSTANCE, OBJECT, Value, Values
 from atlas.model import Provenance
 from atlas.parse.python.ir import Assign, Attribute, Name, Narrow, Scope
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
 
 MAX_CONTEXTS: Final = 256  # contexts per function; calls past them share the function's own analysis (merged)
 CODE: Final = frozenset({FUNCTION, CLASS, BOUND_METHOD})  # the values a higher-order function is analysed apart for
-SEPARATOR: Final = "@"
 
 
 def clone(s: Solver, fid: str, context: str) -> Scope | None:

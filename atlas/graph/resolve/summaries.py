@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from atlas.graph.resolve import classes, heap
+from atlas.graph.resolve.cells import CALL_SITE
 from atlas.graph.resolve.values import (
     BOUND_METHOD,
     CLASS,
@@ -109,11 +110,11 @@ def instantiate(s: Solver, values: Values, fid: str, passed: dict[str, Values], 
         elif (
             v.kind == OBJECT
             and depth < MAX_DEPTH
-            and "#" not in v.name
+            and CALL_SITE not in v.name
             and holders
             and holds_param_result(s, v.name, holders)
         ):  # (a copy is not copied again: allocations stay finite)
-            copy = f"{v.name}#{tag}"
+            copy = f"{v.name}{CALL_SITE}{tag}"
             s.kinds[copy] = s.kinds.get(v.name, "list")
             for key in list(heap.slot_keys(s, v.name)):
                 heap.write_slot(
