@@ -583,3 +583,48 @@ def main():
     assert g.path("d.Passes.__init__", "d.LayerA.__init__") == []
     assert g.path("d.LeavesOut.__init__", "d.LayerA.__init__")
     assert g.path("d.main", "d.LayerA.__init__")
+
+
+def test_an_annotation_adds_nothing_to_a_parameter_every_call_left_at_its_default():
+    files = {
+        "pool.py": """
+from typing import Optional
+class KVCache:
+    def get(self): pass
+class MHAPool(KVCache):
+    def get(self): pass
+class SubPool(KVCache):
+    def get(self): pass
+class Owner(KVCache):
+    def __init__(self):
+        self.part = SubPool()
+class Hybrid:
+    def __init__(self, pool_class=None, pool: Optional[KVCache] = None):
+        if pool is not None:
+            self.pool = pool
+        elif pool_class is not None:
+            self.pool = pool_class()
+        else:
+            self.pool = MHAPool()
+    def get(self):
+        return self.pool.get()
+def helper(pool: Optional[KVCache] = None):
+    if pool is not None:
+        pool.get()
+def lost(pool: Optional[KVCache] = None):
+    if pool is not None:
+        pool.get()
+def main(unknown):
+    Hybrid(pool_class=MHAPool)
+    Hybrid()
+    helper()
+    lost(pool=unknown.pool)
+    Owner()
+"""
+    }
+    edges = resolve(files).edges
+    assert ("pool.Hybrid.get", "pool.MHAPool.get") in edges
+    assert ("pool.Hybrid.get", "pool.SubPool.get") not in edges  # no call gave `pool`: it is None in every run
+    assert not {b for a, b in edges if a == "pool.helper"}  # called, never given one
+    # a call gave `lost` a value nothing says more of: the annotation does
+    assert {b for a, b in edges if a == "pool.lost"} >= {"pool.MHAPool.get", "pool.SubPool.get"}

@@ -16,7 +16,7 @@ from atlas.graph.resolve import (
     sites,
     summaries,
 )
-from atlas.graph.resolve.heap import PARAMETER, Context
+from atlas.graph.resolve.heap import PARAMETER, SPREAD, Context
 from atlas.graph.resolve.values import (
     BOUND_METHOD,
     BUILTIN,
@@ -252,6 +252,10 @@ def enter(
     saved = s.ctx
     s.ctx = Context(saved.caller, -1, saved.caller, False)
     passed: dict[str, Values] = {}
+    given = s.given.setdefault(fid, set())
+    if any(starred) or any(k is None for k, _ in keyword_values):
+        given.add(SPREAD)
+    given.update(k for k, _ in keyword_values if k is not None)
     pos = 0
     if receiver is not None and params:
         heap.write_variable(s, fid, params[0].name, PARAMETER, {receiver: None})
@@ -265,6 +269,7 @@ def enter(
             rest.append(value)
             continue
         p = params[pos]
+        given.add(p.name)
         if len(value) <= s.cap:
             heap.write_variable(s, fid, p.name, PARAMETER, value)
             passed[p.name] = value

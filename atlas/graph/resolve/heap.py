@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from atlas.graph.resolve.solver import Solver
 
 DEFAULT: Final = "="  # prefix of the variable holding a parameter's default values (never a Python name)
+SPREAD: Final = "*"  # in Solver.given: a call spread `*args` or `**kwargs` there (never a Python name)
 PARAMETER = 0  # the binding version of a parameter's values (what callers pass, defaults, annotations)
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Final
 
 from atlas.graph.resolve import builtins, calls, classes, contexts, declared, expressions, heap, names, sites, summaries
 from atlas.graph.resolve.cells import OUTSIDE
-from atlas.graph.resolve.heap import PARAMETER, Context
+from atlas.graph.resolve.heap import PARAMETER, SPREAD, Context
 from atlas.graph.resolve.values import (
     BOUND_METHOD,
     BUILTIN,
@@ -44,6 +44,7 @@ from atlas.parse.python.ir import (
     ImportFrom,
     Name,
     NameTarget,
+    Param,
     Raise,
     Return,
     Scope,
@@ -326,13 +327,18 @@ def define(s: Solver, parent: Scope, scope: Scope, target: NameTarget) -> None:
 
 def declare(s: Solver, scope: Scope) -> None:
     """The declaring phase's part of a `def`: each annotated parameter, and the return, that nothing informative
-    reached (declared.informative) in the function's scope or a clone of it gets what its annotation promises."""
+    reached (declared.informative) in the function's scope or a clone of it gets what its annotation promises; not
+    a parameter that calls reached the run and every one left out (`pool: Optional[KVCache] = None` is None there)."""
     fid = scope.id
     runs = [fid, *s.contexts.get(fid, {}).values()]
     for p in scope.params:
         if not p.annotations:
             continue
-        empty = [sid for sid in runs if not declared.informative(s.cells.variable(sid, p.name).union)]
+        empty = [
+            sid
+            for sid in runs
+            if not declared.informative(s.cells.variable(sid, p.name).union) and not defaulted(s, sid, p)
+        ]
         if empty:
             promised = annotation(s, p.annotations, f"{fid}.{p.name}")
             for sid in empty:
@@ -343,6 +349,13 @@ def declare(s: Solver, scope: Scope) -> None:
             promised = annotation(s, scope.returns, f"{fid}:return")
             for sid in empty:
                 heap.write_return(s, sid, promised)
+
+
+def defaulted(s: Solver, sid: str, p: Param) -> bool:
+    """Whether parameter `p` of the run `sid` holds its default on every call: calls entered the run and none gave
+    p a value (by position, keyword or a spread)."""
+    given = s.given.get(sid)
+    return p.default is not None and given is not None and p.name not in given and SPREAD not in given
 
 
 def annotated_assign(s: Solver, scope: Scope, stmt: Assign, line: int) -> None:
