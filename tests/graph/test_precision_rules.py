@@ -628,3 +628,80 @@ def main(unknown):
     assert not {b for a, b in edges if a == "pool.helper"}  # called, never given one
     # a call gave `lost` a value nothing says more of: the annotation does
     assert {b for a, b in edges if a == "pool.lost"} >= {"pool.MHAPool.get", "pool.SubPool.get"}
+
+
+def test_a_type_check_against_a_union_or_a_nested_tuple_passes_each_class_named():
+    edges = resolve(
+        {
+            "u.py": """
+class Spec:
+    def size(self): pass
+class Full(Spec):
+    def size(self): pass
+class Local(Spec):
+    def size(self): pass
+class Mamba(Spec):
+    def size(self): pass
+BASE = (Full,)
+def helper(): pass
+def f(spec):
+    assert isinstance(spec, Full | Local)
+    helper()
+    spec.size()
+def g(spec):
+    if isinstance(spec, (Full, Local | Mamba)):
+        spec.size()
+def h(spec):
+    if isinstance(spec, (*BASE, Local)):
+        spec.size()
+def main():
+    f(Full())
+    f(Mamba())
+    g(Mamba())
+    h(Full())
+"""
+        }
+    ).edges
+    assert ("u.f", "u.helper") in edges
+    assert ("u.f", "u.Full.size") in edges
+    assert ("u.f", "u.Mamba.size") not in edges  # a Mamba fails the union
+    assert ("u.g", "u.Mamba.size") in edges
+    assert ("u.h", "u.Full.size") in edges
+
+
+def test_an_assert_no_flowed_value_passes_says_what_the_value_is_where_the_program_makes_one():
+    edges = resolve(
+        {
+            "a.py": """
+class Metadata:
+    def build(self): pass
+class GDNMetadata(Metadata):
+    def build(self): pass
+class FlashMetadata(Metadata):
+    def build(self): pass
+class Never:
+    def build(self): pass
+def helper(): pass
+def kernel(metadata):
+    assert isinstance(metadata, GDNMetadata)
+    metadata.build()
+    helper()
+def checked(metadata):
+    if isinstance(metadata, GDNMetadata):
+        helper()
+def never(metadata):
+    assert isinstance(metadata, Never)
+    helper()
+def main():
+    kernel(FlashMetadata())  # the flow the resolver found: the GDN metadata came by a way it lost
+    checked(FlashMetadata())
+    never(FlashMetadata())
+    GDNMetadata()
+"""
+        }
+    ).edges
+    assert ("a.kernel", "a.helper") in edges
+    assert ("a.kernel", "a.GDNMetadata.build") in edges
+    assert ("a.kernel", "a.FlashMetadata.build") not in edges
+    assert ("a.checked", "a.helper") not in edges  # an `if` no value takes: the branch never runs
+    assert ("a.never", "a.helper") not in edges  # no Never is ever made: the assert always fails

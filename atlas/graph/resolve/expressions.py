@@ -98,13 +98,15 @@ def narrow(s: Solver, e: Narrow) -> Values:
     class derives from one of them; what the resolver cannot tell apart (a library's object, a builtin type checked)
     kept. Nothing when the value is known and none passes (the branch never runs). A value nothing flowed to is, in
     the declaring phase, what the check says: an object of the library or builtin types checked, what the checked
-    classes of the tree promise (declared.promised), or an instance of each when the program makes none."""
+    classes of the tree promise (declared.promised), or an instance of each when the program makes none. So is a
+    known value none of whose values passes an `assert`, where the program makes an instance that can: code after
+    an assert that always fails is rare, flow the resolver lost is not."""
     values = evaluate(s, e.value)
     if e.identity:
         return identity(s, e, values)
     checked: list[str] = []  # classes of the tree
     others: set[str] = set()  # names of the library or builtin types checked
-    for t in iterate(s, evaluate(s, e.types)) if isinstance(e.types, Display) else evaluate(s, e.types):
+    for t in checked_types(s, e.types):
         if t.kind == CLASS:
             checked.append(t.name)
         elif t.kind in (EXTERNAL, BUILTIN):
@@ -119,13 +121,36 @@ def narrow(s: Solver, e: Narrow) -> Values:
                 out[v] = None
         elif others or e.negative:
             out[v] = None
-    if e.negative or out or declared.informative(values) or not s.declaring or given_to_clones(s, e.value):
+    if e.negative or out or not s.declaring or given_to_clones(s, e.value):
         return out
-    for name in others:  # nothing flowed to the value: the check says it is one of the library's or Python's types
+    known = declared.informative(values)
+    if known and not e.asserted:
+        return out
+    for name in others:  # the check says it is one of the library's or Python's types
         if name:
             out[Value(LIBRARY_RESULT, "builtins" if "." not in name else name.split(".", 1)[0])] = None
     for cls in checked:
-        out.update(declared.promised(s, cls, False) or {instance(cls): None})
+        if not known:
+            out.update(declared.promised(s, cls, False) or {instance(cls): None})
+        elif any(classes.is_made(s, c) for c in classes.cone(s, cls)):
+            out.update(declared.promised(s, cls, False))
+    return out
+
+
+def checked_types(s: Solver, types: Expr) -> Values:
+    """The types a type check names: a class, or each of a tuple of them or a union (`A | B`), nested."""
+    out: Values = {}
+    todo = [types]
+    while todo:
+        t = todo.pop()
+        if isinstance(t, Display):
+            todo.extend(t.elements)
+        elif isinstance(t, Operation) and t.method == "__or__":
+            todo.extend(t.operands)
+        elif isinstance(t, Starred):  # `(*BASE_TYPES, C)`
+            out.update(iterate(s, evaluate(s, t.value)))
+        else:
+            out.update(evaluate(s, t))
     return out
 
 

@@ -254,7 +254,7 @@ def _e(e: Any) -> tuple:
     if isinstance(e, Starred):
         return (STARRED, _e(e.value))
     if isinstance(e, Narrow):
-        return (NARROW, _e(e.value), _e(e.types), e.line, e.negative, e.identity)
+        return (NARROW, _e(e.value), _e(e.types), e.line, e.negative, e.identity, e.asserted)
     if isinstance(e, NameTarget):
         return (NAME_TARGET, e.id, e.version)
     if isinstance(e, Unpack):
@@ -331,7 +331,7 @@ def _expr(t: tuple) -> Expr:
     if code == STARRED:
         return Starred(_expr(t[1]))
     if code == NARROW:
-        return Narrow(_expr(t[1]), _expr(t[2]), t[3], t[4], t[5])
+        return Narrow(_expr(t[1]), _expr(t[2]), t[3], t[4], t[5], t[6])
     return UNKNOWN
 
 

@@ -154,13 +154,15 @@ class Elements:
 class Narrow:
     """`value` where the code checked its type (`isinstance(value, types)`, `type(value) is types`): only what can be
     an instance of one of `types` (a class or a tuple of classes); what cannot be one when `negative`. With `identity`
-    (`value is types`, `value == types`): only the class `types` itself, or anything but it when `negative`."""
+    (`value is types`, `value == types`): only the class `types` itself, or anything but it when `negative`.
+    `asserted` when an `assert` made the check (the statements after it run only where it holds)."""
 
     value: Expr
     types: Expr
     line: int
     negative: bool = False
     identity: bool = False
+    asserted: bool = False
 
 
 @dataclass

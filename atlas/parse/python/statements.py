@@ -131,7 +131,7 @@ def statement(w: FileWalk, node: Any) -> None:
             w.emit(Evaluate(expr(w, child), line))
         if t == "assert_statement" and node.named_children:
             for check in type_checks(w, node.named_children[0])[0]:
-                w.emit(narrowed(w, check, line))
+                w.emit(narrowed(w, check, line, asserted=True))
     elif t == "type_alias_statement" and type_call_assignment(w, node):
         pass
     elif t not in ("comment", "pass_statement"):  # any other statement (a syntax error's pieces, `type X = ...`):
@@ -421,10 +421,11 @@ def _local(w: FileWalk, value: Any) -> str:
     return name if name in w.scope.local_names else ""
 
 
-def narrowed(w: FileWalk, check: Check, line: int) -> Assign:
+def narrowed(w: FileWalk, check: Check, line: int, asserted: bool = False) -> Assign:
     """`name = Narrow(name, types)`: the name's binding for the statements a type check holds for."""
     name, types, negative, identity = check
-    return Assign((NameTarget(name),), Narrow(Name(name), expr(w, types), line, negative, identity), (), line)
+    narrow = Narrow(Name(name), expr(w, types), line, negative, identity, asserted)
+    return Assign((NameTarget(name),), narrow, (), line)
 
 
 def clause_body(w: FileWalk, clause: Any) -> None:
