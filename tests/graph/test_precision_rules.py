@@ -705,3 +705,39 @@ def main():
     assert ("a.kernel", "a.FlashMetadata.build") not in edges
     assert ("a.checked", "a.helper") not in edges  # an `if` no value takes: the branch never runs
     assert ("a.never", "a.helper") not in edges  # no Never is ever made: the assert always fails
+
+
+def test_a_check_for_a_builtin_or_unknown_type_keeps_its_branch_where_only_instances_of_the_tree_flowed():
+    edges = resolve(
+        {
+            "b.py": """
+class LoRARef:
+    def __init__(self, name): self.name = name
+class Spec: pass
+class Other: pass
+TYPES = tuple(t for t in (Spec,))
+class Args:
+    def __init__(self):
+        self.paths = [LoRARef("x")]  # what the code stores; the command line's strings are not followed
+    def parse(self):
+        for path in self.paths:
+            if isinstance(path, str):
+                LoRARef(path)
+            elif isinstance(path, LoRARef):
+                pass
+def check(value):
+    if isinstance(value, TYPES):
+        helper()
+    if isinstance(value, Spec):
+        never()
+def helper(): pass
+def never(): pass
+def main():
+    Args().parse()
+    check(Other())
+"""
+        }
+    ).edges
+    assert ("b.Args.parse", "b.LoRARef.__init__") in edges  # a str may come from what is not followed
+    assert ("b.check", "b.helper") in edges  # a type the resolver cannot name: anything may pass
+    assert ("b.check", "b.never") not in edges  # a class of the tree no value is an instance of

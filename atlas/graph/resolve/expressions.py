@@ -95,8 +95,11 @@ def evaluate(s: Solver, e: Expr) -> Values:
 
 def narrow(s: Solver, e: Narrow) -> Values:
     """What `e.value` may be where the code checked it is an instance of `e.types`: the instances of the tree whose
-    class derives from one of them; what the resolver cannot tell apart (a library's object, a builtin type checked)
-    kept. Nothing when the value is known and none passes (the branch never runs). A value nothing flowed to is, in
+    class derives from one of them; what the resolver cannot tell apart (a library's object, a builtin type checked,
+    anything for a type it does not know) kept. Nothing when the value is known and none passes (the branch never
+    runs), unless the check names one of Python's types (`str`, `dict`): configuration and parsed text arrive as
+    those through what the resolver does not follow (argparse, json), so such a branch runs with one. A value
+    nothing flowed to is, in
     the declaring phase, what the check says: an object of the library or builtin types checked, what the checked
     classes of the tree promise (declared.promised), or an instance of each when the program makes none. So is a
     known value none of whose values passes an `assert`, where the program makes an instance that can: code after
@@ -106,35 +109,44 @@ def narrow(s: Solver, e: Narrow) -> Values:
         return identity(s, e, values)
     checked: list[str] = []  # classes of the tree
     others: set[str] = set()  # names of the library or builtin types checked
+    python: set[str] = set()  # of those, Python's own
     for t in checked_types(s, e.types):
         if t.kind == CLASS:
             checked.append(t.name)
         elif t.kind in (EXTERNAL, BUILTIN):
             others.add(t.name)
+            if t.kind == BUILTIN:
+                python.add(t.name)
         else:
             others.add("")  # a type the resolver does not know: anything may pass
     out: Values = {}
+    unknown = "" in others
     for v in values:
         if v.kind == INSTANCE or v.kind == DISPATCHED:
             walk = classes.mro_walk(s, v.name)[2]
-            if any(k in checked or k in others or k[2:] in others for k, _ in walk) != e.negative:
+            if unknown or any(k in checked or k in others or k[2:] in others for k, _ in walk) != e.negative:
                 out[v] = None
         elif others or e.negative:
             out[v] = None
+    if not out and not e.negative and values:
+        out.update(library_objects(python))
     if e.negative or out or not s.declaring or given_to_clones(s, e.value):
         return out
     known = declared.informative(values)
     if known and not e.asserted:
         return out
-    for name in others:  # the check says it is one of the library's or Python's types
-        if name:
-            out[Value(LIBRARY_RESULT, "builtins" if "." not in name else name.split(".", 1)[0])] = None
+    out.update(library_objects(others))  # the check says it is one of the library's or Python's types
     for cls in checked:
         if not known:
             out.update(declared.promised(s, cls, False) or {instance(cls): None})
         elif any(classes.is_made(s, c) for c in classes.cone(s, cls)):
             out.update(declared.promised(s, cls, False))
     return out
+
+
+def library_objects(types: set[str]) -> Values:
+    """An object of each of the library or builtin `types` (dotted names, or a builtin's own)."""
+    return {Value(LIBRARY_RESULT, "builtins" if "." not in t else t.split(".", 1)[0]): None for t in types if t}
 
 
 def checked_types(s: Solver, types: Expr) -> Values:
