@@ -741,3 +741,45 @@ def main():
     assert ("b.Args.parse", "b.LoRARef.__init__") in edges  # a str may come from what is not followed
     assert ("b.check", "b.helper") in edges  # a type the resolver cannot name: anything may pass
     assert ("b.check", "b.never") not in edges  # a class of the tree no value is an instance of
+
+
+def test_a_check_against_a_protocol_passes_what_has_its_methods():
+    edges = resolve(
+        {
+            "p.py": """
+from typing import Protocol, runtime_checkable
+@runtime_checkable
+class SupportsMRoPE(Protocol):
+    def get_mrope_input_positions(self): ...
+class CombineInput(Protocol):
+    def format(self): ...
+class Qwen2VL:
+    def get_mrope_input_positions(self): pass
+class Llama:
+    def forward(self): pass
+class Nominal(SupportsMRoPE):
+    pass
+class LLInput:
+    def format(self): pass
+def helper(): pass
+def other(): pass
+def rope(model):
+    if isinstance(model, SupportsMRoPE):
+        model.get_mrope_input_positions()
+def plain(model):
+    if isinstance(model, SupportsMRoPE):
+        other()
+assert isinstance(LLInput, CombineInput)
+def after(): helper()
+def main():
+    rope(Qwen2VL())
+    rope(Llama())
+    rope(Nominal())
+    plain(Llama())
+"""
+        }
+    ).edges
+    assert ("p.rope", "p.Qwen2VL.get_mrope_input_positions") in edges  # has the method: passes
+    assert ("p.rope", "p.SupportsMRoPE.get_mrope_input_positions") in edges  # derives from it
+    assert ("p.plain", "p.other") not in edges  # a Llama has none of its methods
+    assert ("p.after", "p.helper") in edges  # the module goes on past the check of a class object

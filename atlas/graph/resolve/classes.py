@@ -167,6 +167,11 @@ def is_made(s: Solver, cls: str) -> bool:
     return (cls in s.constructed or cls.rpartition(".")[2] in s.made_names) and not is_abstract(s, cls)
 
 
+NOT_PROTOCOL_MEMBERS: Final = frozenset(  # the methods a runtime Protocol check does not look for
+    {"__init__", "__new__", "__init_subclass__", "__class_getitem__", "__subclasshook__"}
+)
+
+
 def is_abstract(s: Solver, cls: str) -> bool:
     """Whether `cls` can have no instances: a Protocol (it names Protocol among its bases), or a class whose MRO
     leaves an @abstractmethod without a concrete definition before it. Python refuses to make either."""
@@ -192,6 +197,30 @@ def is_abstract(s: Solver, cls: str) -> bool:
                 break
         s.abstract[cls] = found
     return found
+
+
+def protocol_methods(s: Solver, cls: str) -> tuple[str, ...] | None:
+    """The methods a Protocol class of the tree declares (its own and its Protocol bases'), which a runtime type check
+    against it looks for on the object; None when `cls` is no Protocol."""
+    body = s.scopes.get(cls)
+    if body is None or not any(_names_protocol(b) for b in body.bases):
+        return None
+    out: dict[str, None] = {}
+    for k in mro_walk(s, cls)[1]:
+        base = s.scopes.get(k)
+        if base is None or (k != cls and not any(_names_protocol(b) for b in base.bases)):
+            continue
+        for method in s.children.get(k, ()):
+            name = method.id.rpartition(".")[2]
+            if method.kind == "function" and name not in NOT_PROTOCOL_MEMBERS:
+                out[name] = None
+    return tuple(out)
+
+
+def satisfies(s: Solver, cls: str, protocol: str, methods: tuple[str, ...]) -> bool:
+    """Whether an instance (or the class object) of `cls` passes a runtime check against `protocol`: it derives from
+    it, or has each of its methods."""
+    return protocol in mro_walk(s, cls)[1] or all(defining_class(s, cls, m) for m in methods)
 
 
 def _names_protocol(e: object) -> bool:

@@ -95,15 +95,15 @@ def evaluate(s: Solver, e: Expr) -> Values:
 
 def narrow(s: Solver, e: Narrow) -> Values:
     """What `e.value` may be where the code checked it is an instance of `e.types`: the instances of the tree whose
-    class derives from one of them; what the resolver cannot tell apart (a library's object, a builtin type checked,
-    anything for a type it does not know) kept. Nothing when the value is known and none passes (the branch never
-    runs), unless the check names one of Python's types (`str`, `dict`): configuration and parsed text arrive as
-    those through what the resolver does not follow (argparse, json), so such a branch runs with one. A value
-    nothing flowed to is, in
-    the declaring phase, what the check says: an object of the library or builtin types checked, what the checked
-    classes of the tree promise (declared.promised), or an instance of each when the program makes none. So is a
-    known value none of whose values passes an `assert`, where the program makes an instance that can: code after
-    an assert that always fails is rare, flow the resolver lost is not."""
+    class derives from one of them (or, for a Protocol, has its methods); what the resolver cannot tell apart (a
+    library's object, a builtin type checked, anything for a type it does not know) kept. Nothing when the value is
+    known and none passes (the branch never runs), unless the check names one of Python's types (`str`, `dict`):
+    configuration and parsed text arrive as those through what the resolver does not follow (argparse, json), so
+    such a branch runs with one. A value nothing flowed to is, in the declaring phase, what the check says: an
+    object of the library or builtin types checked, what the checked classes of the tree promise
+    (declared.promised), or an instance of each when the program makes none. So is a known value none of whose
+    values passes an `assert`, where the program makes an instance that can: code after an assert that always
+    fails is rare, flow the resolver lost is not."""
     values = evaluate(s, e.value)
     if e.identity:
         return identity(s, e, values)
@@ -119,12 +119,23 @@ def narrow(s: Solver, e: Narrow) -> Values:
                 python.add(t.name)
         else:
             others.add("")  # a type the resolver does not know: anything may pass
+    protocols: dict[str, tuple[str, ...]] = {}  # checked Protocols: an object passes by having their methods
+    for cls in checked:
+        methods = classes.protocol_methods(s, cls)
+        if methods is not None:
+            protocols[cls] = methods
     out: Values = {}
     unknown = "" in others
     for v in values:
         if v.kind == INSTANCE or v.kind == DISPATCHED:
             walk = classes.mro_walk(s, v.name)[2]
-            if unknown or any(k in checked or k in others or k[2:] in others for k, _ in walk) != e.negative:
+            passes = any(k in checked or k in others or k[2:] in others for k, _ in walk) or any(
+                classes.satisfies(s, v.name, p, m) for p, m in protocols.items()
+            )
+            if unknown or passes != e.negative:
+                out[v] = None
+        elif v.kind == CLASS and protocols and not others:  # a class object has its methods too
+            if any(classes.satisfies(s, v.name, p, m) for p, m in protocols.items()) != e.negative:
                 out[v] = None
         elif others or e.negative:
             out[v] = None
