@@ -783,3 +783,48 @@ def main():
     assert ("p.rope", "p.SupportsMRoPE.get_mrope_input_positions") in edges  # derives from it
     assert ("p.plain", "p.other") not in edges  # a Llama has none of its methods
     assert ("p.after", "p.helper") in edges  # the module goes on past the check of a class object
+
+
+def test_a_spread_dict_of_known_keys_passes_them_by_name_and_leaves_the_others_at_their_defaults():
+    edges = resolve(
+        {
+            "k.py": """
+from typing import Optional
+class KVCache:
+    def get(self): pass
+class MHAPool(KVCache):
+    def get(self): pass
+class SubPool(KVCache):
+    def get(self): pass
+class Owner(KVCache):
+    def __init__(self):
+        self.part = SubPool()
+class Rank:
+    def run(self): pass
+class Hybrid:
+    def __init__(self, pool_class=None, pool: Optional[KVCache] = None, rank=None):
+        if pool is not None:
+            self.pool = pool
+        else:
+            self.pool = pool_class()
+        if rank is not None:
+            rank.run()
+    def get(self):
+        return self.pool.get()
+def build(use_mla):
+    extra = {}
+    if use_mla:
+        extra = {"rank": Rank()}
+    return Hybrid(pool_class=MHAPool, **extra)
+def forward(**kwargs):
+    return Hybrid(**kwargs)
+def main(unknown):
+    build(True)
+    Owner()
+    forward(pool_class=MHAPool, rank=Rank())
+"""
+        }
+    ).edges
+    assert ("k.Hybrid.__init__", "k.Rank.run") in edges  # passed through `**extra` and through `**kwargs`
+    assert ("k.Hybrid.get", "k.MHAPool.get") in edges
+    assert ("k.Hybrid.get", "k.SubPool.get") not in edges  # `pool` is in no dict: left at its default

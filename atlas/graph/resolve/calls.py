@@ -151,6 +151,21 @@ def call_instance(
     return out
 
 
+def dict_entries(s: Solver, values: Values) -> list[tuple[str, Values]] | None:
+    """What `**values` passes by name: each key of the dicts of the tree it may be (a dict built in the code, a
+    function's `**kwargs`), with what they hold there; None when a key is not a known string or a value no such
+    dict (the call may then give any parameter)."""
+    entries: dict[str, Values] = {}
+    for v in values:
+        if v.kind != OBJECT or s.kinds.get(v.name) != "dict":
+            return None
+        for key in heap.slot_keys(s, v.name):
+            if not isinstance(key, str) or key == "*":
+                return None
+            entries.setdefault(key, {}).update(heap.read_slot(s, v.name, key, flow=False))
+    return list(entries.items()) if values else None
+
+
 def evaluate_arguments(
     s: Solver, args: tuple[Expr, ...], keywords: tuple[Keyword, ...]
 ) -> tuple[list[Values], list[tuple[str | None, Values]]]:
@@ -252,10 +267,22 @@ def enter(
     saved = s.ctx
     s.ctx = Context(saved.caller, -1, saved.caller, False)
     passed: dict[str, Values] = {}
-    given = s.given.setdefault(fid, set())
-    if any(starred) or any(k is None for k, _ in keyword_values):
+    calls = s.given.setdefault(fid, {})
+    if site is not None:  # this call's, as its latest run sees its arguments
+        given: set[str] = set()
+        calls[(saved.scope, site.end_line, site.end_col)] = given
+    else:  # calls the code does not write (a decorator applied, a hook): all of them together
+        given = calls.setdefault((saved.scope, 0, 0), set())
+    named: list[tuple[str, Values]] = []  # the keywords, and what each `**d` of known keys passes
+    for k, value in keyword_values:
+        entries = [(k, value)] if k is not None else dict_entries(s, value)
+        if entries is None:
+            given.add(SPREAD)
+        else:
+            named.extend(entries)
+    if any(starred):
         given.add(SPREAD)
-    given.update(k for k, _ in keyword_values if k is not None)
+    given.update(k for k, _ in named)
     pos = 0
     if receiver is not None and params:
         heap.write_variable(s, fid, params[0].name, PARAMETER, {receiver: None})
@@ -277,9 +304,7 @@ def enter(
             s.out.capped.add((fid, p.name))
         pos += 1
     extra: list[tuple[str, Values]] = []
-    for k, value in keyword_values:
-        if k is None:
-            continue
+    for k, value in named:
         for p in params:
             if p.name == k and not p.star:
                 if len(value) <= s.cap:
@@ -302,10 +327,10 @@ def enter(
             heap.write_variable(s, fid, p.name, PARAMETER, builtins.new_dict(s, f"{fid}:**", extra))
     if fid in s.roots:  # a clone: its parameters' defaults only where this call leaves them out
         s.entered.add(fid)
-        given = {k for k, _ in keyword_values if k is not None}
-        origin = s.origin[fid]
+        explicit = {k for k, _ in keyword_values if k is not None}  # (the keys a `**d` passes may be another
+        origin = s.origin[fid]  # call's: a dict merges what its callers put there)
         for p in params[pos:]:
-            if p.default is not None and not p.star and p.name not in given:
+            if p.default is not None and not p.star and p.name not in explicit:
                 defaults = s.cells.read(s.cells.variable(origin, heap.DEFAULT + p.name))
                 heap.write_variable(s, fid, p.name, PARAMETER, defaults)
     s.ctx = saved

@@ -123,8 +123,9 @@ class Solver:
         self.origin: dict[str, str] = {}  # a cloned scope's id -> the id of the scope it copies
         self.suffix: dict[str, str] = {}  # a cloned scope's id -> "@<context>", appended to the ids it names
         self.entered: set[str] = set()  # the clones a call entered: their parameters' defaults come from calls.enter
-        self.given: dict[str, set[str]] = {}  # each scope a call entered: the parameters some call gave a value
-        # (SPREAD where a `*args` or `**kwargs` may give any); the others hold their defaults (statements.declare)
+        self.given: dict[str, dict[tuple[str, int, int], set[str]]] = {}  # each scope a call entered: per call
+        # (caller, line, column), the parameters it gave a value as its latest run saw its arguments (SPREAD where a
+        # `*args` or `**kwargs` may give any); the others hold their defaults (statements.defaulted)
         self.roots: set[str] = set()  # the clones made for a function (not the scopes cloned inside them)
         self.merged: set[str] = set()  # functions with more contexts than MAX_CONTEXTS: the rest share the origin
         self.shared: set[str] = set()  # methods whose own scope also runs for other classes (contexts.depends_on)

@@ -354,8 +354,10 @@ def declare(s: Solver, scope: Scope) -> None:
 def defaulted(s: Solver, sid: str, p: Param) -> bool:
     """Whether parameter `p` of the run `sid` holds its default on every call: calls entered the run and none gave
     p a value (by position, keyword or a spread)."""
-    given = s.given.get(sid)
-    return p.default is not None and given is not None and p.name not in given and SPREAD not in given
+    calls = s.given.get(sid)
+    if p.default is None or calls is None:
+        return False
+    return not any(p.name in given or SPREAD in given for given in calls.values())
 
 
 def annotated_assign(s: Solver, scope: Scope, stmt: Assign, line: int) -> None:
