@@ -816,15 +816,12 @@ def build(use_mla):
     if use_mla:
         extra = {"rank": Rank()}
     return Hybrid(pool_class=MHAPool, **extra)
-def forward(**kwargs):
-    return Hybrid(**kwargs)
 def main(unknown):
     build(True)
     Owner()
-    forward(pool_class=MHAPool, rank=Rank())
 """
         }
     ).edges
-    assert ("k.Hybrid.__init__", "k.Rank.run") in edges  # passed through `**extra` and through `**kwargs`
+    assert ("k.Hybrid.__init__", "k.Rank.run") in edges  # passed through `**extra`
     assert ("k.Hybrid.get", "k.MHAPool.get") in edges
     assert ("k.Hybrid.get", "k.SubPool.get") not in edges  # `pool` is in no dict: left at its default

@@ -151,13 +151,17 @@ def call_instance(
     return out
 
 
+KWARGS: Final = ":**"  # the allocation id of a function's `**kwargs` dict ends so
+
+
 def dict_entries(s: Solver, values: Values) -> list[tuple[str, Values]] | None:
-    """What `**values` passes by name: each key of the dicts of the tree it may be (a dict built in the code, a
-    function's `**kwargs`), with what they hold there; None when a key is not a known string or a value no such
-    dict (the call may then give any parameter)."""
+    """What `**values` passes by name: each key of the dicts built in the code it may be, with what they hold there;
+    None when a key is not a known string or a value no such dict (the call may then give any parameter). Not a
+    function's `**kwargs` (KWARGS): that one dict holds what all its callers passed, and a wrapper forwarding it
+    would hand one caller's keywords to another's run (a decorated model's `__init__` its sibling's layer type)."""
     entries: dict[str, Values] = {}
     for v in values:
-        if v.kind != OBJECT or s.kinds.get(v.name) != "dict":
+        if v.kind != OBJECT or s.kinds.get(v.name) != "dict" or v.name.endswith(KWARGS):
             return None
         for key in heap.slot_keys(s, v.name):
             if not isinstance(key, str) or key == "*":
@@ -324,7 +328,7 @@ def enter(
             if len(mine) <= s.cap:
                 passed["*" + p.name] = mine  # this call's positional arguments there (summaries.pass_through)
         elif p.star == "**" and extra:
-            heap.write_variable(s, fid, p.name, PARAMETER, builtins.new_dict(s, f"{fid}:**", extra))
+            heap.write_variable(s, fid, p.name, PARAMETER, builtins.new_dict(s, fid + KWARGS, extra))
     if fid in s.roots:  # a clone: its parameters' defaults only where this call leaves them out
         s.entered.add(fid)
         explicit = {k for k, _ in keyword_values if k is not None}  # (the keys a `**d` passes may be another
