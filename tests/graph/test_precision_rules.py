@@ -35,6 +35,20 @@ class Layer:
 """
 
 
+POOLS = """
+from typing import Optional
+class KVCache:
+    def get(self): pass
+class MHAPool(KVCache):
+    def get(self): pass
+class SubPool(KVCache):
+    def get(self): pass
+class Owner(KVCache):  # a SubPool is made, inside another pool only
+    def __init__(self):
+        self.part = SubPool()
+"""
+
+
 def graph_of(files: dict[str, str]) -> AtlasGraph:
     """The graph `atlas index` would store for `files` (Python only)."""
     facts = []
@@ -587,18 +601,8 @@ def main():
 
 def test_an_annotation_adds_nothing_to_a_parameter_every_call_left_at_its_default():
     files = {
-        "pool.py": """
-from typing import Optional
-class KVCache:
-    def get(self): pass
-class MHAPool(KVCache):
-    def get(self): pass
-class SubPool(KVCache):
-    def get(self): pass
-class Owner(KVCache):
-    def __init__(self):
-        self.part = SubPool()
-class Hybrid:
+        "pool.py": POOLS
+        + """class Hybrid:
     def __init__(self, pool_class=None, pool: Optional[KVCache] = None):
         if pool is not None:
             self.pool = pool
@@ -788,18 +792,8 @@ def main():
 def test_a_spread_dict_of_known_keys_passes_them_by_name_and_leaves_the_others_at_their_defaults():
     edges = resolve(
         {
-            "k.py": """
-from typing import Optional
-class KVCache:
-    def get(self): pass
-class MHAPool(KVCache):
-    def get(self): pass
-class SubPool(KVCache):
-    def get(self): pass
-class Owner(KVCache):
-    def __init__(self):
-        self.part = SubPool()
-class Rank:
+            "k.py": POOLS
+            + """class Rank:
     def run(self): pass
 class Hybrid:
     def __init__(self, pool_class=None, pool: Optional[KVCache] = None, rank=None):

@@ -330,7 +330,6 @@ def enter(
         elif p.star == "**" and extra:
             heap.write_variable(s, fid, p.name, PARAMETER, builtins.new_dict(s, fid + KWARGS, extra))
     if fid in s.roots:  # a clone: its parameters' defaults only where this call leaves them out
-        s.entered.add(fid)
         explicit = {k for k, _ in keyword_values if k is not None}  # (the keys a `**d` passes may be another
         origin = s.origin[fid]  # call's: a dict merges what its callers put there)
         for p in params[pos:]:

@@ -122,7 +122,6 @@ class Solver:
         self.contexts: dict[str, dict[str, str]] = {}  # function -> context -> its clone's id
         self.origin: dict[str, str] = {}  # a cloned scope's id -> the id of the scope it copies
         self.suffix: dict[str, str] = {}  # a cloned scope's id -> "@<context>", appended to the ids it names
-        self.entered: set[str] = set()  # the clones a call entered: their parameters' defaults come from calls.enter
         self.given: dict[str, dict[tuple[str, int, int], set[str]]] = {}  # each scope a call entered: per call
         # (caller, line, column), the parameters it gave a value as its latest run saw its arguments (SPREAD where a
         # `*args` or `**kwargs` may give any); the others hold their defaults (statements.defaulted)

@@ -318,7 +318,7 @@ def define(s: Solver, parent: Scope, scope: Scope, target: NameTarget) -> None:
             values = expressions.evaluate(s, p.default)
             heap.write_variable(s, fid, heap.DEFAULT + p.name, PARAMETER, values)
             for sid in runs:
-                if sid not in s.entered:
+                if sid not in s.roots or sid not in s.given:  # (s.given: the scopes calls entered)
                     heap.write_variable(s, sid, p.name, PARAMETER, values)
     if s.declaring:
         declare(s, scope)
