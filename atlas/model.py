@@ -112,6 +112,7 @@ class Unresolved(str, Enum):
     NOT_CALLABLE = "value not callable"  # constants, containers, modules, instances without __call__
     BOUND = "past a bound"  # the value was dropped by a resolution limit (an argument with too many values)
     RULED_OUT = "under a type check no value passes"  # in a branch of `isinstance(x, T)` that x never satisfies
+    RAISES = "made of a call that always raises"  # the callee comes from a function of the tree that never returns
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,7 +43,7 @@ class MHAPool(KVCache):
     def get(self): pass
 class SubPool(KVCache):
     def get(self): pass
-class Owner(KVCache):  # a SubPool is made, inside another pool only
+class Owner:  # a SubPool is made, by code that is no pool (not a part: declared.is_part)
     def __init__(self):
         self.part = SubPool()
 """
@@ -819,3 +819,88 @@ def main(unknown):
     assert ("k.Hybrid.__init__", "k.Rank.run") in edges  # passed through `**extra`
     assert ("k.Hybrid.get", "k.MHAPool.get") in edges
     assert ("k.Hybrid.get", "k.SubPool.get") not in edges  # `pool` is in no dict: left at its default
+
+
+def test_what_a_call_that_always_raises_gives_is_no_lost_flow_for_an_annotation_to_fill():
+    files = {
+        "pool.py": POOLS
+        + """class Platform:
+    def pool_class(self) -> type:
+        \"\"\"Out-of-tree platforms say which.\"\"\"
+        raise NotImplementedError
+    def checked(self, x) -> KVCache:
+        if x:
+            raise ValueError(x)
+        return MHAPool()
+class CudaPlatform(Platform):
+    pass
+platform = CudaPlatform()
+def build_plugin_pool() -> KVCache:
+    cls = platform.pool_class()
+    pool = cls(8)
+    return pool
+def build_lost_pool(registry) -> KVCache:
+    return registry.make()
+def main(registry):
+    build_plugin_pool().get()
+    build_lost_pool(registry).get()
+    platform.checked(1).get()
+    Owner()
+"""
+    }
+    r = resolve(files)
+    at = {line: rec for (_, line, _), rec in r.sites.items() if rec.site.text.endswith(("get", "cls"))}
+    # nothing of the tree returns from pool_class: the pool is no KVCache the annotation could promise
+    assert not at[30].targets and at[30].reason is Unresolved.RAISES
+    assert not at[25].targets and at[25].reason is Unresolved.RAISES  # cls(8)
+    # a flow the resolver lost (an unknown parameter's method) still gets what the annotation promises
+    assert set(at[31].targets) >= {"pool.MHAPool.get", "pool.SubPool.get"}
+    # a function that raises on one branch only returns what its other branches do
+    assert set(at[32].targets) == {"pool.MHAPool.get"}
+
+
+def test_an_annotation_promises_no_class_made_only_as_a_part_of_another_of_its_cone():
+    edges = resolve(
+        {
+            "kv.py": """
+class KVCache:
+    def get(self): pass
+    @classmethod
+    def default(cls):
+        return MHAPool()  # a factory of the base: MHAPool is no part
+class MHAPool(KVCache):
+    def get(self): pass
+class SinglePool(KVCache):
+    def get(self): pass
+class IndexerPool(KVCache):
+    def get(self): pass
+class DeepPool(KVCache):
+    def __init__(self):
+        self.inner = SinglePool()
+        self.indexer = self._make()
+    def _make(self):
+        return IndexerPool()
+    def get(self):
+        return self.inner.get()
+class ShardPool(KVCache):
+    def get(self): pass
+class Tiered(KVCache):
+    def __init__(self):
+        self.shard = ShardPool()
+    def get(self): pass
+def build_shard():
+    return ShardPool()  # also made outside any pool: no part
+def backend(pool: KVCache):
+    return pool.get()
+def main():
+    KVCache.default()
+    DeepPool()
+    Tiered()
+    build_shard()
+"""
+        }
+    ).edges
+    got = {b for a, b in edges if a == "kv.backend"}
+    # SinglePool and IndexerPool are made only inside a DeepPool: no function handed a KVCache gets one
+    assert got == {"kv.MHAPool.get", "kv.DeepPool.get", "kv.ShardPool.get", "kv.Tiered.get"}
+    assert ("kv.DeepPool.get", "kv.SinglePool.get") in edges  # the part itself is still reached through its owner

@@ -35,6 +35,7 @@ from atlas.graph.resolve.values import (
     OBJECT,
     PARAM_RESULT,
     PROPERTY,
+    RAISED,
     SUPER,
     Value,
     Values,
@@ -112,8 +113,8 @@ def invoke(
         return builtins.call_external(s, v, args, keywords, site, func)
     if kind == BUILTIN:
         return builtins.call_builtin(s, v.name, args, keywords, site, func)
-    if kind == LIBRARY_RESULT:  # a method of an object a library returned: resolved outside the tree, no edge
-        evaluate_arguments(s, args, keywords)
+    if kind == LIBRARY_RESULT or kind == RAISED:  # a method of an object a library returned: resolved outside the
+        evaluate_arguments(s, args, keywords)  # tree, no edge; what a call that always raises gave: the same
         return {v: None}
     if kind == BUILTIN_METHOD:
         sites.edge(s, v.name, site, func)
@@ -339,8 +340,11 @@ def enter(
     s.ctx = saved
     if scope.is_generator:
         return {Value(GENERATOR, fid): None}
+    origin = s.origin.get(fid, fid)
+    if origin in s.raising:
+        return {Value(RAISED, origin): None}
     result = summaries.pass_through(s, fid, heap.returns(s, fid), passed)
-    if s.origin.get(fid, fid) in s.pr_functions:
+    if origin in s.pr_functions:
         return summaries.instantiate(s, result, fid, passed, f"{s.ctx.caller}:{site.line if site else 0}")
     return result
 
@@ -352,7 +356,7 @@ def construct(
     a class with no `__init__` in the tree (a dataclass, a msgspec Struct, a class whose only `__init__` is a
     library base's) gets the edge itself."""
     inst = instance(cls)
-    declared.note_constructed(s, cls)
+    declared.note_constructed(s, cls, s.class_of.get(s.ctx.scope, ""))
     if not s.pycg:  # a class of the tree defining __new__ (CustomOp's): it runs first, given the class
         for m in classes.class_attr(s, cls, "__new__", None):
             if m.kind == FUNCTION:

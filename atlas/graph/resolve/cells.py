@@ -19,6 +19,7 @@ from atlas.graph.resolve.values import (
     LIBRARY_RESULT,
     NOTHING,
     OBJECT,
+    RAISED,
     Value,
     Values,
 )
@@ -36,7 +37,7 @@ MAX_VALUES: Final = 1024
 MAX_DATA_VALUES: Final = 64
 SEPARATOR: Final = "@"  # in a scope or allocation id, before the context of the clone it belongs to (contexts)
 CALL_SITE: Final = "#"  # in an allocation id, before the call site a container was copied for (summaries)
-DATA: Final = frozenset({OBJECT, CONTAINER_METHOD, EXTERNAL, LIBRARY_RESULT, CONSTANT, BUILTIN_METHOD})
+DATA: Final = frozenset({OBJECT, CONTAINER_METHOD, EXTERNAL, LIBRARY_RESULT, CONSTANT, BUILTIN_METHOD, RAISED})
 OUTSIDE: Final = -1  # the writer key of a variable's writes from other scopes
 HeapWriter = tuple[str, int, bool]  # (scope, top-level line, unconditional?)
 

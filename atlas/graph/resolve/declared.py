@@ -155,9 +155,16 @@ def informative(values: Values) -> bool:
     return any(v.kind not in UNINFORMATIVE for v in values)
 
 
-def note_constructed(s: Solver, cls: str) -> None:
-    """`cls(...)` ran during resolution: its instances exist; what depends on the classes made in a cone of one of
-    its bases runs again."""
+def note_constructed(s: Solver, cls: str, maker: str) -> None:
+    """`cls(...)` ran during resolution, in the code of class `maker` ("" outside a class): its instances exist;
+    what depends on the classes made in a cone of one of its bases runs again (a new maker may end its being a
+    part, is_part)."""
+    makers = s.made_by.setdefault(cls, set())
+    if maker not in makers:
+        makers.add(maker)
+        if len(makers) > 1:
+            for k in classes.mro_walk(s, cls)[1]:
+                s.cells.mark(s.cells.topic("made", k))
     if cls in s.constructed:
         return
     s.constructed.add(cls)
@@ -175,11 +182,24 @@ def receivers(s: Solver, cls: str, name: str) -> Values:
     return {instance(c): None for c in classes.made_in_cone(s, cls) if classes.defining_class(s, c, name) == cls}
 
 
+def is_part(s: Solver, c: str, cls: str) -> bool:
+    """Whether every instance of class `c` the program makes is made by the code of another class of `cls`'s cone,
+    one `c` does not derive from: a part of such an object (a sub-pool a pool builds inside itself), not one handed
+    around as a `cls`. Not when a base or `c` itself makes it (a factory), nor when code outside the cone does, nor
+    when no construction was seen (made by name)."""
+    makers = s.made_by.get(c)
+    if not makers:
+        return False
+    ancestors = classes.mro_walk(s, c)[1]
+    return all(m and m not in ancestors and cls in classes.mro_walk(s, m)[1] for m in makers)
+
+
 def promised(s: Solver, cls: str, is_class: bool) -> Values:
     """What an annotation naming class `cls` promises: an instance (or, for `type[cls]`, the class) of each class
-    the program makes in its cone (classes.made_in_cone), chosen at run time when there are several; of `cls` itself
-    when there are more than MAX_PROMISED."""
+    the program makes in its cone (classes.made_in_cone) but a part of another (is_part), chosen at run time when
+    there are several; of `cls` itself when there are more than MAX_PROMISED."""
     made = classes.made_in_cone(s, cls)
+    made = [c for c in made if not is_part(s, c, cls)] or made
     if len(made) > MAX_PROMISED:
         return {klass(cls) if is_class else instance(cls): None}
     if len(made) == 1:

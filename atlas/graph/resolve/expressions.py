@@ -21,6 +21,7 @@ from atlas.graph.resolve.values import (
     NOTHING,
     OBJECT,
     PARAM_RESULT,
+    RAISED,
     Value,
     Values,
     constant,
@@ -314,7 +315,7 @@ def subscript(s: Solver, values: Values, index: Expr, line: int) -> Values:
                     out.update(heap.read_slot(s, v.name, key))
         elif kind == CLASS and classes.is_enum(s, v.name):
             out[instance(v.name)] = None  # Color["RED"]: a member
-        elif kind in (FUNCTION, CLASS, EXTERNAL, BOUND_METHOD, LIBRARY_RESULT):
+        elif kind in (FUNCTION, CLASS, EXTERNAL, BOUND_METHOD, LIBRARY_RESULT, RAISED):
             out[v] = None  # kernel[grid], Generic[T], external[...]
         elif kind == INSTANCE or kind == DISPATCHED:
             out.update(call_method(s, v, "__getitem__", (index,), Site(line, line, "[]")))
@@ -375,7 +376,7 @@ def iterate(s: Solver, values: Values) -> Values:
             out.update(heap.elements(s, v.name))
         elif kind == GENERATOR:
             out.update(heap.yields(s, v.name))
-        elif kind == LIBRARY_RESULT:
+        elif kind == LIBRARY_RESULT or kind == RAISED:
             out[v] = None
         elif kind == CLASS and classes.is_enum(s, v.name):
             out[instance(v.name)] = None  # iterating an enum gives its members

@@ -23,6 +23,7 @@ from atlas.graph.resolve.values import (
     NOTHING,
     OBJECT,
     PARAM_RESULT,
+    RAISED,
     SUPER,
     Value,
     Values,
@@ -188,7 +189,7 @@ def getattr_(s: Solver, values: Values, name: str) -> Values:
             if name in s.patched_names and is_library_module(v.name):  # what the tree put there (`torch.accelerator.
                 # empty_cache = noop`)
                 out.update(s.cells.read(s.cells.attribute(v.name, name)))
-        elif kind == LIBRARY_RESULT:
+        elif kind == LIBRARY_RESULT or kind == RAISED:
             out[v] = None
         elif kind == INSTANCE or kind == DISPATCHED:
             found = classes.instance_attr(s, v.name, name)

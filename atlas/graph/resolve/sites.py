@@ -18,6 +18,7 @@ from atlas.graph.resolve.values import (
     GENERATOR,
     INSTANCE,
     LIBRARY_RESULT,
+    RAISED,
     SUPER,
     Value,
     Values,
@@ -132,7 +133,8 @@ def explain(s: Solver, record: SiteRecord, func: Expr, callees: Values, receiver
     builtin base's or a standard-library base's method, a generator's `send`) is a target outside the tree instead."""
     record.parameter = None
     if callees:
-        record.reason = Unresolved.NOT_CALLABLE
+        raised = all(v.kind == RAISED for v in callees)
+        record.reason = Unresolved.RAISES if raised else Unresolved.NOT_CALLABLE
         return
     if isinstance(func, Name):
         origin = name_reason(s, record, func)

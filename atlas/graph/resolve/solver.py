@@ -13,7 +13,7 @@ from atlas.graph.resolve.cells import Cells
 from atlas.graph.resolve.heap import Context
 from atlas.graph.resolve.rules import ByName, DispatchRules
 from atlas.graph.resolve.sites import SiteRecord
-from atlas.graph.resolve.summaries import calls_parameters, returned_parameters
+from atlas.graph.resolve.summaries import always_raising, calls_parameters, returned_parameters
 from atlas.graph.resolve.values import DISPATCHED, Value, Values
 from atlas.model import Provenance
 from atlas.parse.python.ir import (
@@ -137,6 +137,7 @@ class Solver:
         self.define_steps: dict[str, int] = {}  # function id -> the plan index of its `def`
         self.pr_functions: dict[str, frozenset[str]] = calls_parameters(self.scopes) if not pycg else {}
         self.passthrough: dict[str, tuple[str, ...]] = returned_parameters(self.scopes)
+        self.raising: frozenset[str] = always_raising(self.scopes)  # calls of these give RAISED
         self.patched_names: frozenset[str] = assigned_attributes(self.bodies)
         self.forwarding: set[tuple[str, str]] = set()  # (class, name) being read through a forwarding __getattr__
         # module -> the names it binds only under `if TYPE_CHECKING:` (they do not exist at run time: a module's
@@ -144,6 +145,7 @@ class Solver:
         # classes the program may make (atlas.graph.resolve.declared): named as values, or constructed in the rounds
         self.made_names: frozenset[str] = declared.made_classes(self.bodies)
         self.constructed: set[str] = set()
+        self.made_by: dict[str, set[str]] = {}  # class -> the classes whose code constructs it (declared.is_part)
         self.hierarchy_known = False  # every class statement has run once: a method's `self` can be told
         self.declaring = False  # the last phase: annotations fill what nothing else reached
         self.type_only: dict[str, frozenset[str]] = {

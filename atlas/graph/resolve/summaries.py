@@ -27,7 +27,7 @@ from atlas.graph.resolve.values import (
     instance,
     obj,
 )
-from atlas.parse.python.ir import Call, Constant, Name, Return, Scope, Subscript
+from atlas.parse.python.ir import Call, Constant, Name, Raise, Return, Scope, Subscript
 
 if TYPE_CHECKING:
     from atlas.graph.resolve.solver import Solver
@@ -157,6 +157,20 @@ def pass_through(s: Solver, fid: str, result: Values, passed: dict[str, Values])
     for p in params:
         out.update(passed.get(p, NOTHING))
     return out
+
+
+def always_raising(scopes: dict[str, Scope]) -> frozenset[str]:
+    """The functions that never return: a `raise` runs every time (not under if/for/while/try/with) and no `return`
+    is written. Not an @abstractmethod: its overrides return, and reaching it says the receiver's class is unknown."""
+    return frozenset(
+        sid
+        for sid, scope in scopes.items()
+        if scope.kind == "function"
+        and not scope.is_generator
+        and any(step.strong and isinstance(step.stmt, Raise) for step in scope.steps)
+        and not any(isinstance(step.stmt, Return) for step in scope.steps)
+        and not any(d.rpartition(".")[2] == "abstractmethod" for d in scope.decorator_names)
+    )
 
 
 def returned_parameters(scopes: dict[str, Scope]) -> dict[str, tuple[str, ...]]:

@@ -27,6 +27,8 @@ SUPER: Final = 13  # super() in a method of class `name`
 PROPERTY: Final = 14  # a property's getter, bound: name = the getter's id
 PARAM_RESULT: Final = 15  # what calling parameter `extra` of function `name` returns (atlas.graph.resolve.summaries)
 CONTAINER_METHOD: Final = 16  # the method `extra` (append, update, get, items...) of list or dict object `name`
+RAISED: Final = 17  # what a call of a function that always raises gives (name = its id), and what is made of it
+#                   (called, an attribute): nothing of the tree, not a flow the resolver lost (declared.informative)
 
 KIND_NAMES: Final = (
     "function",
@@ -46,6 +48,7 @@ KIND_NAMES: Final = (
     "property",
     "parameter result",
     "container method",
+    "raised",
 )
 
 
