@@ -904,3 +904,46 @@ def main():
     # SinglePool and IndexerPool are made only inside a DeepPool: no function handed a KVCache gets one
     assert got == {"kv.MHAPool.get", "kv.DeepPool.get", "kv.ShardPool.get", "kv.Tiered.get"}
     assert ("kv.DeepPool.get", "kv.SinglePool.get") in edges  # the part itself is still reached through its owner
+
+
+def test_a_clone_no_call_entered_gets_no_promise_for_its_parameters():
+    """A method's clone for a subclass's instances runs for the calls on them; where none is made, its parameters
+    stay empty rather than taking the annotation's promise (which would flow on into what the clone builds)."""
+    edges = resolve(
+        {
+            "q.py": """
+class LinearMethodBase:
+    def apply(self): pass
+class Unquantized(LinearMethodBase):
+    def apply(self): pass
+class Fp8(LinearMethodBase):
+    def apply(self): pass
+class Gptq(LinearMethodBase):
+    def apply(self): pass
+class Transform(LinearMethodBase):
+    def __init__(self, inner: LinearMethodBase):
+        self.inner = inner
+    @classmethod
+    def from_schemes(cls, inner: LinearMethodBase, fast: bool):
+        if fast:
+            return FastTransform(inner)
+        return cls(inner)
+    def apply(self):
+        return self.inner.apply()
+class FastTransform(Transform):
+    pass
+def choose(fast):
+    return Transform.from_schemes(Unquantized(), fast)
+def elsewhere():
+    Fp8()
+    Gptq()
+def public(method: LinearMethodBase):
+    return method.apply()
+"""
+        }
+    ).edges
+    got = {b for a, b in edges if a == "q.Transform.apply"}
+    # FastTransform's clone of from_schemes is called by no one: it builds no FastTransform around a promise
+    assert got == {"q.Unquantized.apply"}
+    # a function no call reaches keeps what its annotation promises
+    assert {b for a, b in edges if a == "q.public"} >= {"q.Unquantized.apply", "q.Fp8.apply", "q.Gptq.apply"}

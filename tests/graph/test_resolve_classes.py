@@ -808,7 +808,7 @@ from pkg import tool
 
 def test_a_torch_function_given_a_tensor_subclass_runs_its_torch_function():
     """`torch.empty_like(param)` with a Parameter subclass of the tree defining __torch_function__ (vLLM's
-    BasevLLMParameter) runs it; a plain tensor argument does not."""
+    BasevLLMParameter) runs it; a plain tensor argument does not, nor does calling a module with it."""
     edges = resolve(
         {
             "p.py": """
@@ -821,11 +821,23 @@ def load(weight: BasevLLMParameter, plain: torch.Tensor):
     torch.empty_like(weight)
 def other(plain: torch.Tensor):
     torch.empty_like(plain)
+class Concat(torch.nn.Module):
+    def forward(self, a, b):
+        return a
+class Layer(torch.nn.Module):
+    def __init__(self):
+        self.concat = Concat()
+        self.scale = BasevLLMParameter()
+def module_call(layer: Layer, x: torch.Tensor):
+    layer.concat(x, layer.scale)
 """
         }
     ).edges
     assert ("p.load", "p.BasevLLMParameter.__torch_function__") in edges
     assert ("p.other", "p.BasevLLMParameter.__torch_function__") not in edges
+    # calling a module with a parameter runs its forward; the call itself is no torch function
+    assert ("p.module_call", "p.Concat.forward") in edges
+    assert ("p.module_call", "p.BasevLLMParameter.__torch_function__") not in edges
 
 
 def test_a_forwarding_getattr_reads_the_name_on_what_it_wraps():

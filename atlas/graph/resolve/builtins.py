@@ -118,7 +118,8 @@ def call_external(
     values, keyword_values = s.evaluate_arguments(args, keywords)
     if s.pycg:
         return {v: None}
-    if v.name.startswith("torch."):  # torch hands a call on a tensor subclass to its __torch_function__
+    if v.name.startswith("torch.") and not v.name.endswith(".__call__"):  # torch hands a call on a tensor
+        # subclass to its __torch_function__; calling a module runs its forward, whose own calls do that
         torch_function(s, values + [value for _, value in keyword_values], site)
     if v.name in CONTAINERS:  # nn.ModuleList(layers), islice(layers, ...): the elements
         return new_list(s, v.name, site, elements(s, values, CONTAINERS[v.name], args))

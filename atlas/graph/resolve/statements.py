@@ -328,9 +328,11 @@ def define(s: Solver, parent: Scope, scope: Scope, target: NameTarget) -> None:
 def declare(s: Solver, scope: Scope) -> None:
     """The declaring phase's part of a `def`: each annotated parameter, and the return, that nothing informative
     reached (declared.informative) in the function's scope or a clone of it gets what its annotation promises; not
-    a parameter that calls reached the run and every one left out (`pool: Optional[KVCache] = None` is None there)."""
+    a parameter that calls reached the run and every one left out (`pool: Optional[KVCache] = None` is None there),
+    nor one of a clone no call entered (a method's clone for a subclass's instances runs only for the calls made on
+    them: with none, its parameters hold nothing; the function's own scope keeps the promise for calls unseen)."""
     fid = scope.id
-    runs = [fid, *s.contexts.get(fid, {}).values()]
+    runs = [fid, *(sid for sid in s.contexts.get(fid, {}).values() if sid not in s.roots or sid in s.given)]
     for p in scope.params:
         if not p.annotations:
             continue
