@@ -947,3 +947,54 @@ def public(method: LinearMethodBase):
     assert got == {"q.Unquantized.apply"}
     # a function no call reaches keeps what its annotation promises
     assert {b for a, b in edges if a == "q.public"} >= {"q.Unquantized.apply", "q.Fp8.apply", "q.Gptq.apply"}
+
+
+def test_a_return_of_none_where_type_checks_ruled_the_rest_out_is_no_lost_flow():
+    """`get_quant_method(layer)` given a layer no check accepts returns None: the annotation `Optional[Base]`
+    promises nothing there. A return whose value was lost (not a literal) still gets the promise."""
+    edges = resolve(
+        {
+            "q.py": """
+from typing import Optional
+class QuantizeMethodBase:
+    def apply(self): pass
+class LinearMethod(QuantizeMethodBase):
+    def apply(self): pass
+class MoEMethod(QuantizeMethodBase):
+    def apply(self): pass
+class EmbeddingMethod(QuantizeMethodBase):
+    def apply(self): pass
+class Linear: pass
+class MoE: pass
+class Head: pass
+class Config:
+    def get_quant_method(self, layer) -> Optional[QuantizeMethodBase]:
+        if isinstance(layer, Linear):
+            return LinearMethod()
+        elif isinstance(layer, MoE):
+            return MoEMethod()
+        return None
+    def lost(self, registry) -> Optional[QuantizeMethodBase]:
+        if registry:
+            return registry.pick()
+        return None
+def head_forward(config: Config):
+    method = config.get_quant_method(Head())
+    if method is None:
+        method = EmbeddingMethod()
+    method.apply()
+def linear_forward(config: Config):
+    config.get_quant_method(Linear()).apply()
+def moe_forward(config: Config):
+    config.get_quant_method(MoE()).apply()
+def lost_forward(config: Config, registry):
+    config.lost(registry).apply()
+"""
+        }
+    ).edges
+    assert {b for a, b in edges if a == "q.head_forward" and b.endswith(".apply")} == {"q.EmbeddingMethod.apply"}
+    assert {b for a, b in edges if a == "q.linear_forward" and b.endswith(".apply")} == {"q.LinearMethod.apply"}
+    assert {b for a, b in edges if a == "q.lost_forward" and b.endswith(".apply")} >= {
+        "q.LinearMethod.apply",
+        "q.MoEMethod.apply",
+    }

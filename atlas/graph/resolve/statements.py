@@ -77,6 +77,8 @@ def run(s: Solver, scope: Scope, caller: str, step: Step) -> None:
     if isinstance(stmt, (Return, Yield)):  # what a function gives back: read after every statement of its body
         s.ctx = Context(scope.id, END, caller, False, step.line, s.suffix.get(scope.id, ""))
         if isinstance(stmt, Return):
+            if not isinstance(stmt.value, Constant):
+                s.open_returns.add(scope.id)
             heap.write_return(s, scope.id, expressions.evaluate(s, stmt.value))
         else:
             heap.write_yield(s, scope.id, expressions.evaluate(s, stmt.value))
@@ -345,8 +347,14 @@ def declare(s: Solver, scope: Scope) -> None:
             promised = annotation(s, p.annotations, f"{fid}.{p.name}")
             for sid in empty:
                 heap.write_variable(s, sid, p.name, PARAMETER, promised)
-    if scope.returns:
-        empty = [sid for sid in runs if not declared.informative(s.cells.returned(sid).union)]
+    if scope.returns:  # not a run whose every `return` that ran gave a literal (`return None` where a type check
+        # ruled the other branches out: the function returns None there, no flow was lost)
+        empty = [
+            sid
+            for sid in runs
+            if not declared.informative(s.cells.returned(sid).union)
+            and (sid in s.open_returns or not s.cells.returned(sid).union)
+        ]
         if empty:
             promised = annotation(s, scope.returns, f"{fid}:return")
             for sid in empty:
