@@ -23,10 +23,10 @@ from atlas.parse.python import ModuleFacts
 # leaves the 95% interval of its share. The kernel layer's edges (C++ calls and launches, and every registration and
 # name-match edge: the resolver makes none) carry the confidence of the rule that made them (atlas.parse.kernels).
 CONFIDENCE = {
-    Provenance.STATIC: 0.96,  # 70 of 73
-    Provenance.TYPE_INFERRED: 0.74,  # 62 of 84
+    Provenance.STATIC: 0.99,  # 71 of 72
+    Provenance.TYPE_INFERRED: 0.77,  # 71 of 92
     Provenance.LAUNCH: 1.0,  # 20 of 20
-    Provenance.DISPATCH: 0.35,  # 22 of 63
+    Provenance.DISPATCH: 0.49,  # 30 of 61
     Provenance.REGISTRATION: 1.0,  # 16 of 16
     Provenance.NAME_MATCH: 0.9,  # 18 of 20
     Provenance.RUNTIME: 1.0,  # never judged: an observed call happened

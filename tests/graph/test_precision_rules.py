@@ -998,3 +998,50 @@ def lost_forward(config: Config, registry):
         "q.LinearMethod.apply",
         "q.MoEMethod.apply",
     }
+
+
+def test_a_dataclass_field_made_by_its_default_factory_holds_that_class():
+    """`arch_config: DiTArchConfig = field(default_factory=ErnieArch)`: an instance made without the field holds an
+    ErnieArch, not every arch config the annotation allows (whose missing fields would fall to `__getattr__`)."""
+    edges = resolve(
+        {
+            "cfg.py": """
+from dataclasses import dataclass, field
+@dataclass
+class ArchConfig:
+    def __getattr__(self, name):
+        raise AttributeError(name)
+    def describe(self): pass
+@dataclass
+class DiTArchConfig(ArchConfig):
+    def describe(self): pass
+@dataclass
+class ErnieArch(DiTArchConfig):
+    in_channels: int = 128
+    def describe(self): pass
+@dataclass
+class FluxArch(DiTArchConfig):
+    patch_size: int = 2
+    def describe(self): pass
+@dataclass
+class ModelConfig:
+    arch_config: ArchConfig = field(default_factory=ArchConfig)
+@dataclass
+class DiTConfig(ModelConfig):
+    arch_config: DiTArchConfig = field(default_factory=DiTArchConfig)
+@dataclass
+class ErnieConfig(DiTConfig):
+    arch_config: DiTArchConfig = field(default_factory=ErnieArch)
+class ErnieModel:
+    def __init__(self, config: ErnieConfig):
+        arch = config.arch_config
+        self.channels = arch.in_channels
+        arch.describe()
+def elsewhere():
+    FluxArch()
+"""
+        }
+    ).edges
+    got = {b for a, b in edges if a == "cfg.ErnieModel.__init__"}
+    assert "cfg.ErnieArch.describe" in got
+    assert not got & {"cfg.FluxArch.describe", "cfg.DiTArchConfig.describe", "cfg.ArchConfig.__getattr__"}

@@ -20,6 +20,7 @@ from atlas.graph.resolve.values import (
     INSTANCE,
     LIBRARY_RESULT,
     MODULE,
+    NOTHING,
     OBJECT,
     PROPERTY,
     Value,
@@ -27,6 +28,7 @@ from atlas.graph.resolve.values import (
     constant_keys,
     external,
     function,
+    instance,
     klass,
     some,
 )
@@ -34,6 +36,7 @@ from atlas.parse.python.ir import (
     Annotation,
     Assign,
     Attribute,
+    Call,
     Constant,
     Define,
     Display,
@@ -62,6 +65,8 @@ from atlas.parse.python.ir import (
 if TYPE_CHECKING:
     from atlas.graph.resolve.solver import Solver
 
+FIELD_SPECIFIERS: Final = frozenset({"dataclasses.field", "pydantic.Field", "pydantic.fields.Field"})  # given a
+# default_factory, each instance made without the field gets what it returns (field_default)
 END: Final = 1 << 30  # the line a return or yield reads the heap at: after every statement of its scope
 
 
@@ -375,6 +380,8 @@ def annotated_assign(s: Solver, scope: Scope, stmt: Assign, line: int) -> None:
     only in the declaring phase and only where nothing else reaches the target (a class body's field: no instance
     was given one)."""
     values = expressions.evaluate(s, stmt.value)
+    if scope.kind == "class":
+        values = {**values, **field_default(s, stmt.value)}
     for t in stmt.targets:
         assign(s, t, values)
     if not s.declaring or declared.informative(values):
@@ -387,6 +394,17 @@ def annotated_assign(s: Solver, scope: Scope, stmt: Assign, line: int) -> None:
         ):
             continue
         assign(s, t, annotation(s, stmt.annotations, f"{scope.id}:{line}"), strong=False)
+
+
+def field_default(s: Solver, value: Expr) -> Values:
+    """`name: T = field(default_factory=F)` in a class body, F a class of the tree: every instance made without the
+    field gets a new F (dataclasses, pydantic), so the field holds an F, not whatever else T allows."""
+    if not isinstance(value, Call) or not any(k.name == "default_factory" for k in value.keywords):
+        return NOTHING
+    if not any(v.kind == EXTERNAL and v.name in FIELD_SPECIFIERS for v in expressions.evaluate(s, value.func)):
+        return NOTHING
+    factory = next(k.value for k in value.keywords if k.name == "default_factory")
+    return {instance(v.name): None for v in expressions.evaluate(s, factory) if v.kind == CLASS}
 
 
 def held_by_an_object(e: Expr) -> bool:
