@@ -162,6 +162,99 @@ def run(w: Worker):
     assert "reg.TPUWorker.execute" not in targets  # named nowhere: never made
 
 
+def test_an_attribute_annotated_where_it_starts_as_none_holds_what_other_statements_wrote():
+    edges = resolve(
+        {
+            "spec.py": """
+from concurrent.futures import Future
+class Manager:
+    def shutdown(self): raise NotImplementedError
+class CPUManager(Manager):
+    def shutdown(self): pass
+class TierManager(Manager):
+    def shutdown(self): pass
+class Spec:
+    def __init__(self):
+        self._manager: Manager | None = None
+        self.hook: Manager | None = None
+        self.future_manager: Manager | None = None
+    def get_manager(self) -> Manager:
+        if not self._manager:
+            self._manager = CPUManager()
+        return self._manager
+    def resolve_future(self, ready):
+        try:
+            self.future_manager = Future().result() if ready else CPUManager()
+        except Exception:
+            self.future_manager = CPUManager()
+def make_tier():
+    return TierManager()
+def run(spec: Spec):
+    spec.get_manager().shutdown()
+def run_hook(spec: Spec):
+    spec.hook.shutdown()
+def run_future(spec: Spec):
+    spec.future_manager.shutdown()
+"""
+        }
+    ).edges
+    assert {b for a, b in edges if a == "spec.run"} == {"spec.Spec.get_manager", "spec.CPUManager.shutdown"}
+    hooked = {b for a, b in edges if a == "spec.run_hook"}  # only None was written: the annotation says what it is
+    assert hooked == {"spec.CPUManager.shutdown", "spec.TierManager.shutdown"}
+    resolved = {b for a, b in edges if a == "spec.run_future"}  # a library object was written: flow was lost there
+    assert resolved == {"spec.CPUManager.shutdown", "spec.TierManager.shutdown"}
+
+
+def test_a_type_check_on_an_attribute_of_a_parameter_narrows_it_until_it_is_written():
+    edges = resolve(
+        {
+            "conn.py": """
+class Worker:
+    def start(self): raise NotImplementedError
+class PullWorker(Worker):
+    def start(self): pass
+class PushWorker(Worker):
+    def start(self): pass
+class Connector:
+    def __init__(self, pull):
+        self.worker = PullWorker() if pull else PushWorker()
+    def asserted(self):
+        assert isinstance(self.worker, PullWorker)
+        self.worker.start()
+    def branch(self):
+        if isinstance(self.worker, PushWorker):
+            self.worker.start()
+    def early_return(self):
+        if not isinstance(self.worker, PushWorker):
+            return
+        self.worker.start()
+    def written(self):
+        assert isinstance(self.worker, PushWorker)
+        self.worker = PullWorker()
+        self.worker.start()
+    def not_every_path(self, flag):
+        if flag:
+            assert isinstance(self.worker, PullWorker)
+        self.worker.start()
+def rebound(c: Connector, other: Connector):
+    assert isinstance(c.worker, PullWorker)
+    c = other
+    c.worker.start()
+"""
+        }
+    ).edges
+    starts = {}
+    for a, b in edges:
+        if b.endswith(".start"):
+            starts.setdefault(a.rpartition(".")[2], set()).add(b.split(".")[1])
+    assert starts["asserted"] == {"PullWorker"}
+    assert starts["branch"] == {"PushWorker"}
+    assert starts["early_return"] == {"PushWorker"}
+    assert starts["written"] == {"PullWorker", "PushWorker"}  # written after the check: what the attribute holds
+    assert starts["not_every_path"] == {"PullWorker", "PushWorker"}
+    assert starts["rebound"] == {"PullWorker", "PushWorker"}  # the check was on the object c named before
+
+
 def test_an_isinstance_check_narrows_and_a_branch_no_value_takes_never_runs():
     edges = resolve(
         {
@@ -338,6 +431,155 @@ def main():
     assert ("q.LinearBase.forward", "q.MoEMethod.apply") not in edges  # a linear layer never gets a MoE method
     assert ("q.FusedMoE.forward", "q.MoEMethod.apply") in edges
     assert ("q.FusedMoE.forward", "q.LinearMethod.apply") not in edges
+
+
+def test_a_method_run_per_receiver_class_is_also_analysed_per_class_it_checks():
+    edges = resolve(
+        {
+            "q.py": """
+class LinearBase:
+    def __init__(self, quant_config):
+        self.quant_method = quant_config.get_quant_method(self)
+    def forward(self):
+        self.quant_method.apply()
+class FusedMoE:
+    def __init__(self, quant_config):
+        self.quant_method = quant_config.get_quant_method(self)
+    def forward(self):
+        self.quant_method.apply()
+class LMHead:
+    def __init__(self, quant_config):
+        self.quant_method = quant_config.get_quant_method(self) or Unquantized()
+    def forward(self):
+        self.quant_method.apply()
+class Unquantized:
+    def apply(self): pass
+class LinearMethod:
+    def apply(self): pass
+class HybridLinearMethod:
+    def apply(self): pass
+class MoEMethod:
+    def apply(self): pass
+class Fp8Config:
+    def get_quant_method(self, layer):
+        if isinstance(layer, LinearBase):
+            return self.linear_method()
+        if isinstance(layer, FusedMoE):
+            return MoEMethod()
+        return None
+    def linear_method(self):
+        return LinearMethod()
+class HybridConfig(Fp8Config):
+    def linear_method(self):
+        return HybridLinearMethod()
+def main():
+    for config in (Fp8Config(), HybridConfig()):
+        LinearBase(config).forward()
+        FusedMoE(config).forward()
+        LMHead(config).forward()
+"""
+        }
+    ).edges
+    head = {b for a, b in edges if a == "q.LMHead.forward"}
+    assert head == {"q.Unquantized.apply"}  # HybridConfig's run of get_quant_method gives an lm head nothing
+    linear = {b for a, b in edges if a == "q.LinearBase.forward"}
+    assert linear == {"q.LinearMethod.apply", "q.HybridLinearMethod.apply"}
+    assert {b for a, b in edges if a == "q.FusedMoE.forward"} == {"q.MoEMethod.apply"}
+
+
+def test_a_function_handing_a_parameter_to_one_that_checks_it_is_analysed_per_class_given():
+    edges = resolve(
+        {
+            "q.py": """
+class LinearBase:
+    def __init__(self, cfg):
+        self.quant_method = cfg.get_quant_method(self, "p")
+    def forward(self):
+        self.quant_method.apply()
+class FusedMoE:
+    def __init__(self, cfg):
+        self.quant_method = cfg.get_quant_method(self, "p")
+    def forward(self):
+        self.quant_method.apply()
+class LMHead:
+    def __init__(self, cfg):
+        self.quant_method = cfg.get_quant_method(self, "p") or Unquantized()
+    def forward(self):
+        self.quant_method.apply()
+class Unquantized:
+    def apply(self): pass
+class Fp8Linear:
+    def apply(self): pass
+class Fp8MoE:
+    def apply(self): pass
+class Fp4Linear:
+    def apply(self): pass
+class Fp4MoE:
+    def apply(self): pass
+class AutoLinear:
+    def apply(self): pass
+class QuantConfig:
+    def _get_quant_method(self, layer, prefix, Linear, Moe):
+        if isinstance(layer, LinearBase):
+            return Linear()
+        elif isinstance(layer, FusedMoE):
+            return Moe()
+        return None
+class Fp8Config(QuantConfig):
+    def get_quant_method(self, layer, prefix):
+        return self._get_quant_method(layer, prefix, Linear=Fp8Linear, Moe=Fp8MoE)
+class Fp4Config(QuantConfig):
+    def get_quant_method(self, layer, prefix):
+        return self._get_quant_method(layer, prefix, Linear=Fp4Linear, Moe=Fp4MoE)
+def pick(layer):
+    if isinstance(layer, LinearBase):
+        return AutoLinear()
+    return None
+class AutoConfig:
+    def get_quant_method(self, layer, prefix):
+        method = pick(layer)
+        return method
+def main():
+    for cfg in (Fp8Config(), Fp4Config(), AutoConfig()):
+        LinearBase(cfg).forward()
+        FusedMoE(cfg).forward()
+        LMHead(cfg).forward()
+"""
+        }
+    ).edges
+
+    def applied(caller: str) -> set[str]:
+        return {b.split(".")[1] for a, b in edges if a == caller and b.endswith(".apply")}
+
+    assert applied("q.LMHead.forward") == {"Unquantized"}
+    assert applied("q.LinearBase.forward") == {"Fp8Linear", "Fp4Linear", "AutoLinear"}
+    assert applied("q.FusedMoE.forward") == {"Fp8MoE", "Fp4MoE"}
+
+
+def test_a_check_after_one_that_ruled_every_value_out_finds_nothing_to_promise():
+    edges = resolve(
+        {
+            "pick.py": """
+class Linear: pass
+class MoE: pass
+class LinearMethod:
+    def apply(self): pass
+class MoEMethod:
+    def apply(self): pass
+def pick(layer):
+    if isinstance(layer, Linear):
+        return LinearMethod()
+    if isinstance(layer, MoE):
+        return MoEMethod()
+    return None
+def make_moe():
+    return MoE()
+def main():
+    pick(Linear()).apply()
+"""
+        }
+    ).edges
+    assert {b for a, b in edges if a == "pick.main"} == {"pick.Linear", "pick.pick", "pick.LinearMethod.apply"}
 
 
 def test_a_type_check_on_a_value_nothing_flowed_to_keeps_its_branch_and_a_ruled_out_branch_says_why():

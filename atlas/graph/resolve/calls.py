@@ -239,11 +239,15 @@ def call_values(
     if receiver is not None:
         scope = contexts.for_receiver(s, scope, receiver)
     split = None
-    if scope.id not in s.origin and not s.pycg:
+    if scope.id != fid and receiver is not None and not s.pycg:  # run per receiver class: and per class checked
+        split = contexts.checked_contexts(s, s.scopes[fid], True, values, starred, keyword_values, receiver.name)
+    elif scope.id not in s.origin and not s.pycg:
         if receiver is None and values and not starred[0]:
             split = contexts.explicit_receiver(s, scope, values, keyword_values)
         if split is None and contexts.higher_order(s, scope, receiver is not None):
             split = contexts.argument_contexts(s, scope, values, starred, keyword_values)
+            if split is not None and not any(starred):
+                split = contexts.and_checked(s, scope, receiver is not None, split)
         if split is None:
             split = contexts.checked_contexts(s, scope, receiver is not None, values, starred, keyword_values)
     if split is not None:

@@ -20,7 +20,7 @@ from atlas.graph.resolve.values import (
     instance,
     klass,
 )
-from atlas.parse.python.ir import Attribute, Name, Site, Subscript
+from atlas.parse.python.ir import Attribute, Name, Scope, Site, Subscript
 
 if TYPE_CHECKING:
     from atlas.graph.resolve.solver import Solver
@@ -172,6 +172,11 @@ NOT_PROTOCOL_MEMBERS: Final = frozenset(  # the methods a runtime Protocol check
 )
 
 
+def is_abstract_method(scope: Scope) -> bool:
+    """Whether a function is decorated @abstractmethod (or abc.abstractmethod)."""
+    return any(d.rpartition(".")[2] == "abstractmethod" for d in scope.decorator_names)
+
+
 def is_abstract(s: Solver, cls: str) -> bool:
     """Whether `cls` can have no instances: a Protocol (it names Protocol among its bases), or a class whose MRO
     leaves an @abstractmethod without a concrete definition before it. Python refuses to make either."""
@@ -191,7 +196,7 @@ def is_abstract(s: Solver, cls: str) -> bool:
                 if method.kind != "function" or name in seen:
                     continue
                 seen.add(name)
-                if any(d.rpartition(".")[2] == "abstractmethod" for d in method.decorator_names):
+                if is_abstract_method(method):
                     found = True
             if found:
                 break

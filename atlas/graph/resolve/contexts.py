@@ -18,7 +18,7 @@ from atlas.graph.resolve import classes, sites
 from atlas.graph.resolve.cells import SEPARATOR
 from atlas.graph.resolve.values import BOUND_METHOD, CLASS, DISPATCHED, FUNCTION, INSTANCE, OBJECT, Value, Values
 from atlas.model import Provenance
-from atlas.parse.python.ir import Assign, Attribute, Name, Narrow, Scope
+from atlas.parse.python.ir import Assign, Attribute, Call, Evaluate, Expr, Name, Narrow, Return, Scope, Starred
 
 if TYPE_CHECKING:
     from atlas.graph.resolve.solver import Solver
@@ -265,15 +265,15 @@ def checked_contexts(
     values: list[Values],
     starred: list[bool],
     keyword_values: list[tuple[str | None, Values]],
+    within: str = "",
 ) -> list[tuple[Scope, list[Values], list[tuple[str | None, Values]]]] | None:
     """For a call of a function that checks a parameter's type (`if isinstance(layer, LinearBase): ...`, a quant
     config's get_quant_method given each layer): per class of the instances given there, the clone for it (context
-    `<parameter>=<class>`) and the arguments with that parameter holding those instances alone; None when the
-    function checks none, or the call gives that parameter no instance of the tree (`bound`: the call binds the
-    first parameter to a receiver)."""
-    checked = s.checked.get(scope.id)
-    if checked is None:
-        checked = s.checked[scope.id] = checked_parameter(scope)
+    `<parameter>=<class>`, or `<context>;<parameter>=<class>` within another context the call chose: a receiver
+    class's, for_receiver, or a function's given, argument_contexts) and the arguments with that parameter holding
+    those instances alone; None when the function checks none, or the call gives that parameter no instance of the
+    tree (`bound`: the call binds the first parameter to a receiver)."""
+    checked = checked_parameter(s, scope)
     if not checked:
         return None
     params = [p.name for p in scope.params]
@@ -294,7 +294,7 @@ def checked_contexts(
     rest = {v: None for v in given if v.kind != INSTANCE and v.kind != DISPATCHED}
     out = []
     for cls, these in by_class.items():
-        target = clone(s, scope.id, f"{checked}={cls}")
+        target = clone(s, scope.id, f"{within};{checked}={cls}" if within else f"{checked}={cls}")
         if target is None:
             return None
         one: Values = {**these, **rest}
@@ -306,18 +306,71 @@ def checked_contexts(
     return out
 
 
-def checked_parameter(scope: Scope) -> str:
-    """The first parameter whose type the function's own statements check as it was given (a Narrow of the
-    parameter's binding), or ""."""
+def and_checked(
+    s: Solver, scope: Scope, bound: bool, split: list[tuple[Scope, list[Values], list[tuple[str | None, Values]]]]
+) -> list[tuple[Scope, list[Values], list[tuple[str | None, Values]]]]:
+    """A split per function or class given (argument_contexts), each part split again per class of the parameter the
+    function checks (`_get_quant_method(layer, prefix, Linear=..., Moe=...)`: per method classes given, and per
+    layer class); a part past MAX_CONTEXTS stays whole."""
+    out = []
+    for target, values, keyword_values in split:
+        starred = [False] * len(values)
+        within = target.id[len(scope.id) + len(SEPARATOR) :]
+        parts = checked_contexts(s, scope, bound, values, starred, keyword_values, within)
+        out.extend(parts if parts is not None else [(target, values, keyword_values)])
+    return out
+
+
+def checked_parameter(s: Solver, scope: Scope) -> str:
+    """The first parameter whose type the function checks as it was given: its own statements narrow it (a Narrow of
+    the parameter's binding), or a statement hands it on as given, in a call that is the whole statement's value, to
+    a method of its class (`return self._get_quant_method(layer, prefix)`) or a function of its module whose
+    parameter it becomes is checked; or "". Memoized in Solver.checked (a cycle of such calls checks nothing)."""
+    found_memo = s.checked.get(scope.id)
+    if found_memo is not None:
+        return found_memo
+    s.checked[scope.id] = ""
     names = {p.name for p in scope.params if not p.star}
     found: set[str] = set()
     for step in scope.steps:
         stmt = step.stmt
-        if isinstance(stmt, Assign) and isinstance(stmt.value, Narrow) and not stmt.value.identity:
-            value = stmt.value.value
-            if isinstance(value, Name) and value.id in names and value.versions == (0,):
-                found.add(value.id)
-    return next((p.name for p in scope.params if p.name in found), "")
+        value = stmt.value if isinstance(stmt, (Assign, Evaluate, Return)) else None
+        if isinstance(value, Narrow) and not value.identity:
+            if isinstance(value.value, Name) and value.value.id in names and value.value.versions == (0,):
+                found.add(value.value.id)
+        elif isinstance(value, Call):
+            found.update(_handed_to_checked(s, scope, value, names))
+    out = s.checked[scope.id] = next((p.name for p in scope.params if p.name in found), "")
+    return out
+
+
+def _handed_to_checked(s: Solver, scope: Scope, call: Call, names: set[str]) -> list[str]:
+    """The parameters of `scope` that `call` passes as given to a checked parameter of a method of its class (through
+    its first parameter) or a function of its module."""
+    func = call.func
+    callee: Scope | None = None
+    skip = 0
+    if isinstance(func, Attribute) and isinstance(func.value, Name) and scope.params:
+        parent = s.scopes.get(scope.parent)
+        if parent is not None and parent.kind == "class" and func.value.id == scope.params[0].name:
+            defining = classes.defining_class(s, parent.id, func.attr)
+            callee, skip = s.scopes.get(f"{defining}.{func.attr}"), 1
+    elif isinstance(func, Name) and func.id not in scope.local_names:
+        callee = s.scopes.get(f"{scope.module}.{func.id}")
+    if callee is None or callee.kind != "function" or callee.id in s.origin:
+        return []
+    inner = checked_parameter(s, callee)
+    if not inner:
+        return []
+    params = [p.name for p in callee.params]
+    out: list[Expr] = []
+    for i, a in enumerate(call.args):
+        if isinstance(a, Starred):
+            break
+        if i + skip < len(params) and params[i + skip] == inner:
+            out.append(a)
+    out.extend(k.value for k in call.keywords if k.name == inner)
+    return [a.id for a in out if isinstance(a, Name) and a.id in names and a.versions == (0,)]
 
 
 def copy_scope(scope: Scope, sid: str, parent: str) -> Scope:

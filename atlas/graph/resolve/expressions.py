@@ -142,7 +142,7 @@ def narrow(s: Solver, e: Narrow) -> Values:
             out[v] = None
     if not out and not e.negative and values:
         out.update(library_objects(python))
-    if e.negative or out or not s.declaring or given_to_clones(s, e.value):
+    if e.negative or out or not s.declaring or given_to_clones(s, e.value) or ruled_out(s, e.value):
         return out
     known = declared.informative(values)
     if known and not e.asserted:
@@ -205,6 +205,15 @@ def given_to_clones(s: Solver, value: Expr) -> bool:
     if not isinstance(value, Name) or not s.contexts.get(scope) or scope in s.merged:
         return False
     return any(p.name == value.id for p in s.scopes[scope].params)
+
+
+def ruled_out(s: Solver, value: Expr) -> bool:
+    """Whether `value` is a name whose every binding that reaches here an earlier check ruled out (`if
+    isinstance(layer, LinearBase): return ...` then `if isinstance(layer, FusedMoE)` for a linear layer): nothing
+    is left to check, and no flow was lost there."""
+    if not isinstance(value, Name) or not value.versions:
+        return False
+    return all((s.ctx.scope, value.id, v) in s.ruled_out for v in value.versions)
 
 
 def lambda_(s: Solver, e: Lambda) -> Values:

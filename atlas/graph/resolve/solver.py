@@ -146,6 +146,8 @@ class Solver:
         self.made_names: frozenset[str] = declared.made_classes(self.bodies)
         self.constructed: set[str] = set()
         self.made_by: dict[str, set[str]] = {}  # class -> the classes whose code constructs it (declared.is_part)
+        self.ruled_out: set[tuple[str, str, int]] = set()  # (scope, name, version) of a check's binding no value
+        # that reached the check passed (statements.narrowed)
         self.open_returns: set[str] = set()  # runs that ran a `return` of more than a literal (statements.declare)
         self.hierarchy_known = False  # every class statement has run once: a method's `self` can be told
         self.declaring = False  # the last phase: annotations fill what nothing else reached

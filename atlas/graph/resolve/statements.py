@@ -13,6 +13,7 @@ from atlas.graph.resolve.values import (
     BOUND_METHOD,
     BUILTIN,
     CLASS,
+    CONSTANT,
     DISPATCHED,
     EXTERNAL,
     FUNCTION,
@@ -47,6 +48,7 @@ from atlas.parse.python.ir import (
     ImportFrom,
     Name,
     NameTarget,
+    Narrow,
     Param,
     Raise,
     Return,
@@ -93,6 +95,8 @@ def run(s: Solver, scope: Scope, caller: str, step: Step) -> None:
     if isinstance(stmt, Assign):
         if stmt.annotations:
             annotated_assign(s, scope, stmt, step.line)
+        elif isinstance(stmt.value, Narrow):
+            narrowed(s, scope, stmt, stmt.value)
         else:
             for t in stmt.targets:
                 assign_expr(s, t, stmt.value)
@@ -393,7 +397,44 @@ def annotated_assign(s: Solver, scope: Scope, stmt: Assign, line: int) -> None:
             and declared.informative(classes.instance_attr(s, scope.id, t.id))
         ):
             continue
+        if isinstance(t, Attribute) and held_elsewhere(s, t):
+            continue
         assign(s, t, annotation(s, stmt.annotations, f"{scope.id}:{line}"), strong=False)
+
+
+def held_elsewhere(s: Solver, target: Attribute) -> bool:
+    """Whether every instance `target` is written on already holds a value of the tree in that attribute, which other
+    statements wrote (`self._manager: Manager | None = None` in __init__, `self._manager = CPUManager()` where it is
+    made), and no statement wrote it a library object (`req.grammar = future.result()`: there the flow was lost):
+    nothing was lost for the annotation to stand in for."""
+    owners = [o for o in expressions.evaluate(s, target.value) if o.kind == INSTANCE]
+    return bool(owners) and all(written_by_the_tree(s, o.name, target.attr) for o in owners)
+
+
+def written_by_the_tree(s: Solver, cls: str, name: str) -> bool:
+    """Whether the attribute `name` of instances of `cls` was written a value of the tree, and besides only constants
+    (its start, a reset to None): no library object, where what the tree made went through code it does not show."""
+    found = False
+    for k in classes.mro_walk(s, cls)[1]:
+        cell = s.cells.attribute(k, name)
+        s.cells.read(cell)
+        for values in (cell.writers or {}).values():
+            for v in values:
+                if v.kind in declared.UNINFORMATIVE and v.kind != CONSTANT:
+                    return False
+                found = found or v.kind != CONSTANT
+    return found
+
+
+def narrowed(s: Solver, scope: Scope, stmt: Assign, check: Narrow) -> None:
+    """`x = Narrow(x, T)`: x where a type check holds. A check no value that reached it passes rules its binding
+    out (Solver.ruled_out): a later check of that binding finds nothing, and nothing was lost there."""
+    values = expressions.evaluate(s, check)
+    for t in stmt.targets:
+        assign(s, t, values)
+    target = stmt.targets[0]
+    if not values and isinstance(target, NameTarget) and expressions.evaluate(s, check.value):
+        s.ruled_out.add((scope.id, target.id, target.version))
 
 
 def field_default(s: Solver, value: Expr) -> Values:

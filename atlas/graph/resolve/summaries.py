@@ -169,7 +169,7 @@ def always_raising(scopes: dict[str, Scope]) -> frozenset[str]:
         and not scope.is_generator
         and any(step.strong and isinstance(step.stmt, Raise) for step in scope.steps)
         and not any(isinstance(step.stmt, Return) for step in scope.steps)
-        and not any(d.rpartition(".")[2] == "abstractmethod" for d in scope.decorator_names)
+        and not classes.is_abstract_method(scope)
     )
 
 

@@ -105,10 +105,13 @@ def expr(w: FileWalk, node: Any) -> Expr:
         return Name(w.renames.get(name, name) if w.renames else name)
     if t == "attribute":
         attribute = node.child_by_field_id(F_ATTRIBUTE)
-        return Attribute(
-            expr(w, node.child_by_field_id(F_OBJECT)),
-            sys.intern(w.chars[attribute.start_byte : attribute.end_byte]) if w.ascii else w.name(attribute),
-        )
+        value = expr(w, node.child_by_field_id(F_OBJECT))
+        attr = sys.intern(w.chars[attribute.start_byte : attribute.end_byte]) if w.ascii else w.name(attribute)
+        if w.narrowed and isinstance(value, Name):
+            name = f"{value.id}.{attr}"
+            if name in w.narrowed:
+                return Name(sys.intern(name))
+        return Attribute(value, attr)
     if t == "call":
         return call(w, node)
     if t == "string" or t == "concatenated_string":

@@ -414,7 +414,14 @@ def type_checks(w: FileWalk, node: Any) -> tuple[list[Check], list[Check]]:
 
 
 def _local(w: FileWalk, value: Any) -> str:
-    """The local name `value` is, or ""."""
+    """The local name `value` is, or "": an identifier of the scope, or in a function an attribute of one of its
+    parameters (`self.worker`), which the check makes a local name of its own (FileWalk.narrowed_attribute)."""
+    if value.type == "attribute" and w.scope.kind == "function":
+        base = value.child_by_field_id(F_OBJECT)
+        if base.type == "identifier":
+            name = w.name(base)
+            if not w.renames.get(name) and any(p.name == name for p in w.scope.params):
+                return f"{name}.{w.name(value.child_by_field_id(F_ATTRIBUTE))}"
     if value.type != "identifier":
         return ""
     name = w.name(value)
@@ -424,6 +431,9 @@ def _local(w: FileWalk, value: Any) -> str:
 def narrowed(w: FileWalk, check: Check, line: int, asserted: bool = False) -> Assign:
     """`name = Narrow(name, types)`: the name's binding for the statements a type check holds for."""
     name, types, negative, identity = check
+    if "." in name:
+        base, _, attr = name.partition(".")
+        name = w.narrowed_attribute(base, attr, line)
     narrow = Narrow(Name(name), expr(w, types), line, negative, identity, asserted)
     return Assign((NameTarget(name),), narrow, (), line)
 

@@ -8,7 +8,7 @@ import sys
 from typing import Any, Final
 
 from atlas.model import SymbolKind
-from atlas.parse.python.ir import Scope, Stmt
+from atlas.parse.python.ir import Assign, Attribute, Name, NameTarget, Scope, StarTarget, Stmt, Unpack, With
 
 _ATTRIBUTE: Final = SymbolKind.ATTRIBUTE.value
 
@@ -34,6 +34,8 @@ class FileWalk:
         self.jit_calls: set[str] = set()  # functions made kernels by a call: `k = triton.jit(...)(fn)`
         self.lambda_counts: dict[str, int] = {}
         self.renames: dict[str, str] = {}  # inside a comprehension: its variables, under names of their own
+        self.narrowed: dict[str, tuple[str, str]] = {}  # in a function: "p.attr" -> (p, attr) for each attribute of a
+        # parameter a type check named (narrowed_attribute); its reads are the local name "p.attr" from then on
 
     def text(self, node: Any) -> str:
         """The node's source text: a slice of the source decoded byte for byte (Latin-1, so byte offsets are
@@ -67,6 +69,41 @@ class FileWalk:
 
     def emit(self, stmt: Stmt) -> None:
         self.block.append(stmt)
+        if self.narrowed and isinstance(stmt, (Assign, With)):
+            targets = stmt.targets if isinstance(stmt, Assign) else () if stmt.target is None else (stmt.target,)
+            self._rebind_narrowed(targets, stmt.line)
+
+    def narrowed_attribute(self, base: str, attr: str, line: int) -> str:
+        """`base.attr` (base a parameter of the function being walked) is the subject of a type check: from here on
+        the function reads it as the local name "base.attr", which the check narrows as it narrows a name. The name
+        is bound to the attribute at the function's start and again after each statement that writes the attribute
+        or rebinds `base`, so a check holds only until then (as mypy narrows a member)."""
+        name = sys.intern(f"{base}.{attr}")
+        if name not in self.narrowed:
+            self.narrowed[name] = (base, attr)
+            self.scope.local_names.add(name)
+            self.scope.body.insert(0, Assign((NameTarget(name),), Attribute(Name(base), attr), (), line))
+        return name
+
+    def _rebind_narrowed(self, targets: Any, line: int) -> None:
+        todo = list(targets)
+        while todo:
+            t = todo.pop()
+            if isinstance(t, Unpack):
+                todo.extend(t.elements)
+            elif isinstance(t, StarTarget):
+                todo.append(t.target)
+            elif isinstance(t, NameTarget):
+                self._rebind(t.id, "", line)
+            elif isinstance(t, Attribute) and isinstance(t.value, Name):
+                self._rebind(t.value.id, t.attr, line)
+
+    def _rebind(self, base: str, attr: str, line: int) -> None:
+        """Bind the narrowed attributes of `base` again to what they hold: `base.attr` was written, or (attr "")
+        `base` itself was bound."""
+        for name, (owner, field) in self.narrowed.items():
+            if owner == base and (not attr or field == attr):
+                self.block.append(Assign((NameTarget(name),), Attribute(Name(owner), field), (), line))
 
     def bind(self, name: str) -> None:
         """`name` is bound in the current scope (local, unless declared global or nonlocal there)."""
@@ -84,18 +121,19 @@ class FileWalk:
         block, self.block = self.block, saved
         return tuple(block)
 
-    def enter(self, scope: Scope) -> tuple[Scope, list[Stmt]]:
+    def enter(self, scope: Scope) -> tuple[Scope, list[Stmt], dict[str, tuple[str, str]]]:
         """Start filling `scope` (a def, class or lambda body); returns what `leave` restores."""
-        saved = (self.scope, self.block)
+        saved = (self.scope, self.block, self.narrowed)
         self.scopes.append(scope)
         self.scope = scope
         self.block = scope.body
+        self.narrowed = {}
         for p in scope.params:
             scope.local_names.add(p.name)
         return saved
 
-    def leave(self, saved: tuple[Scope, list[Stmt]]) -> None:
-        self.scope, self.block = saved
+    def leave(self, saved: tuple[Scope, list[Stmt], dict[str, tuple[str, str]]]) -> None:
+        self.scope, self.block, self.narrowed = saved
 
     def alloc(self, node: Any) -> str:
         """The allocation id of a container made by this node: module and byte offset."""
