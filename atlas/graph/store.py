@@ -24,11 +24,11 @@ from atlas.parse.python import ModuleFacts
 # name-match edge: the resolver makes none) carry the confidence of the rule that made them (atlas.parse.kernels).
 CONFIDENCE = {
     Provenance.STATIC: 0.99,  # 71 of 72
-    Provenance.TYPE_INFERRED: 0.77,  # 71 of 92
+    Provenance.TYPE_INFERRED: 0.78,  # 71 of 91
     Provenance.LAUNCH: 1.0,  # 20 of 20
-    Provenance.DISPATCH: 0.49,  # 30 of 61
+    Provenance.DISPATCH: 0.51,  # 32 of 63
     Provenance.REGISTRATION: 1.0,  # 16 of 16
-    Provenance.NAME_MATCH: 0.9,  # 18 of 20
+    Provenance.NAME_MATCH: 1.0,  # 20 of 20
     Provenance.RUNTIME: 1.0,  # never judged: an observed call happened
     Provenance.STRING_DISPATCH: 1.0,  # 6 of 6, too few for the test to hold it to
 }

@@ -15,7 +15,8 @@ builder calls it after the Python layer. Node ids (stable; they never collide wi
 Edges: Python function -> op it calls or keeps (STATIC; an op only compared against is none), op -> C++ impl or
 Python function (REGISTRATION), C++ -> C++ by C++'s lookup rules (atlas.parse.kernels.lookup: STATIC when the callee
 is defined in the caller's file or the files it includes, NAME_MATCH when in another file linked into the same
-extension), C++ -> kernel (LAUNCH; NAME_MATCH when the kernel is only named, e.g. returned to the launcher), loader
+extension), C++ -> kernel (LAUNCH; a kernel a function only names and returns is the LAUNCH of its caller that
+launches the pointer, NAME_MATCH of the function where no such caller is found), loader
 -> JIT export -> C++ wrapper (REGISTRATION), caller of `.export(...)` -> JIT export (NAME_MATCH).
 Triton launches are the Python layer's.
 """

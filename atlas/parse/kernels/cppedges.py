@@ -25,8 +25,15 @@ def cpp_symbols(index: CppIndex) -> dict[str, Symbol]:
 
 
 def cpp_edges(index: CppIndex) -> tuple[list[Edge], list[CallSite]]:
+    """C++ calls and launches. A kernel a function only names (no launch in it) is NAME_MATCH: it hands the pointer
+    out. Where a caller of such a function launches what it cannot name (`kernel = pick_kernel(...);
+    kernel<<<...>>>(...)`), the launch is that caller's: the named kernels become its LAUNCH edges at that launch,
+    and the picker keeps none."""
     edges: dict[tuple[str, str], Edge] = {}
     unresolved = []
+    named: dict[str, list[Edge]] = {}  # function -> its NAME_MATCH edges to kernels it only names
+    open_sites: dict[str, list[CallSite]] = {}  # function -> its launches of what it cannot name
+    called: dict[str, set[str]] = {}  # function -> the functions it calls
     for path, cpp_file in sorted(index.files.items()):
         for function in cpp_file.functions:
             caller = Definition(path, function)
@@ -56,7 +63,9 @@ def cpp_edges(index: CppIndex) -> tuple[list[Edge], list[CallSite]]:
                             edge = Edge(caller.id, callee.id, Provenance.LAUNCH, 0.8, site)
                         else:
                             edge = Edge(caller.id, callee.id, Provenance.NAME_MATCH, 0.6, site)
+                            named.setdefault(caller.id, []).append(edge)
                     elif ref.is_call:
+                        called.setdefault(caller.id, set()).add(callee.id)
                         if target.how == "global":
                             edge = Edge(caller.id, callee.id, Provenance.NAME_MATCH, 0.5, site)
                         else:
@@ -66,9 +75,20 @@ def cpp_edges(index: CppIndex) -> tuple[list[Edge], list[CallSite]]:
                     key = (caller.id, callee.id)
                     if key not in edges or edges[key].confidence < edge.confidence:
                         edges[key] = edge
-            if not linked_kernel:
-                unresolved.extend(
+            if not linked_kernel and open_launches:
+                open_sites[caller.id] = [
                     CallSite(caller.id, f"{ref.qualifier}{ref.name}<<<...>>>", Span(path, ref.line, ref.line))
                     for ref in open_launches
-                )
+                ]
+    for launcher, sites in open_sites.items():
+        pickers = [f for f in sorted(called.get(launcher, ())) if f in named]
+        if not pickers:
+            unresolved.extend(sites)
+            continue
+        for picker in pickers:
+            for e in named[picker]:
+                edges.pop((picker, e.callee), None)
+                key = (launcher, e.callee)
+                if key not in edges or edges[key].confidence < 0.8:
+                    edges[key] = Edge(launcher, e.callee, Provenance.LAUNCH, 0.8, sites[0].span)
     return list(edges.values()), unresolved

@@ -158,3 +158,25 @@ def test_each_cmake_file_defines_its_own_extensions():
         "CMakeLists.txt:_C": ["csrc/cache_kernels.cu"],
         "cmake/cpu_extension.cmake:_C": ["csrc/cpu/shm.cpp"],
     }
+
+
+def test_a_kernel_a_function_only_hands_out_is_launched_by_the_caller_that_launches_the_pointer(tmp_path):
+    files = {
+        "csrc/gemm.cu": "typedef void (*fp_kernel)(int);\n"
+        "template <bool A> __global__ void gemm_a_kernel(int x) {}\n"
+        "template <bool A> __global__ void gemm_b_kernel(int x) {}\n"
+        "fp_kernel pick_kernel(int bits) {\n  if (bits == 4) return gemm_a_kernel<true>;\n"
+        "  return gemm_b_kernel<true>;\n}\n"
+        "void gemm_part(int x, int bits) {\n  fp_kernel kernel = pick_kernel(bits);\n"
+        "  kernel<<<1, 1, 0, 0>>>(x);\n}\n"
+        "fp_kernel table_entry(int bits) { return gemm_a_kernel<false>; }\n",
+    }
+    layer = fixture(tmp_path, files, [])
+    edges = {(e.caller, e.callee): e.provenance for e in layer.edges}
+    part, pick = "cpp:csrc/gemm.cu::gemm_part", "cpp:csrc/gemm.cu::pick_kernel"
+    a, b = "cuda:csrc/gemm.cu::gemm_a_kernel", "cuda:csrc/gemm.cu::gemm_b_kernel"
+    assert edges[(part, pick)] == Provenance.STATIC
+    assert edges[(part, a)] == Provenance.LAUNCH and edges[(part, b)] == Provenance.LAUNCH
+    assert (pick, a) not in edges and (pick, b) not in edges  # it only returns their pointers
+    assert edges[("cpp:csrc/gemm.cu::table_entry", a)] == Provenance.NAME_MATCH  # no caller launches what it returns
+    assert not [site for site in layer.unresolved if site.caller == part]
