@@ -16,8 +16,8 @@ import time
 from atlas.env import settings as load_settings
 from atlas.graph import components
 from atlas.graph.resolve import Solver
+from atlas.graph.resolve.limits import MAX_ROUNDS
 from atlas.graph.resolve.rules import load as load_rules
-from atlas.graph.resolve.solver import MAX_ROUNDS
 from atlas.parse.python import extract_packed, module_name, parser, unpack
 from atlas.sources import analysed_files, load_all, locate
 

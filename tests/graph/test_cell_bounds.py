@@ -4,7 +4,8 @@ MAX_DATA_VALUES data values. Without the data bound SGLang v0.5.23's diffusion p
 dataclass copies over ~150 fields) grew past 24 GiB in four rounds."""
 
 from atlas.graph.resolve import Solver
-from atlas.graph.resolve.cells import DATA, MAX_DATA_VALUES, MAX_VALUES
+from atlas.graph.resolve.cells import DATA
+from atlas.graph.resolve.limits import MAX_DATA_VALUES, MAX_VALUES
 from atlas.parse.python import extract, module_name
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from atlas.graph.resolve import classes, heap, names, sites
+from atlas.graph.resolve.limits import MAX_ATTRIBUTE_NAMES
 from atlas.graph.resolve.sites import PYCG_PREFIX
 from atlas.graph.resolve.values import (
     BOUND_METHOD,
@@ -405,9 +406,6 @@ def call_builtin(
     if name in STRINGS:
         out[some("str")] = None
     return out
-
-
-MAX_ATTRIBUTE_NAMES: Final = 8  # getattr/setattr with a name that may be more constants than this: the name is unknown
 
 
 def _names(s: Solver, e: Expr) -> list[str]:

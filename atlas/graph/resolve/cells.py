@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Final, cast
 
+from atlas.graph.resolve.limits import MAX_DATA_VALUES, MAX_VALUES
 from atlas.graph.resolve.values import (
     BUILTIN_METHOD,
     CONSTANT,
@@ -24,17 +25,6 @@ from atlas.graph.resolve.values import (
     Values,
 )
 
-# A cell holds at most MAX_VALUES values of the tree's code (functions, classes, instances: a model registry's
-# hundreds of classes are real) and MAX_DATA_VALUES of data (containers and their methods, library objects,
-# constants) from MAX_DATA_VALUES allocation sites: the copies of one container a function makes per context
-# (`<site>@<context>`) count as one, for they are as many as the contexts a shared helper is given (an offloader's
-# wrap_modules given each model's generator of layers), and each is one context's own. Copies per call site
-# (`<site>#<call site>`) count apart: nothing bounds how many call sites a helper has.
-# A cell that would hold data of more sites is a hub every value flows through (a generic recursive helper, a
-# copier over a dataclass's fields): more values there add cost, multiplied by each container copied, and no
-# precision. Later values that do not fit are left out, in the fixed order of the writes (deterministic).
-MAX_VALUES: Final = 1024
-MAX_DATA_VALUES: Final = 64
 SEPARATOR: Final = "@"  # in a scope or allocation id, before the context of the clone it belongs to (contexts)
 CALL_SITE: Final = "#"  # in an allocation id, before the call site a container was copied for (summaries)
 DATA: Final = frozenset({OBJECT, CONTAINER_METHOD, EXTERNAL, LIBRARY_RESULT, CONSTANT, BUILTIN_METHOD, RAISED})

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Final
 
 from atlas.graph.mro import linearize
 from atlas.graph.resolve import heap
+from atlas.graph.resolve.limits import MAX_SUBCLASS_METHODS
 from atlas.graph.resolve.values import (
     CLASS,
     DISPATCHED,
@@ -33,7 +34,6 @@ TUPLE_BASES: Final = frozenset({"typing.NamedTuple", "typing_extensions.NamedTup
 # Library bases that generate `__init__` from the annotated fields, as a dataclass does (keyword arguments, fields in
 # order).
 FIELD_BASES: Final = frozenset({"msgspec.Struct", "pydantic.BaseModel", "pydantic.main.BaseModel"})
-MAX_SUBCLASS_METHODS: Final = 40  # a name more subclasses define than this is too generic to follow
 # What an MRO entry is
 INTERNAL: Final = 0  # a class of the tree
 PLAIN: Final = 1  # a base of the standard library that defines nothing a call could reach (object-like)

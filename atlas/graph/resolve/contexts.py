@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Final
 
 from atlas.graph.resolve import classes, sites
 from atlas.graph.resolve.cells import SEPARATOR
+from atlas.graph.resolve.limits import MAX_CONTEXTS
 from atlas.graph.resolve.values import BOUND_METHOD, CLASS, DISPATCHED, FUNCTION, INSTANCE, OBJECT, Value, Values
 from atlas.model import Provenance
 from atlas.parse.python.ir import Assign, Attribute, Call, Evaluate, Expr, Name, Narrow, Return, Scope, Starred
@@ -23,7 +24,6 @@ from atlas.parse.python.ir import Assign, Attribute, Call, Evaluate, Expr, Name,
 if TYPE_CHECKING:
     from atlas.graph.resolve.solver import Solver
 
-MAX_CONTEXTS: Final = 256  # contexts per function; calls past them share the function's own analysis (merged)
 CODE: Final = frozenset({FUNCTION, CLASS, BOUND_METHOD})  # the values a higher-order function is analysed apart for
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from atlas.graph.resolve import classes
+from atlas.graph.resolve.limits import MAX_PROMISED
 from atlas.graph.resolve.values import (
     BUILTIN_METHOD,
     CONSTANT,
@@ -50,8 +51,6 @@ from atlas.parse.python.ir import (
 if TYPE_CHECKING:
     from atlas.graph.resolve.solver import Solver
 
-MAX_PROMISED: Final = 40  # an annotation whose cone holds more classes the program makes names no one of them
-# (`x: nn.Module`-like internal bases): it promises an instance of the class itself
 TYPE_ARGUMENT: Final = {"isinstance": 1, "issubclass": 1, "cast": 0, "super": 0}  # calls naming a class as a type,
 # and which argument does
 

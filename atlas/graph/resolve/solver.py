@@ -6,11 +6,11 @@ builder is written; each module holds one job."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Final
 
 from atlas.graph.resolve import calls, contexts, declared, dispatch, expressions, heap, sites, statements
 from atlas.graph.resolve.cells import Cells
 from atlas.graph.resolve.heap import Context
+from atlas.graph.resolve.limits import MAX_ROUNDS
 from atlas.graph.resolve.rules import ByName, DispatchRules
 from atlas.graph.resolve.sites import SiteRecord
 from atlas.graph.resolve.summaries import always_raising, calls_parameters, returned_parameters
@@ -35,8 +35,6 @@ from atlas.parse.python.ir import (
     Site,
     Step,
 )
-
-MAX_ROUNDS: Final = 64  # a guard: real trees reach their fixpoint in far fewer rounds (benchmarks/graph_rounds.py)
 
 
 @dataclass(slots=True)

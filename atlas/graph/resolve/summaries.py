@@ -6,10 +6,11 @@ than by its return (an argument, an attribute), it stands for what any argument 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
 from atlas.graph.resolve import classes, heap
 from atlas.graph.resolve.cells import CALL_SITE
+from atlas.graph.resolve.limits import MAX_COPY_DEPTH, MAX_COPY_SLOTS
 from atlas.graph.resolve.values import (
     BOUND_METHOD,
     CLASS,
@@ -31,9 +32,6 @@ from atlas.parse.python.ir import Call, Constant, Name, Raise, Return, Scope, Su
 
 if TYPE_CHECKING:
     from atlas.graph.resolve.solver import Solver
-
-MAX_DEPTH: Final = 2  # containers nested deeper than this are not copied per call site
-MAX_SLOTS: Final = 8  # nor containers with more slots than this (a returned tuple is small)
 
 
 def param_call(s: Solver, name: str) -> Value | None:
@@ -109,7 +107,7 @@ def instantiate(s: Solver, values: Values, fid: str, passed: dict[str, Values], 
             out.update(call_results(s, passed.get(str(v.extra), {})))
         elif (
             v.kind == OBJECT
-            and depth < MAX_DEPTH
+            and depth < MAX_COPY_DEPTH
             and CALL_SITE not in v.name
             and holders
             and holds_param_result(s, v.name, holders)
@@ -135,7 +133,7 @@ def holds_param_result(s: Solver, alloc: str, holders: set[str]) -> bool:
     if alloc in holders:
         return True
     keys = heap.slot_keys(s, alloc)
-    if len(keys) > MAX_SLOTS:
+    if len(keys) > MAX_COPY_SLOTS:
         return False
     for key in keys:
         for v in heap.read_slot(s, alloc, key, flow=False):

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Final, final
 
+from atlas.graph.resolve.limits import MAX_EXTERNAL_PARTS
+
 # What a value is (Value.kind), with what its fields hold:
 FUNCTION: Final = 0  # a function or lambda: name = its id
 BOUND_METHOD: Final = 1  # name = the function's id, receiver = the instance (or the class, for a classmethod)
@@ -113,10 +115,6 @@ def klass(cid: str) -> Value:
 
 def instance(cid: str) -> Value:
     return Value(INSTANCE, cid)
-
-
-MAX_EXTERNAL_PARTS: Final = 6  # a longer dotted name outside the tree is some object of its library: attribute
-# chains through values nothing here knows (`node.args.args...` on a torch.fx.Node) stop growing, so rounds end
 
 
 def external(name: str) -> Value:

@@ -1,0 +1,48 @@
+"""The call resolver's tuning limits, in one place, each with why it is set where it is. Each bounds a cost the
+real trees would otherwise make grow without a precision gain; a limit reached is a loss of precision or recall at
+that point only, never a wrong answer elsewhere. The bottom layer of `atlas.graph.resolve`: it imports nothing."""
+
+from __future__ import annotations
+
+from typing import Final
+
+MAX_ROUNDS: Final = 64
+"""Rounds of the solver: only a guard, real trees reach their fixpoint in far fewer (benchmarks/graph_rounds.py
+prints them); the build's stats say whether it was reached."""
+
+MAX_VALUES: Final = 1024
+"""Values of the tree's code (functions, classes, instances) one cell holds: a model registry's hundreds of classes
+are real, so this is high; later values that do not fit are left out, in the fixed order of the writes."""
+
+MAX_DATA_VALUES: Final = 64
+"""Allocation sites of data (containers and their methods, library objects, constants) one cell holds. The copies
+of one container a function makes per context (`<site>@<context>`) count as one, for they are as many as the
+contexts a shared helper is given (an offloader's wrap_modules given each model's generator of layers), and each is
+one context's own; copies per call site (`<site>#<call site>`) count apart. A cell that would hold data of more
+sites is a hub every value flows through (a generic recursive helper, a copier over a dataclass's fields): more
+values there add cost, multiplied by each container copied, and no precision."""
+
+MAX_CONTEXTS: Final = 256
+"""Contexts (clones) of one function; calls past them share the function's own analysis (merged)."""
+
+MAX_PROMISED: Final = 40
+"""Classes an annotation may promise: when its cone holds more classes the program makes (`x: nn.Module`-like
+internal bases), it names no one of them and promises an instance of the class itself."""
+
+MAX_SUBCLASS_METHODS: Final = 40
+"""Subclasses defining a method that a call on their base may reach: a name more of them define is too generic
+to follow (`forward` of every module)."""
+
+MAX_ATTRIBUTE_NAMES: Final = 8
+"""Names a getattr/setattr may use: past them (a loop over a class's fields copying each) the name is unknown, as
+following every name would join every field to every other."""
+
+MAX_EXTERNAL_PARTS: Final = 6
+"""Parts of a dotted name outside the tree: a longer one is some object of its library, so attribute chains through
+values nothing here knows (`node.args.args...` on a torch.fx.Node) stop growing and rounds end."""
+
+MAX_COPY_DEPTH: Final = 2
+"""Nesting depth of a container a function returns that is still copied per call site (summaries)."""
+
+MAX_COPY_SLOTS: Final = 8
+"""Slots of a container a function returns that is still copied per call site: a returned tuple is small."""
