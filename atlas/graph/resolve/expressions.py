@@ -105,7 +105,11 @@ def narrow(s: Solver, e: Narrow) -> Values:
     (declared.promised), or an instance of each when the program makes none. So is a known value none of whose
     values passes an `assert`, where the program makes an instance that can: code after an assert that always
     fails is rare, flow the resolver lost is not."""
-    values = evaluate(s, e.value)
+    return narrowing(s, e, evaluate(s, e.value))
+
+
+def narrowing(s: Solver, e: Narrow, values: Values) -> Values:
+    """What of `values` (what `e.value` may be) passes the check `e` (see narrow)."""
     if e.identity:
         return identity(s, e, values)
     checked: list[str] = []  # classes of the tree

@@ -429,11 +429,12 @@ def written_by_the_tree(s: Solver, cls: str, name: str) -> bool:
 def narrowed(s: Solver, scope: Scope, stmt: Assign, check: Narrow) -> None:
     """`x = Narrow(x, T)`: x where a type check holds. A check no value that reached it passes rules its binding
     out (Solver.ruled_out): a later check of that binding finds nothing, and nothing was lost there."""
-    values = expressions.evaluate(s, check)
+    given = expressions.evaluate(s, check.value)
+    values = expressions.narrowing(s, check, given)
     for t in stmt.targets:
         assign(s, t, values)
     target = stmt.targets[0]
-    if not values and isinstance(target, NameTarget) and expressions.evaluate(s, check.value):
+    if not values and isinstance(target, NameTarget) and given:
         s.ruled_out.add((scope.id, target.id, target.version))
 
 

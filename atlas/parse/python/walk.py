@@ -82,7 +82,7 @@ class FileWalk:
         if name not in self.narrowed:
             self.narrowed[name] = (base, attr)
             self.scope.local_names.add(name)
-            self.scope.body.insert(0, Assign((NameTarget(name),), Attribute(Name(base), attr), (), line))
+            self.scope.body.insert(0, _reread(name, base, attr, line))
         return name
 
     def _rebind_narrowed(self, targets: Any, line: int) -> None:
@@ -103,7 +103,7 @@ class FileWalk:
         `base` itself was bound."""
         for name, (owner, field) in self.narrowed.items():
             if owner == base and (not attr or field == attr):
-                self.block.append(Assign((NameTarget(name),), Attribute(Name(owner), field), (), line))
+                self.block.append(_reread(name, owner, field, line))
 
     def bind(self, name: str) -> None:
         """`name` is bound in the current scope (local, unless declared global or nonlocal there)."""
@@ -138,3 +138,8 @@ class FileWalk:
     def alloc(self, node: Any) -> str:
         """The allocation id of a container made by this node: module and byte offset."""
         return f"{self.module}:{node.start_byte}"
+
+
+def _reread(name: str, base: str, attr: str, line: int) -> Assign:
+    """`name = base.attr`: the local name a narrowed attribute is read as, bound to what the attribute holds."""
+    return Assign((NameTarget(name),), Attribute(Name(base), attr), (), line)
