@@ -1287,3 +1287,50 @@ def elsewhere():
     got = {b for a, b in edges if a == "cfg.ErnieModel.__init__"}
     assert "cfg.ErnieArch.describe" in got
     assert not got & {"cfg.FluxArch.describe", "cfg.DiTArchConfig.describe", "cfg.ArchConfig.__getattr__"}
+
+
+def test_a_wrapper_made_by_a_factory_the_decorator_delegates_to_is_one_per_decorated_function():
+    """`@instrument(span_name=...)` hands each function on to a backend's factory (looked up in a registry of
+    tuples, reached through functools.partial), and that factory defines the wrapper: a call of a decorated function
+    runs its own wrapper, which runs that function only."""
+    g = graph_of(
+        {
+            "tracing.py": """
+import functools
+def instrument_otel(func, span_name):
+    @functools.wraps(func)
+    def sync_wrapper(*args, **kwargs):
+        return func(*args, **kwargs)
+    return sync_wrapper
+_BACKENDS = {"otel": (instrument_otel,)}
+def instrument(obj=None, *, span_name=""):
+    if obj is None:
+        return functools.partial(instrument, span_name=span_name)
+    (make,) = _BACKENDS["otel"]
+    return make(func=obj, span_name=span_name)
+""",
+            "core.py": """
+from tracing import instrument
+class EngineCore:
+    @instrument(span_name="kv")
+    def init_kv(self): pass
+    @instrument
+    def load(self): pass
+    def __init__(self):
+        self.init_kv()
+        self.load()
+def main():
+    EngineCore()
+""",
+        }
+    )
+    wrapper = "tracing.instrument_otel.sync_wrapper@core.EngineCore.load"
+    assert g.path("core.EngineCore.__init__", "core.EngineCore.load") == [
+        "core.EngineCore.__init__",
+        wrapper,
+        "core.EngineCore.load",
+    ]
+    assert [callee for _, _, callee, _ in g.callees(wrapper) if callee.startswith("core.")] == ["core.EngineCore.load"]
+    # `@instrument(span_name=...)` runs the wrapper too; the path through it continues in its context only
+    to_kv = g.path("core.EngineCore.__init__", "core.EngineCore.init_kv")
+    assert len(to_kv) == 3 and to_kv[1].startswith("tracing.instrument_otel.sync_wrapper"), to_kv
