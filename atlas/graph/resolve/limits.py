@@ -22,6 +22,11 @@ one context's own; copies per call site (`<site>#<call site>`) count apart. A ce
 sites is a hub every value flows through (a generic recursive helper, a copier over a dataclass's fields): more
 values there add cost, multiplied by each container copied, and no precision."""
 
+MAX_ARGUMENT_VALUES: Final = 48
+"""Values an argument may carry into a parameter (Solver.cap): a wider one is a guess too wide to help, not passed
+(calls through the parameter are past a bound). Values a call passed in an earlier round, while it was narrower,
+stay: so what a parameter holds past this bound depends on the order values arrived in (noted, not mended)."""
+
 MAX_CONTEXTS: Final = 256
 """Contexts (clones) of one function; calls past them share the function's own analysis (merged)."""
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from atlas.graph.resolve import calls, contexts, declared, dispatch, expressions, heap, sites, statements
 from atlas.graph.resolve.cells import Cells
 from atlas.graph.resolve.heap import Context
-from atlas.graph.resolve.limits import MAX_ROUNDS
+from atlas.graph.resolve.limits import MAX_ARGUMENT_VALUES, MAX_ROUNDS
 from atlas.graph.resolve.rules import ByName, DispatchRules
 from atlas.graph.resolve.sites import SiteRecord
 from atlas.graph.resolve.summaries import always_raising, calls_parameters, returned_parameters
@@ -63,14 +63,14 @@ class Solver:
         facts: list[ModuleFacts],
         pycg: bool = False,
         max_rounds: int = MAX_ROUNDS,
-        cap: int = 48,
+        cap: int = MAX_ARGUMENT_VALUES,
         rules: DispatchRules | None = None,
         every_statement: bool = False,
     ):
         rules = rules or DispatchRules()
         self.pycg = pycg
         self.max_rounds = max_rounds
-        self.cap = cap  # an argument with more values than this is not passed on (a guess too wide to help)
+        self.cap = cap  # limits.MAX_ARGUMENT_VALUES
         self.every_statement = every_statement  # rounds run every statement, not only the stale ones (tests)
         # -- the program, as parsed
         # id -> the scope a name bound twice gives at run time (the last def, or a property's getter: its setter and
