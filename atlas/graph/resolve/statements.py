@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from atlas.graph.resolve import builtins, calls, classes, contexts, declared, expressions, heap, names, sites, summaries
-from atlas.graph.resolve.cells import OUTSIDE, SEPARATOR
+from atlas.graph.resolve.cells import OUTSIDE
 from atlas.graph.resolve.heap import PARAMETER, SPREAD, Context
 from atlas.graph.resolve.values import (
     BOUND_METHOD,
@@ -507,18 +507,11 @@ def this_application(result: Values, value: Values, decorator: str) -> Values:
     """What one application of a decorator gives: what it returns, less the functions and classes it was given at
     its other applications (its returns are one cell for all of them: an identity decorator applied to a hundred
     kernels returns each of them everywhere). Kept: `value` itself, the wrappers and classes the decorator
-    defines, those made for this application wherever they are defined (`wrapper@<function given>`, the clone of a
-    factory the decorator hands the function on to), and other objects."""
+    defines, and other objects."""
     out: Values = {}
     inside = decorator + "."
-    given = {v.name for v in value}
     for v in result:
-        if (
-            (v.kind == FUNCTION or v.kind == CLASS)
-            and v not in value
-            and not v.name.startswith(inside)
-            and v.name.partition(SEPARATOR)[2].partition(";")[0] not in given
-        ):
+        if (v.kind == FUNCTION or v.kind == CLASS) and v not in value and not v.name.startswith(inside):
             continue
         out[v] = None
     return out
