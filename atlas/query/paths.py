@@ -136,8 +136,10 @@ def _chains(graph: AtlasGraph, stops: list[str], k: int, avoid: frozenset[str]) 
 
 
 def _near(graph: AtlasGraph, source: str, target: str, avoid: frozenset[str]) -> list[Near]:
-    """What comes nearest when `source` does not reach `target`: the symbols that reach the target, those sharing
-    the longest part of their id with the source first (a sibling method that does the work); the unresolved call
+    """What comes nearest when `source` does not reach `target`: the symbols that reach the target by a path an
+    execution can take (AtlasGraph.paths, which follows contexts, where the plain edges may join hops that cannot
+    follow one another), those sharing the longest part of their id with the source first (a sibling method that
+    does the work); the unresolved call
     sites of the source and its callees two levels down whose called name is the name of one of them."""
     up = graph.reach(target, False, avoid) - {target}
     near_source = {source} | {b for _, _, b, _ in graph.callees(source, 2)}
@@ -148,9 +150,16 @@ def _near(graph: AtlasGraph, source: str, target: str, avoid: frozenset[str]) ->
             called = site.expression.split("(", 1)[0].rsplit(".", 1)[-1]
             if called in names and not called.startswith("__"):
                 out.append(Near("unresolved", site.caller, site.expression, site.span.path, site.span.start))
-    closest = sorted(up, key=lambda s: (-len(_common_prefix(s, source)), s))[:NEAREST]
+    closest = sorted(up, key=lambda s: (-len(_common_prefix(s, source)), s))[: NEAREST * 4]
+    found = 0
     for sid in closest:
-        hops = len(graph.paths(sid, target, 1, avoid)[0]) - 1
+        if found == NEAREST:
+            break
+        paths = graph.paths(sid, target, 1, avoid)
+        if not paths:  # reaches the target only through hops no execution takes one after the other (contexts)
+            continue
+        found += 1
+        hops = len(paths[0]) - 1
         attrs = graph.node(sid)
         out.append(
             Near(

@@ -11,6 +11,7 @@ from atlas.graph.store import tabulate
 from atlas.graph.table import EdgeBuilder
 from atlas.model import Pin, Span, Symbol, SymbolKind, Unresolved
 from atlas.parse.python import extract, module_name
+from atlas.query.paths import _near
 
 CUSTOM_OP = """
 class CustomOp:
@@ -84,6 +85,14 @@ def test_a_path_follows_the_receiver_class_it_entered_with():
     ]
     # Layer.forward runs the activation made as SiluAndMul: no execution reaches Gelu's override from there
     assert g.path("ops.Layer.forward", "ops.GeluAndMul.forward_cuda") == []
+
+
+def test_what_comes_nearest_to_a_target_reaches_it_by_a_path_an_execution_takes():
+    g = graph_of({"ops.py": CUSTOM_OP})
+    near = _near(g, "ops.Layer.forward", "ops.GeluAndMul.forward_cuda", frozenset())
+    reaches = [n.symbol for n in near if n.kind == "reaches"]
+    assert "ops.CustomOp.forward" in reaches
+    assert "ops.Layer.forward" not in reaches  # its plain edges lead there, through hops that cannot follow each other
 
 
 def test_a_receiver_holds_only_classes_the_program_makes():
