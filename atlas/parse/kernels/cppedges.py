@@ -72,9 +72,7 @@ def cpp_edges(index: CppIndex) -> tuple[list[Edge], list[CallSite]]:
                             edge = Edge(caller.id, callee.id, Provenance.STATIC, 1.0 / len(targets) ** 0.5, site)
                     else:
                         continue
-                    key = (caller.id, callee.id)
-                    if key not in edges or edges[key].confidence < edge.confidence:
-                        edges[key] = edge
+                    _keep(edges, edge)
             if not linked_kernel and open_launches:
                 open_sites[caller.id] = [
                     CallSite(caller.id, f"{ref.qualifier}{ref.name}<<<...>>>", Span(path, ref.line, ref.line))
@@ -88,7 +86,12 @@ def cpp_edges(index: CppIndex) -> tuple[list[Edge], list[CallSite]]:
         for picker in pickers:
             for e in named[picker]:
                 edges.pop((picker, e.callee), None)
-                key = (launcher, e.callee)
-                if key not in edges or edges[key].confidence < 0.8:
-                    edges[key] = Edge(launcher, e.callee, Provenance.LAUNCH, 0.8, sites[0].span)
+                _keep(edges, Edge(launcher, e.callee, Provenance.LAUNCH, 0.8, sites[0].span))
     return list(edges.values()), unresolved
+
+
+def _keep(edges: dict[tuple[str, str], Edge], edge: Edge) -> None:
+    """Add `edge` unless the same caller -> callee is already held with at least its confidence."""
+    key = (edge.caller, edge.callee)
+    if key not in edges or edges[key].confidence < edge.confidence:
+        edges[key] = edge
