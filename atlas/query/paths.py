@@ -139,8 +139,8 @@ def _near(graph: AtlasGraph, source: str, target: str, avoid: frozenset[str]) ->
     """What comes nearest when `source` does not reach `target`: the symbols that reach the target by a path an
     execution can take (AtlasGraph.paths, which follows contexts, where the plain edges may join hops that cannot
     follow one another), those sharing the longest part of their id with the source first (a sibling method that
-    does the work); the unresolved call
-    sites of the source and its callees two levels down whose called name is the name of one of them."""
+    does the work); the unresolved call sites of the source and its callees two levels down whose called name is
+    the name of one of them."""
     up = graph.reach(target, False, avoid) - {target}
     near_source = {source} | {b for _, _, b, _ in graph.callees(source, 2)}
     names = {s.rsplit(".", 1)[-1] for s in up} | {target.rsplit(".", 1)[-1].rsplit("::", 1)[-1]}

@@ -1,6 +1,6 @@
 """The call resolver's tuning limits, in one place, each with why it is set where it is. Each bounds a cost the
-real trees would otherwise make grow without a precision gain; a limit reached is a loss of precision or recall at
-that point only, never a wrong answer elsewhere. The bottom layer of `atlas.graph.resolve`: it imports nothing."""
+real trees would otherwise make grow without a precision gain; what reaching each one costs is said with it. The
+bottom layer of `atlas.graph.resolve`: it imports nothing."""
 
 from __future__ import annotations
 
@@ -25,14 +25,15 @@ values there add cost, multiplied by each container copied, and no precision."""
 MAX_ARGUMENT_VALUES: Final = 48
 """Values an argument may carry into a parameter (Solver.cap): a wider one is a guess too wide to help, not passed
 (calls through the parameter are past a bound). Values a call passed in an earlier round, while it was narrower,
-stay: so what a parameter holds past this bound depends on the order values arrived in (noted, not mended)."""
+stay: so what a parameter holds past this bound depends on the order values arrived in."""
 
 MAX_CONTEXTS: Final = 256
 """Contexts (clones) of one function; calls past them share the function's own analysis (merged)."""
 
 MAX_PROMISED: Final = 40
 """Classes an annotation may promise: when its cone holds more classes the program makes (`x: nn.Module`-like
-internal bases), it names no one of them and promises an instance of the class itself."""
+internal bases), it names no one of them and promises an instance of the class itself, so calls through it reach
+the base's methods only (vLLM v0.32.0's 56 attention backends and 75 quant methods are past it)."""
 
 MAX_SUBCLASS_METHODS: Final = 40
 """Subclasses defining a method that a call on their base may reach: a name more of them define is too generic
