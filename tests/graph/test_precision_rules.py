@@ -95,6 +95,115 @@ def test_what_comes_nearest_to_a_target_reaches_it_by_a_path_an_execution_takes(
     assert "ops.Layer.forward" not in reaches  # its plain edges lead there, through hops that cannot follow each other
 
 
+TYPE_GUARDS = """
+from typing import ClassVar, Literal, Protocol, TypeGuard, overload
+from typing_extensions import TypeIs
+class SupportsMultiModal(Protocol):
+    supports_multimodal: ClassVar[Literal[True]] = True
+    def get_language_model(self): ...
+@overload
+def supports_multimodal(model: type[object]) -> TypeIs[type[SupportsMultiModal]]: ...
+@overload
+def supports_multimodal(model: object) -> TypeIs[SupportsMultiModal]: ...
+def supports_multimodal(model) -> TypeIs[type[SupportsMultiModal]] | TypeIs[SupportsMultiModal]:
+    return getattr(model, "supports_multimodal", False)
+def looks_multimodal(model) -> TypeGuard[SupportsMultiModal]:
+    return hasattr(model, "get_language_model")
+def is_ready(model) -> bool:
+    return True
+class TextModel:
+    def share(self): pass
+class VisionModel(SupportsMultiModal):
+    def get_language_model(self): return TextModel()
+    def share(self): pass
+class Wrapper:  # hands every attribute on to what it wraps, the check's probe too
+    def __init__(self, inner):
+        self.inner = inner
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+def load(multimodal):
+    return VisionModel() if multimodal else TextModel()
+def vision_only(model):
+    if supports_multimodal(model):
+        model.get_language_model()
+def language_model(model):
+    if supports_multimodal(model):
+        model = model.get_language_model()
+    model.share()
+def guarded_once(model):
+    if not looks_multimodal(model):
+        model.share()
+def checked(model):
+    if is_ready(model):
+        model.share()
+def convert(t, obj):  # called by a library: nothing flows to t
+    if is_ready(t):
+        return load(t.multimodal)
+def main():
+    vision_only(Wrapper(load(True)))
+    for m in (load(True), load(False)):
+        language_model(m)
+        guarded_once(m)
+        checked(m)
+"""
+
+
+def test_a_function_annotated_to_return_typeis_narrows_its_argument_both_ways_and_typeguard_when_true():
+    edges = resolve({"guards.py": TYPE_GUARDS}).edges
+    # true: only the multimodal model is asked for its language model; false (TypeIs): never a VisionModel
+    assert {b for a, b in edges if a == "guards.language_model"} == {
+        "guards.supports_multimodal",
+        "guards.VisionModel.get_language_model",
+        "guards.TextModel.share",
+    }
+    # a TypeGuard that is false says nothing; nor does a function returning a plain bool
+    for caller in ("guards.guarded_once", "guards.checked"):
+        assert {"guards.TextModel.share", "guards.VisionModel.share"} <= {b for a, b in edges if a == caller}
+    assert ("guards.convert", "guards.load") in edges  # a check of a value nothing flowed to rules nothing out
+    assert ("guards.vision_only", "guards.Wrapper.__getattr__") in edges  # it may pass: its __getattr__ answers
+
+
+def test_hasattr_narrows_to_what_may_have_the_attribute_and_where_false_to_what_does_not_define_it():
+    edges = resolve(
+        {
+            "share.py": """
+class Module:  # stands for a library base, imported from outside the tree in the engines
+    pass
+class TextModel:
+    def __init__(self):
+        self.embed = Embedding()
+    def share(self): pass
+class VisionModel:
+    def get_language_model(self): return TextModel()
+    def share(self): pass
+class Late:
+    def share(self): pass
+class Embedding:
+    def tie(self): pass
+def make(kind):
+    late = Late()
+    late.embed = Embedding()  # written from outside the class
+    return VisionModel() if kind == 1 else TextModel() if kind == 2 else late
+def share_embeddings(model):
+    if hasattr(model, "get_language_model"):
+        model.get_language_model().share()
+    else:
+        model.share()
+    if hasattr(model, "embed"):
+        model.embed.tie()
+        model.share()
+def main(kind):
+    share_embeddings(make(kind))
+"""
+        }
+    ).edges
+    targets = {b for a, b in edges if a == "share.share_embeddings"}
+    assert "share.VisionModel.get_language_model" in targets
+    # where false, never a class that defines it; where true for an attribute written on instances, what wrote it
+    assert {"share.TextModel.share", "share.Late.share", "share.Embedding.tie"} <= targets
+    assert "share.VisionModel.share" not in targets
+
+
 def test_a_receiver_holds_only_classes_the_program_makes():
     r = resolve(
         {

@@ -196,3 +196,49 @@ def test_non_ascii_source(source, symbol, stmt):
     facts = extract(source.encode(), "m.py", "m", False)
     assert symbol in {s.id for s in facts.symbols}
     assert stmt in [step.stmt for scope in facts.scopes for step in scope.steps]
+
+
+GUARDS = b"""\
+from typing import TypeGuard
+from typing_extensions import TypeIs
+def supports_pp(model) -> TypeIs[SupportsPP]: ...
+def is_pair(x) -> "bool": ...
+def maybe(x) -> TypeIs[type[A]] | TypeIs[A]: ...
+def weak(x) -> TypeGuard[A]: ...
+def decorator(f):
+    if hasattr(f, "_wrapped"):
+        return f
+    def wrapper(*args):
+        return f(*args)
+    return wrapper
+def load(model, other):
+    if supports_pp(model) and hasattr(other, "step"):
+        model.make_empty_intermediate_tensors(other.step())
+    if not hasattr(model, "x"):
+        return
+"""
+
+
+def narrows(facts, scope_id):
+    scope = next(s for s in facts.scopes if s.id == scope_id)
+    return [s.stmt.value for s in scope.steps if isinstance(s.stmt, Assign) and type(s.stmt.value).__name__ == "Narrow"]
+
+
+def test_type_guard_annotations_and_the_checks_that_may_use_them():
+    facts = unpack(marshal.loads(marshal.dumps(pack(extract(GUARDS, "g.py", "g", False)))))
+    scopes = {s.id: s for s in facts.scopes}
+    assert [(a.type, a.is_class) for a in scopes["g.supports_pp"].guards] == [(Name("SupportsPP"), False)]
+    assert scopes["g.supports_pp"].guard_negates and not scopes["g.supports_pp"].returns
+    assert {(a.type.id, a.is_class) for a in scopes["g.maybe"].guards} == {("A", True), ("A", False)}
+    assert scopes["g.weak"].guards and not scopes["g.weak"].guard_negates
+    assert not scopes["g.is_pair"].guards
+    # a name never read an attribute of or called in its scope is not narrowed (the decorator's `f`: its wrapper, a
+    # scope of its own, calls it)
+    assert narrows(facts, "g.decorator") == []
+    checks = narrows(facts, "g.load")
+    assert {(n.value.id, n.guard, n.attribute, n.negative) for n in checks} == {
+        ("model", True, "", False),  # `and`: both hold where it is true, nothing is known where it is false
+        ("other", False, "step", False),
+        ("model", False, "x", True),  # `not`: the branch has model without x, what follows it model with x
+        ("model", False, "x", False),
+    }

@@ -335,7 +335,7 @@ def checked_parameter(s: Solver, scope: Scope) -> str:
     for step in scope.steps:
         stmt = step.stmt
         value = stmt.value if isinstance(stmt, (Assign, Evaluate, Return)) else None
-        if isinstance(value, Narrow) and not value.identity:
+        if isinstance(value, Narrow) and not (value.identity or value.guard or value.attribute):
             if isinstance(value.value, Name) and value.value.id in names and value.value.versions == (0,):
                 found.add(value.value.id)
         elif isinstance(value, Call):
@@ -396,6 +396,8 @@ def copy_scope(scope: Scope, sid: str, parent: str) -> Scope:
         scope.exit_versions,
         scope.called_names,
         scope.fields,
+        scope.guards,
+        scope.guard_negates,
     )
 
 

@@ -112,6 +112,10 @@ def narrowing(s: Solver, e: Narrow, values: Values) -> Values:
     """What of `values` (what `e.value` may be) passes the check `e` (see narrow)."""
     if e.identity:
         return identity(s, e, values)
+    if e.guard:
+        return guarded(s, e, values)
+    if e.attribute:
+        return having(s, e, values)
     checked: list[str] = []  # classes of the tree
     others: set[str] = set()  # names of the library or builtin types checked
     python: set[str] = set()  # of those, Python's own
@@ -158,6 +162,81 @@ def narrowing(s: Solver, e: Narrow, values: Values) -> Values:
         elif any(classes.is_made(s, c) for c in classes.cone(s, cls)):
             out.update(declared.promised(s, cls, False))
     return out
+
+
+DYNAMIC_ATTRIBUTES: Final = ("__getattr__", "__getattribute__")  # an object defining one may have any attribute
+
+
+def guarded(s: Solver, e: Narrow, values: Values) -> Values:
+    """`f(x)` as a condition, true (or false, `e.negative`), where f is a function of the tree annotated to return
+    `TypeIs[T]` or `TypeGuard[T]` (`if supports_multimodal(model):`): the values of x that can be a T (a class
+    object for `type[T]`; an object whose `__getattr__` may answer the check's probe, as a wrapper handing on to
+    what it wraps does) when true; when a TypeIs is false, those that are not one for certain (their class derives
+    from T: a class that only has a Protocol T's methods may fail a check made of flags). Every value when f may be
+    anything else, when a T is no class of the tree (`TypeIs[list[T]]`) or for a false TypeGuard."""
+    instances: list[str] = []
+    class_objects: list[str] = []
+    found = False
+    for f in evaluate(s, e.types):
+        scope = s.scopes.get(f.name) if f.kind == FUNCTION or f.kind == BOUND_METHOD else None
+        if scope is None or not scope.guards or (e.negative and not scope.guard_negates):
+            return values
+        for a in scope.guards:
+            checked = [t.name for t in evaluate(s, a.type) if t.kind == CLASS]
+            if a.container or not checked:
+                return values
+            (class_objects if a.is_class else instances).extend(checked)
+        found = True
+    if not found:
+        return values
+    out: Values = {}
+    for v in values:
+        named = instances if v.kind == INSTANCE or v.kind == DISPATCHED else class_objects if v.kind == CLASS else None
+        if not named:  # no class of the tree, or a check that says nothing of such a value
+            out[v] = None
+            continue
+        derives = any(k in named for k in classes.mro_walk(s, v.name)[1])
+        if e.negative:
+            if not derives:
+                out[v] = None
+        elif (
+            derives
+            or any(satisfies_protocol(s, v.name, p) for p in named)
+            or any(classes.defining_class(s, v.name, name) for name in DYNAMIC_ATTRIBUTES)
+        ):
+            out[v] = None
+    return out
+
+
+def having(s: Solver, e: Narrow, values: Values) -> Values:
+    """`hasattr(x, "name")`, true (or false, `e.negative`): the instances of the tree's classes that may have the
+    attribute (its class or a base defines it, the code writes it on one, or a library base or a `__getattr__` may
+    supply anything: an nn.Module serves its registered buffers); where false, those whose classes do not define it
+    (an attribute written on instances may still be missing). Other values are kept either way."""
+    out: Values = {}
+    for v in values:
+        if v.kind != INSTANCE and v.kind != DISPATCHED:
+            out[v] = None
+            continue
+        walk = classes.mro_walk(s, v.name)
+        defined = bool(classes.defining_class(s, v.name, e.attribute))
+        if e.negative:
+            if not defined:
+                out[v] = None
+        elif (
+            defined
+            or any(what == classes.OUTER for _, what in walk[2])
+            or any(classes.defining_class(s, v.name, name) for name in DYNAMIC_ATTRIBUTES)
+            or any(s.cells.read(s.cells.attribute(k, e.attribute)) for k in walk[1])
+        ):
+            out[v] = None
+    return out
+
+
+def satisfies_protocol(s: Solver, cls: str, protocol: str) -> bool:
+    """Whether `protocol` is a Protocol of the tree whose methods instances of `cls` have."""
+    methods = classes.protocol_methods(s, protocol)
+    return methods is not None and classes.satisfies(s, cls, protocol, methods)
 
 
 def library_objects(types: set[str]) -> Values:

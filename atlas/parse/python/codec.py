@@ -148,6 +148,8 @@ def pack_scopes(scopes: list[Scope]) -> tuple:
             c.exit_versions,
             c.called_names,
             tuple(c.fields),
+            _annotations(c.guards),
+            c.guard_negates,
         )
         for c in scopes
     )
@@ -174,6 +176,8 @@ def _scope(row: tuple) -> Scope:
         exit_versions,
         called_names,
         fields,
+        guards,
+        guard_negates,
     ) = row
     return Scope(
         sid,
@@ -199,6 +203,8 @@ def _scope(row: tuple) -> Scope:
         exit_versions,
         called_names,
         list(fields),
+        _annotation_list(guards),
+        guard_negates,
     )
 
 
@@ -254,7 +260,7 @@ def _e(e: Any) -> tuple:
     if isinstance(e, Starred):
         return (STARRED, _e(e.value))
     if isinstance(e, Narrow):
-        return (NARROW, _e(e.value), _e(e.types), e.line, e.negative, e.identity, e.asserted)
+        return (NARROW, _e(e.value), _e(e.types), e.line, e.negative, e.identity, e.asserted, e.guard, e.attribute)
     if isinstance(e, NameTarget):
         return (NAME_TARGET, e.id, e.version)
     if isinstance(e, Unpack):
@@ -331,7 +337,7 @@ def _expr(t: tuple) -> Expr:
     if code == STARRED:
         return Starred(_expr(t[1]))
     if code == NARROW:
-        return Narrow(_expr(t[1]), _expr(t[2]), t[3], t[4], t[5], t[6])
+        return Narrow(_expr(t[1]), _expr(t[2]), t[3], t[4], t[5], t[6], t[7], t[8])
     return UNKNOWN
 
 

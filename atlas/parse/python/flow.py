@@ -248,8 +248,9 @@ def flatten(stmts: tuple[Stmt, ...] | list[Stmt], out: list[Step], top: int, str
     """The statements in order, branches and loops opened up; `top` is the line of the top-level statement that
     holds them (0: they are top-level), `strong` whether they run every time the scope does, `guard` the type checks
     they run under: after `x = Narrow(x, T)` (the walker puts one at the head of a branch that `isinstance(x, T)`
-    opens, and after an assert, or that x is not a T, or is a class), the rest of the block runs only when x can be
-    what the check says (Step.guard)."""
+    opens, and after an assert, or that x is not a T, is a class, has an attribute or passes a call that may be a type
+    guard), the rest of the block runs only when x can be what the check says (Step.guard); for all but the first,
+    also when nothing reached x (the binding's inputs)."""
     for s in stmts:
         if isinstance(s, If):
             for arm in s.arms:
@@ -266,6 +267,8 @@ def flatten(stmts: tuple[Stmt, ...] | list[Stmt], out: list[Step], top: int, str
             if isinstance(s, Assign) and isinstance(s.value, Narrow) and isinstance(s.targets[0], NameTarget):
                 narrow = s.value
                 inputs: tuple[int, ...] = ()
-                if (narrow.negative or narrow.identity) and isinstance(narrow.value, Name):
+                if (narrow.negative or narrow.identity or narrow.guard or narrow.attribute) and isinstance(
+                    narrow.value, Name
+                ):
                     inputs = narrow.value.versions or ()
                 guard = (*guard, (s.targets[0].id, s.targets[0].version, inputs))

@@ -155,7 +155,10 @@ class Narrow:
     """`value` where the code checked its type (`isinstance(value, types)`, `type(value) is types`): only what can be
     an instance of one of `types` (a class or a tuple of classes); what cannot be one when `negative`. With `identity`
     (`value is types`, `value == types`): only the class `types` itself, or anything but it when `negative`.
-    `asserted` when an `assert` made the check (the statements after it run only where it holds)."""
+    `asserted` when an `assert` made the check (the statements after it run only where it holds). With `guard`,
+    `types` is the function called on the value (`if supports_pp(model):`): the types its `TypeIs[...]` or
+    `TypeGuard[...]` return annotation names (Scope.guards) are checked, nothing when it has none. With `attribute`
+    (`hasattr(value, "attribute")`), what has the attribute, or has not when `negative`; `types` is unused."""
 
     value: Expr
     types: Expr
@@ -163,6 +166,8 @@ class Narrow:
     negative: bool = False
     identity: bool = False
     asserted: bool = False
+    guard: bool = False
+    attribute: str = ""
 
 
 @dataclass
@@ -400,7 +405,8 @@ class Step:
     line: int  # the statement's own line
     guard: tuple[tuple[str, int, tuple[int, ...]], ...] = ()  # (name, version, inputs): bindings of the type checks
     # that hold it (a Narrow); the statement runs only when each can hold a value (a branch whose check no value
-    # passes never runs), or, for a check with `inputs` (that x is not a T, or is a class), when the versions it
+    # passes never runs), or, for a check with `inputs` (that x is not a T, is a class, has an attribute or passes a
+    # call that may be a type guard), when the versions it
     # narrowed held nothing either (nothing flowed there: the check says nothing)
 
 
@@ -442,6 +448,9 @@ class Scope:
     # looking for calls of parameters
     fields: list[str] = field(default_factory=list)  # classes: the names annotated in the body, in order (a
     # dataclass's or NamedTuple's fields; ClassVar and InitVar left out)
+    guards: tuple[Annotation, ...] = ()  # functions returning `TypeIs[X]` or `TypeGuard[X]`: X, what a true result
+    # says the first argument is
+    guard_negates: bool = False  # TypeIs: a false result says the argument is none of them (TypeGuard says nothing)
 
 
 @dataclass

@@ -20,6 +20,7 @@ from atlas.parse.python.expressions import (
     target,
     yield_expr,
 )
+from atlas.parse.python.expressions import types as annotated_types
 from atlas.parse.python.grammar import (
     BINARY_METHODS,
     F_ALIAS,
@@ -46,6 +47,7 @@ from atlas.parse.python.grammar import (
 from atlas.parse.python.imports import import_statement
 from atlas.parse.python.ir import (
     UNKNOWN,
+    Annotation,
     Assign,
     Attribute,
     Break,
@@ -311,6 +313,7 @@ def definition(w: FileWalk, node: Any) -> None:
             decorator_names=deco_names,
             returns=annotation(w, ret) if ret is not None else (),
         )
+        scope.guards, scope.guard_negates = guards(w, ret)
         w.emit(Define(sid, NameTarget(name), False, line))
     saved = w.enter(scope)
     body = node.child_by_field_id(F_BODY)
@@ -357,7 +360,9 @@ def elif_clause(w: FileWalk, before: list[Check], clause: Any, when_true: list[C
     narrowing_block(w, when_true, line, clause.child_by_field_id(F_CONSEQUENCE))
 
 
-Check = tuple[str, Any, bool, bool]  # (name, the types' node, negative: it is not one, identity: `is`, not isinstance)
+Check = tuple[str, Any, bool, str]  # (name, a node, negative: the check fails, kind): "isinstance" (the node names
+# the types), "identity" (`is`: the node is the class), "guard" (the node is a function called on the name, whose
+# TypeIs or TypeGuard annotation names the types) or "hasattr" (the node is the attribute's name, a string)
 
 
 def narrowing_block(w: FileWalk, checks: list[Check], line: int, body: Any) -> None:
@@ -376,8 +381,9 @@ def narrowing_block(w: FileWalk, checks: list[Check], line: int, body: Any) -> N
 def type_checks(w: FileWalk, node: Any) -> tuple[list[Check], list[Check]]:
     """The type checks a condition makes of local names: those that hold when it is true, and those that hold when
     it is false. `isinstance(x, T)` (x is a T, or is not), `type(x) is T` / `== T` (x is a T when true), `x is C` /
-    `x == C` (x is the class C, or is not), each negated by `not`, `is not` and `!=`; `and` keeps what holds when
-    true, `or` what holds when false."""
+    `x == C` (x is the class C, or is not), `hasattr(x, "name")` and `f(x, ...)` (f perhaps a TypeIs or TypeGuard
+    function), the last two only for an x whose attributes the scope reads or that it calls (_receivers), each
+    negated by `not`, `is not` and `!=`; `and` keeps what holds when true, `or` what holds when false."""
     t = node.type
     if t == "parenthesized_expression" and node.named_children:
         return type_checks(w, node.named_children[0])
@@ -393,10 +399,19 @@ def type_checks(w: FileWalk, node: Any) -> tuple[list[Check], list[Check]]:
     if t == "call":
         func = node.child_by_field_id(F_FUNCTION)
         args = [a for a in node.child_by_field_id(F_ARGUMENTS).named_children if a.type != "comment"]
-        if func.type == "identifier" and w.text(func) == "isinstance" and len(args) == 2:
+        called = w.text(func) if func.type == "identifier" else ""
+        if called == "isinstance" and len(args) == 2:
             name = _local(w, args[0])
             if name:
-                return [(name, args[1], False, False)], [(name, args[1], True, False)]
+                return [(name, args[1], False, called)], [(name, args[1], True, called)]
+        elif called == "hasattr" and len(args) == 2:
+            name = _local(w, args[0])
+            if name and _attribute_name(w, args[1]) and name in _receivers(w, node):
+                return [(name, args[1], False, called)], [(name, args[1], True, called)]
+        elif func.type in ("identifier", "attribute") and args and args[0].type not in ("keyword_argument", "comment"):
+            name = _local(w, args[0])  # a user-defined type guard perhaps (the resolver looks at what `func` is)
+            if name and name in _receivers(w, node):
+                return [(name, func, False, "guard")], [(name, func, True, "guard")]
     if t == "comparison_operator" and len(node.named_children) == 2:
         operator = " ".join(c.type for c in node.children if not c.is_named)
         left, right = node.named_children
@@ -405,12 +420,61 @@ def type_checks(w: FileWalk, node: Any) -> tuple[list[Check], list[Check]]:
             args = left.child_by_field_id(F_ARGUMENTS).named_children
             if func.type == "identifier" and w.text(func) == "type" and len(args) == 1:
                 name = _local(w, args[0])
-                return ([(name, right, False, False)], []) if name else ([], [])
+                return ([(name, right, False, "isinstance")], []) if name else ([], [])
         name = _local(w, left)
         if name and right.type in ("identifier", "attribute") and operator in ("is", "==", "is not", "!="):
-            checks = [(name, right, False, True)], [(name, right, True, True)]
+            checks = [(name, right, False, "identity")], [(name, right, True, "identity")]
             return checks if operator in ("is", "==") else (checks[1], checks[0])
     return [], []
+
+
+OWNERS: Final = ("function_definition", "class_definition", "lambda", "module")
+
+
+def _receivers(w: FileWalk, node: Any) -> frozenset[str]:
+    """The names the scope holding `node` reads an attribute of or calls (`x.attr`, `x(...)`; `p.attr` for
+    `p.attr.x`), not counting nested definitions: where a check that is no isinstance (`hasattr(x, ...)`, a call that
+    may be a type guard) can narrow what a call reaches. Memoized per scope node (FileWalk.receivers)."""
+    owner = node
+    while owner.parent is not None and owner.type not in OWNERS:
+        owner = owner.parent
+    key = owner.start_byte
+    found = w.receivers.get(key)
+    if found is not None:
+        return found
+    out: set[str] = set()
+    body = owner.child_by_field_id(F_BODY) if owner.type != "module" else owner
+    todo = [body] if body is not None else []
+    while todo:
+        n = todo.pop()
+        t = n.type
+        if t in OWNERS:
+            continue
+        held = None  # what the node reads an attribute of, or calls
+        if t == "attribute":
+            held = n.child_by_field_id(F_OBJECT)
+        elif t == "call":
+            held = n.child_by_field_id(F_FUNCTION)
+        if held is not None:
+            if held.type == "identifier":
+                out.add(w.name(held))
+            elif held.type == "attribute":
+                base = held.child_by_field_id(F_OBJECT)
+                if base.type == "identifier":
+                    out.add(f"{w.name(base)}.{w.name(held.child_by_field_id(F_ATTRIBUTE))}")
+        todo.extend(n.named_children)
+    frozen = w.receivers[key] = frozenset(out)
+    return frozen
+
+
+def _attribute_name(w: FileWalk, node: Any) -> str:
+    """The identifier a plain string literal holds (`"set_lora"`), or ""."""
+    if node.type != "string" or any(c.type == "interpolation" for c in node.named_children):
+        return ""
+    text = w.text(node)
+    quote = text[-1:]
+    name = text[text.index(quote) + 1 : -1] if quote in "\"'" else ""
+    return name if name.isidentifier() else ""
 
 
 def _local(w: FileWalk, value: Any) -> str:
@@ -430,11 +494,14 @@ def _local(w: FileWalk, value: Any) -> str:
 
 def narrowed(w: FileWalk, check: Check, line: int, asserted: bool = False) -> Assign:
     """`name = Narrow(name, types)`: the name's binding for the statements a type check holds for."""
-    name, types, negative, identity = check
+    name, node, negative, kind = check
     if "." in name:
         base, _, attr = name.partition(".")
         name = w.narrowed_attribute(base, attr, line)
-    narrow = Narrow(Name(name), expr(w, types), line, negative, identity, asserted)
+    if kind == "hasattr":
+        narrow = Narrow(Name(name), UNKNOWN, line, negative, asserted=asserted, attribute=_attribute_name(w, node))
+    else:
+        narrow = Narrow(Name(name), expr(w, node), line, negative, kind == "identity", asserted, kind == "guard")
     return Assign((NameTarget(name),), narrow, (), line)
 
 
@@ -458,6 +525,28 @@ def loop(w: FileWalk, node: Any, t: str) -> None:
         if clause.type == "else_clause":
             orelse = w.nested(clause_body, clause)
     w.emit(Loop(header, body, orelse, line))
+
+
+def guards(w: FileWalk, ret: Any) -> tuple[tuple[Annotation, ...], bool]:
+    """What a function's return annotation says of its first argument when the result is true: the types of
+    `TypeIs[X]` or `TypeGuard[X]` (each of a union of them, `TypeIs[type[X]] | TypeIs[X]`), and whether a false
+    result says it is none of them (TypeIs only)."""
+    found: tuple[Annotation, ...] = ()
+    negates = True
+    todo = [ret] if ret is not None else []
+    while todo:
+        node = todo.pop()
+        if node.type in ("type", "binary_operator", "union_type"):
+            todo.extend(c for c in node.named_children if c.type != "comment")
+        elif node.type in ("subscript", "generic_type"):
+            head = w.text(node.child_by_field_id(F_VALUE) or node.named_children[0]).rsplit(".", 1)[-1]
+            args = [c for c in node.named_children[1:] if c.type != "comment"]
+            if len(args) == 1 and args[0].type == "type_parameter":
+                args = list(args[0].named_children)
+            if head in ("TypeIs", "TypeGuard") and len(args) == 1:
+                found += annotated_types(w, args[0])
+                negates = negates and head == "TypeIs"
+    return found, negates and bool(found)
 
 
 def condition(w: FileWalk, node: Any) -> None:

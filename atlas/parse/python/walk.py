@@ -33,6 +33,7 @@ class FileWalk:
         self.defined: set[str] = set()  # ids of def/class symbols: an assignment of the same name adds no attribute
         self.jit_calls: set[str] = set()  # functions made kernels by a call: `k = triton.jit(...)(fn)`
         self.lambda_counts: dict[str, int] = {}
+        self.receivers: dict[int, frozenset[str]] = {}  # per scope node (its first byte): statements._receivers
         self.renames: dict[str, str] = {}  # inside a comprehension: its variables, under names of their own
         self.narrowed: dict[str, tuple[str, str]] = {}  # in a function: "p.attr" -> (p, attr) for each attribute of a
         # parameter a type check named (narrowed_attribute); its reads are the local name "p.attr" from then on
