@@ -189,6 +189,11 @@ def guarded(s: Solver, e: Narrow, values: Values) -> Values:
         found = True
     if not found:
         return values
+    protocols: dict[str, tuple[str, ...]] = {}  # the Protocols named: an object passes by having their methods
+    for p in (*instances, *class_objects):
+        methods = classes.protocol_methods(s, p)
+        if methods is not None:
+            protocols[p] = methods
     out: Values = {}
     for v in values:
         named = instances if v.kind == INSTANCE or v.kind == DISPATCHED else class_objects if v.kind == CLASS else None
@@ -201,8 +206,8 @@ def guarded(s: Solver, e: Narrow, values: Values) -> Values:
                 out[v] = None
         elif (
             derives
-            or any(satisfies_protocol(s, v.name, p) for p in named)
-            or any(classes.defining_class(s, v.name, name) for name in DYNAMIC_ATTRIBUTES)
+            or any(classes.satisfies(s, v.name, p, protocols[p]) for p in named if p in protocols)
+            or any_attribute(s, v.name)
         ):
             out[v] = None
     return out
@@ -226,17 +231,17 @@ def having(s: Solver, e: Narrow, values: Values) -> Values:
         elif (
             defined
             or any(what == classes.OUTER for _, what in walk[2])
-            or any(classes.defining_class(s, v.name, name) for name in DYNAMIC_ATTRIBUTES)
+            or any_attribute(s, v.name)
             or any(s.cells.read(s.cells.attribute(k, e.attribute)) for k in walk[1])
         ):
             out[v] = None
     return out
 
 
-def satisfies_protocol(s: Solver, cls: str, protocol: str) -> bool:
-    """Whether `protocol` is a Protocol of the tree whose methods instances of `cls` have."""
-    methods = classes.protocol_methods(s, protocol)
-    return methods is not None and classes.satisfies(s, cls, protocol, methods)
+def any_attribute(s: Solver, cls: str) -> bool:
+    """Whether instances of `cls` may answer any attribute (the class or a base defines `__getattr__` or
+    `__getattribute__`: a wrapper handing lookups on to what it wraps)."""
+    return any(classes.defining_class(s, cls, name) for name in DYNAMIC_ATTRIBUTES)
 
 
 def library_objects(types: set[str]) -> Values:

@@ -524,10 +524,7 @@ def types(w: FileWalk, node: Any) -> tuple[Annotation, ...]:
     if t == "binary_operator":
         return types(w, node.child_by_field_id(F_LEFT)) + types(w, node.child_by_field_id(F_RIGHT))
     if t in ("subscript", "generic_type"):
-        head = w.text(node.child_by_field_id(F_VALUE) or node.named_children[0]).rsplit(".", 1)[-1]
-        args = [c for c in node.named_children[1:] if c.type != "comment"]
-        if len(args) == 1 and args[0].type == "type_parameter":
-            args = list(args[0].named_children)
+        head, args = generic(w, node)
         if head in ANNOT_WRAPPERS or head in CLASS_WRAPPERS:
             out: tuple[Annotation, ...] = ()
             for child in args:
@@ -549,6 +546,16 @@ def types(w: FileWalk, node: Any) -> tuple[Annotation, ...]:
     if t == "string":
         return string_annotation(w.text(node).strip("\"'"))
     return ()
+
+
+def generic(w: FileWalk, node: Any) -> tuple[str, list[Any]]:
+    """A subscripted annotation (`Optional[X]`, `typing.TypeIs[X]`): the last part of its head's name, and its
+    arguments' nodes."""
+    head = w.text(node.child_by_field_id(F_VALUE) or node.named_children[0]).rsplit(".", 1)[-1]
+    args = [c for c in node.named_children[1:] if c.type != "comment"]
+    if len(args) == 1 and args[0].type == "type_parameter":
+        args = list(args[0].named_children)
+    return head, args
 
 
 def string_annotation(raw: str) -> tuple[Annotation, ...]:

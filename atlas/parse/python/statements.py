@@ -13,6 +13,7 @@ from atlas.parse.python.expressions import (
     annotation,
     expr,
     first,
+    generic,
     index,
     kids,
     parameters,
@@ -539,10 +540,7 @@ def guards(w: FileWalk, ret: Any) -> tuple[tuple[Annotation, ...], bool]:
         if node.type in ("type", "binary_operator", "union_type"):
             todo.extend(c for c in node.named_children if c.type != "comment")
         elif node.type in ("subscript", "generic_type"):
-            head = w.text(node.child_by_field_id(F_VALUE) or node.named_children[0]).rsplit(".", 1)[-1]
-            args = [c for c in node.named_children[1:] if c.type != "comment"]
-            if len(args) == 1 and args[0].type == "type_parameter":
-                args = list(args[0].named_children)
+            head, args = generic(w, node)
             if head in ("TypeIs", "TypeGuard") and len(args) == 1:
                 found += annotated_types(w, args[0])
                 negates = negates and head == "TypeIs"
