@@ -44,9 +44,9 @@ class MHAPool(KVCache):
     def get(self): pass
 class SubPool(KVCache):
     def get(self): pass
-class Owner:  # a SubPool is made, by code that is no pool (not a part: declared.is_part)
-    def __init__(self):
-        self.part = SubPool()
+class Owner:  # a SubPool is made and handed on by code that is no pool (not a part: declared.is_part)
+    def make(self):
+        return SubPool()
 """
 
 
@@ -978,9 +978,12 @@ def helper(pool: Optional[KVCache] = None):
 def lost(pool: Optional[KVCache] = None):
     if pool is not None:
         pool.get()
+def default_pool():
+    return MHAPool()  # made outside a Hybrid too: no part of one
 def main(unknown):
     Hybrid(pool_class=MHAPool)
     Hybrid()
+    default_pool()
     helper()
     lost(pool=unknown.pool)
     Owner()
@@ -1223,6 +1226,7 @@ def test_an_annotation_promises_no_class_made_only_as_a_part_of_another_of_its_c
     edges = resolve(
         {
             "kv.py": """
+import torch
 class KVCache:
     def get(self): pass
     @classmethod
@@ -1244,6 +1248,22 @@ class DeepPool(KVCache):
         return self.inner.get()
 class ShardPool(KVCache):
     def get(self): pass
+class KernelPool(KVCache):
+    def get(self): pass
+class PublicPool(KVCache):
+    def get(self): pass
+__all__ = ["PublicPool"]  # named as a value elsewhere (users make it): no part
+class ModulePool(KVCache):
+    def get(self): pass
+class Holder(torch.nn.Module):  # the library's code may hand out what a module holds: no part
+    def __init__(self):
+        self.pool = ModulePool()
+class Scheme:  # no pool, but it keeps the KernelPool it makes on itself: a part of the scheme
+    def __init__(self):
+        self.kernel = KernelPool()
+        self.public = PublicPool()
+    def run(self):
+        return self.kernel.get()
 class Tiered(KVCache):
     def __init__(self):
         self.shard = ShardPool()
@@ -1257,13 +1277,24 @@ def main():
     DeepPool()
     Tiered()
     build_shard()
+    Scheme().run()
+    Holder()
 """
         }
     ).edges
     got = {b for a, b in edges if a == "kv.backend"}
-    # SinglePool and IndexerPool are made only inside a DeepPool: no function handed a KVCache gets one
-    assert got == {"kv.MHAPool.get", "kv.DeepPool.get", "kv.ShardPool.get", "kv.Tiered.get"}
+    # SinglePool and IndexerPool are made only inside a DeepPool, KernelPool only on a Scheme's self: no function
+    # handed a KVCache gets one
+    assert got == {
+        "kv.MHAPool.get",
+        "kv.DeepPool.get",
+        "kv.ShardPool.get",
+        "kv.Tiered.get",
+        "kv.PublicPool.get",
+        "kv.ModulePool.get",
+    }
     assert ("kv.DeepPool.get", "kv.SinglePool.get") in edges  # the part itself is still reached through its owner
+    assert ("kv.Scheme.run", "kv.KernelPool.get") in edges
 
 
 def test_a_clone_no_call_entered_gets_no_promise_for_its_parameters():

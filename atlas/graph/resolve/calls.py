@@ -360,7 +360,7 @@ def construct(
     a class with no `__init__` in the tree (a dataclass, a msgspec Struct, a class whose only `__init__` is a
     library base's) gets the edge itself."""
     inst = instance(cls)
-    declared.note_constructed(s, cls, s.class_of.get(s.ctx.scope, ""))
+    declared.note_constructed(s, cls, s.class_of.get(s.ctx.scope, ""), site is not None and site is s.owning)
     if not s.pycg:  # a class of the tree defining __new__ (CustomOp's): it runs first, given the class
         for m in classes.class_attr(s, cls, "__new__", None):
             if m.kind == FUNCTION:

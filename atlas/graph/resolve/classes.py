@@ -76,6 +76,12 @@ def mro(s: Solver, cls: str) -> tuple[str, ...]:
     return mro_walk(s, cls)[0]
 
 
+def has_library_base(s: Solver, cls: str) -> bool:
+    """Whether a base of `cls` is a library's class (`torch.nn.Module`), whose code may hand out what its instances
+    hold (`named_parameters()`, `modules()`) where the tree does not show it."""
+    return any(what == OUTER for _, what in mro_walk(s, cls)[2])
+
+
 def is_enum(s: Solver, cls: str) -> bool:
     """Whether `cls` derives from enum.Enum (or a kind of it): its class-body names are its members."""
     return any(what == PLAIN and name in ENUM_BASES for name, what in mro_walk(s, cls)[2])

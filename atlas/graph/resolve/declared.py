@@ -55,22 +55,30 @@ TYPE_ARGUMENT: Final = {"isinstance": 1, "issubclass": 1, "cast": 0, "super": 0}
 # and which argument does
 
 
-def made_classes(bodies: list[Scope]) -> frozenset[str]:
+def made_classes(bodies: list[Scope]) -> tuple[frozenset[str], frozenset[str]]:
     """The short names of the classes the program may make: every name used as a value (called, passed, stored,
     returned, yielded, raised) but not only as a type (`isinstance(x, C)`, `cast(C, x)`, a base, an annotation) or as
     the owner of an attribute (`C.helper()`), unless that attribute is a classmethod that makes its class
     (`C.from_config()` running `cls(...)`); and every identifier a string names (`"LlamaForCausalLM"`,
-    `"pkg.mod:Worker"`), as registries that import classes by name do."""
+    `"pkg.mod:Worker"`), as registries that import classes by name do. Second, those of them used as values
+    elsewhere than as the class a method constructs to store on its own instance (`self.kernel = C()`): the names
+    code may hand around (is_part)."""
     makers = frozenset(
         s.id.rpartition(".")[2]
         for s in bodies
         if "classmethod" in s.decorator_names and s.params and s.params[0].name in s.called_names
     )
     out: set[str] = set()
+    owned: set[str] = set()
+    methods = methods_of(bodies)
     for scope in bodies:
         for step in scope.steps:
             stmt = step.stmt
-            if isinstance(stmt, (Assign, Evaluate, Return, Yield, Raise)):
+            if isinstance(stmt, Assign) and scope.id in methods and stores_on_self(scope, stmt):
+                assert isinstance(stmt.value, Call)
+                _values(stmt.value.func, makers, owned)
+                _values(Display(stmt.value.args + tuple(k.value for k in stmt.value.keywords), ""), makers, out)
+            elif isinstance(stmt, (Assign, Evaluate, Return, Yield, Raise)):
                 _values(stmt.value, makers, out)
             elif isinstance(stmt, For):
                 _values(stmt.iterable, makers, out)
@@ -79,7 +87,22 @@ def made_classes(bodies: list[Scope]) -> frozenset[str]:
         for p in scope.params:
             if p.default is not None:
                 _values(p.default, makers, out)
-    return frozenset(out)
+    return frozenset(out | owned), frozenset(out)
+
+
+def methods_of(bodies: list[Scope]) -> frozenset[str]:
+    """The ids of the functions defined in a class body."""
+    classes_ = {s.id for s in bodies if s.kind == "class"}
+    return frozenset(s.id for s in bodies if s.kind == "function" and s.parent in classes_)
+
+
+def stores_on_self(method: Scope, stmt: Assign) -> bool:
+    """Whether `stmt`, in a method, stores a call's result only on the method's own instance (`self.kernel =
+    C(...)`): what it constructs there is a part of that object (is_part)."""
+    if not isinstance(stmt.value, Call) or not method.params:
+        return False
+    me = method.params[0].name
+    return all(isinstance(t, Attribute) and isinstance(t.value, Name) and t.value.id == me for t in stmt.targets)
 
 
 def _values(e: Expr, makers: frozenset[str], out: set[str]) -> None:
@@ -154,13 +177,13 @@ def informative(values: Values) -> bool:
     return any(v.kind not in UNINFORMATIVE for v in values)
 
 
-def note_constructed(s: Solver, cls: str, maker: str) -> None:
-    """`cls(...)` ran during resolution, in the code of class `maker` ("" outside a class): its instances exist;
-    what depends on the classes made in a cone of one of its bases runs again (a new maker may end its being a
-    part, is_part)."""
+def note_constructed(s: Solver, cls: str, maker: str, owned: bool) -> None:
+    """`cls(...)` ran during resolution, in the code of class `maker` ("" outside a class), `owned` when the
+    statement stores the new instance on the maker's own `self`: its instances exist; what depends on the classes
+    made in a cone of one of its bases runs again (a new maker may end its being a part, is_part)."""
     makers = s.made_by.setdefault(cls, set())
-    if maker not in makers:
-        makers.add(maker)
+    if (maker, owned) not in makers:
+        makers.add((maker, owned))
         if len(makers) > 1:
             for k in classes.mro_walk(s, cls)[1]:
                 s.cells.mark(s.cells.topic("made", k))
@@ -182,15 +205,28 @@ def receivers(s: Solver, cls: str, name: str) -> Values:
 
 
 def is_part(s: Solver, c: str, cls: str) -> bool:
-    """Whether every instance of class `c` the program makes is made by the code of another class of `cls`'s cone,
-    one `c` does not derive from: a part of such an object (a sub-pool a pool builds inside itself), not one handed
-    around as a `cls`. Not when a base or `c` itself makes it (a factory), nor when code outside the cone does, nor
-    when no construction was seen (made by name)."""
+    """Whether every instance of class `c` the program makes is a part of an object of another class, one `c` does
+    not derive from, not one handed around as a `cls`: made by the code of a class of `cls`'s cone (a sub-pool a
+    pool builds inside itself), or stored where it is made on the maker's own `self` (`self.kernel = C()` in a quant
+    scheme; owns). Not when a base or `c` itself makes it (a factory), nor when other code makes it, nor when no
+    construction was seen (made by name)."""
     makers = s.made_by.get(c)
     if not makers:
         return False
     ancestors = classes.mro_walk(s, c)[1]
-    return all(m and m not in ancestors and cls in classes.mro_walk(s, m)[1] for m in makers)
+    return all(
+        m and m not in ancestors and (cls in classes.mro_walk(s, m)[1] or (stored and owns(s, m, c)))
+        for m, stored in makers
+    )
+
+
+def owns(s: Solver, maker: str, c: str) -> bool:
+    """Whether instances of `c` that `maker` stores on itself stay its own, so that the rounds follow them from its
+    attribute: no code names `c` as a value otherwise (a class a package exports, a qualified name a platform
+    returns), the rounds construct the maker (a model the registry makes by name, reached only through what an
+    annotation promises, keeps its pooler promised), and the maker has no library base whose code may hand its
+    attributes out (an `nn.Module`'s parameters go round through `named_parameters()`)."""
+    return c.rpartition(".")[2] not in s.handed_names and maker in s.made_by and not classes.has_library_base(s, maker)
 
 
 def promised(s: Solver, cls: str, is_class: bool) -> Values:

@@ -141,9 +141,14 @@ class Solver:
         # module -> the names it binds only under `if TYPE_CHECKING:` (they do not exist at run time: a module's
         # __getattr__ gives them, names.module_attribute)
         # classes the program may make (atlas.graph.resolve.declared): named as values, or constructed in the rounds
-        self.made_names: frozenset[str] = declared.made_classes(self.bodies)
+        self.made_names: frozenset[str]
+        self.handed_names: frozenset[str]  # of them, those used as values elsewhere than stored on a `self` (is_part)
+        self.made_names, self.handed_names = declared.made_classes(self.bodies)
         self.constructed: set[str] = set()
-        self.made_by: dict[str, set[str]] = {}  # class -> the classes whose code constructs it (declared.is_part)
+        # class -> the classes whose code constructs it, each with whether it only stores the new instance on its own
+        # `self` (`self.kernel = C()`: declared.is_part)
+        self.made_by: dict[str, set[tuple[str, bool]]] = {}
+        self.owning: Site | None = None  # the call whose result the statement running stores on `self`
         self.ruled_out: set[tuple[str, str, int]] = set()  # (scope, name, version) of a check's binding no value
         # that reached the check passed (statements.narrowed)
         self.open_returns: set[str] = set()  # runs that ran a `return` of more than a literal (statements.declare)

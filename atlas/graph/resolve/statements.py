@@ -93,6 +93,7 @@ def run(s: Solver, scope: Scope, caller: str, step: Step) -> None:
     strong = step.strong and not isinstance(stmt, (For, Raise))
     s.ctx = Context(scope.id, step.top, caller, strong, step.line, s.suffix.get(scope.id, ""))
     if isinstance(stmt, Assign):
+        saved, s.owning = s.owning, owning_call(s, scope, stmt)
         if stmt.annotations:
             annotated_assign(s, scope, stmt, step.line)
         elif isinstance(stmt.value, Narrow):
@@ -100,6 +101,7 @@ def run(s: Solver, scope: Scope, caller: str, step: Step) -> None:
         else:
             for t in stmt.targets:
                 assign_expr(s, t, stmt.value)
+        s.owning = saved
     elif isinstance(stmt, Evaluate):
         values = expressions.evaluate(s, stmt.value)
         if stmt.truth and not s.pycg:
@@ -161,6 +163,18 @@ def with_statement(s: Solver, stmt: With) -> None:
 
 
 # -- assignment -----------------------------------------------------------------------------------------------------
+
+
+def owning_call(s: Solver, scope: Scope, stmt: Assign) -> Site | None:
+    """The call whose result a method's `stmt` stores only on its own instance (`self.kernel = C(...)`): what it
+    constructs there is a part of that object (declared.is_part)."""
+    parent = s.scopes.get(scope.parent)
+    if scope.kind != "function" or parent is None or parent.kind != "class":
+        return None
+    if declared.stores_on_self(scope, stmt):
+        assert isinstance(stmt.value, Call)
+        return stmt.value.site
+    return None
 
 
 def assign_expr(s: Solver, target: Target, value: Expr) -> None:
