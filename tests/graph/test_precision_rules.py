@@ -463,6 +463,50 @@ def act_layer(x):
     assert g.symbol("k.debug_kernel_api.wrapper@k.silu").span == Span("k.py", 4, 6)
 
 
+def test_a_decorator_handing_the_function_to_a_helper_gives_it_the_helpers_wrapper_for_it():
+    """vLLM's `@instrument(span_name=...)`: the decorator (also through `functools.partial` of itself) hands the
+    function to `instrument_otel`, which returns a wrapper of its own: the decorated name holds that wrapper's clone
+    for the function, and no wrapper node joins two functions."""
+    g = graph_of(
+        {
+            "tr/__init__.py": """
+import functools
+from .otel import instrument_otel
+_BACKENDS = {"otel": (instrument_otel,)}
+def instrument(obj=None, *, span_name=""):
+    if obj is None:
+        return functools.partial(instrument, span_name=span_name)
+    (otel_instrument,) = _BACKENDS["otel"]
+    return otel_instrument(func=obj, span_name=span_name)
+""",
+            "tr/otel.py": """
+import functools
+def instrument_otel(func, span_name):
+    @functools.wraps(func)
+    def sync_wrapper(*args, **kwargs):
+        return func(*args, **kwargs)
+    return sync_wrapper
+""",
+            "m.py": """
+from tr import instrument
+class Loader:
+    @instrument(span_name="Load model")
+    def load_model(self): pass
+@instrument
+def plain(): pass
+def main():
+    Loader().load_model()
+    plain()
+""",
+        }
+    )
+    wrapper = "tr.otel.instrument_otel.sync_wrapper"
+    for f in ("m.Loader.load_model", "m.plain"):
+        assert g.path("m.main", f) == ["m.main", f"{wrapper}@{f}", f]
+        assert [e[2] for e in g.callees(f"{wrapper}@{f}")] == [f]
+    assert not g.callees(wrapper)
+
+
 def test_a_class_decorator_returning_its_argument_gives_each_class_itself():
     edges = resolve(
         {

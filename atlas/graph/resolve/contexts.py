@@ -38,6 +38,13 @@ def clone(s: Solver, fid: str, context: str) -> Scope | None:
         s.merged.add(fid)
         return None
     suffix = SEPARATOR + context
+    made_inside = s.scopes.get(fid + suffix)
+    given = s.scopes.get(context)
+    if made_inside is not None and made_inside.id not in s.roots and given is not None and given.kind == "function":
+        # the copy that cloning the function enclosing `fid` made for the same function given (the wrapper a
+        # decorator's helper made for it, itself applied to that function as a decorator): that one
+        have[context] = made_inside.id
+        return made_inside
     root = s.scopes[fid]
     made: list[Scope] = []
     todo = [root]

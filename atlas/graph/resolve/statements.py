@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from atlas.graph.resolve import builtins, calls, classes, contexts, declared, expressions, heap, names, sites, summaries
-from atlas.graph.resolve.cells import OUTSIDE
+from atlas.graph.resolve.cells import OUTSIDE, SEPARATOR
 from atlas.graph.resolve.heap import PARAMETER, SPREAD, Context
 from atlas.graph.resolve.values import (
     BOUND_METHOD,
@@ -521,11 +521,18 @@ def this_application(result: Values, value: Values, decorator: str) -> Values:
     """What one application of a decorator gives: what it returns, less the functions and classes it was given at
     its other applications (its returns are one cell for all of them: an identity decorator applied to a hundred
     kernels returns each of them everywhere). Kept: `value` itself, the wrappers and classes the decorator
-    defines, and other objects."""
+    defines, the clones made for the one function given wherever they are defined (a decorator handing its argument
+    to a helper that returns its own wrapper: `instrument` calling `instrument_otel(func)`), and other objects."""
     out: Values = {}
     inside = decorator + "."
+    only = next(iter(value)).name if len(value) == 1 else None
     for v in result:
-        if (v.kind == FUNCTION or v.kind == CLASS) and v not in value and not v.name.startswith(inside):
+        if (
+            (v.kind == FUNCTION or v.kind == CLASS)
+            and v not in value
+            and not v.name.startswith(inside)
+            and (only is None or v.name.partition(SEPARATOR)[2] != only)
+        ):
             continue
         out[v] = None
     return out
