@@ -798,6 +798,42 @@ def test_string_dispatch_by_rule(caller, callees):
     assert found == callees
 
 
+def test_a_serving_loop_looking_up_a_received_name_reaches_the_methods_by_name_calls_send():
+    """The worker side of an RPC: `getattr(worker, method)` with a name taken off a queue finds the methods the
+    by-name calls name (and no other method of the worker); a getattr on another object finds nothing new."""
+    serving = """
+class WorkerProc:
+    def __init__(self, queue):
+        self.worker = Worker()
+        self.queue = queue
+        self.other = Executor()
+    def busy_loop(self):
+        method, args = self.queue.dequeue()
+        func = getattr(self.worker, method)
+        func(*args)
+        getattr(self.other, method)()
+class Wrapper:  # a __getattr__ looks up the name an attribute read asked for, not one received
+    def __init__(self):
+        self.worker = Worker()
+    def __getattr__(self, attr):
+        return getattr(self.worker, attr)
+def profile_through_the_wrapper():
+    Wrapper().profile()
+def run_method(obj, method):  # each caller hands its own name, which no constant carries in: nothing to follow
+    return getattr(obj, method)()
+def call_helper():
+    run_method(Worker(), "profile")
+"""
+    edges = resolve({"w.py": WORKERS + serving}, RPC).edges
+    found = {b for a, b in edges if a == "w.WorkerProc.busy_loop"}
+    assert found >= {"w.Worker.execute_model", "w.WorkerBase.profile"}
+    assert not found & {"w.CPUWorker.execute_model", "w.Executor.execute_model", "w.Executor.profile"}
+    through = {b for a, b in edges if a == "w.profile_through_the_wrapper"}
+    assert "w.WorkerBase.profile" in through and "w.Worker.execute_model" not in through
+    assert ("w.run_method", "w.Worker.execute_model") not in edges
+    assert ("w.WorkerProc.busy_loop", "w.Worker.execute_model") not in resolve({"w.py": WORKERS + serving}).edges
+
+
 def test_string_dispatch_needs_a_rule():
     edges = resolve({"w.py": WORKERS}).edges
     assert ("w.Executor.execute_model", "w.Worker.execute_model") not in edges

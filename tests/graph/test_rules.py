@@ -10,7 +10,8 @@ from atlas.graph.resolve.rules import ByName, DispatchRules, Instances, load
 
 def test_shipped_rules_load():
     vllm = load(rules_path("vllm"))
-    assert ByName("collective_rpc", "method", ("vllm.v1.worker.worker_base.WorkerBase",)) in vllm.by_name
+    workers = ("vllm.v1.worker.worker_base.WorkerBase", "vllm.v1.worker.worker_base.WorkerWrapperBase")
+    assert ByName("collective_rpc", "method", workers) in vllm.by_name
     assert any(r.attribute == "vllm.v1.worker.gpu_model_runner.GPUModelRunner.model" for r in vllm.instances)
     assert load(rules_path("sglang")).instances
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from atlas.graph.resolve import classes, heap, names, sites
+from atlas.graph.resolve import classes, dispatch, heap, names, sites
 from atlas.graph.resolve.limits import MAX_ATTRIBUTE_NAMES
 from atlas.graph.resolve.sites import PYCG_PREFIX
 from atlas.graph.resolve.values import (
@@ -390,7 +390,10 @@ def call_builtin(
             heap.copy_slots(s, value, alloc)
         return made
     if name in ("getattr", "setattr") and len(values) >= 2:  # with the name a constant (kept in the expression:
-        for attr in _names(s, args[1]):  # the argument values have their constants dropped)
+        attrs = _names(s, args[1])  # the argument values have their constants dropped)
+        if not attrs and name == "getattr" and s.by_name and received(s, args[1]):  # a name received, on an
+            attrs = dispatch.served_names(s, values[0])  # object by-name calls reach
+        for attr in attrs:
             if name == "getattr":
                 out.update(names.getattr_(s, values[0], attr))
             elif len(values) > 2:
@@ -406,6 +409,20 @@ def call_builtin(
     if name in STRINGS:
         out[some("str")] = None
     return out
+
+
+def received(s: Solver, e: Expr) -> bool:
+    """Whether the name `e` holds came from outside the calls the tree shows: a local name the code bound from
+    what it cannot follow (`method, args, kwargs, rank = mq.dequeue()` in a worker's RPC loop), not a parameter (a
+    helper such as `run_method(obj, method, ...)` is handed each caller's own name, which constants do not carry
+    into it: following every served name there would join every caller to every method) nor anything in a
+    `__getattr__`, whose name is the one an attribute read asked for."""
+    scope = s.scopes.get(s.ctx.scope)
+    if not isinstance(e, Name) or scope is None:
+        return False
+    if s.origin.get(scope.id, scope.id).rpartition(".")[2] in ("__getattr__", "__getattribute__"):
+        return False
+    return e.id in scope.local_names and all(p.name != e.id for p in scope.params)
 
 
 def _names(s: Solver, e: Expr) -> list[str]:

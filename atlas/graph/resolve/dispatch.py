@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from atlas.graph.resolve import classes
 from atlas.graph.resolve.rules import ByName
-from atlas.graph.resolve.values import BOUND_METHOD, instance
+from atlas.graph.resolve.values import BOUND_METHOD, DISPATCHED, INSTANCE, Values, instance
 from atlas.model import Provenance
 from atlas.parse.python.ir import Constant, Expr, Keyword, Site
 
@@ -24,7 +24,24 @@ def note_named_call(s: Solver, rule: ByName, args: tuple[Expr, ...], keywords: t
         else next((k.value for k in keywords if k.name == rule.argument), None)
     )
     if isinstance(named, Constant) and isinstance(named.value, str) and named.value.isidentifier():
-        s.named_calls.add((s.ctx.caller, site.line, named.value, rule))
+        call = (s.ctx.caller, site.line, named.value, rule)
+        if call not in s.named_calls:
+            s.named_calls.add(call)
+            s.cells.mark(s.cells.topic("named", rule.call))
+
+
+def served_names(s: Solver, receivers: Values) -> list[str]:
+    """The method names by-name calls send to the classes of `receivers`: what `getattr(worker, method)` may find
+    where the serving side looks up a name it received (`method, args, kwargs, rank = mq.dequeue()` in a worker's
+    RPC loop) rather than one the code shows."""
+    rules: set[ByName] = set()
+    for v in receivers:
+        if v.kind == INSTANCE or v.kind == DISPATCHED:
+            ancestors = classes.mro_walk(s, v.name)[1]
+            rules.update(rule for rule in s.by_name.values() if any(c in ancestors for c in rule.classes))
+    for rule in rules:
+        s.cells.watch(s.cells.topic("named", rule.call))
+    return sorted({method for _, _, method, rule in s.named_calls if rule in rules})
 
 
 def link_by_name(s: Solver) -> None:
