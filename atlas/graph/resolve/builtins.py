@@ -420,7 +420,7 @@ def received(s: Solver, e: Expr) -> bool:
     scope = s.scopes.get(s.ctx.scope)
     if not isinstance(e, Name) or scope is None:
         return False
-    if s.origin.get(scope.id, scope.id).rpartition(".")[2] in ("__getattr__", "__getattribute__"):
+    if s.origin.get(scope.id, scope.id).rpartition(".")[2] in classes.DYNAMIC_ATTRIBUTES:
         return False
     return e.id in scope.local_names and all(p.name != e.id for p in scope.params)
 

@@ -76,6 +76,9 @@ def mro(s: Solver, cls: str) -> tuple[str, ...]:
     return mro_walk(s, cls)[0]
 
 
+DYNAMIC_ATTRIBUTES: Final = ("__getattr__", "__getattribute__")  # an object defining one may have any attribute
+
+
 def has_library_base(s: Solver, cls: str) -> bool:
     """Whether a base of `cls` is a library's class (`torch.nn.Module`), whose code may hand out what its instances
     hold (`named_parameters()`, `modules()`) where the tree does not show it."""

@@ -164,9 +164,6 @@ def narrowing(s: Solver, e: Narrow, values: Values) -> Values:
     return out
 
 
-DYNAMIC_ATTRIBUTES: Final = ("__getattr__", "__getattribute__")  # an object defining one may have any attribute
-
-
 def guarded(s: Solver, e: Narrow, values: Values) -> Values:
     """`f(x)` as a condition, true (or false, `e.negative`), where f is a function of the tree annotated to return
     `TypeIs[T]` or `TypeGuard[T]` (`if supports_multimodal(model):`): the values of x that can be a T (a class
@@ -223,16 +220,15 @@ def having(s: Solver, e: Narrow, values: Values) -> Values:
         if v.kind != INSTANCE and v.kind != DISPATCHED:
             out[v] = None
             continue
-        walk = classes.mro_walk(s, v.name)
         defined = bool(classes.defining_class(s, v.name, e.attribute))
         if e.negative:
             if not defined:
                 out[v] = None
         elif (
             defined
-            or any(what == classes.OUTER for _, what in walk[2])
+            or classes.has_library_base(s, v.name)
             or any_attribute(s, v.name)
-            or any(s.cells.read(s.cells.attribute(k, e.attribute)) for k in walk[1])
+            or any(s.cells.read(s.cells.attribute(k, e.attribute)) for k in classes.mro_walk(s, v.name)[1])
         ):
             out[v] = None
     return out
@@ -241,7 +237,7 @@ def having(s: Solver, e: Narrow, values: Values) -> Values:
 def any_attribute(s: Solver, cls: str) -> bool:
     """Whether instances of `cls` may answer any attribute (the class or a base defines `__getattr__` or
     `__getattribute__`: a wrapper handing lookups on to what it wraps)."""
-    return any(classes.defining_class(s, cls, name) for name in DYNAMIC_ATTRIBUTES)
+    return any(classes.defining_class(s, cls, name) for name in classes.DYNAMIC_ATTRIBUTES)
 
 
 def library_objects(types: set[str]) -> Values:
