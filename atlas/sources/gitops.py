@@ -97,8 +97,13 @@ def open_cache_repo(repo_dir: Path, url: str) -> git.Repo:
             raise explain(exc, f"creating {repo_dir}") from None
         repo = git.Repo(repo_dir)
     clear_leftovers(repo_dir)
-    with repo.config_writer() as cfg:
-        cfg.set_value('remote "origin"', "url", url)
+    # git writes its config to config.lock and renames it over: a kill leaves the old file or the new one whole
+    # (gitpython's config writer truncates the file in place, and a kill there left a cache git no longer reads).
+    try:
+        if repo.git.config("--get", "remote.origin.url", with_exceptions=False) != url:
+            repo.git.config("remote.origin.url", url)
+    except git.GitCommandError as exc:
+        raise explain(exc, f"setting the remote of {repo_dir}", repo_dir) from None
     return repo
 
 

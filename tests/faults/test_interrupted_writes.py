@@ -3,11 +3,15 @@ whole, and the next run recovers."""
 
 from __future__ import annotations
 
+import os
 import random
 import signal
+import subprocess
+import sys
 
+import git
 import pytest
-from project import SIGNALS, files_of, kill_after, promise
+from project import REPO, SIGNALS, files_of, kill_after, promise
 
 from atlas import publish
 
@@ -49,6 +53,31 @@ def test_killed_first_sync_is_finished_by_the_next(fresh, signum):
         assert "Traceback" not in err, err
     promise(fresh.atlas("sync", "--pins", "default,latest"))
     promise(fresh.atlas("index"))
+
+
+REMOTE_LOOP = """
+import sys
+from pathlib import Path
+from atlas.sources.gitops import open_cache_repo
+for i in range(10**6):
+    open_cache_repo(Path(sys.argv[1]), f"/mirror/{i % 2}/engine.git")
+"""
+
+
+def test_killed_while_setting_the_remote_leaves_a_cache_git_reads(tmp_path):
+    """Each sync opens the cache repository and (re)sets its remote: a SIGKILL at any moment of that leaves a
+    repository git still reads (writing the config in place once left it empty: 'not a git repository')."""
+    repo_dir = tmp_path / "engine.git"
+    rng = random.Random(7)
+    for _ in range(20):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", REMOTE_LOOP, str(repo_dir)],
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        kill_after(proc, rng.uniform(0.6, 1.2), signal.SIGKILL)
+        assert git.Repo(repo_dir).git.config("--get", "remote.origin.url").startswith("/mirror/")
 
 
 def test_folder_publish_keeps_old_on_error_and_clears_dead_leftovers(tmp_path):
