@@ -1480,3 +1480,39 @@ def elsewhere():
     got = {b for a, b in edges if a == "cfg.ErnieModel.__init__"}
     assert "cfg.ErnieArch.describe" in got
     assert not got & {"cfg.FluxArch.describe", "cfg.DiTArchConfig.describe", "cfg.ArchConfig.__getattr__"}
+
+
+def test_a_function_every_call_runs_in_a_clone_promises_its_annotations_to_no_callee():
+    """A helper given a class (a context per class given) whose calls all enter its clones: its own scope stands for
+    no call, so what its annotation promises (every config) reaches no function it shares with the clones."""
+    files = {
+        "q.py": """
+class Config:
+    def name(self): raise NotImplementedError
+class GPTQ(Config):
+    def name(self): return "gptq"
+    def method(self, layer): return build(self, layer, LinearMethod)
+class FP8(Config):
+    def name(self): return "fp8"
+class LinearMethod:
+    def __init__(self, cfg): self.cfg = cfg
+def build(config: Config, layer, method_cls):
+    adjust(config)
+    return method_cls(config)
+def adjust(config: Config):
+    config.name()
+def unseen(config: Config):
+    adjust_unseen(config)
+def adjust_unseen(config):
+    config.name()
+def main():
+    FP8()
+    GPTQ().method(1)
+"""
+    }
+    edges = resolve(files).edges
+    assert ("q.adjust", "q.GPTQ.name") in edges
+    assert ("q.adjust", "q.FP8.name") not in edges  # only the origin of build, which no call entered, had an FP8
+    assert ("q.build", "q.LinearMethod.__init__") in edges
+    # a function no call of the tree reaches keeps its promise for the calls unseen
+    assert {("q.adjust_unseen", "q.GPTQ.name"), ("q.adjust_unseen", "q.FP8.name")} <= edges.keys()

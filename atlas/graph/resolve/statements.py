@@ -355,15 +355,18 @@ def declare(s: Solver, scope: Scope) -> None:
     reached (declared.informative) in the function's scope or a clone of it gets what its annotation promises; not
     a parameter that calls reached the run and every one left out (`pool: Optional[KVCache] = None` is None there),
     nor one of a clone no call entered (a method's clone for a subclass's instances runs only for the calls made on
-    them: with none, its parameters hold nothing; the function's own scope keeps the promise for calls unseen)."""
+    them: with none, its parameters hold nothing; the function's own scope keeps the promise for calls unseen,
+    unless every call of the tree entered a clone: then it stands for no call, and its promise would reach the
+    callees it shares with the clones, `adjust(config)` given every config where each clone gives one)."""
     fid = scope.id
-    runs = [fid, *(sid for sid in s.contexts.get(fid, {}).values() if sid not in s.roots or sid in s.given)]
+    clones = [sid for sid in s.contexts.get(fid, {}).values() if sid not in s.roots or sid in s.given]
+    runs = [fid, *clones]
     for p in scope.params:
         if not p.annotations:
             continue
         empty = [
             sid
-            for sid in runs
+            for sid in (runs if stands_for_calls(s, fid, clones) else clones)
             if not declared.informative(s.cells.variable(sid, p.name).union) and not defaulted(s, sid, p)
         ]
         if empty:
@@ -382,6 +385,12 @@ def declare(s: Solver, scope: Scope) -> None:
             promised = annotation(s, scope.returns, f"{fid}:return")
             for sid in empty:
                 heap.write_return(s, sid, promised)
+
+
+def stands_for_calls(s: Solver, fid: str, clones: list[str]) -> bool:
+    """Whether function `fid`'s own scope may run for a call: a call entered it, or none entered any of its clones
+    (the calls unseen: a library's callback, code outside the tree), or its contexts ran out (Solver.merged)."""
+    return fid in s.given or fid in s.merged or not any(sid in s.given for sid in clones)
 
 
 def defaulted(s: Solver, sid: str, p: Param) -> bool:
