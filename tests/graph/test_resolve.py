@@ -933,3 +933,53 @@ def main():
     )
     assert ("a.main", "a.one") in out.edges
     assert ("a.main", "a.two") not in out.edges
+
+
+def test_a_function_kept_on_a_class_through_staticmethod_is_called_unbound():
+    """`init = staticmethod(init_manager)` in a class body: `self.init(args)` runs init_manager with args first (no
+    receiver bound), and what it returns flows on."""
+    edges = resolve(
+        {
+            "e.py": """
+class Manager:
+    def set_time(self, t): pass
+class Args:
+    def make(self): return Manager()
+def init_manager(args):
+    return args.make(), None
+class Engine:
+    init = staticmethod(init_manager)
+    def start(self):
+        manager, _ = self.init(Args())
+        manager.set_time(1)
+"""
+        }
+    ).edges
+    assert ("e.Engine.start", "e.init_manager") in edges
+    assert ("e.init_manager", "e.Args.make") in edges  # args is the Args given, not the engine
+    assert ("e.Engine.start", "e.Manager.set_time") in edges
+
+
+def test_a_staticmethod_called_through_the_class_takes_its_first_argument_as_no_receiver():
+    """`cls._report(manager, ...)` on a staticmethod: one run for every manager given, not one per class of the
+    first argument as for a method called through its class with the receiver passed (`Base.method(self)`)."""
+    text = """
+class TokenizerManager:
+    def set_time(self, t): pass
+class Router:
+    def set_time(self, t): pass
+class Engine:
+    @staticmethod
+    def _report(manager, t):
+        manager.set_time(t)
+    @classmethod
+    def launch(cls, flag):
+        manager = TokenizerManager() if flag else Router()
+        cls._report(manager, 1)
+"""
+    solver = Solver([extract(text.encode(), "e.py", *module_name("e.py"))], rules=DispatchRules())
+    edges = solver.solve().edges
+    assert {("e.Engine._report", "e.TokenizerManager.set_time"), ("e.Engine._report", "e.Router.set_time")} <= set(
+        edges
+    )
+    assert not solver.contexts.get("e.Engine._report")  # no run per class of the manager

@@ -22,6 +22,7 @@ from atlas.graph.resolve.values import (
     NOTHING,
     OBJECT,
     SUPER,
+    UNBOUND,
     Value,
     Values,
     constant,
@@ -370,6 +371,8 @@ def call_builtin(
         call_back(s, key, [s.iterate(values[0])], site, func)
     if name in COPIES and values:
         return new_list(s, name, site, s.iterate(values[0]))
+    if name == "staticmethod" and values:  # `init = staticmethod(init_tokenizer_manager)` in a class body
+        return {Value(FUNCTION, v.name, None, UNBOUND) if v.kind == FUNCTION else v: None for v in values[0]}
     if name in EMPTY and not args and not s.pycg:  # `set()`: a new container, whose methods are known
         return new_list(s, name, site, NOTHING)
     if name in ("min", "max") and values:

@@ -14,6 +14,7 @@ from atlas.graph.resolve.values import (
     FUNCTION,
     NOTHING,
     PROPERTY,
+    UNBOUND,
     Value,
     Values,
     bound,
@@ -309,7 +310,7 @@ def bind_attr(s: Solver, v: Value, receiver: Value | None, cls: str) -> Value:
         return v
     scope = s.scopes.get(v.name)
     decos = scope.decorator_names if scope is not None else ()
-    if "staticmethod" in decos:
+    if "staticmethod" in decos or v.extra == UNBOUND:
         return v
     if "classmethod" in decos:
         return bound(v.name, klass(cls))

@@ -94,9 +94,12 @@ def explicit_receiver(
 ) -> list[tuple[Scope, list[Values], list[tuple[str | None, Values]]]] | None:
     """A method called through a class with its receiver passed first (`Base.method(self, ...)`: a mixin, a
     patched `__call__` handing on to the original): per class of the receiver given, the scope `for_receiver` gives
-    it, with that part of the first argument; None when every receiver runs the method's own scope."""
+    it, with that part of the first argument; None when every receiver runs the method's own scope, or the method
+    is a staticmethod (its first argument is no receiver)."""
     parent = s.scopes.get(scope.parent)
     if parent is None or parent.kind != "class" or not values or not values[0]:
+        return None
+    if "staticmethod" in scope.decorator_names:
         return None
     groups: dict[str, Values] = {}
     for v in values[0]:
