@@ -98,7 +98,7 @@ def open_cache_repo(repo_dir: Path, url: str) -> git.Repo:
         repo = git.Repo(repo_dir)
     clear_leftovers(repo_dir)
     # git writes its config to config.lock and renames it over: a kill leaves the old file or the new one whole
-    # (gitpython's config writer truncates the file in place, and a kill there left a cache git no longer reads).
+    # (gitpython's config writer truncates the file in place, where a kill leaves a config git cannot read).
     try:
         if repo.git.config("--get", "remote.origin.url", with_exceptions=False) != url:
             repo.git.config("remote.origin.url", url)

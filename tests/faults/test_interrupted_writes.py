@@ -66,7 +66,7 @@ for i in range(10**6):
 
 def test_killed_while_setting_the_remote_leaves_a_cache_git_reads(tmp_path):
     """Each sync opens the cache repository and (re)sets its remote: a SIGKILL at any moment of that leaves a
-    repository git still reads (writing the config in place once left it empty: 'not a git repository')."""
+    repository git still reads (a config emptied in place makes it 'not a git repository')."""
     repo_dir = tmp_path / "engine.git"
     rng = random.Random(7)
     for _ in range(20):

@@ -361,12 +361,13 @@ def declare(s: Solver, scope: Scope) -> None:
     fid = scope.id
     clones = [sid for sid in s.contexts.get(fid, {}).values() if sid not in s.roots or sid in s.given]
     runs = [fid, *clones]
+    called = runs if stands_for_calls(s, fid, clones) else clones  # the runs whose parameters calls may fill
     for p in scope.params:
         if not p.annotations:
             continue
         empty = [
             sid
-            for sid in (runs if stands_for_calls(s, fid, clones) else clones)
+            for sid in called
             if not declared.informative(s.cells.variable(sid, p.name).union) and not defaulted(s, sid, p)
         ]
         if empty:

@@ -30,8 +30,8 @@ PROPERTY: Final = 14  # a property's getter, bound: name = the getter's id
 PARAM_RESULT: Final = 15  # what calling parameter `extra` of function `name` returns (atlas.graph.resolve.summaries)
 CONTAINER_METHOD: Final = 16  # the method `extra` (append, update, get, items...) of list or dict object `name`
 RAISED: Final = 17  # what a call of a function that always raises gives (name = its id), and what is made of it
-UNBOUND: Final = "staticmethod"  # the extra of a FUNCTION `staticmethod(f)` made: read off a class, it is not bound
 #                   (called, an attribute): nothing of the tree, not a flow the resolver lost (declared.informative)
+UNBOUND: Final = "staticmethod"  # the extra of a FUNCTION `staticmethod(f)` made: read off a class, it is not bound
 
 KIND_NAMES: Final = (
     "function",
