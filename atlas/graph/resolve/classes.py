@@ -182,6 +182,15 @@ NOT_PROTOCOL_MEMBERS: Final = frozenset(  # the methods a runtime Protocol check
 )
 
 
+def method_class(s: Solver, scope: Scope) -> Scope | None:
+    """The class `scope` is a method of, the one whose instances (or, for a classmethod, itself) it takes first;
+    None for a function outside a class and for a staticmethod, which takes no receiver."""
+    parent = s.scopes.get(scope.parent)
+    if parent is None or parent.kind != "class" or "staticmethod" in scope.decorator_names:
+        return None
+    return parent
+
+
 def is_abstract_method(scope: Scope) -> bool:
     """Whether a function is decorated @abstractmethod (or abc.abstractmethod)."""
     return any(d.rpartition(".")[2] == "abstractmethod" for d in scope.decorator_names)

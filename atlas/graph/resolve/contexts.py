@@ -96,10 +96,7 @@ def explicit_receiver(
     patched `__call__` handing on to the original): per class of the receiver given, the scope `for_receiver` gives
     it, with that part of the first argument; None when every receiver runs the method's own scope, or the method
     is a staticmethod (its first argument is no receiver)."""
-    parent = s.scopes.get(scope.parent)
-    if parent is None or parent.kind != "class" or not values or not values[0]:
-        return None
-    if "staticmethod" in scope.decorator_names:
+    if classes.method_class(s, scope) is None or not values or not values[0]:
         return None
     groups: dict[str, Values] = {}
     for v in values[0]:
@@ -188,9 +185,7 @@ def higher_order(s: Solver, scope: Scope, bound: bool) -> bool:
     decorator's; `bound`: called on a receiver)."""
     if s.pycg or scope.kind not in ("function", "lambda") or scope.id in s.origin:
         return False
-    parent = s.scopes.get(scope.parent)
-    method = parent is not None and parent.kind == "class" and "staticmethod" not in scope.decorator_names
-    if not method:
+    if classes.method_class(s, scope) is None:
         return not bound
     return any(child.kind in ("function", "lambda") for child in s.children.get(scope.id, ()))
 
@@ -425,10 +420,8 @@ def node_of(s: Solver, sid: str) -> tuple[str, str]:
     scope = s.scopes.get(sid)
     if scope is None:
         return sid, ""
-    parent = s.scopes.get(scope.parent)
-    if parent is not None and parent.kind == "class" and "staticmethod" not in scope.decorator_names:
-        return sid, parent.id
-    return sid, ""
+    parent = classes.method_class(s, scope)
+    return sid, parent.id if parent is not None else ""
 
 
 def finish(s: Solver) -> None:

@@ -168,8 +168,7 @@ def with_statement(s: Solver, stmt: With) -> None:
 def owning_call(s: Solver, scope: Scope, stmt: Assign) -> Site | None:
     """The call whose result a method's `stmt` stores only on its own instance (`self.kernel = C(...)`): what it
     constructs there is a part of that object (declared.is_part)."""
-    parent = s.scopes.get(scope.parent)
-    if scope.kind != "function" or parent is None or parent.kind != "class":
+    if scope.kind != "function" or classes.method_class(s, scope) is None:
         return None
     if declared.stores_on_self(scope, stmt):
         assert isinstance(stmt.value, Call)
@@ -324,7 +323,7 @@ def define(s: Solver, parent: Scope, scope: Scope, target: NameTarget) -> None:
     the scope that runs the method for it (contexts.for_receiver); the name gets the function, or what its
     decorators make of it."""
     fid = scope.id
-    method = parent.kind == "class" and "staticmethod" not in scope.decorator_names
+    method = classes.method_class(s, scope) is not None
     receivers: list[tuple[str, Value]] = []  # (the scope running the method, its receiver)
     if method and s.hierarchy_known:
         is_classmethod = "classmethod" in scope.decorator_names
