@@ -2,7 +2,7 @@
 
 import pytest
 
-from atlas.graph.resolve import Solver
+from atlas.graph.resolve import Solver, statements
 from atlas.graph.resolve.rules import ByName, DispatchRules, Instances
 from atlas.model import Provenance, Unresolved
 from atlas.parse.python import extract, module_name
@@ -983,3 +983,73 @@ class Engine:
         edges
     )
     assert not solver.contexts.get("e.Engine._report")  # no run per class of the manager
+
+
+def test_iterating_a_dict_gives_its_keys_never_its_values():
+    """`for task in poolers` (and `set(poolers)`, `sorted(...)`) walks a dict's keys: the values reach the loop
+    variable only through `poolers[task]` or `.values()`."""
+    text = """
+class Pooler:
+    def name(self): pass
+    def run(self): pass
+def tasks():
+    poolers = {"embed": Pooler()}
+    for task in poolers:
+        task.name()
+        poolers[task].run()
+def listed(d):
+    for task in set(d):
+        task.name()
+    for pooler in d.values():
+        pooler.run()
+listed({"classify": Pooler()})
+"""
+    edges = set(Solver([extract(text.encode(), "p.py", *module_name("p.py"))], rules=DispatchRules()).solve().edges)
+    assert ("p.tasks", "p.Pooler.run") in edges and ("p.listed", "p.Pooler.run") in edges
+    assert ("p.tasks", "p.Pooler.name") not in edges
+    assert ("p.listed", "p.Pooler.name") not in edges
+
+
+def test_a_clone_made_during_a_declaring_pass_gets_no_promise_before_it_has_run():
+    """A clone the declaring phase's flows make (a promised config's `get_method` run for an Attention layer) may
+    be read by `declare` before it ran, or before the clones it calls returned: its return is empty then, which is
+    no lost flow. The pass that made it leaves it alone; the next one declares it after it ran (a return of what the
+    tree makes keeps only that, a library object gets what `-> Method` promises)."""
+    text = """
+import lib
+class Method:
+    def create(self): pass
+class LinearMethod(Method):
+    def create(self): pass
+class KVMethod(Method):
+    def create(self): pass
+class Layer: pass
+class Linear(Layer): pass
+class Attention(Layer):
+    def __init__(self, config: "Config"):
+        self.method = config.get_method(self)
+        self.method.create()
+class Config:
+    def get_method(self, layer) -> Method:
+        if isinstance(layer, Linear):
+            return LinearMethod()
+        return lib.load(layer)
+def setup():
+    Config().get_method(Linear())
+    KVMethod()
+"""
+    solver = Solver([extract(text.encode(), "t.py", *module_name("t.py"))], rules=DispatchRules())
+    edges = set(solver.solve().edges)
+    fid = "t.Config.get_method"
+    assert "layer=t.Attention" in solver.contexts.get(fid, {})
+    assert {("t.Attention.__init__", "t.KVMethod.create"), ("t.Attention.__init__", "t.LinearMethod.create")} <= edges
+    # a clone entered by a call but not yet run when a pass declares: no promise for it
+    fresh = fid + "@layer=t.Fresh"
+    solver.contexts[fid]["layer=t.Fresh"] = fresh
+    solver.roots.add(fresh)
+    solver.given[fresh] = {}
+    statements.declare(solver, solver.scopes[fid])
+    assert not solver.cells.returned(fresh).union
+    solver.settled.add(fresh)  # the next pass, once it ran (here: it returned nothing of the tree)
+    statements.declare(solver, solver.scopes[fid])
+    assert {v.name for v in solver.cells.returned(fresh).union} == {"t.LinearMethod", "t.KVMethod"}

@@ -25,7 +25,6 @@ from atlas.graph.resolve.values import (
     UNBOUND,
     Value,
     Values,
-    constant,
     constant_keys,
     instance,
     klass,
@@ -283,11 +282,11 @@ def call_container_method(
     if method == "values":
         return new_container(s, f"{alloc}.values", "list", [heap.elements(s, alloc)])
     if method == "keys":
-        return new_container(s, f"{alloc}.keys", "list", [_keys(s, alloc)])
+        return new_container(s, f"{alloc}.keys", "list", [heap.keys(s, alloc)])
     if method == "items":
         row = f"{alloc}.items:row"
         s.kinds[row] = "list"
-        heap.write_slot(s, row, 0, _keys(s, alloc))
+        heap.write_slot(s, row, 0, heap.keys(s, alloc))
         heap.write_slot(s, row, 1, heap.elements(s, alloc))
         return new_container(s, f"{alloc}.items", "list", [{obj(row): None}])
     if method == "copy":
@@ -305,10 +304,6 @@ def _slot(s: Solver, alloc: str, key: object) -> Values:
     out = dict(heap.read_slot(s, alloc, key))
     out.update(heap.read_slot(s, alloc, "*"))
     return out
-
-
-def _keys(s: Solver, alloc: str) -> Values:
-    return {constant(k): None for k in heap.slot_keys(s, alloc) if k != "*" and isinstance(k, (str, int))}
 
 
 # -- builtin functions ----------------------------------------------------------------------------------------------

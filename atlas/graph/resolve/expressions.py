@@ -466,7 +466,7 @@ def iterate(s: Solver, values: Values) -> Values:
     for v in values:
         kind = v.kind
         if kind == OBJECT:
-            out.update(heap.elements(s, v.name))
+            out.update(heap.keys(s, v.name) if s.kinds.get(v.name) == "dict" else heap.elements(s, v.name))
         elif kind == GENERATOR:
             out.update(heap.yields(s, v.name))
         elif kind == LIBRARY_RESULT or kind == RAISED:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from atlas.graph.resolve.values import NOTHING, OBJECT, PARAM_RESULT, Values
+from atlas.graph.resolve.values import NOTHING, OBJECT, PARAM_RESULT, Values, constant
 
 if TYPE_CHECKING:
     from atlas.graph.resolve.solver import Solver
@@ -97,11 +97,17 @@ def slot_keys(s: Solver, alloc: str) -> list[object]:
 
 
 def elements(s: Solver, alloc: str) -> Values:
-    """Every value of every slot of `alloc`."""
+    """Every value of every slot of `alloc` (a dict's values, not its keys)."""
     out: Values = {}
     for key in slot_keys(s, alloc):
         out.update(read_slot(s, alloc, key, flow=False))
     return out
+
+
+def keys(s: Solver, alloc: str) -> Values:
+    """The keys of dict `alloc`, what iterating it gives: the constants it was written under. A key that is no
+    constant (`{cls: f}`, `d[layer] = x`) is not kept: iterating such a dict gives none of it, never its values."""
+    return {constant(k): None for k in slot_keys(s, alloc) if k != "*" and isinstance(k, (str, int))}
 
 
 # -- returns and yields ---------------------------------------------------------------------------------------------

@@ -124,6 +124,9 @@ class Solver:
         # (caller, line, column), the parameters it gave a value as its latest run saw its arguments (SPREAD where a
         # `*args` or `**kwargs` may give any); the others hold their defaults (statements.defaulted)
         self.roots: set[str] = set()  # the clones made for a function (not the scopes cloned inside them)
+        # the clones a declaring pass may give promises: those made before it started, which ran to a fixpoint (a
+        # clone made during it has not run yet, and its empty return is no lost flow: statements.declare)
+        self.settled: set[str] = set()
         self.merged: set[str] = set()  # functions with more contexts than MAX_CONTEXTS: the rest share the origin
         self.shared: set[str] = set()  # methods whose own scope also runs for other classes (contexts.depends_on)
         self.receiver_reads: dict[str, tuple[frozenset[str], bool]] = {}  # method -> contexts.receiver_reads
@@ -268,10 +271,14 @@ class Solver:
         self.hierarchy_known = True
         stale[:] = b"\x01" * len(plan)
         n = self._rounds(plan, 0, on_round)
-        if not self.pycg:  # the declaring phase: annotations fill what stayed empty
-            self.declaring = True
-            self._declare(plan)
-            self._rounds(plan, n, on_round)
+        if not self.pycg:  # the declaring phase: annotations fill what stayed empty; again for the clones its
+            self.declaring = True  # flows made, once they have run
+            while True:
+                self.settled |= self.roots
+                self._declare(plan)
+                n = self._rounds(plan, n, on_round)
+                if not self.roots - self.settled or n >= self.max_rounds:
+                    break
         dispatch.link_by_name(self)
         sites.ruled_out(self)
         contexts.finish(self)

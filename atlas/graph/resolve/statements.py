@@ -359,8 +359,10 @@ def declare(s: Solver, scope: Scope) -> None:
     callees it shares with the clones, `adjust(config)` given every config where each clone gives one)."""
     fid = scope.id
     clones = [sid for sid in s.contexts.get(fid, {}).values() if sid not in s.roots or sid in s.given]
+    own = stands_for_calls(s, fid, clones)
+    clones = [sid for sid in clones if sid in s.settled or sid not in s.roots]  # not one made since the pass began
     runs = [fid, *clones]
-    called = runs if stands_for_calls(s, fid, clones) else clones  # the runs whose parameters calls may fill
+    called = runs if own else clones  # the runs whose parameters calls may fill
     for p in scope.params:
         if not p.annotations:
             continue
