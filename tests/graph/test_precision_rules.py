@@ -844,6 +844,116 @@ def main():
     # neither class is left
 
 
+def test_either_of_two_checks_narrows_to_both_types_and_a_name_bound_to_a_check_makes_it():
+    r = resolve(
+        {
+            "n.py": """
+class Linear:
+    def make(self): pass
+class Head(Linear):
+    def make(self): pass
+class Attention:
+    def make(self): pass
+class Embedding:
+    def make(self): pass
+def build(layer, quantized):
+    is_head = isinstance(layer, Head) and quantized
+    if isinstance(layer, Linear) or is_head:
+        layer.make()
+def build_embedding(layer):
+    if not (isinstance(layer, Embedding) or isinstance(layer, Attention)):
+        return None
+    layer.make()
+def rebound(layer, other):
+    ok = isinstance(layer, Head)
+    layer = other
+    if ok:
+        layer.make()
+def looped(layer, layers):
+    ok = isinstance(layer, Head)
+    for x in layers:
+        if ok:
+            layer.make()
+        layer = x
+def flagged(layer, flag):
+    ok = flag
+    if flag:
+        ok = isinstance(layer, Head)
+    if ok:
+        layer.make()
+def main():
+    for layer in (Linear(), Head(), Attention(), Embedding()):
+        build(layer, True)
+        build_embedding(layer)
+        rebound(layer, Attention())
+        looped(layer, [Attention()])
+        flagged(layer, False)
+"""
+        }
+    )
+
+    def callees(fn: str) -> set[str]:
+        return {callee for caller, callee in r.edges if caller == fn and callee.endswith(".make")}
+
+    assert callees("n.build") == {"n.Linear.make", "n.Head.make"}  # `or` true: a Linear, or a Head by the name
+    assert callees("n.build_embedding") == {"n.Embedding.make", "n.Attention.make"}  # `not (... or ...)` false
+    every = {"n.Linear.make", "n.Head.make", "n.Attention.make", "n.Embedding.make"}
+    assert callees("n.rebound") == {"n.Attention.make"}  # bound again after the check: `ok` says nothing of it
+    assert callees("n.looped") == every  # a loop body may run after its own rebinding of the checked name
+    assert callees("n.flagged") == every  # `ok` was bound before: it may be true without the check
+
+
+def test_a_run_returning_a_helpers_literal_none_gets_no_promise_from_its_annotation():
+    r = resolve(
+        {
+            "c.py": """
+from typing import Optional
+class Method:
+    def create(self, layer): pass
+class LinearMethod(Method):
+    def create(self, layer): pass
+class KVMethod(Method):
+    def create(self, layer): pass
+class OtherMethod(Method):  # made elsewhere: what Optional[Method] would promise
+    def create(self, layer): pass
+class Linear:
+    pass
+class Attention:
+    pass
+def linear_method(layer):
+    if isinstance(layer, Linear):
+        return LinearMethod()
+    return None
+class Config:
+    def get_method(self, layer) -> Optional[Method]:  # analysed per layer class: it checks the layer
+        if isinstance(layer, Unsupported):
+            raise TypeError("not supported")
+        return linear_method(layer)
+class Unsupported:
+    pass
+class KVConfig(Config):
+    def get_method(self, layer) -> Optional[Method]:
+        if isinstance(layer, Attention):
+            return KVMethod()
+        return linear_method(layer)
+def build(config: Config, layer):
+    method = config.get_method(layer)
+    if method is not None:
+        method.create(layer)
+def main():
+    for config in (Config(), KVConfig()):
+        build(config, Attention())
+        build(config, Linear())
+    OtherMethod()
+"""
+        }
+    )
+    build = {callee for caller, callee in r.edges if caller == "c.build" and callee.endswith(".create")}
+    # KVMethod for KVConfig's attention layer, LinearMethod for the linear layer; Config's run for an attention
+    # layer returned the helper's None only, which is all it can return: Optional[Method] promises nothing there
+    assert build == {"c.KVMethod.create", "c.LinearMethod.create"}
+
+
 def test_a_method_called_through_its_class_with_the_receiver_first_runs_per_receiver_class():
     r = resolve(
         {

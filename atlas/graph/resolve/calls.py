@@ -280,6 +280,7 @@ def enter(
     if site is not None:  # this call's, as its latest run sees its arguments
         given: set[str] = set()
         calls[(saved.scope, site.end_line, site.end_col)] = given
+        s.entered.setdefault((saved.scope, site.end_line, site.end_col), set()).add(fid)
     else:  # calls the code does not write (a decorator applied, a hook): all of them together
         given = calls.setdefault((saved.scope, 0, 0), set())
     named: list[tuple[str, Values]] = []  # the keywords, and what each `**d` of known keys passes

@@ -154,7 +154,10 @@ class Solver:
         self.owning: Site | None = None  # the call whose result the statement running stores on `self`
         self.ruled_out: set[tuple[str, str, int]] = set()  # (scope, name, version) of a check's binding no value
         # that reached the check passed (statements.narrowed)
-        self.open_returns: set[str] = set()  # runs that ran a `return` of more than a literal (statements.declare)
+        self.open_returns: set[str] = set()  # runs that ran a `return` of more than a literal or a call's result
+        self.call_returns: dict[str, set[tuple[str, int, int]]] = {}  # per run, the calls whose result a `return`
+        # of it gave (`return helper(layer)`): open where a run that call entered is (statements.closed)
+        self.entered: dict[tuple[str, int, int], set[str]] = {}  # per call (caller, line, column), the runs it entered
         self.hierarchy_known = False  # every class statement has run once: a method's `self` can be told
         self.declaring = False  # the last phase: annotations fill what nothing else reached
         self.type_only: dict[str, frozenset[str]] = {

@@ -84,7 +84,10 @@ def run(s: Solver, scope: Scope, caller: str, step: Step) -> None:
     if isinstance(stmt, (Return, Yield)):  # what a function gives back: read after every statement of its body
         s.ctx = Context(scope.id, END, caller, False, step.line, s.suffix.get(scope.id, ""))
         if isinstance(stmt, Return):
-            if not isinstance(stmt.value, Constant):
+            if isinstance(stmt.value, Call):
+                site = stmt.value.site
+                s.call_returns.setdefault(scope.id, set()).add((scope.id, site.end_line, site.end_col))
+            elif not isinstance(stmt.value, Constant):
                 s.open_returns.add(scope.id)
             heap.write_return(s, scope.id, expressions.evaluate(s, stmt.value))
         else:
@@ -356,7 +359,9 @@ def declare(s: Solver, scope: Scope) -> None:
     nor one of a clone no call entered (a method's clone for a subclass's instances runs only for the calls made on
     them: with none, its parameters hold nothing; the function's own scope keeps the promise for calls unseen,
     unless every call of the tree entered a clone: then it stands for no call, and its promise would reach the
-    callees it shares with the clones, `adjust(config)` given every config where each clone gives one)."""
+    callees it shares with the clones, `adjust(config)` given every config where each clone gives one), nor one of
+    a clone made since this declaring pass began (Solver.settled: it is declared by the next pass, once it has run
+    and the helpers it calls have returned)."""
     fid = scope.id
     clones = [sid for sid in s.contexts.get(fid, {}).values() if sid not in s.roots or sid in s.given]
     own = stands_for_calls(s, fid, clones)
@@ -381,12 +386,27 @@ def declare(s: Solver, scope: Scope) -> None:
             sid
             for sid in runs
             if not declared.informative(s.cells.returned(sid).union)
-            and (sid in s.open_returns or not s.cells.returned(sid).union)
+            and (not closed(s, sid, set()) or not s.cells.returned(sid).union)
         ]
         if empty:
             promised = annotation(s, scope.returns, f"{fid}:return")
             for sid in empty:
                 heap.write_return(s, sid, promised)
+
+
+def closed(s: Solver, sid: str, seen: set[str]) -> bool:
+    """Whether what the run `sid` returned is all it can return: each `return` that ran gave a literal, or the
+    result of a call that entered runs of the tree only, each of them closed (`return get_linear_quant_method(...)`,
+    where that helper returned None for an attention layer: no flow was lost, so the annotation promises nothing).
+    A run met again through recursion counts as closed."""
+    if sid in s.open_returns:
+        return False
+    seen.add(sid)
+    for call in s.call_returns.get(sid, ()):
+        runs = s.entered.get(call)
+        if not runs or any(run not in seen and not closed(s, run, seen) for run in runs):
+            return False
+    return True
 
 
 def stands_for_calls(s: Solver, fid: str, clones: list[str]) -> bool:

@@ -55,6 +55,7 @@ from atlas.parse.python.ir import (
     Call,
     Continue,
     Define,
+    Display,
     Either,
     Evaluate,
     Exit,
@@ -170,6 +171,12 @@ def assignment(w: FileWalk, node: Any) -> None:
             break
         node = value
     annotations = annotation(w, annot) if annot is not None else ()
+    checks = None  # `ok = isinstance(x, T) and ...`, the first binding of `ok` here: `if ok:` checks x (name_checks)
+    if len(targets) == 1 and targets[0].type == "identifier" and value is not None and value.type in CONDITIONS:
+        name = w.name(targets[0])
+        scope = w.scope
+        if name not in scope.local_names and name not in scope.global_names and name not in scope.nonlocal_names:
+            checks = type_checks(w, value)
     if (
         annot is not None
         and w.scope.kind == "class"
@@ -179,6 +186,8 @@ def assignment(w: FileWalk, node: Any) -> None:
         w.scope.fields.append(w.name(targets[0]))
     value_expr = expr(w, value) if value is not None else UNKNOWN
     w.emit(Assign(tuple(target(w, t) for t in targets), value_expr, annotations, holders[0].start_point[0] + 1))
+    if checks is not None and (checks[0] or checks[1]):
+        w.name_checks(w.name(targets[0]), checks)
     for t, holder in zip(targets, holders):
         attribute_symbols(w, t, annot, holder)
 
@@ -384,10 +393,15 @@ def type_checks(w: FileWalk, node: Any) -> tuple[list[Check], list[Check]]:
     it is false. `isinstance(x, T)` (x is a T, or is not), `type(x) is T` / `== T` (x is a T when true), `x is C` /
     `x == C` (x is the class C, or is not), `hasattr(x, "name")` and `f(x, ...)` (f perhaps a TypeIs or TypeGuard
     function), the last two only for an x whose attributes the scope reads or that it calls (_receivers), each
-    negated by `not`, `is not` and `!=`; `and` keeps what holds when true, `or` what holds when false."""
+    negated by `not`, `is not` and `!=`; a name bound to such a condition makes its checks (FileWalk.name_checks).
+    `and` keeps what holds when true, `or` what holds when false; where either operand may have held (`or` true,
+    `and` false), x is one of the types both operands say it is (either_instance)."""
     t = node.type
     if t == "parenthesized_expression" and node.named_children:
         return type_checks(w, node.named_children[0])
+    if t == "identifier" and w.check_names:
+        held = w.check_names.get(w.name(node))
+        return (list(held[0]), list(held[1])) if held is not None else ([], [])
     if t == "not_operator":
         when_true, when_false = type_checks(w, node.child_by_field_id(F_ARGUMENT))
         return when_false, when_true
@@ -395,8 +409,8 @@ def type_checks(w: FileWalk, node: Any) -> tuple[list[Check], list[Check]]:
         first = type_checks(w, node.child_by_field_id(F_LEFT))
         second = type_checks(w, node.child_by_field_id(F_RIGHT))
         if node.child_by_field_id(F_OPERATOR).type == "and":
-            return first[0] + second[0], []
-        return [], first[1] + second[1]
+            return first[0] + second[0], either_instance(first[1], second[1])
+        return either_instance(first[0], second[0]), first[1] + second[1]
     if t == "call":
         func = node.child_by_field_id(F_FUNCTION)
         args = [a for a in node.child_by_field_id(F_ARGUMENTS).named_children if a.type != "comment"]
@@ -427,6 +441,29 @@ def type_checks(w: FileWalk, node: Any) -> tuple[list[Check], list[Check]]:
             checks = [(name, right, False, "identity")], [(name, right, True, "identity")]
             return checks if operator in ("is", "==") else (checks[1], checks[0])
     return [], []
+
+
+CONDITIONS: Final = ("call", "boolean_operator", "not_operator", "comparison_operator", "parenthesized_expression")
+
+
+def either_instance(first: list[Check], second: list[Check]) -> list[Check]:
+    """What holds where the checks `first` or the checks `second` hold: for each name both make isinstance checks
+    of, that it is an instance of one of the types either names (their nodes, a tuple that narrowed makes one)."""
+    out: list[Check] = []
+    for name in dict.fromkeys(c[0] for c in first):
+        types, more = _instance_types(first, name), _instance_types(second, name)
+        if types and more:
+            out.append((name, tuple(types + more), False, "isinstance"))
+    return out
+
+
+def _instance_types(checks: list[Check], name: str) -> list[Any]:
+    """The type nodes of the isinstance checks among `checks` that hold for `name` (not negated)."""
+    found: list[Any] = []
+    for c in checks:
+        if c[0] == name and c[3] == "isinstance" and not c[2]:
+            found.extend(c[1] if isinstance(c[1], tuple) else (c[1],))
+    return found
 
 
 OWNERS: Final = ("function_definition", "class_definition", "lambda", "module")
@@ -502,7 +539,8 @@ def narrowed(w: FileWalk, check: Check, line: int, asserted: bool = False) -> As
     if kind == "hasattr":
         narrow = Narrow(Name(name), UNKNOWN, line, negative, asserted=asserted, attribute=_attribute_name(w, node))
     else:
-        narrow = Narrow(Name(name), expr(w, node), line, negative, kind == "identity", asserted, kind == "guard")
+        types = Display(tuple(expr(w, n) for n in node), "") if isinstance(node, tuple) else expr(w, node)
+        narrow = Narrow(Name(name), types, line, negative, kind == "identity", asserted, kind == "guard")
     return Assign((NameTarget(name),), narrow, (), line)
 
 
@@ -515,12 +553,14 @@ def clause_body(w: FileWalk, clause: Any) -> None:
 
 def loop(w: FileWalk, node: Any, t: str) -> None:
     line = node.start_point[0] + 1
+    w.forget_checks("")  # a condition bound before the loop, or in its body, says nothing inside it or after it
     if t == "for_statement":
         iterable = expr(w, node.child_by_field_id(F_RIGHT))
         header: tuple[Stmt, ...] = (For(target(w, node.child_by_field_id(F_LEFT)), iterable, line),)
     else:
         header = w.nested(condition, node)
     body = w.nested(block, node.child_by_field_id(F_BODY))
+    w.forget_checks("")
     orelse: tuple[Stmt, ...] = ()
     for clause in node.named_children:
         if clause.type == "else_clause":

@@ -37,6 +37,8 @@ class FileWalk:
         self.renames: dict[str, str] = {}  # inside a comprehension: its variables, under names of their own
         self.narrowed: dict[str, tuple[str, str]] = {}  # in a function: "p.attr" -> (p, attr) for each attribute of a
         # parameter a type check named (narrowed_attribute); its reads are the local name "p.attr" from then on
+        self.check_names: dict[str, tuple[list[Any], list[Any]]] = {}  # a local name bound to a condition of type
+        # checks (`ok = isinstance(x, T) and ...`) -> what holds when it is true and when it is false (name_checks)
 
     def text(self, node: Any) -> str:
         """The node's source text: a slice of the source decoded byte for byte (Latin-1, so byte offsets are
@@ -107,12 +109,29 @@ class FileWalk:
                 self.block.append(_reread(name, owner, field, line))
 
     def bind(self, name: str) -> None:
-        """`name` is bound in the current scope (local, unless declared global or nonlocal there)."""
+        """`name` is bound in the current scope (local, unless declared global or nonlocal there). A condition a name
+        was bound to says nothing once the name, or a name it checks, is bound again."""
+        if self.check_names:
+            self.forget_checks(name)
         scope = self.scope
         if name not in scope.global_names and name not in scope.nonlocal_names:
             scope.local_names.add(name)
         elif name in scope.global_names:  # a module variable, bound from here
             self.scopes[0].local_names.add(name)
+
+    def name_checks(self, name: str, checks: tuple[list[Any], list[Any]]) -> None:
+        """`name = <condition>` bound `name` for the first time in this scope, to a condition that makes type checks
+        of local names (statements.type_checks): testing the name later makes the same checks, until `name` or a
+        checked name is bound again (bind) or a loop begins or ends (`forget_checks("")`: a loop body may run after
+        a later statement of its own rebinds the checked name). Checks of a parameter's attribute are not kept."""
+        if all("." not in c[0] for c in checks[0] + checks[1]):
+            self.check_names[name] = checks
+
+    def forget_checks(self, name: str) -> None:
+        """`name` is bound again: drop the conditions bound to it or checking it (every one for "")."""
+        for held, (when_true, when_false) in list(self.check_names.items()):
+            if not name or held == name or any(c[0] == name for c in when_true + when_false):
+                del self.check_names[held]
 
     def nested(self, fill: Any, *args: Any) -> tuple[Stmt, ...]:
         """The statements `fill(*args)` emits, as a block of their own (a branch or loop body)."""
@@ -122,19 +141,20 @@ class FileWalk:
         block, self.block = self.block, saved
         return tuple(block)
 
-    def enter(self, scope: Scope) -> tuple[Scope, list[Stmt], dict[str, tuple[str, str]]]:
+    def enter(self, scope: Scope) -> tuple[Scope, list[Stmt], dict[str, tuple[str, str]], dict[str, Any]]:
         """Start filling `scope` (a def, class or lambda body); returns what `leave` restores."""
-        saved = (self.scope, self.block, self.narrowed)
+        saved = (self.scope, self.block, self.narrowed, self.check_names)
         self.scopes.append(scope)
         self.scope = scope
         self.block = scope.body
         self.narrowed = {}
+        self.check_names = {}
         for p in scope.params:
             scope.local_names.add(p.name)
         return saved
 
-    def leave(self, saved: tuple[Scope, list[Stmt], dict[str, tuple[str, str]]]) -> None:
-        self.scope, self.block, self.narrowed = saved
+    def leave(self, saved: tuple[Scope, list[Stmt], dict[str, tuple[str, str]], dict[str, Any]]) -> None:
+        self.scope, self.block, self.narrowed, self.check_names = saved
 
     def alloc(self, node: Any) -> str:
         """The allocation id of a container made by this node: module and byte offset."""
