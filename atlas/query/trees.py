@@ -39,17 +39,29 @@ class Tree:
 
 def tree(atlas: Atlas, name: str, framework: str | None, pin_set: str, depth: int, forward: bool) -> Tree:
     """The callees (`forward`) or callers of the symbol `name` means, `depth` levels down. A class stands for its
-    methods when it has no edges of its own: callers of `Req` are the callers of its constructor and methods."""
+    methods when it has no edges of its own: callers of `Req` are the callers of its constructor and methods. A
+    function with no edges of its own stands for its copies (AtlasGraph.clones: a closure analysed per receiver
+    class of the method it is in, a decorator's wrapper per function it wraps), each a row of its own."""
     found = locate(atlas, name, framework, pin_set)
     graph = atlas.graph(found.framework, pin_set)
     roots = [found.id]
     note = found.note
+    member = "member"
+    direction = "callees" if forward else "callers"
     walked = graph.callees(found.id, depth) if forward else graph.callers(found.id, depth)
     symbol = graph.symbols.get(found.id)
     if not walked and symbol is not None and symbol.kind.value == "class":
         prefix = found.id + "."
         roots = sorted(s for s in graph.symbols if s.startswith(prefix) and "." not in s[len(prefix) :])
-        note = f"{found.id} is a class with no edges of its own: its methods' {'callees' if forward else 'callers'}"
+        note = f"{found.id} is a class with no edges of its own: its methods' {direction}"
+    elif not walked:
+        copies = sorted(c for c, origin in graph.clones.items() if origin == found.id)
+        if any(graph.callees(c) if forward else graph.callers(c) for c in copies):
+            roots, member = copies, "copy"
+            note = (
+                f"{found.id} has no {direction} of its own: it runs as {len(copies)} copies, one per context it was "
+                f"analysed in (a receiver class, a wrapped function); their {direction}"
+            )
     edges: dict[str, list[tuple[str, str, dict]]] = {}
     level: dict[str, int] = {r: 0 for r in roots}
     seen: set[tuple] = set()  # an edge two roots' walks both reach is listed once
@@ -80,7 +92,7 @@ def tree(atlas: Atlas, name: str, framework: str | None, pin_set: str, depth: in
 
     for root in roots:
         if root not in expanded:
-            if len(roots) > 1 and root in edges:
-                rows.append(TreeRow(0, found.id, root, "member", 1.0, "", 0, True, False))
+            if (len(roots) > 1 or member == "copy") and root in edges:
+                rows.append(TreeRow(0, found.id, root, member, 1.0, "", 0, True, False))
             grow(root, 1)
     return Tree(PinRef.of(graph.pin, pin_set), found.id, "callees" if forward else "callers", depth, tuple(rows), note)
