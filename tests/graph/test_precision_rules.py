@@ -954,6 +954,45 @@ def main():
     assert build == {"c.KVMethod.create", "c.LinearMethod.create"}
 
 
+def test_a_function_only_an_annotated_caller_calls_waits_one_declaring_pass_for_what_its_promises_reach():
+    """SGLang's `override_config(config: QuantizationConfig, ...)`: called only by `get_linear_quant_method`, in the
+    branch its per-layer clones run once the first declaring pass has promised the layers; declared in that pass,
+    its parameter would hold every config, where the calls hand it GPTQ's."""
+    r = resolve(
+        {
+            "q.py": """
+import torch
+class QuantConfig:
+    def get_name(self) -> str: raise NotImplementedError
+class Fp8Config(QuantConfig):
+    def get_name(self): return "fp8"
+class AWQConfig(QuantConfig):
+    def get_name(self): return "awq"
+class GPTQConfig(QuantConfig):
+    def get_name(self): return "gptq"
+    def get_quant_method(self, layer, prefix):
+        return get_linear_quant_method(self, layer, prefix)
+REGISTRY = {"fp8": Fp8Config, "awq": AWQConfig, "gptq": GPTQConfig}
+class LinearBase(torch.nn.Module):
+    pass
+def override_config(config: QuantConfig, prefix: str):
+    return config.get_name()
+def get_linear_quant_method(config: QuantConfig, layer: torch.nn.Module, prefix: str):
+    if isinstance(layer, LinearBase):
+        override_config(config, prefix)
+    return None
+def make_layer(config: GPTQConfig, layer: LinearBase):  # nothing calls it: its parameters are promised
+    config.get_quant_method(layer, "model.layers.0")
+def unseen(config: QuantConfig):  # called by name by no annotated function: declared in the first pass
+    return config.get_name()
+"""
+        }
+    )
+    names = lambda caller: {b for a, b in r.edges if a == caller and b.endswith(".get_name")}  # noqa: E731
+    assert names("q.override_config") == {"q.GPTQConfig.get_name"}
+    assert names("q.unseen") == {"q.Fp8Config.get_name", "q.AWQConfig.get_name", "q.GPTQConfig.get_name"}
+
+
 def test_a_method_called_through_its_class_with_the_receiver_first_runs_per_receiver_class():
     r = resolve(
         {

@@ -160,6 +160,7 @@ class Solver:
         self.entered: dict[tuple[str, int, int], set[str]] = {}  # per call (caller, line, column), the runs it entered
         self.hierarchy_known = False  # every class statement has run once: a method's `self` can be told
         self.declaring = False  # the last phase: annotations fill what nothing else reached
+        self.waiting: set[str] = set()  # the functions the first declaring pass left to the next (_declare)
         self.type_only: dict[str, frozenset[str]] = {
             s.id: type_only_names(s)
             for s in self.scopes.values()
@@ -276,11 +277,13 @@ class Solver:
         n = self._rounds(plan, 0, on_round)
         if not self.pycg:  # the declaring phase: annotations fill what stayed empty; again for the clones its
             self.declaring = True  # flows made, once they have run
+            first = True
             while True:
                 self.settled |= self.roots
-                self._declare(plan)
+                self._declare(plan, first)
+                first = False
                 n = self._rounds(plan, n, on_round)
-                if not self.roots - self.settled or n >= self.max_rounds:
+                if (not self.roots - self.settled and not self.waiting) or n >= self.max_rounds:
                     break
         dispatch.link_by_name(self)
         sites.ruled_out(self)
@@ -323,11 +326,20 @@ class Solver:
                 break
         return n
 
-    def _declare(self, plan: list[tuple[Scope, str, Step]]) -> None:
-        """Start the declaring phase: each `def` with annotations declares its parameters and return now (as the
-        statement itself would, in its context: it reads the annotations' names), each annotated assignment and each
-        type check's binding (a Narrow) runs again."""
+    def _declare(self, plan: list[tuple[Scope, str, Step]], first: bool) -> None:
+        """A declaring pass: each `def` with annotations declares its parameters and return now (as the statement
+        itself would, in its context: it reads the annotations' names), each annotated assignment and each type
+        check's binding (a Narrow) runs again. In the first pass, a function no call entered that a function with
+        annotations calls by name waits for the next: what this pass promises that caller may reach it by a call
+        (SGLang's `override_config(config, ...)`, called only by `get_linear_quant_method` for the layers its
+        promised callers hand it, would otherwise be promised every config before the GPTQ configs arrive)."""
         stale = self.cells.stale
+        called = (
+            {name for s in self.scopes.values() if s.kind == "function" and _annotated(s) for name in s.called_names}
+            if first
+            else set()
+        )
+        self.waiting = set()
         for i, (scope, caller, step) in enumerate(plan):
             stmt = step.stmt
             if isinstance(stmt, Assign) and (stmt.annotations or isinstance(stmt.value, Narrow)):
@@ -335,7 +347,10 @@ class Solver:
             elif isinstance(stmt, Define) and not stmt.is_class:
                 suffix = self.suffix.get(scope.id, "")
                 function = self.scopes.get(stmt.scope + suffix)
-                if function is not None and (function.returns or any(p.annotations for p in function.params)):
+                if function is not None and _annotated(function):
+                    if function.id not in self.given and stmt.target.id in called:
+                        self.waiting.add(function.id)
+                        continue
                     self.cells.reader = i
                     self.ctx = Context(scope.id, step.top, caller, step.strong, step.line, suffix)
                     statements.declare(self, function)
@@ -362,6 +377,11 @@ class Solver:
                 self.define_steps[stmt.scope + suffix] = len(self.plan_steps)
             self.plan_steps.append((scope, caller, step))
             stale.append(mark)
+
+
+def _annotated(function: Scope) -> bool:
+    """Whether a function declares a parameter's type or its return's."""
+    return bool(function.returns) or any(p.annotations for p in function.params)
 
 
 def assigned_attributes(scopes: list[Scope]) -> frozenset[str]:
