@@ -56,3 +56,25 @@ def write_manifest(root: Path, name: str, url: str, ref: str, extra: str = "") -
         f"exclude: ['**/tests/**']\n{extra}pins:\n  default:\n    ref: {ref}\n"
     )
     return path
+
+
+def synced_project(tmp_path: Path, monkeypatch, trees: dict[str, dict[str, str]]):
+    """A project under tmp_path whose frameworks (name -> files, tag v1) are synced at their default pins from a
+    fixture mirror, with the cache, mirror and build folders in tmp_path and the project as the working directory:
+    its settings."""
+    from atlas.env import settings as load_settings
+    from atlas.sources import load_all
+    from atlas.sources.sync import sync_pin
+
+    mirror, root = tmp_path / "mirror", tmp_path / "project"
+    for name, files in trees.items():
+        make_remote(mirror, {"v1": files}, name=name)
+        write_manifest(root, name, f"https://example.invalid/{name}", "v1")
+    monkeypatch.setenv("ATLAS_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("ATLAS_MIRROR", str(mirror))
+    monkeypatch.setenv("ATLAS_BUILD", str(tmp_path / "build"))
+    monkeypatch.chdir(root)
+    settings = load_settings()
+    for manifest in load_all(settings.root):
+        sync_pin(manifest, "default", settings)
+    return settings

@@ -9,15 +9,13 @@ import importlib
 from dataclasses import replace
 
 import pytest
-from gitfixtures import make_remote, write_manifest
+from gitfixtures import synced_project
 
 from atlas import stored as stored_files
-from atlas.env import settings as load_settings
 from atlas.errors import BuildMissing
 from atlas.graph import build, build_many, load_graph, load_index, packs, processes, schedule
 from atlas.graph.build import GRAPH_FILE, GRAPH_VERSION, INDEX_FILE, SITES_FILE, folder
 from atlas.sources import load_all, locate
-from atlas.sources.sync import sync_pin
 
 TREES = {
     "vllm": {
@@ -42,18 +40,7 @@ TREES = {
 
 @pytest.fixture
 def settings(tmp_path, monkeypatch):
-    mirror, root = tmp_path / "mirror", tmp_path / "project"
-    for name, files in TREES.items():
-        make_remote(mirror, {"v1": files}, name=name)
-        write_manifest(root, name, f"https://example.invalid/{name}", "v1")
-    monkeypatch.setenv("ATLAS_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("ATLAS_MIRROR", str(mirror))
-    monkeypatch.setenv("ATLAS_BUILD", str(tmp_path / "build"))
-    monkeypatch.chdir(root)
-    s = load_settings()
-    for manifest in load_all(s.root):
-        sync_pin(manifest, "default", s)
-    return s
+    return synced_project(tmp_path, monkeypatch, TREES)
 
 
 def stored(s, framework: str):

@@ -5,12 +5,9 @@ in the cache for the build; a damaged cache entry is parsed again."""
 from __future__ import annotations
 
 import pytest
-from gitfixtures import make_remote, write_manifest
+from gitfixtures import synced_project
 
-from atlas.env import settings as load_settings
 from atlas.graph import build, load_index, load_symbols, packs, parsing
-from atlas.sources import load_all
-from atlas.sources.sync import sync_pin
 
 TREES = {
     "vllm": {
@@ -30,18 +27,7 @@ TREES = {
 
 @pytest.fixture
 def settings(tmp_path, monkeypatch):
-    mirror, root = tmp_path / "mirror", tmp_path / "project"
-    for name, files in TREES.items():
-        make_remote(mirror, {"v1": files}, name=name)
-        write_manifest(root, name, f"https://example.invalid/{name}", "v1")
-    monkeypatch.setenv("ATLAS_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("ATLAS_MIRROR", str(mirror))
-    monkeypatch.setenv("ATLAS_BUILD", str(tmp_path / "build"))
-    monkeypatch.chdir(root)
-    s = load_settings()
-    for manifest in load_all(s.root):
-        sync_pin(manifest, "default", s)
-    return s
+    return synced_project(tmp_path, monkeypatch, TREES)
 
 
 def rows(index) -> dict:

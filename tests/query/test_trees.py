@@ -5,12 +5,9 @@ same way) is answered with each copy and its edges, and says so; a function with
 from __future__ import annotations
 
 import pytest
-from gitfixtures import make_remote, write_manifest
+from gitfixtures import synced_project
 
 from atlas.cli import main
-from atlas.env import settings as load_settings
-from atlas.sources import load_all
-from atlas.sources.sync import sync_pin
 
 FILES = {
     "pkg/__init__.py": "",
@@ -35,17 +32,7 @@ def main():
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):
-    mirror, root = tmp_path / "mirror", tmp_path / "project"
-    make_remote(mirror, {"v1": FILES}, name="engine")
-    write_manifest(root, "engine", "https://example.invalid/engine", "v1")
-    monkeypatch.setenv("ATLAS_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("ATLAS_MIRROR", str(mirror))
-    monkeypatch.setenv("ATLAS_BUILD", str(tmp_path / "build"))
-    monkeypatch.chdir(root)
-    settings = load_settings()
-    for manifest in load_all(settings.root):
-        sync_pin(manifest, "default", settings)
-    return settings
+    return synced_project(tmp_path, monkeypatch, {"engine": FILES})
 
 
 def test_a_function_that_runs_only_as_copies_is_answered_by_its_copies(project, capsys):
