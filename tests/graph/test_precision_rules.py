@@ -7,6 +7,7 @@ from test_resolve import resolve
 
 from atlas.graph import AtlasGraph
 from atlas.graph.resolve import Solver
+from atlas.graph.resolve.limits import MAX_CONTEXTS
 from atlas.graph.store import tabulate
 from atlas.graph.table import EdgeBuilder
 from atlas.model import Pin, Span, Symbol, SymbolKind, Unresolved
@@ -461,6 +462,65 @@ def act_layer(x):
     assert g.path("k.norm_layer", "k.silu") == []
     assert "k.debug_kernel_api.wrapper" not in {n for n in g.table.nodes if g.callers(n) or g.callees(n)}
     assert g.symbol("k.debug_kernel_api.wrapper@k.silu").span == Span("k.py", 4, 6)
+
+
+def test_a_function_set_on_an_instance_is_not_bound_and_one_set_on_the_class_is():
+    """`self.fn = kernel` then `self.fn(x)` calls kernel(x): the instance is not passed (Python binds only what the
+    class holds), so kernel's `x` never holds the runner and `x.step()` never reaches Runner.step; `Hooked.hook =
+    on_hook` sets it on the class, and `Hooked().hook()` passes the instance as on_hook's first argument."""
+    edges = resolve(
+        {
+            "m.py": """
+def kernel(x):
+    x.step()
+def on_hook(me):
+    me.step()
+class Tensor:
+    def step(self): pass
+class Runner:
+    def __init__(self):
+        self.fn = kernel
+    def step(self): pass
+    def run(self):
+        self.fn(Tensor())
+class Hooked:
+    def step(self): pass
+Hooked.hook = on_hook
+def main():
+    Runner().run()
+    Hooked().hook()
+"""
+        }
+    ).edges
+    assert ("m.Runner.run", "m.kernel") in edges and ("m.kernel", "m.Tensor.step") in edges
+    assert ("m.kernel", "m.Runner.step") not in edges
+    assert ("m.main", "m.on_hook") in edges and ("m.on_hook", "m.Hooked.step") in edges
+
+
+def test_a_decorator_applied_more_often_than_a_function_has_contexts_still_wraps_each_function_apart():
+    """MAX_CONTEXTS bounds the clones that values flowing into a function make; a decorator's applications are
+    written in the tree, one clone each, so past the bound the last ones still get a wrapper of their own instead
+    of sharing one that returns what every function past the bound returns (SGLang v0.5.23's 272 `@cache_once`)."""
+    n = MAX_CONTEXTS + 8
+    kernels = "".join(f"@cache_once\ndef k{i}():\n    return Module{i}()\n" for i in range(n))
+    modules = "".join(f"class Module{i}:\n    def run(self): pass\n" for i in range(n))
+    g = graph_of(
+        {
+            "j.py": "import functools\n"
+            "def cache_once(fn):\n"
+            "    @functools.wraps(fn)\n"
+            "    def wrapper(*args):\n"
+            "        return fn(*args)\n"
+            "    return wrapper\n" + modules + kernels + f"def last():\n    k{n - 1}().run()\n",
+        }
+    )
+    last = f"j.k{n - 1}"
+    assert {callee for _, _, callee, _ in g.callees("j.last")} == {
+        f"j.cache_once.wrapper@{last}",
+        f"j.Module{n - 1}.run",
+    }
+    assert g.path(f"j.cache_once.wrapper@{last}", last) == [f"j.cache_once.wrapper@{last}", last]
+    assert g.path("j.last", f"j.Module{n - 2}.run") == [] and g.path("j.last", f"j.k{n - 2}") == []
 
 
 def test_a_decorator_handing_the_function_to_a_helper_gives_it_the_helpers_wrapper_for_it():

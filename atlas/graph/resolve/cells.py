@@ -29,6 +29,7 @@ SEPARATOR: Final = "@"  # in a scope or allocation id, before the context of the
 CALL_SITE: Final = "#"  # in an allocation id, before the call site a container was copied for (summaries)
 DATA: Final = frozenset({OBJECT, CONTAINER_METHOD, EXTERNAL, LIBRARY_RESULT, CONSTANT, BUILTIN_METHOD, RAISED})
 OUTSIDE: Final = -1  # the writer key of a variable's writes from other scopes
+ON_CLASS: Final = "."  # before an attribute's name: the cell of what was set on the class itself (heap.write_attribute)
 HeapWriter = tuple[str, int, bool]  # (scope, top-level line, unconditional?)
 
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Final
 
 from atlas.graph.mro import linearize
 from atlas.graph.resolve import heap
+from atlas.graph.resolve.cells import ON_CLASS
 from atlas.graph.resolve.limits import MAX_SUBCLASS_METHODS
 from atlas.graph.resolve.values import (
     CLASS,
@@ -140,8 +141,11 @@ def class_attr(s: Solver, cls: str, name: str, receiver: Value | None, start_aft
                 out[member] = None  # an enum's class-body name is a member: an instance of the enum
             else:
                 out[bind_attr(s, v, receiver, cls)] = None
+        on_class = NOTHING  # a function set on an instance stays a plain function; one set on the class is bound
+        if receiver is not None and any(v.kind == FUNCTION for v in cell.union):
+            on_class = s.cells.read(s.cells.attribute(k, ON_CLASS + name))
         for v in cell.union:
-            out[bind_attr(s, v, receiver, cls)] = None
+            out[v if v.kind == FUNCTION and v not in on_class else bind_attr(s, v, receiver, cls)] = None
         return out
     return outside if outside is not None else NOTHING
 

@@ -29,12 +29,14 @@ CODE: Final = frozenset({FUNCTION, CLASS, BOUND_METHOD})  # the values a higher-
 
 def clone(s: Solver, fid: str, context: str) -> Scope | None:
     """The clone of function `fid` for `context` (made on first use, its statements added to the plan, to run in
-    this round); None past MAX_CONTEXTS."""
+    this round); None past MAX_CONTEXTS, unless a decorator is being applied (Solver.decorating): a decorator's
+    clones are one per `@` in the tree, so they are bounded without the cap, and a decorator past it would join
+    every function it wraps from then on in one wrapper (SGLang v0.5.23 applies `@cache_once` 272 times)."""
     have = s.contexts.setdefault(fid, {})
     cid = have.get(context)
     if cid is not None:
         return s.scopes[cid]
-    if len(have) >= MAX_CONTEXTS:
+    if len(have) >= MAX_CONTEXTS and not s.decorating:
         s.merged.add(fid)
         return None
     suffix = SEPARATOR + context

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
+from atlas.graph.resolve.cells import ON_CLASS
 from atlas.graph.resolve.values import NOTHING, OBJECT, PARAM_RESULT, Values, constant
 
 if TYPE_CHECKING:
@@ -62,10 +63,15 @@ def read_enclosing(s: Solver, scope: str, name: str) -> Values:
 # -- attributes and container slots ---------------------------------------------------------------------------------
 
 
-def write_attribute(s: Solver, cls: str, name: str, values: Values) -> None:
-    """`name` set on an instance of `cls` or on the class itself, from outside its body."""
+def write_attribute(s: Solver, cls: str, name: str, values: Values, on_class: bool = False) -> None:
+    """`name` set on an instance of `cls` or on the class itself (`on_class`), from outside its body. What is set on
+    the class is also kept apart (cells.ON_CLASS): a function there is a method of the instances, bound when read on
+    one, and a function set on an instance (`self.fn = kernel`) is not (classes.class_attr)."""
     ctx = s.ctx
-    s.cells.write(s.cells.attribute(cls, name), (ctx.scope, ctx.top, False), values)
+    writer = (ctx.scope, ctx.top, False)
+    s.cells.write(s.cells.attribute(cls, name), writer, values)
+    if on_class:
+        s.cells.write(s.cells.attribute(cls, ON_CLASS + name), writer, values)
 
 
 def write_slot(s: Solver, alloc: str, key: object, values: Values, strong: bool = False) -> None:

@@ -8,8 +8,9 @@ from typing import Final
 
 MAX_ROUNDS: Final = 256
 """Rounds of the solver: only a guard against a flow that never settles. The declaring phase's passes each take
-rounds of their own, and vLLM v0.26.0 took 61 to 64 in all (benchmarks/graph_rounds.py prints them), so the guard
-sits well above that; the build's stats say whether the fixpoint was reached."""
+rounds of their own, and the default trees take 47 (SGLang v0.5.17) to 71 (vLLM v0.26.0) in all
+(benchmarks/graph_rounds.py prints them), so the guard sits well above that; the build's stats say whether the
+fixpoint was reached."""
 
 MAX_VALUES: Final = 1024
 """Values of the tree's code (functions, classes, instances) one cell holds: a model registry's hundreds of classes
@@ -29,7 +30,8 @@ MAX_ARGUMENT_VALUES: Final = 48
 stay: so what a parameter holds past this bound depends on the order values arrived in."""
 
 MAX_CONTEXTS: Final = 256
-"""Contexts (clones) of one function; calls past them share the function's own analysis (merged)."""
+"""Contexts (clones) of one function; calls past them share the function's own analysis (merged). A decorator's
+applications are not counted against it (contexts.clone): they are as many as its `@`s in the tree."""
 
 MAX_PROMISED: Final = 40
 """Classes an annotation may promise: when its cone holds more classes the program makes (`x: nn.Module`-like

@@ -159,7 +159,7 @@ def setattr_(s: Solver, objects: Values, name: str, values: Values) -> None:
     values = summaries.concrete(s, values)  # an attribute outlives the call: no per-call-site results there
     for o in objects:
         if o.kind in (INSTANCE, CLASS, DISPATCHED):
-            heap.write_attribute(s, o.name, name, values)
+            heap.write_attribute(s, o.name, name, values, o.kind == CLASS)
             if o.kind != CLASS and not s.pycg:
                 for m in classes.class_attr(s, o.name, "__setattr__", o):
                     if m.kind == BOUND_METHOD:

@@ -536,7 +536,9 @@ def decorate(s: Solver, scope: Scope, value: Values) -> Values:
         applied = False
         for d in expressions.evaluate(s, deco):
             if d.kind in (FUNCTION, BOUND_METHOD, CLASS, INSTANCE) and d.name != scope.id:
+                s.decorating = True
                 decorated.update(this_application(apply(s, d, value, deco, site), value, d.name))
+                s.decorating = False
                 applied = True
             else:
                 if d.kind == EXTERNAL:
