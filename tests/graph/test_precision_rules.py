@@ -497,6 +497,32 @@ def main():
     assert ("m.main", "m.on_hook") in edges and ("m.on_hook", "m.Hooked.step") in edges
 
 
+def test_calling_a_module_whose_forward_was_replaced_on_the_instance_runs_the_replacement():
+    """`self.o_proj.forward = gated` (SGLang's Kimi attention gating its output projection): calling the module runs
+    `gated(x)`, which hands on to the original bound forward."""
+    edges = resolve(
+        {
+            "m.py": """
+import torch
+class Linear(torch.nn.Module):
+    def forward(self, x): pass
+class Attention(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.o_proj = Linear()
+        original = self.o_proj.forward
+        def gated(x):
+            return original(x)
+        self.o_proj.forward = gated
+    def forward(self, x):
+        return self.o_proj(x)
+"""
+        }
+    ).edges
+    assert ("m.Attention.forward", "m.Attention.__init__.gated") in edges
+    assert ("m.Attention.__init__.gated", "m.Linear.forward") in edges
+
+
 def test_a_decorator_applied_more_often_than_a_function_has_contexts_still_wraps_each_function_apart():
     """MAX_CONTEXTS bounds the clones that values flowing into a function make; a decorator's applications are
     written in the tree, one clone each, so past the bound the last ones still get a wrapper of their own instead

@@ -138,16 +138,16 @@ def call_instance(
     s: Solver, v: Value, args: tuple[Expr, ...], keywords: tuple[Keyword, ...], site: Site | None, func: Expr
 ) -> Values:
     """Calling an instance runs its class's `__call__`; an external base's `__call__` that runs a method of the
-    instance (nn.Module -> forward) reaches that method."""
+    instance (nn.Module -> forward) reaches that method, or the function set on the instance in its place
+    (`self.o_proj.forward = gated_forward`), called without the instance."""
     out: Values = {}
     for m in classes.class_attr(s, v.name, "__call__", v):
         method = CALL_RUNS.get(m.name.rpartition(".")[0]) if m.kind == EXTERNAL else None
         if method:
             for f in classes.class_attr(s, v.name, method, v):
-                if f.kind == BOUND_METHOD:
-                    out.update(
-                        call_function(s, f.name, f.receiver, args, keywords, site, func, Provenance.TYPE_INFERRED)
-                    )
+                if f.kind == BOUND_METHOD or f.kind == FUNCTION:
+                    receiver = f.receiver if f.kind == BOUND_METHOD else None
+                    out.update(call_function(s, f.name, receiver, args, keywords, site, func, Provenance.TYPE_INFERRED))
         out.update(invoke(s, m, args, keywords, site, func))
     return out
 
