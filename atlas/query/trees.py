@@ -40,8 +40,8 @@ class Tree:
 def tree(atlas: Atlas, name: str, framework: str | None, pin_set: str, depth: int, forward: bool) -> Tree:
     """The callees (`forward`) or callers of the symbol `name` means, `depth` levels down. A class stands for its
     methods when it has no edges of its own: callers of `Req` are the callers of its constructor and methods. A
-    function with no edges of its own stands for its copies (AtlasGraph.clones: a closure analysed per receiver
-    class of the method it is in, a decorator's wrapper per function it wraps), each a row of its own."""
+    function stands also for its copies (AtlasGraph.clones: a closure analysed per receiver class of the method it
+    is in, a decorator's wrapper per function it wraps), each a row of its own after the function's own edges."""
     found = locate(atlas, name, framework, pin_set)
     graph = atlas.graph(found.framework, pin_set)
     roots = [found.id]
@@ -54,13 +54,16 @@ def tree(atlas: Atlas, name: str, framework: str | None, pin_set: str, depth: in
         prefix = found.id + "."
         roots = sorted(s for s in graph.symbols if s.startswith(prefix) and "." not in s[len(prefix) :])
         note = f"{found.id} is a class with no edges of its own: its methods' {direction}"
-    elif not walked:
+    else:
         copies = sorted(c for c, origin in graph.clones.items() if origin == found.id)
         if any(graph.callees(c) if forward else graph.callers(c) for c in copies):
-            roots, member = copies, "copy"
+            roots, member = [found.id, *copies] if walked else copies, "copy"
             note = (
                 f"{found.id} has no {direction} of its own: it runs as {len(copies)} copies, one per context it was "
                 f"analysed in (a receiver class, a wrapped function); their {direction}"
+                if not walked
+                else f"{found.id} also runs as {len(copies)} copies, one per context it was analysed in (a receiver "
+                f"class, a wrapped function): its own {direction}, then theirs"
             )
     edges: dict[str, list[tuple[str, str, dict]]] = {}
     level: dict[str, int] = {r: 0 for r in roots}
@@ -92,7 +95,7 @@ def tree(atlas: Atlas, name: str, framework: str | None, pin_set: str, depth: in
 
     for root in roots:
         if root not in expanded:
-            if (len(roots) > 1 or member == "copy") and root in edges:
+            if root != found.id and (len(roots) > 1 or member == "copy") and root in edges:
                 rows.append(TreeRow(0, found.id, root, member, 1.0, "", 0, True, False))
             grow(root, 1)
     return Tree(PinRef.of(graph.pin, pin_set), found.id, "callees" if forward else "callers", depth, tuple(rows), note)

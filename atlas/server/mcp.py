@@ -92,15 +92,15 @@ def server(settings: Settings) -> MCPServer:
     @tool()
     def callers(symbol: str, framework: str = "", pin: str = "", depth: int = 1, cursor: str = "") -> CallToolResult:
         """Who calls `symbol`, `depth` levels up, as tree rows (depth, parent, symbol, provenance, confidence, call
-        site file:line). A class with no edges of its own stands for its methods, a function with none for its
-        copies (a decorator's wrapper per wrapped function): depth-0 rows of provenance `member` / `copy`."""
+        site file:line). A class with no edges of its own stands for its methods, a function also for its copies (a
+        decorator's wrapper per wrapped function): depth-0 rows of provenance `member` / `copy`."""
         return _answer(lambda: tree(atlas, symbol, framework or None, pin or "default", depth, False), cursor)
 
     @tool()
     def callees(symbol: str, framework: str = "", pin: str = "", depth: int = 1, cursor: str = "") -> CallToolResult:
         """What `symbol` calls, `depth` levels down, as tree rows (depth, parent, symbol, provenance, confidence,
         call site file:line) in source order. A class with no edges of its own stands for its methods, a function
-        with none for its copies (a closure per receiver class): depth-0 rows of provenance `member` / `copy`."""
+        also for its copies (a closure per receiver class): depth-0 rows of provenance `member` / `copy`."""
         return _answer(lambda: tree(atlas, symbol, framework or None, pin or "default", depth, True), cursor)
 
     @tool()

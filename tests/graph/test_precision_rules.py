@@ -281,6 +281,42 @@ def run(w: Worker):
     assert "reg.TPUWorker.execute" not in targets  # named nowhere: never made
 
 
+def test_a_class_named_only_in_an_inner_packages_export_list_is_not_made():
+    edges = resolve(
+        {
+            "eng/__init__.py": """
+from eng.stages.base import PublicStage
+__all__ = ["PublicStage"]
+""",
+            "eng/stages/__init__.py": """
+from eng.stages.base import Stage, TextStage, ImageStage, VideoStage
+__all__ = ["Stage", "TextStage"]
+__all__ += ["ImageStage"]
+__all__.extend(["VideoStage"])
+""",
+            "eng/stages/base.py": """
+class Stage:
+    def forward(self): raise NotImplementedError
+class TextStage(Stage):
+    def forward(self): pass
+class ImageStage(Stage):
+    def forward(self): pass
+class VideoStage(Stage):
+    def forward(self): pass
+class PublicStage(Stage):
+    def forward(self): pass
+STAGES = {"text": "TextStage"}
+def run(stage: Stage):
+    stage.forward()
+""",
+        }
+    ).edges
+    targets = {b for a, b in edges if a == "eng.stages.base.run"}
+    assert {"eng.stages.base.TextStage.forward", "eng.stages.base.PublicStage.forward"} <= targets  # named by a
+    # registry; exported by the root package, whose users make it
+    assert not {"eng.stages.base.ImageStage.forward", "eng.stages.base.VideoStage.forward"} & targets  # re-exported
+
+
 def test_an_attribute_annotated_where_it_starts_as_none_holds_what_other_statements_wrote():
     edges = resolve(
         {

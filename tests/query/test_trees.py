@@ -1,6 +1,6 @@
-"""`atlas graph callees` / `callers` on a small synced tree: a function whose calls the graph keeps only on its
-copies (here a decorator's wrapper, one per decorated function; a closure analysed per receiver class is kept the
-same way) is answered with each copy and its edges, and says so; a function with edges of its own as before."""
+"""`atlas graph callees` / `callers` on a small synced tree: a function whose calls the graph keeps on its copies
+(a decorator's wrapper, one per decorated function; a closure analysed per receiver class of its method) is answered
+with its own edges, then each copy and its edges, and says so; a function with no copies as before."""
 
 from __future__ import annotations
 
@@ -26,6 +26,24 @@ def version():
     return 12
 def main():
     return arch() + version()
+""",
+    "pkg/stages.py": """
+def helper():
+    return 1
+class Stage:
+    def run(self):
+        def step():
+            helper()
+            return self.build()
+        return step()
+class AudioStage(Stage):
+    def build(self):
+        return 2
+class VideoStage(Stage):
+    def build(self):
+        return 3
+def main():
+    return AudioStage().run() + VideoStage().run()
 """,
 }
 
@@ -56,3 +74,16 @@ def test_a_function_that_runs_only_as_copies_is_answered_by_its_copies(project, 
     assert main(["graph", "callees", "pkg.workers.main", "--framework", "engine"]) == 0
     got = capsys.readouterr()
     assert "copies" not in got.err and f"-> {wrapper}@pkg.workers.arch  [" in got.out
+
+
+def test_a_closure_analysed_per_receiver_class_answers_with_its_own_calls_and_its_copies(project, capsys):
+    step = "pkg.stages.Stage.run.step"
+    assert main(["graph", "callees", step, "--framework", "engine"]) == 0
+    got = capsys.readouterr()
+    assert "also runs as 2 copies" in got.err
+    own, _, copies = got.out.partition(f"-> {step}@")
+    assert "-> pkg.stages.helper  [" in own  # its own edge (what does not depend on self) comes first
+    for cls in ("AudioStage", "VideoStage"):  # what self.build() runs is on the copy for each class
+        rows = copies.partition(f"pkg.stages.{cls}  [copy 1.00]\n")[2].partition("\n-> ")[0]
+        assert "  -> pkg.stages.helper  [" in rows and f"  -> pkg.stages.{cls}.build  [" in rows
+    assert ".build" not in own

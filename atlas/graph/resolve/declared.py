@@ -37,6 +37,7 @@ from atlas.parse.python.ir import (
     For,
     Lambda,
     Name,
+    NameTarget,
     Operation,
     Raise,
     Return,
@@ -60,9 +61,10 @@ def made_classes(bodies: list[Scope]) -> tuple[frozenset[str], frozenset[str]]:
     returned, yielded, raised) but not only as a type (`isinstance(x, C)`, `cast(C, x)`, a base, an annotation) or as
     the owner of an attribute (`C.helper()`), unless that attribute is a classmethod that makes its class
     (`C.from_config()` running `cls(...)`); and every identifier a string names (`"LlamaForCausalLM"`,
-    `"pkg.mod:Worker"`), as registries that import classes by name do. Second, those of them used as values
-    elsewhere than as the class a method constructs to store on its own instance (`self.kernel = C()`): the names
-    code may hand around (is_part)."""
+    `"pkg.mod:Worker"`), as registries that import classes by name do, but not a name only an inner package's
+    `__all__` lists (a re-export; the root package's exports are the API its users make). Second, those of them used
+    as values elsewhere than as the class a method constructs to store on its own instance (`self.kernel = C()`): the
+    names code may hand around (is_part)."""
     makers = frozenset(
         s.id.rpartition(".")[2]
         for s in bodies
@@ -72,13 +74,14 @@ def made_classes(bodies: list[Scope]) -> tuple[frozenset[str], frozenset[str]]:
     owned: set[str] = set()
     methods = methods_of(bodies)
     for scope in bodies:
+        inner = scope.kind == "module" and "." in scope.module  # the root package's exports are its public API
         for step in scope.steps:
             stmt = step.stmt
             if isinstance(stmt, Assign) and scope.id in methods and stores_on_self(scope, stmt):
                 assert isinstance(stmt.value, Call)
                 _values(stmt.value.func, makers, owned)
                 _values(Display(stmt.value.args + tuple(k.value for k in stmt.value.keywords), ""), makers, out)
-            elif isinstance(stmt, (Assign, Evaluate, Return, Yield, Raise)):
+            elif isinstance(stmt, (Assign, Evaluate, Return, Yield, Raise)) and not (inner and is_export_list(stmt)):
                 _values(stmt.value, makers, out)
             elif isinstance(stmt, For):
                 _values(stmt.iterable, makers, out)
@@ -88,6 +91,15 @@ def made_classes(bodies: list[Scope]) -> tuple[frozenset[str], frozenset[str]]:
             if p.default is not None:
                 _values(p.default, makers, out)
     return frozenset(out | owned), frozenset(out)
+
+
+def is_export_list(stmt: Assign | Evaluate | Return | Yield | Raise) -> bool:
+    """Whether `stmt` builds a module's `__all__` (`__all__ = [...]`, `__all__ += [...]`, `__all__.extend(...)`):
+    its strings name what `from m import *` exports, no class a registry makes by name."""
+    if isinstance(stmt, Assign):
+        return bool(stmt.targets) and all(isinstance(t, NameTarget) and t.id == "__all__" for t in stmt.targets)
+    func = stmt.value.func if isinstance(stmt, Evaluate) and isinstance(stmt.value, Call) else None
+    return isinstance(func, Attribute) and isinstance(func.value, Name) and func.value.id == "__all__"
 
 
 def methods_of(bodies: list[Scope]) -> frozenset[str]:

@@ -128,7 +128,8 @@ class Solver:
         # clone made during it has not run yet, and its empty return is no lost flow: statements.declare)
         self.settled: set[str] = set()
         self.merged: set[str] = set()  # functions with more contexts than MAX_CONTEXTS: the rest share the origin
-        self.decorating = False  # a decorator is being applied: its clones are past MAX_CONTEXTS (contexts.clone)
+        self.decorating = False  # a decorator is being applied: its clones do not count against MAX_CONTEXTS
+        # (contexts.clone)
         self.shared: set[str] = set()  # methods whose own scope also runs for other classes (contexts.depends_on)
         self.receiver_reads: dict[str, tuple[frozenset[str], bool]] = {}  # method -> contexts.receiver_reads
         self.self_assigned: dict[str, frozenset[str]] = {}  # class -> contexts.assigned
