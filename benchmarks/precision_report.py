@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from atlas import yamlio
+from atlas.errors import AtlasError
 from atlas.graph.precision import record, tally
 from atlas.graph.precision.record import ErrorClass
 
@@ -164,4 +165,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except AtlasError as exc:  # a record or graph to fix first: one line saying what to do
+        sys.exit(f"{Path(sys.argv[0]).name}: {exc}")

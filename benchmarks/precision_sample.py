@@ -17,6 +17,7 @@ from pathlib import Path
 
 from atlas import yamlio
 from atlas.env import settings as load_settings
+from atlas.errors import AtlasError
 from atlas.graph import load_graph
 from atlas.graph.precision import record, sample
 from atlas.sources import load_all
@@ -87,4 +88,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except AtlasError as exc:  # a record or graph to fix first: one line saying what to do
+        sys.exit(f"{Path(sys.argv[0]).name}: {exc}")
