@@ -660,6 +660,58 @@ def split(key: Key, n: int):
     assert ("k.render", "k.Spec.__str__") not in edges
 
 
+def test_augmented_assignment_runs_the_in_place_method_then_the_binary_one():
+    """`a += b` runs a.__iadd__(b) where the class has one (SGLang's TypeBasedDispatcher, its frontend's program
+    state), else a.__add__(b); `|=` likewise; on strings it still makes a string."""
+    edges = resolve(
+        {
+            "d.py": """
+class Dispatcher:
+    def __init__(self, mapping): self.mapping = mapping
+    def __iadd__(self, other): return self
+    def __add__(self, other): return Dispatcher(other)
+class Flags:
+    def __or__(self, other): return self
+class Name:
+    def upper(self): return self
+def main():
+    d = Dispatcher([])
+    d += Dispatcher([])
+    f = Flags()
+    f |= Flags()
+    s = "a"
+    s += "b"
+    return s.upper()
+"""
+        }
+    ).edges
+    assert {("d.main", "d.Dispatcher.__iadd__"), ("d.main", "d.Flags.__or__")} <= set(edges)
+    assert ("d.main", "d.Dispatcher.__add__") not in edges  # it has __iadd__: Python never falls back
+    assert ("d.main", "d.Name.upper") not in edges
+
+
+def test_an_instances_class_attribute_is_its_class():
+    """`self.__class__(...)` constructs another instance of the receiver's class, like `type(self)(...)`, also when
+    the class has a library base (torch's `_DecoratorContextManager` under SGLang's DynamicGradMode)."""
+    edges = resolve(
+        {
+            "g.py": """
+from torch.utils._contextlib import _DecoratorContextManager
+class GradMode(_DecoratorContextManager):
+    def __init__(self, mode=True): self.mode = mode
+    def clone(self):
+        return self.__class__(self.mode)
+class Plain:
+    def copy(self):
+        return self.__class__()
+    def name(self):
+        return self.__class__.__name__
+"""
+        }
+    ).edges
+    assert {("g.GradMode.clone", "g.GradMode.__init__"), ("g.Plain.copy", "g.Plain")} <= set(edges)
+
+
 def test_defining_a_subclass_calls_the_base_init_subclass():
     """`class Causal(Base)` runs Base.__init_subclass__ (a registry, SGLang's TransformersBase) from the scope
     holding the class statement; the base's own definition does not."""

@@ -58,7 +58,25 @@ if TYPE_CHECKING:
 
 # The special method Python calls when an operand's class lacks the first: formatting an object without
 # `__format__` runs object's, which calls `__str__`; a truth test without `__bool__` asks `__len__`.
-FALLBACK: Final = {"__format__": "__str__", "__bool__": "__len__"}
+INPLACE: Final = {  # `a += b`: a.__iadd__(b), else a.__add__(b) (then b.__radd__(a))
+    f"__i{op}__": f"__{op}__"
+    for op in (
+        "add",
+        "sub",
+        "mul",
+        "matmul",
+        "truediv",
+        "floordiv",
+        "mod",
+        "pow",
+        "lshift",
+        "rshift",
+        "and",
+        "or",
+        "xor",
+    )
+}
+FALLBACK: Final = {"__format__": "__str__", "__bool__": "__len__", **INPLACE}
 
 
 def evaluate(s: Solver, e: Expr) -> Values:
@@ -322,7 +340,8 @@ def operation(s: Solver, e: Operation) -> Values:
     for v in operands[0]:
         if v.kind == INSTANCE or v.kind == DISPATCHED:
             methods = [m for m in classes.class_attr(s, v.name, e.method, v) if m.kind == BOUND_METHOD]
-            if not methods and e.method in FALLBACK:  # object.__format__ calls __str__; no __bool__: __len__
+            if not methods and e.method in FALLBACK:  # object.__format__ calls __str__; no __bool__: __len__;
+                # no __iadd__: __add__
                 methods = [m for m in classes.class_attr(s, v.name, FALLBACK[e.method], v) if m.kind == BOUND_METHOD]
             for m in methods:
                 out.update(calls.invoke(s, m, e.operands[1:], (), site, _special(e.method)))
@@ -348,7 +367,7 @@ def _plain_operand(v: Value, e: Operation, out: Values) -> None:
     elif (
         v.kind == CONSTANT
         and (v.name or isinstance(v.extra, (str, bytes)))
-        and e.method in ("__add__", "__mod__", "__mul__")
+        and INPLACE.get(e.method, e.method) in ("__add__", "__mod__", "__mul__")
     ):
         out[some(v.name or type(v.extra).__name__)] = None
 

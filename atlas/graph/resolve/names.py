@@ -30,6 +30,7 @@ from atlas.graph.resolve.values import (
     constant,
     external,
     instance,
+    klass,
 )
 from atlas.model import Provenance
 from atlas.parse.python.ir import Attribute, Call, Name, Return, Scope, Site
@@ -191,6 +192,8 @@ def getattr_(s: Solver, values: Values, name: str) -> Values:
                 out.update(s.cells.read(s.cells.attribute(v.name, name)))
         elif kind == LIBRARY_RESULT or kind == RAISED:
             out[v] = None
+        elif (kind == INSTANCE or kind == DISPATCHED) and name == "__class__":
+            out[klass(v.name)] = None  # `self.__class__(...)` makes one more of the receiver's class, as type(self)
         elif kind == INSTANCE or kind == DISPATCHED:
             found = classes.instance_attr(s, v.name, name)
             from_class = classes.class_attr(s, v.name, name, v)

@@ -150,8 +150,8 @@ def expression_statement(w: FileWalk, node: Any) -> None:
     elif t == "augmented_assignment":
         left = node.child_by_field_id(F_LEFT)
         method, reflected = BINARY_METHODS.get(node.child_by_field_id(F_OPERATOR).type.rstrip("="), ("", ""))
-        operands = (expr(w, left), expr(w, node.child_by_field_id(F_RIGHT)))
-        value = Operation(method, operands, reflected, True, line) if method else Either(operands)
+        operands = (expr(w, left), expr(w, node.child_by_field_id(F_RIGHT)))  # `a += b` tries a.__iadd__ first
+        value = Operation("__i" + method[2:], operands, reflected, True, line) if method else Either(operands)
         w.emit(If(((Assign((target(w, left),), value, (), line),),), False, line))  # `+=` may keep the old value
     elif t == "yield":
         yield_expr(w, node)
