@@ -162,9 +162,7 @@ def _values(e: Expr, makers: frozenset[str], out: set[str]) -> None:
         elif isinstance(x, Slice):
             _owners(x.value, todo)
         elif isinstance(x, Operation):
-            if (
-                x.method == "__or__" or x.method == "__ior__"
-            ):  # `A | B` names types (a union), or flags: no instance of a class either way
+            if x.method in ("__or__", "__ior__"):  # `A | B` names types (a union), or flags: no instance either way
                 for operand in x.operands:
                     _owners(operand, todo)
             else:

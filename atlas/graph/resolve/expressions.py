@@ -56,26 +56,12 @@ from atlas.parse.python.ir import (
 if TYPE_CHECKING:
     from atlas.graph.resolve.solver import Solver
 
-# The special method Python calls when an operand's class lacks the first: formatting an object without
-# `__format__` runs object's, which calls `__str__`; a truth test without `__bool__` asks `__len__`.
 INPLACE: Final = {  # `a += b`: a.__iadd__(b), else a.__add__(b) (then b.__radd__(a))
-    f"__i{op}__": f"__{op}__"
-    for op in (
-        "add",
-        "sub",
-        "mul",
-        "matmul",
-        "truediv",
-        "floordiv",
-        "mod",
-        "pow",
-        "lshift",
-        "rshift",
-        "and",
-        "or",
-        "xor",
-    )
+    f"__i{op}__": f"__{op}__" for op in "add sub mul matmul truediv floordiv mod pow lshift rshift and or xor".split()
 }
+# The special method Python calls when an operand's class lacks the first: formatting an object without
+# `__format__` runs object's, which calls `__str__`; a truth test without `__bool__` asks `__len__`; an in-place
+# operator without its method runs the binary one.
 FALLBACK: Final = {"__format__": "__str__", "__bool__": "__len__", **INPLACE}
 
 
@@ -340,8 +326,7 @@ def operation(s: Solver, e: Operation) -> Values:
     for v in operands[0]:
         if v.kind == INSTANCE or v.kind == DISPATCHED:
             methods = [m for m in classes.class_attr(s, v.name, e.method, v) if m.kind == BOUND_METHOD]
-            if not methods and e.method in FALLBACK:  # object.__format__ calls __str__; no __bool__: __len__;
-                # no __iadd__: __add__
+            if not methods and e.method in FALLBACK:  # object.__format__ calls __str__; no __bool__: __len__
                 methods = [m for m in classes.class_attr(s, v.name, FALLBACK[e.method], v) if m.kind == BOUND_METHOD]
             for m in methods:
                 out.update(calls.invoke(s, m, e.operands[1:], (), site, _special(e.method)))
