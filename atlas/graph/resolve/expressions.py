@@ -33,6 +33,7 @@ from atlas.graph.resolve.values import (
     obj,
     some,
 )
+from atlas.parse.python.grammar import IN_PLACE_METHODS
 from atlas.parse.python.ir import (
     UNKNOWN,
     Attribute,
@@ -56,9 +57,8 @@ from atlas.parse.python.ir import (
 if TYPE_CHECKING:
     from atlas.graph.resolve.solver import Solver
 
-INPLACE: Final = {  # `a += b`: a.__iadd__(b), else a.__add__(b) (then b.__radd__(a))
-    f"__i{op}__": f"__{op}__" for op in "add sub mul matmul truediv floordiv mod pow lshift rshift and or xor".split()
-}
+# `a += b` runs a.__iadd__(b), else a.__add__(b) (then b.__radd__(a)): the in-place method -> the binary one
+INPLACE: Final = {in_place: binary for binary, in_place in IN_PLACE_METHODS.items()}
 # The special method Python calls when an operand's class lacks the first: formatting an object without
 # `__format__` runs object's, which calls `__str__`; a truth test without `__bool__` asks `__len__`; an in-place
 # operator without its method runs the binary one.

@@ -85,6 +85,7 @@ BINARY_METHODS = {
     "|": ("__or__", "__ror__"),
     "^": ("__xor__", "__rxor__"),
 }
+IN_PLACE_METHODS = {method: "__i" + method[2:] for method, _ in BINARY_METHODS.values()}  # `a += b`: a.__iadd__
 COMPARISON_METHODS = {
     "<": ("__lt__", "__gt__"),
     "<=": ("__le__", "__ge__"),

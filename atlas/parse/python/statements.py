@@ -43,6 +43,7 @@ from atlas.parse.python.grammar import (
     F_SUPERCLASSES,
     F_TYPE,
     F_VALUE,
+    IN_PLACE_METHODS,
     TRITON_DECORATORS,
 )
 from atlas.parse.python.imports import import_statement
@@ -151,7 +152,7 @@ def expression_statement(w: FileWalk, node: Any) -> None:
         left = node.child_by_field_id(F_LEFT)
         method, reflected = BINARY_METHODS.get(node.child_by_field_id(F_OPERATOR).type.rstrip("="), ("", ""))
         operands = (expr(w, left), expr(w, node.child_by_field_id(F_RIGHT)))  # `a += b` tries a.__iadd__ first
-        value = Operation("__i" + method[2:], operands, reflected, True, line) if method else Either(operands)
+        value = Operation(IN_PLACE_METHODS[method], operands, reflected, True, line) if method else Either(operands)
         w.emit(If(((Assign((target(w, left),), value, (), line),),), False, line))  # `+=` may keep the old value
     elif t == "yield":
         yield_expr(w, node)
