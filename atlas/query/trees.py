@@ -57,14 +57,17 @@ def tree(atlas: Atlas, name: str, framework: str | None, pin_set: str, depth: in
     else:
         copies = sorted(c for c, origin in graph.clones.items() if origin == found.id)
         if any(graph.callees(c) if forward else graph.callers(c) for c in copies):
-            roots, member = [found.id, *copies] if walked else copies, "copy"
-            note = (
-                f"{found.id} has no {direction} of its own: it runs as {len(copies)} copies, one per context it was "
-                f"analysed in (a receiver class, a wrapped function); their {direction}"
-                if not walked
-                else f"{found.id} also runs as {len(copies)} copies, one per context it was analysed in (a receiver "
-                f"class, a wrapped function): its own {direction}, then theirs"
-            )
+            member = "copy"
+            contexts = "one per context it was analysed in (a receiver class, a wrapped function)"
+            if walked:
+                roots = [found.id, *copies]
+                note = f"{found.id} also runs as {len(copies)} copies, {contexts}: its own {direction}, then theirs"
+            else:
+                roots = copies
+                note = (
+                    f"{found.id} has no {direction} of its own: it runs as {len(copies)} copies, {contexts}; "
+                    f"their {direction}"
+                )
     edges: dict[str, list[tuple[str, str, dict]]] = {}
     level: dict[str, int] = {r: 0 for r in roots}
     seen: set[tuple] = set()  # an edge two roots' walks both reach is listed once
