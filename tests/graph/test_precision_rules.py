@@ -717,6 +717,64 @@ def main():
     assert ("q.FusedMoE.forward", "q.LinearMethod.apply") not in edges
 
 
+def test_a_check_after_a_branch_that_fell_through_for_no_value_rules_nothing_in():
+    # `if isinstance(layer, LinearBase): return ...` then `if isinstance(layer, Head):` whose branch may fall
+    # through: for a linear layer both branches are ruled out, so what reaches the next check is nothing (not
+    # "nothing flowed here"), and the checks after it say nothing of an Embedding or a FusedMoE
+    edges = resolve(
+        {
+            "q.py": """
+class LinearBase:
+    def __init__(self, quant_config):
+        self.quant_method = quant_config.get_quant_method(self, "prefix")
+    def forward(self):
+        self.quant_method.apply(self)
+class Head:
+    def __init__(self, quant_config):
+        self.quant_method = quant_config.get_quant_method(self, "")
+    def forward(self):
+        self.quant_method.apply(self)
+class Embedding:
+    def rows(self): pass
+class FusedMoE:
+    def experts(self): pass
+class LinearMethod:
+    def apply(self, layer): pass
+class HeadMethod:
+    def apply(self, layer): pass
+class EmbeddingMethod:
+    def apply(self, layer):
+        layer.rows()
+class MoEMethod:
+    def apply(self, layer):
+        layer.experts()
+class Unquantized:
+    def apply(self, layer): pass
+class Config:
+    def get_quant_method(self, layer, prefix):
+        if isinstance(layer, LinearBase):
+            return LinearMethod()
+        if isinstance(layer, Head):
+            if prefix:
+                return HeadMethod()
+        if isinstance(layer, Embedding):
+            return EmbeddingMethod()
+        elif isinstance(layer, FusedMoE):
+            return MoEMethod()
+        else:
+            return Unquantized()
+def main():
+    config = Config()
+    LinearBase(config).forward()
+    Head(config).forward()
+"""
+        }
+    ).edges
+    assert {b for a, b in edges if a == "q.LinearBase.forward"} == {"q.LinearMethod.apply"}
+    assert {b for a, b in edges if a == "q.Head.forward"} == {"q.HeadMethod.apply", "q.Unquantized.apply"}
+    assert not {b for a, b in edges if a in ("q.EmbeddingMethod.apply", "q.MoEMethod.apply")}
+
+
 def test_a_method_run_per_receiver_class_is_also_analysed_per_class_it_checks():
     edges = resolve(
         {

@@ -79,7 +79,9 @@ def run(s: Solver, scope: Scope, caller: str, step: Step) -> None:
         cell = s.cells.watch(s.cells.variable(scope.id, name))
         cell.flow = True  # its writers are looked at one by one: a new one matters even when the union stays
         writers = cell.writers or {}
-        if not writers.get(version) and (not inputs or any(writers.get(v) for v in inputs)):
+        if not writers.get(version) and (
+            not inputs or any(writers.get(v) for v in inputs) or (scope.id, name, version) in s.ruled_out
+        ):
             return
     if isinstance(stmt, (Return, Yield)):  # what a function gives back: read after every statement of its body
         s.ctx = Context(scope.id, END, caller, False, step.line, s.suffix.get(scope.id, ""))
@@ -473,13 +475,15 @@ def written_by_the_tree(s: Solver, cls: str, name: str) -> bool:
 
 def narrowed(s: Solver, scope: Scope, stmt: Assign, check: Narrow) -> None:
     """`x = Narrow(x, T)`: x where a type check holds. A check no value that reached it passes rules its binding
-    out (Solver.ruled_out): a later check of that binding finds nothing, and nothing was lost there."""
+    out (Solver.ruled_out), and so does a check of bindings all ruled out (the branch after `if isinstance(x, A):
+    return` for an A, then `if isinstance(x, B):` that falls through): a later check of that binding finds nothing,
+    and nothing was lost there."""
     given = expressions.evaluate(s, check.value)
     values = expressions.narrowing(s, check, given)
     for t in stmt.targets:
         assign(s, t, values)
     target = stmt.targets[0]
-    if not values and isinstance(target, NameTarget) and given:
+    if not values and isinstance(target, NameTarget) and (given or expressions.ruled_out(s, check.value)):
         s.ruled_out.add((scope.id, target.id, target.version))
 
 
