@@ -113,13 +113,14 @@ def explicit_receiver(
 
 def depends_on(s: Solver, scope: Scope, cls: str, receiver: str) -> bool:
     """Whether method `scope` of class `cls` may do otherwise for a receiver of class `receiver`: it hands the
-    receiver on (passes, returns or stores `self`, calls super()), or reads through it a name that a class between
-    the receiver's and `cls` in the MRO defines, or that any class of the receiver's MRO sets on its instances
-    (`self.x = ...` in its methods: instance attributes are kept per class, so even one `cls` sets differs)."""
+    receiver on (passes, returns or stores `self`, calls super(), or reads one of its methods as a value: a bound
+    method holds it), or reads through it a name that a class between the receiver's and `cls` in the MRO defines,
+    or that any class of the receiver's MRO sets on its instances (`self.x = ...` in its methods: instance
+    attributes are kept per class, so even one `cls` sets differs)."""
     reads = s.receiver_reads.get(scope.id)
     if reads is None:
         reads = s.receiver_reads[scope.id] = receiver_reads(s, scope)
-    names, hands_on = reads
+    names, hands_on, bound = reads
     if hands_on:
         return True
     if not names:
@@ -127,6 +128,8 @@ def depends_on(s: Solver, scope: Scope, cls: str, receiver: str) -> bool:
     mro = classes.mro_walk(s, receiver)[1]
     if cls not in mro:
         return True  # a function set on another class: analyse it apart
+    if bound and any(not bound.isdisjoint(methods(s, k)) for k in mro):
+        return True  # `return self.forward_cuda`: a bound method holds the receiver
     before = True
     for k in mro:
         before = before and k != cls
@@ -138,11 +141,13 @@ def depends_on(s: Solver, scope: Scope, cls: str, receiver: str) -> bool:
     return False
 
 
-def receiver_reads(s: Solver, scope: Scope) -> tuple[frozenset[str], bool]:
-    """The attribute names method `scope` (and the scopes inside it) reads on its first parameter, and whether it
-    hands that parameter on (any other use of it, or a call of super())."""
+def receiver_reads(s: Solver, scope: Scope) -> tuple[frozenset[str], bool, frozenset[str]]:
+    """The attribute names method `scope` (and the scopes inside it) reads on its first parameter, whether it hands
+    that parameter on (any other use of it, or a call of super()), and the names of those it reads as a value, not
+    to call them (`return self.forward_cuda`: a method read so is bound to the receiver)."""
     me = scope.params[0].name if scope.params else ""
     names: set[str] = set()
+    values: set[str] = set()
     hands_on = False
     bodies = [scope]
     while bodies:
@@ -151,15 +156,34 @@ def receiver_reads(s: Solver, scope: Scope) -> tuple[frozenset[str], bool]:
         todo: list[object] = [step.stmt for step in body.steps]
         while todo:
             x = todo.pop()
-            if isinstance(x, Attribute) and isinstance(x.value, Name) and x.value.id == me:
+            if isinstance(x, Call) and isinstance(x.func, Attribute) and receiver_attribute(x.func, me):
+                names.add(x.func.attr)
+                todo.extend(getattr(x, f) for f in x.__dataclass_fields__ if f != "func")
+            elif isinstance(x, Attribute) and receiver_attribute(x, me):
                 names.add(x.attr)
+                values.add(x.attr)
             elif isinstance(x, Name):
                 hands_on |= x.id == me or x.id == "super"
             elif isinstance(x, (tuple, list)):
                 todo.extend(x)
             elif hasattr(x, "__dataclass_fields__"):
                 todo.extend(getattr(x, f) for f in x.__dataclass_fields__)
-    return frozenset(names), hands_on
+    return frozenset(names), hands_on, frozenset(values)
+
+
+def receiver_attribute(e: Attribute, me: str) -> bool:
+    """Whether `e` is an attribute of the name `me` (`self.x`)."""
+    return isinstance(e.value, Name) and e.value.id == me
+
+
+def methods(s: Solver, cls: str) -> frozenset[str]:
+    """The names of the functions class `cls`'s body defines."""
+    found = s.class_methods.get(cls)
+    if found is None:
+        found = s.class_methods[cls] = frozenset(
+            c.id.rpartition(".")[2] for c in s.children.get(cls, ()) if c.kind == "function"
+        )
+    return found
 
 
 def assigned(s: Solver, cls: str) -> frozenset[str]:
