@@ -18,7 +18,6 @@ KERNEL_KINDS = (SymbolKind.CUDA_KERNEL.value, SymbolKind.TRITON_KERNEL.value)
 
 START = ("", "start")  # the states a path search begins and ends at (AtlasGraph._states)
 END = ("", "end")
-OWN = "<own>"  # the context of a function entered in its own scope, shared by the receivers that do not change it
 
 
 class AtlasGraph:
@@ -158,13 +157,10 @@ class AtlasGraph:
 
     def _states(self, source: str, target: str, nodes: set[str]) -> nx.DiGraph:
         """The calls among `nodes` as a DiGraph of (node, context) states reachable from `source` in no context,
-        each edge taken only where its contexts allow, weighted 1 + log2(callees of that call site) + (1 -
-        confidence), the lightest of parallel edges; START leads to source, every state of `target` to END. An edge
-        made in contexts lists (caller's, callee's) pairs, "" for a function's own scope. A state entered in a
-        context runs that context's edges (those made in its own scope too, when the node never ran in that
-        context); one entered in its own scope (OWN: it ran shared, as for a receiver that changes nothing in it)
-        runs only the edges its own scope made, not another context's; the source, entered in no known context,
-        runs any."""
+        each edge taken only where its contexts allow (an edge made in contexts lists (caller's, callee's) pairs;
+        the state's context must be the caller's, or either be unknown), weighted 1 + log2(callees of that call
+        site) + (1 - confidence), the lightest of parallel edges; START leads to source, every state of `target`
+        to END."""
         import networkx as nx
 
         table = self.table
@@ -177,7 +173,6 @@ class AtlasGraph:
         graph.add_edge(START, begin, weight=0.0)
         goal = position[target]
         frontier, seen = [begin], {begin}
-        ran_in: dict[int, set[str]] = {}  # node -> the contexts its edges were made in
         while frontier:
             nxt = []
             for state in frontier:
@@ -185,20 +180,15 @@ class AtlasGraph:
                 if node == goal:
                     graph.add_edge(state, END, weight=0.0)
                     continue
-                if context and context != OWN and node not in ran_in:
-                    ran_in[node] = {c for i in forward.get(node, ()) for c, _ in table.contexts_of(i) or ()}
                 for i in forward.get(node, ()):
                     callee = table.callees[i]
                     if callee not in keep:
                         continue
                     weight = 1.0 + math.log2(sizes[i]) + 1.0 - table.confidences[i]
                     for caller_context, callee_context in table.contexts_of(i) or [("", "")]:
-                        if context == OWN:
-                            if caller_context:
-                                continue
-                        elif context and caller_context != context and (caller_context or context in ran_in[node]):
+                        if context and caller_context and caller_context != context:
                             continue
-                        after = (callee, callee_context or OWN)
+                        after = (callee, callee_context)
                         if not graph.has_edge(state, after) or graph[state][after]["weight"] > weight:
                             graph.add_edge(state, after, weight=weight)
                         if after not in seen:

@@ -108,31 +108,6 @@ def test_a_helper_returning_a_bound_method_of_its_receiver_runs_per_receiver_cla
     assert g.path("ops.Layer.forward", "ops.GeluAndMul.forward_cuda") == []
 
 
-def test_a_path_through_a_function_entered_in_its_own_scope_takes_none_of_its_clones_calls():
-    g = graph_of(
-        {
-            "m.py": """
-def leaf_a(): pass
-def leaf_b(): pass
-def a():
-    leaf_a()
-def b():
-    leaf_b()
-def apply(fn):
-    return fn()
-def main():
-    apply(a)
-    apply(b)
-def other():
-    apply(None)
-"""
-        }
-    )
-    assert g.path("m.main", "m.leaf_b") == ["m.main", "m.apply", "m.b", "m.leaf_b"]
-    assert g.path("m.other", "m.apply") == ["m.other", "m.apply"]
-    assert g.path("m.other", "m.leaf_b") == []  # other's call runs apply's own scope, which calls no function
-
-
 def test_what_comes_nearest_to_a_target_reaches_it_by_a_path_an_execution_takes():
     g = graph_of({"ops.py": CUSTOM_OP})
     near = _near(g, "ops.Layer.forward", "ops.GeluAndMul.forward_cuda", frozenset())
