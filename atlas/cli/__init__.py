@@ -212,11 +212,20 @@ def main(argv: list[str] | None = None) -> int:
         output.message(f"atlas: error: {error}")
         return error.exit_code
     except KeyboardInterrupt:
+        _end_quietly()
         output.message("atlas: interrupted; run the command again to finish (nothing half-written is kept)")
         return 130
     except lifetime.Terminated as exc:
+        _end_quietly()
         output.message("atlas: terminated; run the command again to finish (nothing half-written is kept)")
         return 128 + exc.signum
+
+
+def _end_quietly() -> None:
+    """After an interruption, objects it cut short in their `__init__` (a library's, such as gitpython's config
+    parser) may fail in their finalizers as they are freed; the one-line message says what happened, so Python's
+    "Exception ignored in ..." reports of those are not shown."""
+    sys.unraisablehook = lambda unraisable: None
 
 
 def run() -> None:
@@ -231,5 +240,6 @@ def run() -> None:
         output.message(f"atlas: error: cannot write the output ({exc.strerror}); check where stdout goes")
         code = 2
     except KeyboardInterrupt:  # a second Ctrl-C while the first one's message was being written
+        _end_quietly()
         code = 130
     sys.exit(code)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import time
 
 import pytest
@@ -42,6 +43,28 @@ def test_workers_end_with_their_parent(project, signum):
         time.sleep(0.05)
     assert not group_alive(proc.pid), "workers outlived their parent"
     promise(project.atlas("index"))
+
+
+HALF_BUILT = """
+import sys
+import atlas.cli as cli
+class Half:
+    def __init__(self):
+        raise KeyboardInterrupt  # Ctrl-C inside a library's __init__, before its fields are set
+    def __del__(self):
+        self.fields  # what gitpython's GitConfigParser.__del__ reads
+def knobs():
+    Half()
+cli.check_knobs = knobs
+sys.argv = ["atlas", "show", "Scheduler.schedule"]
+cli.run()
+"""
+
+
+def test_an_interrupt_that_cuts_an_object_short_is_still_one_line():
+    done = subprocess.run([sys.executable, "-c", HALF_BUILT], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 130
+    assert done.stderr == "atlas: interrupted; run the command again to finish (nothing half-written is kept)\n"
 
 
 def test_closed_stdout_ends_quietly(project):
