@@ -128,7 +128,7 @@ def depends_on(s: Solver, scope: Scope, cls: str, receiver: str) -> bool:
     mro = classes.mro_walk(s, receiver)[1]
     if cls not in mro:
         return True  # a function set on another class: analyse it apart
-    if bound and any(not bound.isdisjoint(methods(s, k)) for k in mro):
+    if any(defines_method(s, k, name) for k in mro for name in bound):
         return True  # `return self.forward_cuda`: a bound method holds the receiver
     before = True
     for k in mro:
@@ -171,19 +171,15 @@ def receiver_reads(s: Solver, scope: Scope) -> tuple[frozenset[str], bool, froze
     return frozenset(names), hands_on, frozenset(values)
 
 
+def defines_method(s: Solver, cls: str, name: str) -> bool:
+    """Whether the body of class `cls` defines a function `name`."""
+    scope = s.scopes.get(f"{cls}.{name}")
+    return scope is not None and scope.kind == "function"
+
+
 def receiver_attribute(e: Attribute, me: str) -> bool:
     """Whether `e` is an attribute of the name `me` (`self.x`)."""
     return isinstance(e.value, Name) and e.value.id == me
-
-
-def methods(s: Solver, cls: str) -> frozenset[str]:
-    """The names of the functions class `cls`'s body defines."""
-    found = s.class_methods.get(cls)
-    if found is None:
-        found = s.class_methods[cls] = frozenset(
-            c.id.rpartition(".")[2] for c in s.children.get(cls, ()) if c.kind == "function"
-        )
-    return found
 
 
 def assigned(s: Solver, cls: str) -> frozenset[str]:
@@ -196,11 +192,7 @@ def assigned(s: Solver, cls: str) -> frozenset[str]:
             for step in method.steps if me else ():
                 stmt = step.stmt
                 if isinstance(stmt, Assign):
-                    out.update(
-                        t.attr
-                        for t in stmt.targets
-                        if isinstance(t, Attribute) and isinstance(t.value, Name) and t.value.id == me
-                    )
+                    out.update(t.attr for t in stmt.targets if isinstance(t, Attribute) and receiver_attribute(t, me))
         found = s.self_assigned[cls] = frozenset(out)
     return found
 

@@ -132,7 +132,6 @@ class Solver:
         # (contexts.clone)
         self.shared: set[str] = set()  # methods whose own scope also runs for other classes (contexts.depends_on)
         self.receiver_reads: dict[str, tuple[frozenset[str], bool, frozenset[str]]] = {}  # contexts.receiver_reads
-        self.class_methods: dict[str, frozenset[str]] = {}  # class -> the functions its body defines (contexts.methods)
         self.self_assigned: dict[str, frozenset[str]] = {}  # class -> contexts.assigned
         self.checked: dict[
             str, str
