@@ -23,7 +23,7 @@ from atlas.parse.python import ModuleFacts, extract_packed, module_name, parser,
 from atlas.sources import blob_id
 
 MIN_SHARE = 32  # files per process below which a parse runs here rather than forking a helper
-FACTS_VERSION = "32"  # bump when the extractor's output changes: old cached facts are then ignored
+FACTS_VERSION = "34"  # bump when the extractor's output changes: old cached facts are then ignored
 _PARSER = None
 
 

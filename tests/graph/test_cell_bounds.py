@@ -61,7 +61,8 @@ def main():
 
 def test_getattr_setattr_over_many_names_is_a_copier_not_followed():
     """`for name in FIELDS: setattr(dst, name, getattr(src, name))` over a dataclass's many fields would give every
-    attribute every other's values; over a few names each is followed."""
+    attribute every other's values; over a few names each is followed (the loop runs once per name: the copied
+    attribute is read back under its own name)."""
 
     def case(names: list[str]) -> set:
         fields = ", ".join(repr(f) for f in names)
@@ -79,7 +80,7 @@ def copy(src, dst):
 def main():
     dst = Target()
     copy(Source(), dst)
-    dst.{names[-1]}.step()
+    dst.{names[0]}.step()
 """
         return set(solve({"c.py": text})[1].edges)
 

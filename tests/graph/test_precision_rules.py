@@ -1865,3 +1865,55 @@ def main():
     assert ("q.build", "q.LinearMethod.__init__") in edges
     # a function no call of the tree reaches keeps its promise for the calls unseen
     assert {("q.adjust_unseen", "q.GPTQ.name"), ("q.adjust_unseen", "q.FP8.name")} <= edges.keys()
+
+
+def test_a_loop_over_a_literal_keeps_what_each_element_pairs_together():
+    # `for src, lora in supported.items(): if isinstance(layer, src): return lora(layer)`, `supported` a local dict
+    # display nothing else reads: each wrapper is made only of its own layer class, so AWithLoRA's base layer is
+    # never a B (one pass over all the pairs would give every wrapper every layer); a list of tuples written in the
+    # loop pairs the same way, and the `else` of a loop that may break still runs
+    edges = resolve(
+        {
+            "q.py": """
+class A:
+    def run_a(self): pass
+class B:
+    def run_b(self): pass
+class AWithLoRA:
+    def __init__(self, base_layer):
+        self.base_layer = base_layer
+    def forward(self):
+        self.base_layer.run_a()
+        self.base_layer.run_b()
+class BWithLoRA:
+    def __init__(self, base_layer):
+        self.base_layer = base_layer
+    def forward(self):
+        self.base_layer.run_a()
+        self.base_layer.run_b()
+def fallback(layer): pass
+def get_lora_layer(layer):
+    supported: dict = {A: AWithLoRA, B: BWithLoRA}
+    for src, lora in supported.items():
+        if isinstance(layer, src):
+            return lora(layer)
+def on_a(): pass
+def on_b(): pass
+def pick(layer):
+    for src, handler in [(A, on_a), (B, on_b)]:
+        if isinstance(layer, src):
+            handler()
+            break
+    else:
+        fallback(layer)
+def main():
+    for layer in (A(), B()):
+        get_lora_layer(layer).forward()
+        pick(layer)
+"""
+        }
+    ).edges
+    assert {b for a, b in edges if a == "q.AWithLoRA.forward"} == {"q.A.run_a"}
+    assert {b for a, b in edges if a == "q.BWithLoRA.forward"} == {"q.B.run_b"}
+    assert {b for a, b in edges if a == "q.get_lora_layer"} >= {"q.AWithLoRA.__init__", "q.BWithLoRA.__init__"}
+    assert {b for a, b in edges if a == "q.pick" and b.startswith("q.")} == {"q.on_a", "q.on_b", "q.fallback"}

@@ -7,7 +7,20 @@ import pytest
 
 from atlas.model import SymbolKind
 from atlas.parse.python import extract, module_name, pack, unpack
-from atlas.parse.python.ir import Assign, Attribute, Call, Constant, Import, ImportFrom, Name, NameTarget, Return, Site
+from atlas.parse.python.ir import (
+    Assign,
+    Attribute,
+    Call,
+    Constant,
+    Evaluate,
+    For,
+    Import,
+    ImportFrom,
+    Name,
+    NameTarget,
+    Return,
+    Site,
+)
 
 
 @pytest.mark.parametrize(
@@ -242,3 +255,29 @@ def test_type_guard_annotations_and_the_checks_that_may_use_them():
         ("model", False, "x", True),  # `not`: the branch has model without x, what follows it model with x
         ("model", False, "x", False),
     }
+
+
+@pytest.mark.parametrize(
+    "loop, unrolled",
+    [
+        ("for k, v in {A: B, C: D}.items():\n        use(k, v)", True),
+        ("for x in [A, pkg.B, 'c']:\n        use(x)", True),
+        ("for k, v in [(A, B), (C, D)]:\n        use(k, v)", True),
+        ("table = {A: B, C: D}\n    for k, v in table.items():\n        use(k, v)", True),
+        ("for x in [A]:\n        use(x)", False),  # one element: nothing to keep apart
+        ("for x in [A, make()]:\n        use(x)", False),  # an element that calls: it would run once per copy
+        ("for x in [A, *more]:\n        use(x)", False),
+        ("for k, v in [(A, B), C]:\n        use(k, v)", False),  # parts that do not match the target
+        ("for x in [A, B]:\n        use(lambda: x)", False),  # a scope in the body would be defined twice
+        ("table = {A: B, C: D}\n    table[E] = F\n    for k, v in table.items():\n        use(k, v)", False),
+        ("table = {A: B, C: D}\n    for k in table:\n        use(k)", False),  # a dict's keys: not unrolled
+        ("if use:\n        use = [A, B]\n    for x in use:\n        print(x)", False),  # may be the parameter
+    ],
+)
+def test_a_loop_over_a_small_literal_runs_its_body_once_per_element(loop, unrolled):
+    source = f"def f(use):\n    {loop}\n".encode()
+    (scope,) = [s for s in extract(source, "m.py", "m", False).scopes if s.id == "m.f"]
+    fors = [st for st in scope.steps if isinstance(st.stmt, For)]
+    uses = [st for st in scope.steps if isinstance(st.stmt, Evaluate) and isinstance(st.stmt.value, Call)]
+    uses = [st for st in uses if isinstance(st.stmt.value.func, Name) and st.stmt.value.func.id == "use"]
+    assert (not fors, len(uses) > 1) == (unrolled, unrolled)

@@ -33,6 +33,7 @@ from atlas.parse.python.grammar import (
     F_CONSEQUENCE,
     F_DEFINITION,
     F_FUNCTION,
+    F_KEY,
     F_LEFT,
     F_NAME,
     F_OBJECT,
@@ -555,6 +556,10 @@ def clause_body(w: FileWalk, clause: Any) -> None:
 def loop(w: FileWalk, node: Any, t: str) -> None:
     line = node.start_point[0] + 1
     w.forget_checks("")  # a condition bound before the loop, or in its body, says nothing inside it or after it
+    elements = unrolled(node) if t == "for_statement" else None
+    if elements is not None:
+        unroll(w, node, elements, line)
+        return
     if t == "for_statement":
         iterable = expr(w, node.child_by_field_id(F_RIGHT))
         header: tuple[Stmt, ...] = (For(target(w, node.child_by_field_id(F_LEFT)), iterable, line),)
@@ -567,6 +572,123 @@ def loop(w: FileWalk, node: Any, t: str) -> None:
         if clause.type == "else_clause":
             orelse = w.nested(clause_body, clause)
     w.emit(Loop(header, body, orelse, line))
+
+
+MAX_UNROLLED: Final = 8  # a loop over a literal of at most this many elements runs its body once per element
+SCOPES: Final = ("function_definition", "class_definition", "decorated_definition", "lambda")
+
+
+def unrolled(node: Any) -> list[list[Any]] | None:
+    """What each pass of `for target in <literal>:` binds, one list of nodes per element (the parts the target's
+    names take), when the loop can run its body once per element: the iterable a list, tuple or set display, or a dict
+    display's `.items()` (written there, or held by a local name nothing else reads, _display_of), of 2 to
+    MAX_UNROLLED plain elements; the target one name, or as many names as each element
+    has parts (a tuple display, a dict's key and value); and no definition or lambda in the body or `else` (a copy
+    would define it twice). None for any other loop. A body run per element keeps what an element pairs together
+    (`for src, lora in {Linear: LinearWithLoRA, MoE: MoEWithLoRA}.items(): if isinstance(layer, src): return
+    lora(layer)` makes each wrapper only of its own layer class); one body over every element would join them. Each
+    part is a name, a dotted name or a literal (_plain): the branches evaluate it again."""
+    right, left = node.child_by_field_id(F_RIGHT), node.child_by_field_id(F_LEFT)
+    names = (
+        [left] if left.type == "identifier" else kids(left) if left.type in ("pattern_list", "tuple_pattern") else []
+    )
+    if not names or any(n.type != "identifier" for n in names):
+        return None
+    shown, pairs = right, False
+    if right.type == "call":
+        function, arguments = right.child_by_field_id(F_FUNCTION), right.child_by_field_id(F_ARGUMENTS)
+        if function.type != "attribute" or function.child_by_field_id(F_ATTRIBUTE).text != b"items":
+            return None
+        if arguments is None or arguments.named_children:
+            return None
+        shown, pairs = function.child_by_field_id(F_OBJECT), True
+    if shown.type == "identifier":
+        shown = _display_of(node, shown)
+    if pairs:
+        if shown is None or shown.type != "dictionary" or len(names) != 2:
+            return None
+        if any(p.type != "pair" for p in kids(shown)):  # `**other`
+            return None
+        elements = [[p.child_by_field_id(F_KEY), p.child_by_field_id(F_VALUE)] for p in kids(shown)]
+    elif shown is not None and shown.type in ("list", "tuple", "set"):
+        items = kids(shown)
+        if any(e.type in ("list_splat", "parenthesized_list_splat") for e in items):
+            return None
+        parts = [kids(e) if e.type == "tuple" else [] for e in items]
+        if len(names) == 1:
+            elements = [[e] for e in items]
+        elif all(len(p) == len(names) and all(c.type != "list_splat" for c in p) for p in parts):
+            elements = parts
+        else:
+            return None
+    else:
+        return None
+    if not 2 <= len(elements) <= MAX_UNROLLED or not all(_plain(part) for parts in elements for part in parts):
+        return None
+    todo = [node.child_by_field_id(F_BODY), *(c for c in node.named_children if c.type == "else_clause")]
+    while todo:
+        n = todo.pop()
+        if n.type in SCOPES:
+            return None
+        todo.extend(n.named_children)
+    return elements
+
+
+def _display_of(loop: Any, name: Any) -> Any:
+    """The display a function's local `name` holds where `loop` iterates it: the name is bound once, by `name =
+    <display>` before the loop, and named nowhere else but in the loop's iterable (so nothing changes the container),
+    in the function holding the loop (its parameters and nested definitions counted); None otherwise."""
+    owner = loop.parent
+    while owner is not None and owner.type not in OWNERS:
+        owner = owner.parent
+    if owner is None or owner.type != "function_definition":
+        return None
+    text, found = name.text, []
+    todo = [owner]  # its parameters too: a parameter of that name may be what the loop iterates
+    while todo:
+        n = todo.pop()
+        if n.type == "identifier" and n.text == text:
+            found.append(n)
+            if len(found) > 2:
+                return None
+        todo.extend(n.children)
+    bound = [n for n in found if n.id != name.id]
+    if len(bound) != 1 or bound[0].start_byte > loop.start_byte:
+        return None
+    statement = bound[0].parent
+    left, value = statement.child_by_field_id(F_LEFT), statement.child_by_field_id(F_RIGHT)
+    if statement.type != "assignment" or left is None or left.id != bound[0].id:
+        return None
+    return value
+
+
+PLAIN: Final = ("identifier", "string", "concatenated_string", "integer", "float", "true", "false", "none")
+
+
+def _plain(node: Any) -> bool:
+    """Whether `node` is a name, a dotted name or a literal: evaluating it again in each pass calls nothing."""
+    while node.type == "attribute":
+        node = node.child_by_field_id(F_OBJECT)
+    return node.type in PLAIN
+
+
+def unroll(w: FileWalk, node: Any, elements: list[list[Any]], line: int) -> None:
+    """The loop `unrolled` accepted, as a loop whose body is one branch per element: the branch binds the target to
+    the element's parts, then runs the body. The iterable is evaluated once before it (its calls are the loop's)."""
+    left = node.child_by_field_id(F_LEFT)
+    w.emit(Evaluate(expr(w, node.child_by_field_id(F_RIGHT)), line))
+    arms: list[tuple[Stmt, ...]] = []
+    for parts in elements:
+        w.forget_checks("")
+        names = [left] if left.type == "identifier" else kids(left)
+        bindings = tuple(Assign((target(w, n),), expr(w, part), (), line) for n, part in zip(names, parts))
+        arms.append(bindings + w.nested(block, node.child_by_field_id(F_BODY)))
+    w.forget_checks("")
+    orelse: tuple[Stmt, ...] = ()
+    for clause in node.named_children:
+        if clause.type == "else_clause":
+            orelse = w.nested(clause_body, clause)
+    w.emit(Loop((), (If(tuple(arms), True, line),), orelse, line))
 
 
 def guards(w: FileWalk, ret: Any) -> tuple[tuple[Annotation, ...], bool]:
