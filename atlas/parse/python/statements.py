@@ -581,13 +581,13 @@ SCOPES: Final = ("function_definition", "class_definition", "decorated_definitio
 def unrolled(node: Any) -> list[list[Any]] | None:
     """What each pass of `for target in <literal>:` binds, one list of nodes per element (the parts the target's
     names take), when the loop can run its body once per element: the iterable a list, tuple or set display, or a dict
-    display's `.items()` (written there, or held by a local name nothing else reads, _display_of), of 2 to
-    MAX_UNROLLED plain elements; the target one name, or as many names as each element
-    has parts (a tuple display, a dict's key and value); and no definition or lambda in the body or `else` (a copy
-    would define it twice). None for any other loop. A body run per element keeps what an element pairs together
-    (`for src, lora in {Linear: LinearWithLoRA, MoE: MoEWithLoRA}.items(): if isinstance(layer, src): return
-    lora(layer)` makes each wrapper only of its own layer class); one body over every element would join them. Each
-    part is a name, a dotted name or a literal (_plain): the branches evaluate it again."""
+    display's `.items()` (written there, or held by a local name nothing else names: _display_of), of 2 to
+    MAX_UNROLLED elements, each part a name, a dotted name or a literal (_plain: the branches evaluate it again); the
+    target one name, or as many names as each element has parts (a tuple display, a dict's key and value); no
+    definition or lambda in the body or `else` (a copy would define it twice). None for any other loop. A body run
+    per element keeps what an element pairs together (`for src, lora in {Linear: LinearWithLoRA, MoE:
+    MoEWithLoRA}.items(): if isinstance(layer, src): return lora(layer)` makes each wrapper only of its own layer
+    class); one body over every element would join them."""
     right, left = node.child_by_field_id(F_RIGHT), node.child_by_field_id(F_LEFT)
     names = (
         [left] if left.type == "identifier" else kids(left) if left.type in ("pattern_list", "tuple_pattern") else []
