@@ -471,13 +471,18 @@ def _instance_types(checks: list[Check], name: str) -> list[Any]:
 OWNERS: Final = ("function_definition", "class_definition", "lambda", "module")
 
 
+def _owner(node: Any) -> Any:
+    """The node of the scope holding `node` (itself when it is one): a function, class or lambda, else the module."""
+    while node.parent is not None and node.type not in OWNERS:
+        node = node.parent
+    return node
+
+
 def _receivers(w: FileWalk, node: Any) -> frozenset[str]:
     """The names the scope holding `node` reads an attribute of or calls (`x.attr`, `x(...)`; `p.attr` for
     `p.attr.x`), not counting nested definitions: where a check that is no isinstance (`hasattr(x, ...)`, a call that
     may be a type guard) can narrow what a call reaches. Memoized per scope node (FileWalk.receivers)."""
-    owner = node
-    while owner.parent is not None and owner.type not in OWNERS:
-        owner = owner.parent
+    owner = _owner(node)
     key = owner.start_byte
     found = w.receivers.get(key)
     if found is not None:
@@ -557,15 +562,16 @@ def loop(w: FileWalk, node: Any, t: str) -> None:
     line = node.start_point[0] + 1
     w.forget_checks("")  # a condition bound before the loop, or in its body, says nothing inside it or after it
     elements = unrolled(node) if t == "for_statement" else None
-    if elements is not None:
-        unroll(w, node, elements, line)
-        return
-    if t == "for_statement":
-        iterable = expr(w, node.child_by_field_id(F_RIGHT))
-        header: tuple[Stmt, ...] = (For(target(w, node.child_by_field_id(F_LEFT)), iterable, line),)
+    header: tuple[Stmt, ...] = ()
+    if elements is not None:  # the iterable is evaluated once before the loop (its calls are the loop's)
+        w.emit(Evaluate(expr(w, node.child_by_field_id(F_RIGHT)), line))
+        body: tuple[Stmt, ...] = (If(per_element(w, node, elements, line), True, line),)
     else:
-        header = w.nested(condition, node)
-    body = w.nested(block, node.child_by_field_id(F_BODY))
+        if t == "for_statement":
+            header = (For(target(w, node.child_by_field_id(F_LEFT)), expr(w, node.child_by_field_id(F_RIGHT)), line),)
+        else:
+            header = w.nested(condition, node)
+        body = w.nested(block, node.child_by_field_id(F_BODY))
     w.forget_checks("")
     orelse: tuple[Stmt, ...] = ()
     for clause in node.named_children:
@@ -638,10 +644,8 @@ def _display_of(loop: Any, name: Any) -> Any:
     """The display a function's local `name` holds where `loop` iterates it: the name is bound once, by `name =
     <display>` before the loop, and named nowhere else but in the loop's iterable (so nothing changes the container),
     in the function holding the loop (its parameters and nested definitions counted); None otherwise."""
-    owner = loop.parent
-    while owner is not None and owner.type not in OWNERS:
-        owner = owner.parent
-    if owner is None or owner.type != "function_definition":
+    owner = _owner(loop)
+    if owner.type != "function_definition":
         return None
     text, found = name.text, []
     todo = [owner]  # its parameters too: a parameter of that name may be what the loop iterates
@@ -672,23 +676,17 @@ def _plain(node: Any) -> bool:
     return node.type in PLAIN
 
 
-def unroll(w: FileWalk, node: Any, elements: list[list[Any]], line: int) -> None:
-    """The loop `unrolled` accepted, as a loop whose body is one branch per element: the branch binds the target to
-    the element's parts, then runs the body. The iterable is evaluated once before it (its calls are the loop's)."""
+def per_element(w: FileWalk, node: Any, elements: list[list[Any]], line: int) -> tuple[tuple[Stmt, ...], ...]:
+    """The arms of a loop `unrolled` accepted, one per element: each binds the target to the element's parts, then
+    runs the body. The loop's body is one branch over them."""
     left = node.child_by_field_id(F_LEFT)
-    w.emit(Evaluate(expr(w, node.child_by_field_id(F_RIGHT)), line))
+    names = [left] if left.type == "identifier" else kids(left)
     arms: list[tuple[Stmt, ...]] = []
     for parts in elements:
         w.forget_checks("")
-        names = [left] if left.type == "identifier" else kids(left)
         bindings = tuple(Assign((target(w, n),), expr(w, part), (), line) for n, part in zip(names, parts))
         arms.append(bindings + w.nested(block, node.child_by_field_id(F_BODY)))
-    w.forget_checks("")
-    orelse: tuple[Stmt, ...] = ()
-    for clause in node.named_children:
-        if clause.type == "else_clause":
-            orelse = w.nested(clause_body, clause)
-    w.emit(Loop((), (If(tuple(arms), True, line),), orelse, line))
+    return tuple(arms)
 
 
 def guards(w: FileWalk, ret: Any) -> tuple[tuple[Annotation, ...], bool]:
