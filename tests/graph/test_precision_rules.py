@@ -1917,3 +1917,40 @@ def main():
     assert {b for a, b in edges if a == "q.BWithLoRA.forward"} == {"q.B.run_b"}
     assert {b for a, b in edges if a == "q.get_lora_layer"} >= {"q.AWithLoRA.__init__", "q.BWithLoRA.__init__"}
     assert {b for a, b in edges if a == "q.pick" and b.startswith("q.")} == {"q.on_a", "q.on_b", "q.fallback"}
+
+
+def test_a_stub_that_only_raises_not_implemented_is_no_target_beside_an_implementation():
+    # a receiver that may hold several classes: the base class's stub, which a made subclass inherits, is no target
+    # where another class implements the method (a run that works holds a class that supports the call); a call whose
+    # only callee is the stub keeps it, and a method that does more than raise is no stub
+    edges = resolve(
+        {
+            "q.py": '''
+class Base:
+    def add(self, x):
+        """Not on this platform."""
+        raise NotImplementedError(f"no add for {x}")
+    def drop(self):
+        raise NotImplementedError
+    def log(self):
+        print("unsupported")
+        raise NotImplementedError
+class Gpu(Base):
+    def add(self, x): pass
+    def log(self): pass
+class Cpu(Base):
+    pass
+def make(flag):
+    return Gpu() if flag else Cpu()
+def use(flag):
+    w = make(flag)
+    w.add(1)
+    w.drop()
+    w.log()
+def only_cpu():
+    Cpu().add(2)
+'''
+        }
+    ).edges
+    assert {b for a, b in edges if a == "q.use"} == {"q.make", "q.Gpu.add", "q.Base.drop", "q.Gpu.log", "q.Base.log"}
+    assert "q.Base.add" in {b for a, b in edges if a == "q.only_cpu"}

@@ -62,6 +62,7 @@ def call_expr(s: Solver, e: Call) -> Values:
         callees = names.getattr_(s, receivers, func.attr)
     else:
         callees = s.evaluate(func)
+    stubs = unimplemented(s, callees) if receivers is not None else NOTHING
     site = e.site
     record = sites.record(s, site)
     out: Values = {}
@@ -71,6 +72,11 @@ def call_expr(s: Solver, e: Call) -> Values:
     s.site, s.site_record = site, record  # the edges this call makes name its targets (edge)
     for v in callees:
         if v.kind in _NOT_CALLABLE:
+            continue
+        if v in stubs:  # no edge; what it gives all the same (flows stay as if it were called)
+            origin = s.origin.get(v.name, v.name)
+            if origin in s.raising:
+                out[Value(RAISED, origin)] = None
             continue
         out.update(invoke(s, v, e.args, e.keywords, site, func))
     if not arguments_evaluated(s, e):  # no callee took the arguments: their calls run all the same (a dataclass's
@@ -91,6 +97,24 @@ def call_expr(s: Solver, e: Call) -> Values:
         if marker is not None:
             return {marker: None}
     return out
+
+
+def unimplemented(s: Solver, callees: Values) -> Values:
+    """Of the methods a call of an attribute reaches, those that only raise NotImplementedError
+    (summaries.not_implemented), where another callee runs code: a receiver that may hold several classes holds, in a
+    run that works, one whose class supports the call. `self.punica_wrapper.add_lora_w13(...)` reaches the wrappers
+    that implement it, not the base class's stub that the others inherit. None when every callee is a stub."""
+    stubs: Values = {}
+    runs = False
+    for v in callees:
+        if (v.kind == BOUND_METHOD or v.kind == FUNCTION) and s.origin.get(v.name, v.name) in s.not_implemented:
+            stubs[v] = None
+        elif v.kind in _RUNS:
+            runs = True
+    return stubs if runs else NOTHING
+
+
+_RUNS: Final = frozenset({BOUND_METHOD, FUNCTION, EXTERNAL, PROPERTY})  # callees that run code
 
 
 def arguments_evaluated(s: Solver, e: Call) -> bool:

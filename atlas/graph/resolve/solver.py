@@ -13,7 +13,7 @@ from atlas.graph.resolve.heap import Context
 from atlas.graph.resolve.limits import MAX_ARGUMENT_VALUES, MAX_ROUNDS
 from atlas.graph.resolve.rules import ByName, DispatchRules
 from atlas.graph.resolve.sites import SiteRecord
-from atlas.graph.resolve.summaries import always_raising, calls_parameters, returned_parameters
+from atlas.graph.resolve.summaries import always_raising, calls_parameters, not_implemented, returned_parameters
 from atlas.graph.resolve.values import DISPATCHED, Value, Values
 from atlas.model import Provenance
 from atlas.parse.python.ir import (
@@ -141,6 +141,7 @@ class Solver:
         self.pr_functions: dict[str, frozenset[str]] = calls_parameters(self.scopes) if not pycg else {}
         self.passthrough: dict[str, tuple[str, ...]] = returned_parameters(self.scopes)
         self.raising: frozenset[str] = always_raising(self.scopes)  # calls of these give RAISED
+        self.not_implemented: frozenset[str] = not_implemented(self.scopes)  # stubs (calls.implemented)
         self.patched_names: frozenset[str] = assigned_attributes(self.bodies)
         self.forwarding: set[tuple[str, str]] = set()  # (class, name) being read through a forwarding __getattr__
         # module -> the names it binds only under `if TYPE_CHECKING:` (they do not exist at run time: a module's

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from atlas.graph.resolve import classes, heap
 from atlas.graph.resolve.cells import CALL_SITE
 from atlas.graph.resolve.limits import MAX_COPY_DEPTH, MAX_COPY_SLOTS
+from atlas.graph.resolve.sites import calls_in
 from atlas.graph.resolve.values import (
     BOUND_METHOD,
     CLASS,
@@ -28,7 +29,7 @@ from atlas.graph.resolve.values import (
     instance,
     obj,
 )
-from atlas.parse.python.ir import Call, Constant, Name, Raise, Return, Scope, Subscript
+from atlas.parse.python.ir import Call, Constant, Evaluate, Name, Raise, Return, Scope, Subscript
 
 if TYPE_CHECKING:
     from atlas.graph.resolve.solver import Solver
@@ -169,6 +170,24 @@ def always_raising(scopes: dict[str, Scope]) -> frozenset[str]:
         and not any(isinstance(step.stmt, Return) for step in scope.steps)
         and not classes.is_abstract_method(scope)
     )
+
+
+def not_implemented(scopes: dict[str, Scope]) -> frozenset[str]:
+    """The functions whose body only raises NotImplementedError, after a docstring or what formats its message: the
+    idiom for a method a class does not support (calls.implemented)."""
+    out = []
+    for sid, scope in scopes.items():
+        steps = scope.steps
+        if scope.kind != "function" or not steps or not isinstance(steps[-1].stmt, Raise):
+            continue
+        raised = steps[-1].stmt.value
+        if isinstance(raised, Call):
+            raised = raised.func
+        if not (isinstance(raised, Name) and raised.id == "NotImplementedError" and raised.versions is None):
+            continue
+        if all(isinstance(step.stmt, Evaluate) and not any(calls_in(step.stmt)) for step in steps[:-1]):
+            out.append(sid)
+    return frozenset(out)
 
 
 def returned_parameters(scopes: dict[str, Scope]) -> dict[str, tuple[str, ...]]:
