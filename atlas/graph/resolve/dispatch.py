@@ -46,7 +46,8 @@ def served_names(s: Solver, receivers: Values) -> list[str]:
 
 def link_by_name(s: Solver) -> None:
     """After the rounds (every class's bases known): an edge from each by-name call to the named method of the
-    rule's classes and to its overrides in their subclasses."""
+    rule's classes and to its overrides in their subclasses, less those that only raise NotImplementedError where
+    another of them does not."""
     subclasses: dict[str, list[str]] = {}
     for cls in sorted(s.bases):
         for base in classes.mro(s, cls)[1:]:
@@ -63,5 +64,6 @@ def link_by_name(s: Solver) -> None:
                 for sub in subclasses.get(cls, ())
                 if method in s.scopes[sub].local_names and f"{sub}.{method}" in s.scopes
             }
-            for fid in sorted(targets):
+            implemented = {t for t in targets if t not in s.not_implemented}  # a stub where others run code: none
+            for fid in sorted(implemented or targets):  # (calls.unimplemented)
                 s.out.edges.setdefault((caller, fid), {}).setdefault(line, Provenance.STRING_DISPATCH)
