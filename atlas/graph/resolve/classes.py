@@ -357,3 +357,8 @@ def resolve_properties(s: Solver, values: Values, name: str) -> Values:
         else:
             out[v] = None
     return out
+
+
+def receiver_attribute(e: Attribute, me: str) -> bool:
+    """Whether `e` is an attribute of the name `me` (`self.x`)."""
+    return isinstance(e.value, Name) and e.value.id == me

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Final
 
 from atlas.graph.resolve import classes, sites
 from atlas.graph.resolve.cells import SEPARATOR
+from atlas.graph.resolve.classes import receiver_attribute
 from atlas.graph.resolve.limits import MAX_CONTEXTS
 from atlas.graph.resolve.values import BOUND_METHOD, CLASS, DISPATCHED, FUNCTION, INSTANCE, OBJECT, Value, Values
 from atlas.model import Provenance
@@ -175,11 +176,6 @@ def defines_method(s: Solver, cls: str, name: str) -> bool:
     """Whether the body of class `cls` defines a function `name`."""
     scope = s.scopes.get(f"{cls}.{name}")
     return scope is not None and scope.kind == "function"
-
-
-def receiver_attribute(e: Attribute, me: str) -> bool:
-    """Whether `e` is an attribute of the name `me` (`self.x`)."""
-    return isinstance(e.value, Name) and e.value.id == me
 
 
 def assigned(s: Solver, cls: str) -> frozenset[str]:

@@ -114,7 +114,7 @@ def stores_on_self(method: Scope, stmt: Assign) -> bool:
     if not isinstance(stmt.value, Call) or not method.params:
         return False
     me = method.params[0].name
-    return all(isinstance(t, Attribute) and isinstance(t.value, Name) and t.value.id == me for t in stmt.targets)
+    return all(isinstance(t, Attribute) and classes.receiver_attribute(t, me) for t in stmt.targets)
 
 
 def _values(e: Expr, makers: frozenset[str], out: set[str]) -> None:
