@@ -388,7 +388,7 @@ def declare(s: Solver, scope: Scope) -> None:
             sid
             for sid in runs
             if not declared.informative(s.cells.returned(sid).union)
-            and (not closed(s, sid, set()) or not s.cells.returned(sid).union)
+            and (not closed(s, sid) or not s.cells.returned(sid).union)
         ]
         if empty:
             promised = annotation(s, scope.returns, f"{fid}:return")
@@ -396,18 +396,24 @@ def declare(s: Solver, scope: Scope) -> None:
                 heap.write_return(s, sid, promised)
 
 
-def closed(s: Solver, sid: str, seen: set[str]) -> bool:
+def closed(s: Solver, sid: str) -> bool:
     """Whether what the run `sid` returned is all it can return: each `return` that ran gave a literal, or the
     result of a call that entered runs of the tree only, each of them closed (`return get_linear_quant_method(...)`,
     where that helper returned None for an attention layer: no flow was lost, so the annotation promises nothing).
     A run met again through recursion counts as closed."""
-    if sid in s.open_returns:
-        return False
-    seen.add(sid)
-    for call in s.call_returns.get(sid, ()):
-        runs = s.entered.get(call)
-        if not runs or any(run not in seen and not closed(s, run, seen) for run in runs):
+    seen, todo = {sid}, [sid]
+    while todo:
+        run = todo.pop()
+        if run in s.open_returns:
             return False
+        for call in s.call_returns.get(run, ()):
+            runs = s.entered.get(call)
+            if not runs:
+                return False
+            for other in runs:
+                if other not in seen:
+                    seen.add(other)
+                    todo.append(other)
     return True
 
 
