@@ -102,8 +102,8 @@ def call_expr(s: Solver, e: Call) -> Values:
 def unimplemented(s: Solver, callees: Values) -> Values:
     """Of the methods a call of an attribute reaches, those that only raise NotImplementedError
     (summaries.not_implemented), where another callee runs code: a receiver that may hold several classes holds, in a
-    run that works, one whose class supports the call. `self.punica_wrapper.add_lora_w13(...)` reaches the wrappers
-    that implement it, not the base class's stub that the others inherit. None when every callee is a stub."""
+    run that works, one whose class supports the call. `lora_context.punica_wrapper.add_lora_w13(...)` reaches the
+    wrappers that implement it, not the base class's stub that the others inherit. Empty when no callee runs code."""
     stubs: Values = {}
     runs = False
     for v in callees:
