@@ -62,7 +62,7 @@ def call_expr(s: Solver, e: Call) -> Values:
         callees = names.getattr_(s, receivers, func.attr)
     else:
         callees = s.evaluate(func)
-    stubs = unimplemented(s, callees) if receivers is not None else NOTHING
+    stubs = unimplemented(s, callees) if receivers is not None and len(callees) > 1 else NOTHING
     site = e.site
     record = sites.record(s, site)
     out: Values = {}

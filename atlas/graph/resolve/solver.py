@@ -141,7 +141,7 @@ class Solver:
         self.pr_functions: dict[str, frozenset[str]] = calls_parameters(self.scopes) if not pycg else {}
         self.passthrough: dict[str, tuple[str, ...]] = returned_parameters(self.scopes)
         self.raising: frozenset[str] = always_raising(self.scopes)  # calls of these give RAISED
-        self.not_implemented: frozenset[str] = not_implemented(self.scopes)  # stubs (calls.implemented)
+        self.not_implemented: frozenset[str] = not_implemented(self.scopes)  # stubs (calls.unimplemented)
         self.patched_names: frozenset[str] = assigned_attributes(self.bodies)
         self.forwarding: set[tuple[str, str]] = set()  # (class, name) being read through a forwarding __getattr__
         # module -> the names it binds only under `if TYPE_CHECKING:` (they do not exist at run time: a module's

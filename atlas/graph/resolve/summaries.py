@@ -174,7 +174,7 @@ def always_raising(scopes: dict[str, Scope]) -> frozenset[str]:
 
 def not_implemented(scopes: dict[str, Scope]) -> frozenset[str]:
     """The functions whose body only raises NotImplementedError, after a docstring or what formats its message: the
-    idiom for a method a class does not support (calls.implemented)."""
+    idiom for a method a class does not support (calls.unimplemented)."""
     out = []
     for sid, scope in scopes.items():
         steps = scope.steps
