@@ -87,6 +87,12 @@ class AtlasGraph:
         symbol they copy."""
         return self.stats.get("clones", {})
 
+    @property
+    def stubs(self) -> dict[str, list[str]]:
+        """Methods that only raise NotImplementedError -> the overrides that implement them (store.stub_overrides):
+        calls that may reach a stub are drawn to those."""
+        return self.stats.get("stubs", {})
+
     def symbol(self, sid: str) -> Symbol | None:
         """The symbol of node `sid` (a clone's is its origin's), or None for a name outside the tree."""
         return self.symbols.get(sid) or self.symbols.get(self.clones.get(sid, ""))

@@ -41,7 +41,9 @@ def tree(atlas: Atlas, name: str, framework: str | None, pin_set: str, depth: in
     """The callees (`forward`) or callers of the symbol `name` means, `depth` levels down. A class stands for its
     methods when it has no edges of its own: callers of `Req` are the callers of its constructor and methods. A
     function stands also for its copies (AtlasGraph.clones: a closure analysed per receiver class of the method it
-    is in, a decorator's wrapper per function it wraps), each a row of its own after the function's own edges."""
+    is in, a decorator's wrapper per function it wraps), each a row of its own after the function's own edges. A
+    method that only raises NotImplementedError, with no callers of its own, stands for the overrides that implement
+    it (AtlasGraph.stubs): the calls that may reach it are drawn to them."""
     found = locate(atlas, name, framework, pin_set)
     graph = atlas.graph(found.framework, pin_set)
     roots = [found.id]
@@ -54,6 +56,13 @@ def tree(atlas: Atlas, name: str, framework: str | None, pin_set: str, depth: in
         prefix = found.id + "."
         roots = sorted(s for s in graph.symbols if s.startswith(prefix) and "." not in s[len(prefix) :])
         note = f"{found.id} is a class with no edges of its own: its methods' {direction}"
+    elif not walked and not forward and graph.stubs.get(found.id):
+        roots = graph.stubs[found.id]
+        member = "override"
+        note = (
+            f"{found.id} only raises NotImplementedError: a call that may reach it is drawn to the "
+            f"{len(roots)} override(s) that implement it; their callers"
+        )
     else:
         copies = sorted(c for c, origin in graph.clones.items() if origin == found.id)
         if any(graph.callees(c) if forward else graph.callers(c) for c in copies):
@@ -98,7 +107,7 @@ def tree(atlas: Atlas, name: str, framework: str | None, pin_set: str, depth: in
 
     for root in roots:
         if root not in expanded:
-            if root != found.id and (len(roots) > 1 or member == "copy") and root in edges:
+            if root != found.id and (len(roots) > 1 or member != "member") and root in edges:
                 rows.append(TreeRow(0, found.id, root, member, 1.0, "", 0, True, False))
             grow(root, 1)
     return Tree(PinRef.of(graph.pin, pin_set), found.id, "callees" if forward else "callers", depth, tuple(rows), note)

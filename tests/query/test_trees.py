@@ -1,6 +1,7 @@
 """`atlas graph callees` / `callers` on a small synced tree: a function whose calls the graph keeps on its copies
 (a decorator's wrapper, one per decorated function; a closure analysed per receiver class of its method) is answered
-with its own edges, then each copy and its edges, and says so; a function with no copies as before."""
+with its own edges, then each copy and its edges, and says so; a function with no copies as before. A method that only
+raises NotImplementedError, whose calls are drawn to the overrides that implement it, is answered by their callers."""
 
 from __future__ import annotations
 
@@ -45,6 +46,28 @@ class VideoStage(Stage):
 def main():
     return AudioStage().run() + VideoStage().run()
 """,
+    "pkg/wrappers.py": """
+class Base:
+    def add(self, x):
+        \"\"\"Add x.\"\"\"
+        raise NotImplementedError
+    def unsupported(self):
+        raise NotImplementedError
+class Gpu(Base):
+    def add(self, x):
+        return x + 1
+class Cpu(Base):
+    pass
+class Xpu(Cpu):
+    def add(self, x):
+        return x + 2
+def pick(flag):
+    return Gpu() if flag == 1 else Xpu() if flag == 2 else Cpu()
+def step(flag):
+    return pick(flag).add(3)
+def direct():
+    return Base().unsupported()
+""",
 }
 
 
@@ -87,3 +110,18 @@ def test_a_closure_analysed_per_receiver_class_answers_with_its_own_calls_and_it
         rows = copies.partition(f"pkg.stages.{cls}  [copy 1.00]\n")[2].partition("\n-> ")[0]
         assert "  -> pkg.stages.helper  [" in rows and f"  -> pkg.stages.{cls}.build  [" in rows
     assert ".build" not in own
+
+
+def test_callers_of_a_stub_are_the_callers_of_the_overrides_that_implement_it(project, capsys):
+    assert main(["graph", "callers", "pkg.wrappers.Base.add", "--framework", "engine"]) == 0
+    got = capsys.readouterr()
+    assert "pkg.wrappers.Base.add only raises NotImplementedError" in got.err and "2 override(s)" in got.err
+    for cls in ("Gpu", "Xpu"):  # a subclass's override, and one deeper in the cone
+        assert f"<- pkg.wrappers.{cls}.add  [override 1.00]\n  <- pkg.wrappers.step  [" in got.out
+
+    assert main(["graph", "callers", "pkg.wrappers.Base.unsupported", "--framework", "engine"]) == 0
+    got = capsys.readouterr()  # a stub no subclass overrides keeps its own callers
+    assert "NotImplementedError" not in got.err and "<- pkg.wrappers.direct  [" in got.out
+
+    assert main(["graph", "callees", "pkg.wrappers.Base.add", "--framework", "engine"]) == 1  # callees: as before
+    assert "NotImplementedError" not in capsys.readouterr().err
