@@ -59,10 +59,12 @@ def tree(atlas: Atlas, name: str, framework: str | None, pin_set: str, depth: in
     elif not walked and not forward and graph.stubs.get(found.id):
         roots = graph.stubs[found.id]
         member = "override"
-        note = (
-            f"{found.id} only raises NotImplementedError: a call that may reach it is drawn to the "
-            f"{len(roots)} override(s) that implement it; their callers"
+        drawn_to = (
+            "the override that implements it; its"
+            if len(roots) == 1
+            else f"the {len(roots)} overrides that implement it; their"
         )
+        note = f"{found.id} only raises NotImplementedError: a call that may reach it is drawn to {drawn_to} callers"
     else:
         copies = sorted(c for c, origin in graph.clones.items() if origin == found.id)
         if any(graph.callees(c) if forward else graph.callers(c) for c in copies):

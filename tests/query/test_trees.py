@@ -53,9 +53,13 @@ class Base:
         raise NotImplementedError
     def unsupported(self):
         raise NotImplementedError
+    def reset(self):
+        raise NotImplementedError(f"{type(self).__name__} cannot reset")
 class Gpu(Base):
     def add(self, x):
         return x + 1
+    def reset(self):
+        return 0
 class Cpu(Base):
     pass
 class Xpu(Cpu):
@@ -64,7 +68,7 @@ class Xpu(Cpu):
 def pick(flag):
     return Gpu() if flag == 1 else Xpu() if flag == 2 else Cpu()
 def step(flag):
-    return pick(flag).add(3)
+    return pick(flag).add(3) + pick(flag).reset()
 def direct():
     return Base().unsupported()
 """,
@@ -115,9 +119,17 @@ def test_a_closure_analysed_per_receiver_class_answers_with_its_own_calls_and_it
 def test_callers_of_a_stub_are_the_callers_of_the_overrides_that_implement_it(project, capsys):
     assert main(["graph", "callers", "pkg.wrappers.Base.add", "--framework", "engine"]) == 0
     got = capsys.readouterr()
-    assert "pkg.wrappers.Base.add only raises NotImplementedError" in got.err and "2 override(s)" in got.err
+    assert (
+        "pkg.wrappers.Base.add only raises NotImplementedError" in got.err
+        and "the 2 overrides that implement it; their callers" in got.err
+    )
     for cls in ("Gpu", "Xpu"):  # a subclass's override, and one deeper in the cone
         assert f"<- pkg.wrappers.{cls}.add  [override 1.00]\n  <- pkg.wrappers.step  [" in got.out
+
+    assert main(["graph", "callers", "pkg.wrappers.Base.reset", "--framework", "engine"]) == 0
+    got = capsys.readouterr()
+    assert "drawn to the override that implements it; its callers" in got.err
+    assert "<- pkg.wrappers.Gpu.reset  [override 1.00]\n  <- pkg.wrappers.step  [" in got.out
 
     assert main(["graph", "callers", "pkg.wrappers.Base.unsupported", "--framework", "engine"]) == 0
     got = capsys.readouterr()  # a stub no subclass overrides keeps its own callers

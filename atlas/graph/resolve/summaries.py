@@ -174,7 +174,9 @@ def always_raising(scopes: dict[str, Scope]) -> frozenset[str]:
 
 def not_implemented(scopes: dict[str, Scope]) -> frozenset[str]:
     """The functions whose body only raises NotImplementedError, after a docstring or what formats its message: the
-    idiom for a method a class does not support (calls.unimplemented)."""
+    idiom for a method a class does not support (calls.unimplemented). The message may call anything (the f-string
+    parts the walker evaluates before the raise start on or after its line: `f"{type(self).__name__} ..."`); a
+    statement before the raise may call nothing (a method that logs and then raises runs code)."""
     out = []
     for sid, scope in scopes.items():
         steps = scope.steps
@@ -185,7 +187,11 @@ def not_implemented(scopes: dict[str, Scope]) -> frozenset[str]:
             raised = raised.func
         if not (isinstance(raised, Name) and raised.id == "NotImplementedError" and raised.versions is None):
             continue
-        if all(isinstance(step.stmt, Evaluate) and not any(calls_in(step.stmt)) for step in steps[:-1]):
+        line = steps[-1].stmt.line
+        if all(
+            isinstance(step.stmt, Evaluate) and (step.stmt.line >= line or not any(calls_in(step.stmt)))
+            for step in steps[:-1]
+        ):
             out.append(sid)
     return frozenset(out)
 
