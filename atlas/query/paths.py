@@ -190,7 +190,8 @@ def call_paths(
 ) -> PathAnswer:
     """The `k` best call paths from `source_name` to `target_name` through every `via` (in order) and no `avoid`
     symbol. An op or C++ function as the target is followed down the kernel layer to the kernel it launches
-    unless `exact`."""
+    unless `exact`; a method that only raises NotImplementedError, with no callers, is reached through the overrides
+    that implement it."""
     found = locate(atlas, source_name, framework, pin_set)
     fw, source = found.framework, found.id
     graph = atlas.graph(fw, pin_set)
@@ -199,7 +200,15 @@ def call_paths(
     notes += [note] if note else []
     stops = [source, *(locate(atlas, v, fw, pin_set).id for v in via), target]
     avoided = frozenset(locate(atlas, a, fw, pin_set).id for a in avoid)
-    chains = _chains(graph, stops, k if k == 1 else max(3 * k, CANDIDATES), avoided)
+    budget = k if k == 1 else max(3 * k, CANDIDATES)
+    chains = _chains(graph, stops, budget, avoided)
+    if not chains and target in graph.stubs and not graph.callers(target):  # calls that may reach it are drawn to
+        for override in graph.stubs[target]:  # the overrides that implement it (AtlasGraph.stubs)
+            chains += _chains(graph, [*stops[:-1], override], budget, avoided)
+        notes.append(
+            f"{target} only raises NotImplementedError and no call is drawn to it: the paths go to the overrides "
+            f"that implement it ({len(graph.stubs[target])})"
+        )
     end_kind, end_path, end_line = "", "", 0
     if chains and not exact and target.startswith(("op:", "cpp:", "jit:")):
         below = graph.kernel_below(target)[1:]

@@ -137,3 +137,13 @@ def test_callers_of_a_stub_are_the_callers_of_the_overrides_that_implement_it(pr
 
     assert main(["graph", "callees", "pkg.wrappers.Base.add", "--framework", "engine"]) == 1  # callees: as before
     assert "NotImplementedError" not in capsys.readouterr().err
+
+
+def test_a_path_to_a_stub_goes_to_the_overrides_that_implement_it(project, capsys):
+    assert main(["graph", "path", "pkg.wrappers.step", "pkg.wrappers.Base.add", "--framework", "engine"]) == 0
+    got = capsys.readouterr()
+    assert "pkg.wrappers.Base.add only raises NotImplementedError" in got.err
+    assert "pkg.wrappers.Gpu.add" in got.out or "pkg.wrappers.Xpu.add" in got.out
+
+    assert main(["graph", "path", "pkg.wrappers.direct", "pkg.wrappers.Base.unsupported", "--framework", "engine"]) == 0
+    assert "NotImplementedError" not in capsys.readouterr().err  # a stub with callers of its own: as before
